@@ -1,0 +1,95 @@
+import type { Clock } from './http';
+
+/**
+ * Client-side pacing: at most `maxRequests` request starts in any `windowMs` window, per token,
+ * shared by every caller in the process that uses the same token. Slots are reserved
+ * synchronously, so concurrent callers can never both take the fifth slot.
+ */
+
+export interface PacingOptions {
+	maxRequests: number;
+	windowMs: number;
+	/**
+	 * Added to the window so that network jitter (an earlier request arriving late) does not put
+	 * six arrivals into one server-side second.
+	 */
+	marginMs: number;
+}
+
+/** The service's published limit: 5 requests per second per access token. */
+export const SERVICE_RATE: PacingOptions = { maxRequests: 5, windowMs: 1000, marginMs: 25 };
+
+export class Pacer {
+	/** Start times of the last `maxRequests` reserved slots, ascending. */
+	private readonly starts: number[] = [];
+	private pausedUntil = 0;
+
+	constructor(
+		private readonly clock: Clock,
+		readonly options: PacingOptions = SERVICE_RATE,
+	) {}
+
+	/** Reserves the next free slot and returns how long to wait for it (ms). */
+	reserve(): number {
+		const now = this.clock.now();
+		const { maxRequests, windowMs, marginMs } = this.options;
+		let slot = Math.max(now, this.pausedUntil);
+		const last = this.starts[this.starts.length - 1];
+		if (last !== undefined) slot = Math.max(slot, last);
+		if (this.starts.length >= maxRequests) {
+			slot = Math.max(slot, this.starts[this.starts.length - maxRequests] + windowMs + marginMs);
+		}
+		this.starts.push(slot);
+		if (this.starts.length > maxRequests) this.starts.shift();
+		return slot - now;
+	}
+
+	async acquire(): Promise<void> {
+		const wait = this.reserve();
+		if (wait > 0) await this.clock.sleep(wait);
+	}
+
+	/** After a 429 (other traffic on the same token), no caller starts before `until`. */
+	pauseUntil(until: number): void {
+		this.pausedUntil = Math.max(this.pausedUntil, until);
+	}
+}
+
+/** One pacer per key; keys are hashes, so the map never holds a token in clear. */
+export class PacerRegistry {
+	private readonly pacers = new Map<string, Pacer>();
+
+	constructor(private readonly options: PacingOptions = SERVICE_RATE) {}
+
+	forKey(key: string, clock: Clock): Pacer {
+		let pacer = this.pacers.get(key);
+		if (!pacer) {
+			pacer = new Pacer(clock, this.options);
+			this.pacers.set(key, pacer);
+		}
+		return pacer;
+	}
+
+	get size(): number {
+		return this.pacers.size;
+	}
+}
+
+/** The process-wide registry: every face in one process shares a token's budget through it. */
+export const sharedPacers = new PacerRegistry();
+
+/**
+ * A stable, non-reversible key for a token (two independent 32-bit FNV-1a passes). It only
+ * groups callers by token; a collision would merely make two tokens share one budget.
+ */
+export function pacingKey(token: string, scope = ''): string {
+	const text = `${scope}\u0000${token}`;
+	let a = 0x811c9dc5;
+	let b = 0x01000193 ^ 0x5bd1e995;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		a = Math.imul(a ^ c, 0x01000193) >>> 0;
+		b = Math.imul(b ^ c ^ (i & 0xff), 0x01000193) >>> 0;
+	}
+	return `tec:${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+}

@@ -1,0 +1,48 @@
+import type { Clock } from '../../client';
+
+/**
+ * Virtual time for pacing and retry tests: `sleep` parks the caller until `run` advances the
+ * clock to its wake time, so concurrent callers interleave as they would in real time.
+ */
+export class VirtualClock implements Clock {
+	private t: number;
+	private timers: Array<{ at: number; seq: number; resolve: () => void }> = [];
+	private seq = 0;
+	readonly sleeps: number[] = [];
+
+	constructor(start = 1_700_000_000_000) {
+		this.t = start;
+	}
+
+	now(): number {
+		return this.t;
+	}
+
+	sleep(ms: number): Promise<void> {
+		this.sleeps.push(ms);
+		return new Promise((resolve) => this.timers.push({ at: this.t + Math.max(0, ms), seq: this.seq++, resolve }));
+	}
+
+	/** Drives timers until `work` settles; returns its result (or throws its error). */
+	async run<T>(work: Promise<T>): Promise<T> {
+		let settled = false;
+		const tracked = work.finally(() => {
+			settled = true;
+		});
+		tracked.catch(() => undefined);
+		while (!settled) {
+			await new Promise((r) => setImmediate(r));
+			if (settled) break;
+			if (this.timers.length === 0) {
+				await new Promise((r) => setImmediate(r));
+				if (!settled && this.timers.length === 0) throw new Error('VirtualClock: work is stuck (no timers pending)');
+				continue;
+			}
+			this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+			const next = this.timers.shift()!;
+			this.t = Math.max(this.t, next.at);
+			next.resolve();
+		}
+		return tracked;
+	}
+}

@@ -1,0 +1,18 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(__filename);
+
+export default defineConfig({
+	resolve: {
+		// One copy of n8n-workflow (its CommonJS build), the one n8n-core and the built node load.
+		alias: { 'n8n-workflow': require.resolve('n8n-workflow') },
+	},
+	test: {
+		include: ['test/**/*.test.ts'],
+		globalSetup: ['test/support/globalSetup.ts'],
+		testTimeout: 30_000,
+		hookTimeout: 60_000,
+		pool: 'forks',
+	},
+});

@@ -32,6 +32,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
 			'The access token is invalid, expired or deleted, or it belongs to the other environment (sandbox and production tokens are not interchangeable)',
 	},
 	404: { kind: 'notFound', retryable: false, message: 'The requested item does not exist (it may have been deleted)' },
+	410: { kind: 'notFound', retryable: false, message: 'The link has expired or no longer exists (download links are valid for 5 minutes)' },
 	412: { kind: 'precondition', retryable: false, message: 'Precondition failed: the item is not in a state that allows this change (for example it was deleted)' },
 	413: {
 		kind: 'permission',

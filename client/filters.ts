@@ -70,6 +70,7 @@ export function isFilterKeyword(word: string): word is FilterKeyword {
 const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Query parameters with their own meaning; a field of that name could not be filtered. */
 export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set([
@@ -129,6 +130,10 @@ function validateValue(keyword: FilterKeyword, raw: string | number, dataType: D
 			where,
 			'the value contains a double quote (") or a backslash (\\), which the service\'s filter syntax cannot express (values are written in quotes and conditions are separated by a backslash); remove them or use "contains" with a part of the text',
 		);
+	}
+	if (UNPAIRED_SURROGATE.test(raw)) {
+		// URL encoding turns it into U+FFFD: the service would be asked about other text.
+		throw new ValidationError(where, 'the value contains an unpaired UTF-16 surrogate (broken text), which cannot be sent in a URL');
 	}
 	if (allowed.length === 1 && allowed[0] === 'Date' && !isCalendarDate(raw)) {
 		throw new ValidationError(where, `"${raw}" is not a calendar date written YYYY-MM-DD (for example 2026-02-28)`);

@@ -8,3 +8,4 @@ export * from './pacing';
 export * from './pagination';
 export * from './query';
 export * from './retry';
+export * from './fields';

@@ -45,8 +45,13 @@ export class Pacer {
 	}
 
 	async acquire(): Promise<void> {
-		const wait = this.reserve();
-		if (wait > 0) await this.clock.sleep(wait);
+		let wait = this.reserve();
+		while (wait > 0) {
+			await this.clock.sleep(wait);
+			// A pause that began while this caller slept (a 429 seen by another caller) applies
+			// to it too: take a new slot after the pause instead of starting inside it.
+			wait = this.clock.now() < this.pausedUntil ? this.reserve() : 0;
+		}
 	}
 
 	/** After a 429 (other traffic on the same token), no caller starts before `until`. */

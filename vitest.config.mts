@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
-const require = createRequire(__filename);
+const require = createRequire(import.meta.url);
 
 export default defineConfig({
 	resolve: {

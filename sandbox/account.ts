@@ -1,0 +1,419 @@
+import { randomBytes } from 'node:crypto';
+import { Random } from './random';
+import { DEFAULT_SEED, DEFAULT_SIZE, generateDemo, type DemoSize } from './demo';
+import type { AccountData, BinEntry, PropRecord, PropValue, TestResult } from './model';
+import { CUSTOMER, DEVICE, PROPERTY_KEYS, READ_ONLY_KEYS, type PropertyKey } from './properties';
+import { addMonths, dayString, isoTime } from './time';
+import { isCalendarDate, isDecimalNumber } from '../client';
+
+/** An error the sandbox answers with: status plus the spec's `description`. */
+export class ApiError extends Error {
+	constructor(
+		readonly status: number,
+		readonly description: string,
+		readonly headers: Record<string, string> = {},
+	) {
+		super(description);
+	}
+}
+
+export type Environment = 'sandbox' | 'production';
+
+/**
+ * Permission scopes (the spec does not name them): read and write per resource.
+ * A token created without explicit scopes gets all of them.
+ */
+export const SCOPES = [
+	'customers:read',
+	'customers:write',
+	'devices:read',
+	'devices:write',
+	'test_results:read',
+	'projects:read',
+	'users:read',
+	'recycle_bin:read',
+	'recycle_bin:write',
+	'files:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface TokenInfo {
+	id: number;
+	label: string;
+	environment: Environment;
+	scopes: ReadonlySet<Scope>;
+	/** ms since epoch (account clock) or null = until deleted. */
+	expiresAt: number | null;
+}
+
+export type LicenseState = 'active' | 'expired' | 'expired427';
+
+export interface AccountOptions {
+	seed?: number;
+	size?: Partial<DemoSize>;
+	environment?: Environment;
+	/** The real clock; the account's clock is this plus the admin offset. */
+	now?: () => number;
+}
+
+export const LINK_VALIDITY_MS = 5 * 60_000;
+
+export class Account {
+	readonly environment: Environment;
+	private readonly baseNow: () => number;
+	clockOffsetMs = 0;
+	maintenance = false;
+	license: LicenseState = 'active';
+	/** Versioning drill: add fields and enum values clients do not know. */
+	extraFields = false;
+
+	data!: AccountData;
+	recycleBin = new Map<number, BinEntry>();
+	private nextIds = { device: 0, customer: 0, testResult: 0, bin: 0 };
+	private seed: number;
+	private size: DemoSize;
+
+	private readonly tokens = new Map<string, TokenInfo>();
+	private nextTokenId = 1;
+	private readonly links = new Map<string, { fileId: number; expiresAt: number }>();
+
+	constructor(options: AccountOptions = {}) {
+		this.environment = options.environment ?? 'sandbox';
+		this.baseNow = options.now ?? Date.now;
+		this.seed = options.seed ?? DEFAULT_SEED;
+		this.size = { ...DEFAULT_SIZE, ...options.size };
+		this.reset();
+	}
+
+	now(): number {
+		return this.baseNow() + this.clockOffsetMs;
+	}
+
+	today(): string {
+		return dayString(this.now());
+	}
+
+	/** Back to the demo data (the real sandbox's reset button). Tokens and settings stay. */
+	reset(options: { seed?: number; size?: Partial<DemoSize> } = {}): void {
+		if (options.seed !== undefined) this.seed = options.seed;
+		if (options.size) this.size = { ...this.size, ...options.size };
+		this.data = generateDemo(this.seed, this.size, this.now());
+		this.recycleBin.clear();
+		this.links.clear();
+		this.nextIds = {
+			device: this.data.devices.size,
+			customer: this.data.customers.size,
+			testResult: this.data.testResults.size,
+			bin: 0,
+		};
+	}
+
+	// ---- tokens --------------------------------------------------------------------------
+
+	createToken(options: { environment?: Environment; scopes?: readonly string[]; expiresAt?: number | null; label?: string } = {}): { id: number; token: string } {
+		const scopes = options.scopes ?? SCOPES;
+		for (const s of scopes) {
+			if (!(SCOPES as readonly string[]).includes(s)) throw new ApiError(400, `scopes: unknown scope "${s}"; known: ${SCOPES.join(', ')}`);
+		}
+		const token = randomBytes(20).toString('hex');
+		const info: TokenInfo = {
+			id: this.nextTokenId++,
+			label: options.label ?? 'token',
+			environment: options.environment ?? this.environment,
+			scopes: new Set(scopes as Scope[]),
+			expiresAt: options.expiresAt ?? null,
+		};
+		this.tokens.set(token, info);
+		return { id: info.id, token };
+	}
+
+	deleteToken(id: number): boolean {
+		for (const [token, info] of this.tokens) {
+			if (info.id === id) return this.tokens.delete(token);
+		}
+		return false;
+	}
+
+	listTokens(): Array<Omit<TokenInfo, 'scopes'> & { scopes: string[] }> {
+		return [...this.tokens.values()].map((t) => ({ ...t, scopes: [...t.scopes] }));
+	}
+
+	/** 401 for unknown, expired or other-environment tokens. */
+	authenticate(header: string | undefined): TokenInfo {
+		const m = /^Token\s+(\S+)\s*$/.exec(header ?? '');
+		if (!m) throw new ApiError(401, 'Authentication credentials were not provided: send the header "Authorization: Token <access token>".');
+		const info = this.tokens.get(m[1]);
+		if (!info) throw new ApiError(401, 'Invalid token: it does not exist or was deleted.');
+		if (info.expiresAt !== null && info.expiresAt <= this.now()) throw new ApiError(401, 'Invalid token: it has expired.');
+		if (info.environment !== this.environment) {
+			throw new ApiError(401, `Invalid token: it was created for the ${info.environment} account and cannot be used with the ${this.environment} account.`);
+		}
+		return info;
+	}
+
+	// ---- property keys -------------------------------------------------------------------
+
+	propertyKeys(): PropertyKey[] {
+		return this.extraFields
+			? [...PROPERTY_KEYS, { id: 50, name: 'Certified', data_type: 'Boolean' as never, resource: 'device' }]
+			: [...PROPERTY_KEYS];
+	}
+
+	// ---- devices and customers -----------------------------------------------------------
+
+	table(resource: 'device' | 'customer'): Map<number, PropRecord> {
+		return resource === 'device' ? this.data.devices : this.data.customers;
+	}
+
+	/** 404 when unknown or purged; 412 when it sits in the recycle bin. */
+	get(resource: 'device' | 'customer', id: number): PropRecord {
+		const record = this.table(resource).get(id);
+		if (record) return record;
+		if (this.binEntryFor(resource, id)) {
+			throw new ApiError(412, `${label(resource)} ${id} is in the recycle bin; restore it first.`);
+		}
+		throw new ApiError(404, `${label(resource)} ${id} does not exist.`);
+	}
+
+	binEntryFor(resource: 'device' | 'customer', id: number): BinEntry | undefined {
+		for (const e of this.recycleBin.values()) if (e.resource === resource && e.item_id === id) return e;
+		return undefined;
+	}
+
+	create(resource: 'device' | 'customer', input: unknown, where: string): PropRecord {
+		const body = asObject(input, where);
+		const now = isoTime(this.now());
+		const values = this.readProperties(resource, body.properties, `${where}.properties`, true);
+		const record: PropRecord = { id: 0, created_time: now, updated_time: now, values };
+		if (resource === 'device') {
+			if (body.customer_id !== undefined && body.customer_id !== null) {
+				const cid = Number(body.customer_id);
+				if (!this.data.customers.has(cid)) throw new ApiError(400, `${where}.customer_id: customer ${String(body.customer_id)} does not exist.`);
+				record.customer_id = cid;
+			}
+			if (values[DEVICE.designation] === undefined) throw new ApiError(400, `${where}.properties: the Designation (property ${DEVICE.designation}) is required.`);
+			this.deriveNextTest(record);
+			record.id = ++this.nextIds.device;
+		} else {
+			if (values[CUSTOMER.name] === undefined) throw new ApiError(400, `${where}.properties: the Name (property ${CUSTOMER.name}) is required.`);
+			record.id = ++this.nextIds.customer;
+		}
+		this.table(resource).set(record.id, record);
+		return record;
+	}
+
+	/** Edits the given properties only (others keep their values). */
+	edit(resource: 'device' | 'customer', input: unknown, where: string): PropRecord {
+		const body = asObject(input, where);
+		const id = Number(body.id);
+		if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(400, `${where}.id: the ${label(resource).toLowerCase()} id is required (a positive whole number).`);
+		const record = this.get(resource, id);
+		const values = this.readProperties(resource, body.properties, `${where}.properties`, false);
+		this.apply(record, values);
+		if (resource === 'device' && body.customer_id !== undefined) {
+			const cid = Number(body.customer_id);
+			if (!this.data.customers.has(cid)) throw new ApiError(400, `${where}.customer_id: customer ${String(body.customer_id)} does not exist.`);
+			record.customer_id = cid;
+		}
+		return record;
+	}
+
+	multipleEdit(input: unknown): PropRecord[] {
+		const body = asObject(input, 'body');
+		if (!Array.isArray(body.ids) || body.ids.length === 0) throw new ApiError(400, 'ids: give the ids of the devices to edit, e.g. [1, 2].');
+		const values = this.readProperties('device', body.properties, 'properties', false);
+		let applied = values;
+		if (body.enabled !== undefined) {
+			if (!Array.isArray(body.enabled)) throw new ApiError(400, 'enabled: must be a list of property key ids, e.g. [3, 4].');
+			applied = {};
+			for (const k of body.enabled) {
+				if (!(Number(k) in values)) throw new ApiError(400, `enabled: property ${String(k)} has no value in properties.`);
+				applied[Number(k)] = values[Number(k)];
+			}
+		}
+		const records = body.ids.map((raw: unknown) => {
+			const id = Number(raw);
+			if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(400, `ids: ${JSON.stringify(raw)} is not a device id.`);
+			return this.get('device', id);
+		});
+		for (const r of records) this.apply(r, applied);
+		return records;
+	}
+
+	delete(resource: 'device' | 'customer', id: number, direct: boolean): { id: number; recycle_bin_id: number | null } {
+		const record = this.table(resource).get(id);
+		if (!record) {
+			const entry = this.binEntryFor(resource, id);
+			if (entry && direct) {
+				this.recycleBin.delete(entry.id);
+				return { id, recycle_bin_id: null };
+			}
+			if (entry) throw new ApiError(412, `${label(resource)} ${id} is already in the recycle bin; use direct_delete to remove it completely.`);
+			throw new ApiError(404, `${label(resource)} ${id} does not exist.`);
+		}
+		this.table(resource).delete(id);
+		if (direct) return { id, recycle_bin_id: null };
+		const entry: BinEntry = {
+			id: ++this.nextIds.bin,
+			resource,
+			item_id: id,
+			name: String(record.values[resource === 'device' ? DEVICE.designation : CUSTOMER.name] ?? ''),
+			deleted_time: isoTime(this.now()),
+			record,
+		};
+		this.recycleBin.set(entry.id, entry);
+		return { id, recycle_bin_id: entry.id };
+	}
+
+	restore(binId: number): BinEntry {
+		const entry = this.recycleBin.get(binId);
+		if (!entry) throw new ApiError(404, `Recycle bin entry ${binId} does not exist (it may have been restored or purged).`);
+		if (this.table(entry.resource).has(entry.item_id)) throw new ApiError(412, `${label(entry.resource)} ${entry.item_id} already exists.`);
+		this.recycleBin.delete(binId);
+		entry.record.updated_time = isoTime(this.now());
+		this.table(entry.resource).set(entry.item_id, entry.record);
+		return entry;
+	}
+
+	private apply(record: PropRecord, values: Record<number, PropValue>): void {
+		Object.assign(record.values, values);
+		if (DEVICE.lastTested in values || DEVICE.testInterval in values) this.deriveNextTest(record);
+		record.updated_time = isoTime(this.now());
+	}
+
+	private deriveNextTest(record: PropRecord): void {
+		const last = record.values[DEVICE.lastTested];
+		const interval = record.values[DEVICE.testInterval];
+		record.values[DEVICE.nextTest] =
+			typeof last === 'string' && typeof interval === 'number' && interval > 0 ? addMonths(last, interval) : null;
+	}
+
+	/** Accepts `{ "<key id>": value }` or `[{ key_id, value }]`; checks keys and data types. */
+	private readProperties(resource: 'device' | 'customer', raw: unknown, where: string, creating: boolean): Record<number, PropValue> {
+		if (raw === undefined || raw === null) {
+			if (creating) return {};
+			throw new ApiError(400, `${where}: give the properties to change, e.g. {"${resource === 'device' ? DEVICE.department : CUSTOMER.city}": "…"}.`);
+		}
+		const pairs: Array<[unknown, unknown]> = Array.isArray(raw)
+			? raw.map((p) => [p?.key_id, p?.value])
+			: typeof raw === 'object'
+				? Object.entries(raw as Record<string, unknown>)
+				: (() => {
+						throw new ApiError(400, `${where}: must be an object of property key id → value, or a list of {key_id, value}.`);
+					})();
+		const out: Record<number, PropValue> = {};
+		for (const [k, v] of pairs) {
+			const id = Number(k);
+			const key = PROPERTY_KEYS.find((p) => p.id === id && p.resource === resource);
+			if (!key) throw new ApiError(400, `${where}: ${String(k)} is not a ${resource} property key id (see GET /data/properties/all/).`);
+			if (READ_ONLY_KEYS.has(id)) throw new ApiError(400, `${where}.${id}: ${key.name} is computed by the service and cannot be written.`);
+			out[id] = checkValue(key, v, `${where}.${id}`);
+		}
+		return out;
+	}
+
+	// ---- overdue devices -----------------------------------------------------------------
+
+	isOverdue(record: PropRecord, today = this.today()): boolean {
+		const next = record.values[DEVICE.nextTest];
+		return typeof next === 'string' && next < today;
+	}
+
+	// ---- test results --------------------------------------------------------------------
+
+	/** Simulates the test equipment uploading a result (the API has no endpoint for this). */
+	syncTestResult(input: { device_id: number; status?: 'passed' | 'failed'; test_date?: string; synced_time?: string; tester?: string; project_id?: number | null }): TestResult {
+		const device = this.get('device', input.device_id);
+		const testDate = input.test_date ?? this.today();
+		if (!isCalendarDate(testDate)) throw new ApiError(400, `test_date: "${testDate}" is not a date YYYY-MM-DD.`);
+		const result: TestResult = {
+			id: ++this.nextIds.testResult,
+			device_id: device.id,
+			customer_id: device.customer_id ?? null,
+			project_id: input.project_id ?? this.data.projects[0]?.id ?? null,
+			test_date: testDate,
+			synced_time: input.synced_time ?? isoTime(this.now()),
+			status: input.status ?? 'passed',
+			tester: input.tester ?? 'A. Weber',
+			test_sequence: 'VDE 0701-0702',
+		};
+		this.data.testResults.set(result.id, result);
+		const last = device.values[DEVICE.lastTested];
+		if (typeof last !== 'string' || testDate > last) this.apply(device, { [DEVICE.lastTested]: testDate });
+		const project = this.data.projects.find((p) => p.id === result.project_id);
+		if (project) project.updated_time = isoTime(this.now());
+		return result;
+	}
+
+	testResult(id: number): TestResult {
+		const r = this.data.testResults.get(id);
+		if (!r) throw new ApiError(404, `Test result ${id} does not exist.`);
+		return r;
+	}
+
+	touchProject(id: number): void {
+		const p = this.data.projects.find((x) => x.id === id);
+		if (!p) throw new ApiError(404, `Project ${id} does not exist.`);
+		p.updated_time = isoTime(this.now());
+	}
+
+	// ---- files ---------------------------------------------------------------------------
+
+	/** Files are the reports of test results: id = result id × 10 + 1 (PDF) or + 2 (CSV). */
+	file(fileId: number): { fileId: number; resultId: number; fileName: string; mimeType: string } {
+		const resultId = Math.floor(fileId / 10);
+		const kind = fileId % 10;
+		if ((kind !== 1 && kind !== 2) || !this.data.testResults.has(resultId)) throw new ApiError(404, `File ${fileId} does not exist.`);
+		return kind === 1
+			? { fileId, resultId, fileName: `test-report-${resultId}.pdf`, mimeType: 'application/pdf' }
+			: { fileId, resultId, fileName: `measurements-${resultId}.csv`, mimeType: 'text/csv' };
+	}
+
+	createLink(fileId: number): { key: string; expiresAt: number } {
+		this.file(fileId);
+		const key = randomBytes(16).toString('hex');
+		const expiresAt = this.now() + LINK_VALIDITY_MS;
+		this.links.set(key, { fileId, expiresAt });
+		return { key, expiresAt };
+	}
+
+	resolveLink(key: string): number {
+		const link = this.links.get(key);
+		if (!link) throw new ApiError(404, 'This download link does not exist.');
+		if (link.expiresAt <= this.now()) {
+			this.links.delete(key);
+			throw new ApiError(410, 'This download link has expired (links are valid for 5 minutes); generate a new one.');
+		}
+		return link.fileId;
+	}
+
+	random(seed: number): Random {
+		return new Random(this.seed * 7919 + seed);
+	}
+}
+
+function label(resource: 'device' | 'customer'): string {
+	return resource === 'device' ? 'Device' : 'Customer';
+}
+
+function asObject(input: unknown, where: string): Record<string, unknown> {
+	if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ApiError(400, `${where}: must be a JSON object.`);
+	return input as Record<string, unknown>;
+}
+
+function checkValue(key: PropertyKey, v: unknown, where: string): PropValue {
+	if (v === null || v === '') return null;
+	switch (key.data_type) {
+		case 'Number':
+			if (typeof v === 'number' && Number.isFinite(v)) return v;
+			if (typeof v === 'string' && isDecimalNumber(v.trim())) return Number(v.trim());
+			throw new ApiError(400, `${where}: ${key.name} is a Number; ${JSON.stringify(v)} is not a finite number.`);
+		case 'Date':
+			if (typeof v === 'string' && isCalendarDate(v)) return v;
+			throw new ApiError(400, `${where}: ${key.name} is a Date; write it as YYYY-MM-DD (got ${JSON.stringify(v)}).`);
+		default:
+			if (typeof v === 'string') return v;
+			if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+			throw new ApiError(400, `${where}: ${key.name} is Text; got ${JSON.stringify(v)}.`);
+	}
+}

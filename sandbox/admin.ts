@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isLoopbackHost } from '../client';
+import { ApiError, SCOPES, type Account, type Environment, type LicenseState } from './account';
+import type { Faults, FaultInput } from './faults';
+import type { Stats } from './server';
+
+export const ADMIN_ROOT = '/_admin';
+
+/**
+ * The sandbox's own controls, outside the service's interface: tokens, reset, maintenance,
+ * licence, clock, versioning drill, fault injection, simulated test-result uploads.
+ * Only answered on loopback connections.
+ */
+export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats }): void {
+	const { account, faults, stats } = ctx;
+	const body = (r: FastifyRequest) => (r.body ?? {}) as Record<string, unknown>;
+
+	app.register(
+		async (admin) => {
+			admin.addHook('onRequest', async (request) => {
+				const remote = request.socket.remoteAddress ?? '';
+				if (!isLoopbackHost(remote.replace(/^::ffff:/, '')) && remote !== '::1') {
+					throw new ApiError(403, 'The sandbox admin interface only answers on loopback.');
+				}
+			});
+
+			admin.get('/', async () => ({
+				environment: account.environment,
+				now: new Date(account.now()).toISOString(),
+				today: account.today(),
+				maintenance: account.maintenance,
+				license: account.license,
+				extraFields: account.extraFields,
+				counts: {
+					customers: account.data.customers.size,
+					devices: account.data.devices.size,
+					testResults: account.data.testResults.size,
+					recycleBin: account.recycleBin.size,
+				},
+				scopes: SCOPES,
+				faults: faults.all(),
+			}));
+
+			admin.get('/tokens', async () => account.listTokens());
+			admin.post('/tokens', async (request, reply) => {
+				const b = body(request);
+				const expiresAt = b.expires_at === undefined || b.expires_at === null ? null : Date.parse(String(b.expires_at));
+				if (expiresAt !== null && Number.isNaN(expiresAt)) throw new ApiError(400, 'expires_at: expected an ISO date-time.');
+				if (b.environment !== undefined && b.environment !== 'sandbox' && b.environment !== 'production') {
+					throw new ApiError(400, 'environment: expected sandbox or production.');
+				}
+				reply.status(201);
+				return account.createToken({
+					environment: b.environment as Environment | undefined,
+					scopes: Array.isArray(b.scopes) ? (b.scopes as string[]) : undefined,
+					expiresAt,
+					label: typeof b.label === 'string' ? b.label : undefined,
+				});
+			});
+			admin.delete('/tokens/:id', async (request) => {
+				const ok = account.deleteToken(Number((request.params as { id: string }).id));
+				if (!ok) throw new ApiError(404, 'No such token.');
+				return { deleted: true };
+			});
+
+			admin.post('/reset', async (request) => {
+				const b = body(request);
+				account.reset({
+					seed: typeof b.seed === 'number' ? b.seed : undefined,
+					size: {
+						...(typeof b.devices === 'number' ? { devices: b.devices } : {}),
+						...(typeof b.customers === 'number' ? { customers: b.customers } : {}),
+						...(typeof b.test_results === 'number' ? { testResults: b.test_results } : {}),
+					},
+				});
+				return { reset: true, devices: account.data.devices.size };
+			});
+			admin.put('/maintenance', async (request) => {
+				account.maintenance = body(request).on === true;
+				return { maintenance: account.maintenance };
+			});
+			admin.put('/license', async (request) => {
+				const state = body(request).state;
+				if (state !== 'active' && state !== 'expired' && state !== 'expired427') throw new ApiError(400, 'state: expected active, expired (426) or expired427.');
+				account.license = state as LicenseState;
+				return { license: account.license };
+			});
+			admin.put('/versioning', async (request) => {
+				account.extraFields = body(request).extra_fields === true;
+				return { extra_fields: account.extraFields };
+			});
+			admin.put('/clock', async (request) => {
+				const b = body(request);
+				if (typeof b.now === 'string') {
+					const at = Date.parse(b.now);
+					if (Number.isNaN(at)) throw new ApiError(400, 'now: expected an ISO date-time.');
+					account.clockOffsetMs += at - account.now();
+				}
+				if (typeof b.advance_days === 'number') account.clockOffsetMs += b.advance_days * 86_400_000;
+				if (typeof b.advance_ms === 'number') account.clockOffsetMs += b.advance_ms;
+				return { now: new Date(account.now()).toISOString(), today: account.today() };
+			});
+
+			admin.get('/faults', async () => faults.all());
+			admin.post('/faults', async (request, reply) => {
+				try {
+					reply.status(201);
+					return faults.add(body(request) as unknown as FaultInput);
+				} catch (e) {
+					throw new ApiError(400, (e as Error).message);
+				}
+			});
+			admin.delete('/faults', async () => {
+				faults.clear();
+				return { cleared: true };
+			});
+
+			admin.post('/test-results', async (request, reply) => {
+				const b = body(request);
+				reply.status(201);
+				return account.syncTestResult({
+					device_id: Number(b.device_id),
+					status: b.status === 'failed' ? 'failed' : 'passed',
+					test_date: typeof b.test_date === 'string' ? b.test_date : undefined,
+					synced_time: typeof b.synced_time === 'string' ? b.synced_time : undefined,
+				});
+			});
+			admin.post('/projects/:id/touch', async (request) => {
+				account.touchProject(Number((request.params as { id: string }).id));
+				return { touched: true };
+			});
+			admin.get('/stats', async () => stats);
+		},
+		{ prefix: ADMIN_ROOT },
+	);
+}

@@ -1,0 +1,224 @@
+import {
+	FIELDS,
+	PAGINATION,
+	ValidationError,
+	parseEnabled,
+	parseFilter,
+	validateFilterKey,
+	type DataType,
+	type Filter,
+	type FilterKeyType,
+	type Resource,
+} from '../client';
+
+/**
+ * The list engine behind every list endpoint: filters (the client's parser, so both sides speak
+ * one language), search, ordering, limit/offset paging.
+ *
+ * Semantics (documented in the README's sandbox section):
+ * - Text compares case-insensitively (Unicode lower case); a missing value counts as "".
+ * - Number compares numerically; a missing value matches only notEquals.
+ * - Date compares calendar days (the date part of a date or timestamp); a missing value matches
+ *   only notSameDate.
+ */
+
+export type Value = string | number | boolean | null | undefined;
+
+export interface ListSource<T> {
+	resource: Resource;
+	keyType: FilterKeyType;
+	/** The data type of a property key id or field; undefined = unknown key. */
+	dataTypeOf(key: number | string): DataType | undefined;
+	value(item: T, key: number | string): Value;
+	/** Values `search` looks into. */
+	searchable(item: T): Value[];
+	id(item: T): number;
+}
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+export interface ListRequest {
+	filters: Array<{ filter: Filter; dataType: DataType }>;
+	enabled?: number[];
+	ordering?: { key: number | string; desc: boolean; dataType: DataType };
+	search?: string;
+	limit: number;
+	offset: number;
+}
+
+const RESERVED = new Set(['enabled', 'ordering', 'search', PAGINATION.limitParam, PAGINATION.offsetParam]);
+
+type Query = Record<string, string | string[] | undefined>;
+
+function single(query: Query, name: string): string | undefined {
+	const v = query[name];
+	if (Array.isArray(v)) throw new ValidationError(name, 'is given more than once; give it once');
+	return v;
+}
+
+function knownKeys<T>(source: ListSource<T>): string {
+	return source.keyType === 'fieldName'
+		? (FIELDS[source.resource] ?? []).map((f) => f.name).join(', ')
+		: 'the ids listed by GET /data/properties/all/';
+}
+
+function keyWithType<T>(source: ListSource<T>, raw: string, parameter: string): { key: number | string; dataType: DataType } {
+	const key = validateFilterKey(raw, source.keyType, parameter);
+	const dataType = source.dataTypeOf(key);
+	if (!dataType) {
+		throw new ValidationError(parameter, `unknown ${source.keyType === 'fieldName' ? 'field' : 'property key id'} ${key}; known: ${knownKeys(source)}`);
+	}
+	return { key, dataType };
+}
+
+export function parseListRequest<T>(source: ListSource<T>, query: Query, options: { enabled: boolean }): ListRequest {
+	const request: ListRequest = { filters: [], limit: DEFAULT_LIMIT, offset: 0 };
+	const limit = single(query, PAGINATION.limitParam);
+	if (limit !== undefined) {
+		if (!/^\d+$/.test(limit) || Number(limit) < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${MAX_LIMIT}, got "${limit}"`);
+		request.limit = Math.min(Number(limit), MAX_LIMIT);
+	}
+	const offset = single(query, PAGINATION.offsetParam);
+	if (offset !== undefined) {
+		if (!/^\d+$/.test(offset)) throw new ValidationError('offset', `must be a whole number of 0 or more, got "${offset}"`);
+		request.offset = Number(offset);
+	}
+	const enabled = single(query, 'enabled');
+	if (enabled !== undefined) {
+		if (!options.enabled) throw new ValidationError('enabled', `is not available for ${source.resource} lists`);
+		request.enabled = parseEnabled(enabled);
+		for (const id of request.enabled) keyWithType(source, String(id), 'enabled');
+	}
+	const ordering = single(query, 'ordering');
+	if (ordering !== undefined && ordering !== '') {
+		const desc = ordering.startsWith('-');
+		const { key, dataType } = keyWithType(source, desc ? ordering.slice(1) : ordering, 'ordering');
+		request.ordering = { key, desc, dataType };
+	}
+	const search = single(query, 'search');
+	if (search !== undefined && search !== '') request.search = search.toLowerCase();
+
+	for (const name of Object.keys(query)) {
+		if (RESERVED.has(name)) continue;
+		const raw = single(query, name);
+		if (raw === undefined) continue;
+		const { dataType } = keyWithType(source, name, name);
+		request.filters.push({ filter: parseFilter(name, raw, source.keyType, dataType), dataType });
+	}
+	return request;
+}
+
+type Predicate = (v: Value) => boolean;
+
+function textOf(v: Value): string {
+	return v === null || v === undefined ? '' : String(v).toLowerCase();
+}
+
+function dayOf(v: Value): string | undefined {
+	return typeof v === 'string' && v.length >= 10 ? v.slice(0, 10) : undefined;
+}
+
+function numberOf(v: Value): number | undefined {
+	if (typeof v === 'number') return v;
+	if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+	return undefined;
+}
+
+function conditionPredicate(keyword: string, raw: string, dataType: DataType): Predicate {
+	if (dataType === 'Number') {
+		const x = Number(raw);
+		const cmp = (f: (n: number) => boolean, missing = false): Predicate => (v) => {
+			const n = numberOf(v);
+			return n === undefined ? missing : f(n);
+		};
+		switch (keyword) {
+			case 'equals': return cmp((n) => n === x);
+			case 'notEquals': return cmp((n) => n !== x, true);
+			case 'greaterThan': return cmp((n) => n > x);
+			case 'greaterThanOrEquals': return cmp((n) => n >= x);
+			case 'lessThan': return cmp((n) => n < x);
+			case 'lessThanOrEquals': return cmp((n) => n <= x);
+		}
+	}
+	if (dataType === 'Date') {
+		const cmp = (f: (d: string) => boolean, missing = false): Predicate => (v) => {
+			const d = dayOf(v);
+			return d === undefined ? missing : f(d);
+		};
+		switch (keyword) {
+			case 'sameDate': return cmp((d) => d === raw);
+			case 'notSameDate': return cmp((d) => d !== raw, true);
+			case 'newer': return cmp((d) => d > raw);
+			case 'newerOrSame': return cmp((d) => d >= raw);
+			case 'olderThan': return cmp((d) => d < raw);
+			case 'olderOrSame': return cmp((d) => d <= raw);
+		}
+	}
+	const x = raw.toLowerCase();
+	switch (keyword) {
+		case 'equals': return (v) => textOf(v) === x;
+		case 'notEquals': return (v) => textOf(v) !== x;
+		case 'startsWith': return (v) => textOf(v).startsWith(x);
+		case 'notStartsWith': return (v) => !textOf(v).startsWith(x);
+		case 'endsWith': return (v) => textOf(v).endsWith(x);
+		case 'notEndsWith': return (v) => !textOf(v).endsWith(x);
+		case 'contains': return (v) => textOf(v).includes(x);
+		case 'notContains': return (v) => !textOf(v).includes(x);
+	}
+	// parseFilter has already refused keywords that do not apply to the data type.
+	throw new ValidationError(keyword, `does not apply to ${dataType}`);
+}
+
+export function filterPredicate(filter: Filter, dataType: DataType): Predicate {
+	const parts = filter.conditions.map((c) => conditionPredicate(c.keyword, c.value, dataType));
+	if (parts.length === 1) return parts[0];
+	return filter.join === 'OR' ? (v) => parts.some((p) => p(v)) : (v) => parts.every((p) => p(v));
+}
+
+function compareValues(a: Value, b: Value, dataType: DataType): number {
+	const missingA = a === null || a === undefined || a === '';
+	const missingB = b === null || b === undefined || b === '';
+	if (missingA || missingB) return missingA === missingB ? 0 : missingA ? 1 : -1;
+	if (dataType === 'Number') return (numberOf(a) ?? 0) - (numberOf(b) ?? 0);
+	const x = dataType === 'Text' ? textOf(a) : String(a);
+	const y = dataType === 'Text' ? textOf(b) : String(b);
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export interface ListResult<T> {
+	count: number;
+	items: T[];
+}
+
+/** Applies filters, search and ordering, then cuts the requested page. */
+export function runList<T>(source: ListSource<T>, all: Iterable<T>, request: ListRequest): ListResult<T> {
+	const tests = request.filters.map(({ filter, dataType }) => ({ key: filter.key, test: filterPredicate(filter, dataType) }));
+	const matched: T[] = [];
+	for (const item of all) {
+		let ok = true;
+		for (const t of tests) {
+			if (!t.test(source.value(item, t.key))) {
+				ok = false;
+				break;
+			}
+		}
+		if (ok && request.search !== undefined) {
+			ok = source.searchable(item).some((v) => textOf(v).includes(request.search!));
+		}
+		if (ok) matched.push(item);
+	}
+	if (request.ordering) {
+		const { key, desc, dataType } = request.ordering;
+		const sign = desc ? -1 : 1;
+		const keyed = matched.map((item) => ({ item, v: source.value(item, key), id: source.id(item) }));
+		keyed.sort((a, b) => {
+			const c = compareValues(a.v, b.v, dataType);
+			// Missing values stay last in both directions; ties keep id order (stable paging).
+			const missing = (a.v === null || a.v === undefined || a.v === '') !== (b.v === null || b.v === undefined || b.v === '');
+			return (missing ? c : sign * c) || a.id - b.id;
+		});
+		return { count: matched.length, items: keyed.slice(request.offset, request.offset + request.limit).map((k) => k.item) };
+	}
+	return { count: matched.length, items: matched.slice(request.offset, request.offset + request.limit) };
+}

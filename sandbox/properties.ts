@@ -1,0 +1,55 @@
+import type { DataType } from '../client';
+
+/**
+ * The sandbox account's property keys (the real table is per account; the spec does not show it).
+ * Served at `GET /data/properties/all/`. Devices and customers use separate id ranges.
+ */
+export interface PropertyKey {
+	id: number;
+	name: string;
+	data_type: DataType;
+	resource: 'device' | 'customer';
+}
+
+export const DEVICE = {
+	designation: 1,
+	idBarcode: 2,
+	lastTested: 3,
+	department: 4,
+	testInterval: 5,
+	manufacturer: 6,
+	serialNumber: 7,
+	location: 8,
+	nextTest: 9,
+} as const;
+
+export const CUSTOMER = {
+	name: 101,
+	customerNumber: 102,
+	city: 103,
+	contractStart: 104,
+	contactEmail: 105,
+} as const;
+
+export const PROPERTY_KEYS: readonly PropertyKey[] = [
+	{ id: DEVICE.designation, name: 'Designation', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.idBarcode, name: 'ID Barcode', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.lastTested, name: 'Last tested', data_type: 'Date', resource: 'device' },
+	{ id: DEVICE.department, name: 'Department', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.testInterval, name: 'Test interval (months)', data_type: 'Number', resource: 'device' },
+	{ id: DEVICE.manufacturer, name: 'Manufacturer', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.serialNumber, name: 'Serial number', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.location, name: 'Location', data_type: 'Text', resource: 'device' },
+	{ id: DEVICE.nextTest, name: 'Next test', data_type: 'Date', resource: 'device' },
+	{ id: CUSTOMER.name, name: 'Name', data_type: 'Text', resource: 'customer' },
+	{ id: CUSTOMER.customerNumber, name: 'Customer number', data_type: 'Text', resource: 'customer' },
+	{ id: CUSTOMER.city, name: 'City', data_type: 'Text', resource: 'customer' },
+	{ id: CUSTOMER.contractStart, name: 'Contract start', data_type: 'Date', resource: 'customer' },
+	{ id: CUSTOMER.contactEmail, name: 'Contact e-mail', data_type: 'Text', resource: 'customer' },
+];
+
+export const DEVICE_KEYS = PROPERTY_KEYS.filter((k) => k.resource === 'device');
+export const CUSTOMER_KEYS = PROPERTY_KEYS.filter((k) => k.resource === 'customer');
+
+/** Derived by the service from Last tested + Test interval; writes to it are refused. */
+export const READ_ONLY_KEYS: ReadonlySet<number> = new Set([DEVICE.nextTest]);

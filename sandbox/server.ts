@@ -1,0 +1,336 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ENDPOINTS, FILTER_KEY_TYPE, ValidationError, fieldType, type OperationId, type Resource } from '../client';
+import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
+import { registerAdmin } from './admin';
+import { Faults, type Fault } from './faults';
+import { parseListRequest, runList, type ListSource } from './listing';
+import type { PropRecord, Project, SubUser, TestResult } from './model';
+import { RateLimiter } from './rateLimit';
+import {
+	fileContent,
+	renderBinEntry,
+	renderCustomer,
+	renderDevice,
+	renderOverdue,
+	renderTestResult,
+	renderTestResultDetail,
+} from './render';
+import { isoTime } from './time';
+
+export interface SandboxOptions extends AccountOptions {
+	port?: number;
+	host?: string;
+	/** One line per request (status and time, never a token). Default: silent. */
+	log?: (line: string) => void;
+}
+
+export interface Sandbox {
+	/** Base URL without /api/v1. */
+	url: string;
+	adminUrl: string;
+	/** A token with every scope for this account. */
+	sandboxToken: string;
+	account: Account;
+	faults: Faults;
+	stats: Stats;
+	stop(): Promise<void>;
+}
+
+export interface Stats {
+	requests: number;
+	byStatus: Record<string, number>;
+}
+
+export const API_ROOT = '/api/v1';
+
+type Handler = (ctx: { request: FastifyRequest; reply: FastifyReply; token: TokenInfo; account: Account }) => unknown;
+
+/** Scope each operation needs (documented in the README's sandbox section). */
+const SCOPE: Record<OperationId, Scope> = {
+	'customer.list': 'customers:read',
+	'customer.create': 'customers:write',
+	'customer.update': 'customers:write',
+	'customer.delete': 'customers:write',
+	'device.list': 'devices:read',
+	'device.get': 'devices:read',
+	'device.create': 'devices:write',
+	'device.update': 'devices:write',
+	'device.updateMany': 'devices:write',
+	'device.delete': 'devices:write',
+	'overdueDevice.list': 'devices:read',
+	'testResult.list': 'test_results:read',
+	'testResult.get': 'test_results:read',
+	'project.list': 'projects:read',
+	'subUser.list': 'users:read',
+	'recycleBin.list': 'recycle_bin:read',
+	'recycleBin.restore': 'recycle_bin:write',
+	'file.downloadLink': 'files:read',
+	'propertyKey.list': 'devices:read',
+};
+
+function propSource(account: Account, resource: 'device' | 'customer' | 'overdueDevice'): ListSource<PropRecord> {
+	const own = resource === 'customer' ? 'customer' : 'device';
+	return {
+		resource,
+		keyType: 'propertyKeyId',
+		dataTypeOf: (key) => account.propertyKeys().find((k) => k.id === key && k.resource === own)?.data_type,
+		value: (item, key) => item.values[key as number],
+		searchable: (item) => Object.values(item.values),
+		id: (item) => item.id,
+	};
+}
+
+function fieldSource<T extends { id: number }>(resource: Resource, searchable: (item: T) => unknown[]): ListSource<T> {
+	return {
+		resource,
+		keyType: FILTER_KEY_TYPE[resource],
+		dataTypeOf: (key) => fieldType(resource, String(key)),
+		value: (item, key) => (item as unknown as Record<string, string | number | null>)[key],
+		searchable: searchable as ListSource<T>['searchable'],
+		id: (item) => item.id,
+	};
+}
+
+function idParam(request: FastifyRequest): number {
+	const raw = (request.params as { id: string }).id;
+	if (!/^\d+$/.test(raw)) throw new ApiError(400, `id: "${raw}" is not an id (a positive whole number).`);
+	return Number(raw);
+}
+
+function eachOf(body: unknown, f: (item: unknown, where: string) => unknown): unknown {
+	if (Array.isArray(body)) {
+		if (body.length === 0) throw new ApiError(400, 'body: the list is empty.');
+		return body.map((item, i) => f(item, `body[${i}]`));
+	}
+	return f(body, 'body');
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	const account = new Account(options);
+	const faults = new Faults(options.seed ?? 1);
+	const limiter = new RateLimiter();
+	const stats: Stats = { requests: 0, byStatus: {} };
+	const log = options.log ?? (() => undefined);
+	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
+	const sandboxToken = account.createToken({ label: 'demo (all scopes)' }).token;
+
+	app.addHook('onRequest', async (request) => {
+		(request as FastifyRequest & { startedAt?: number }).startedAt = performance.now();
+	});
+	app.addHook('onResponse', async (request, reply) => {
+		stats.requests++;
+		stats.byStatus[reply.statusCode] = (stats.byStatus[reply.statusCode] ?? 0) + 1;
+		const started = (request as FastifyRequest & { startedAt?: number }).startedAt ?? performance.now();
+		const path = request.url.replace(/\/files\/download\/[^/?]+/, '/files/download/…');
+		log(`${isoTime(Date.now())} ${request.method} ${path} ${reply.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+	});
+
+	app.setErrorHandler((error: unknown, _request, reply) => {
+		if (error instanceof ApiError) {
+			return reply.status(error.status).headers(error.headers).send({ description: error.description });
+		}
+		if (error instanceof ValidationError) return reply.status(400).send({ description: error.message });
+		const e = error as { statusCode?: number; code?: string; message?: string };
+		if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+			const what = e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(e.message ?? '') ? 'The body is not valid JSON' : 'Bad request';
+			return reply.status(e.statusCode === 413 ? 400 : e.statusCode).send({ description: `${what}: ${e.message ?? ''}`.trim() });
+		}
+		return reply.status(500).send({ description: 'Unexpected server error.' });
+	});
+	app.setNotFoundHandler((request, reply) => {
+		reply.status(404).send({ description: `No endpoint ${request.method} ${request.url.split('?')[0]}.` });
+	});
+
+	// Fault injection runs before everything else the service does.
+	app.addHook('onRequest', async (request, reply) => {
+		if (!request.url.startsWith(API_ROOT)) return;
+		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0]);
+		(request as FastifyRequest & { faults?: Fault[] }).faults = hit;
+		for (const f of hit) {
+			if (f.kind === 'latency') await new Promise((r) => setTimeout(r, f.latencyMs));
+		}
+		if (hit.some((f) => f.kind === 'drop')) {
+			request.raw.socket.destroy();
+			return reply;
+		}
+		const status = hit.find((f) => f.kind === 'status');
+		if (status) return reply.status(status.status!).send({ description: `Injected fault: HTTP ${status.status}.` });
+	});
+	app.addHook('onSend', async (request, reply, payload) => {
+		const hit = (request as FastifyRequest & { faults?: Fault[] }).faults ?? [];
+		if (hit.some((f) => f.kind === 'nonJson')) {
+			reply.header('content-type', 'text/html');
+			return '<html><body><h1>502 Bad Gateway</h1><p>upstream proxy error</p></body></html>';
+		}
+		if (hit.some((f) => f.kind === 'truncate') && typeof payload === 'string') return payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
+		return payload;
+	});
+
+	function authorize(request: FastifyRequest, scope: Scope): TokenInfo {
+		if (account.maintenance) throw new ApiError(451, 'The service is under maintenance. Please try again later.');
+		const token = account.authenticate(request.headers.authorization);
+		if (account.license !== 'active') {
+			throw new ApiError(account.license === 'expired427' ? 427 : 426, 'The licence of this account has expired. Renew it to use the interface.');
+		}
+		const wait = limiter.take(token.id);
+		if (wait !== undefined) {
+			throw new ApiError(429, 'Request was throttled: at most 5 requests per second per access token.', { 'retry-after': String(Math.ceil(wait / 1000)) });
+		}
+		if (!token.scopes.has(scope)) {
+			throw new ApiError(413, `Permission denied: the access token lacks the "${scope}" scope. Edit the token on the Administration page, API Access tab.`);
+		}
+		return token;
+	}
+
+	function route(operation: OperationId, handler: Handler): void {
+		const { method, path } = ENDPOINTS[operation];
+		app.route({
+			method,
+			url: API_ROOT + path.replace(/\{(\w+)\}/g, ':$1'),
+			handler: async (request, reply) => {
+				const token = authorize(request, SCOPE[operation]);
+				return handler({ request, reply, token, account });
+			},
+		});
+	}
+
+	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
+		const query = request.query as Record<string, string | string[]>;
+		const list = parseListRequest(source, query, { enabled });
+		const { count, items } = runList(source, all, list);
+		const link = (offset: number) => {
+			const params = new URLSearchParams();
+			for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') params.append(k, String(v));
+			params.set('limit', String(list.limit));
+			params.set('offset', String(offset));
+			return `${request.protocol}://${request.headers.host}${request.url.split('?')[0]}?${params.toString()}`;
+		};
+		return {
+			count,
+			next: list.offset + items.length < count ? link(list.offset + items.length) : null,
+			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
+			results: items.map((item) => render(item, list.enabled)),
+		};
+	}
+
+	// ---- customers and devices ---------------------------------------------------------
+	route('customer.list', ({ request }) =>
+		listPage(request, propSource(account, 'customer'), account.data.customers.values(), (c, en) => renderCustomer(account, c, en), true));
+	route('customer.create', ({ request, reply }) => {
+		reply.status(201);
+		return eachOf(request.body, (item, where) => renderCustomer(account, account.create('customer', item, where)));
+	});
+	route('customer.update', ({ request }) => eachOf(request.body, (item, where) => renderCustomer(account, account.edit('customer', item, where))));
+	route('customer.delete', ({ request }) => deleteItem(request, 'customer'));
+
+	route('device.list', ({ request }) =>
+		listPage(request, propSource(account, 'device'), account.data.devices.values(), (d, en) => renderDevice(account, d, en), true));
+	route('device.get', ({ request }) => renderDevice(account, account.get('device', idParam(request))));
+	route('device.create', ({ request, reply }) => {
+		reply.status(201);
+		return eachOf(request.body, (item, where) => renderDevice(account, account.create('device', item, where)));
+	});
+	route('device.update', ({ request }) => eachOf(request.body, (item, where) => renderDevice(account, account.edit('device', item, where))));
+	route('device.updateMany', ({ request }) => {
+		const records = account.multipleEdit(request.body);
+		return { updated: records.length, results: records.map((d) => renderDevice(account, d)) };
+	});
+	route('device.delete', ({ request }) => deleteItem(request, 'device'));
+
+	function deleteItem(request: FastifyRequest, resource: 'device' | 'customer') {
+		const direct = Object.prototype.hasOwnProperty.call(request.query as object, 'direct_delete');
+		const out = account.delete(resource, idParam(request), direct);
+		return { id: out.id, deleted: true, direct_delete: direct, recycle_bin_id: out.recycle_bin_id };
+	}
+
+	route('overdueDevice.list', ({ request }) => {
+		const today = account.today();
+		const overdue = function* () {
+			for (const d of account.data.devices.values()) if (account.isOverdue(d, today)) yield d;
+		};
+		return listPage(request, propSource(account, 'overdueDevice'), overdue(), (d, en) => renderOverdue(account, d, today, en), true);
+	});
+
+	// ---- test results, projects, users ------------------------------------------------------
+	route('testResult.list', ({ request }) =>
+		listPage(
+			request,
+			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence]),
+			account.data.testResults.values(),
+			(r) => renderTestResult(account, r),
+		));
+	route('testResult.get', ({ request }) => renderTestResultDetail(account, account.testResult(idParam(request))));
+	route('project.list', ({ request }) =>
+		listPage(request, fieldSource<Project>('project', (p) => [p.name, p.status]), account.data.projects, (p) => p));
+	route('subUser.list', ({ request }) =>
+		listPage(
+			request,
+			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role]),
+			account.data.users,
+			(u) => u,
+		));
+
+	// ---- recycle bin ------------------------------------------------------------------------
+	route('recycleBin.list', ({ request }) =>
+		listPage(
+			request,
+			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource]),
+			[...account.recycleBin.values()].map(renderBinEntry),
+			(e) => e,
+		));
+	route('recycleBin.restore', ({ request }) => {
+		const entry = account.restore(idParam(request));
+		const record = entry.resource === 'device' ? renderDevice(account, entry.record) : renderCustomer(account, entry.record);
+		return { restored: true, resource: entry.resource, item: record };
+	});
+
+	// ---- files ------------------------------------------------------------------------------
+	route('file.downloadLink', ({ request }) => {
+		const fileId = idParam(request);
+		const file = account.file(fileId);
+		const link = account.createLink(fileId);
+		return {
+			url: `${request.protocol}://${request.headers.host}${API_ROOT}/files/download/${link.key}/`,
+			expires_at: isoTime(link.expiresAt),
+			file_name: file.fileName,
+			mime_type: file.mimeType,
+		};
+	});
+	// The link itself is the credential (valid 5 minutes); no token is needed to follow it.
+	app.get(`${API_ROOT}/files/download/:key/`, async (request, reply) => {
+		const fileId = account.resolveLink((request.params as { key: string }).key);
+		const file = account.file(fileId);
+		return reply
+			.header('content-type', file.mimeType)
+			.header('content-disposition', `attachment; filename="${file.fileName}"`)
+			.send(fileContent(account, fileId));
+	});
+
+	route('propertyKey.list', ({ request }) =>
+		listPage(
+			request,
+			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name]),
+			account.propertyKeys(),
+			(k) => k,
+		));
+
+	registerAdmin(app, { account, faults, stats });
+
+	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+	const address = app.server.address();
+	if (!address || typeof address === 'string') throw new Error('the sandbox did not get a TCP address');
+	const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+	const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+	return {
+		url,
+		adminUrl: `${url}/_admin`,
+		sandboxToken,
+		account,
+		faults,
+		stats,
+		stop: async () => {
+			await app.close();
+		},
+	};
+}
+

@@ -153,8 +153,9 @@ export class ServiceClient {
 		if (sameOrigin(url, this.base)) {
 			response = await this.send('GET', url, undefined, 'binary');
 		} else {
-			const target = new URL(url);
-			if (target.protocol !== 'https:' || !this.options.requestAnonymous) {
+			// An unreadable (or relative) link is refused like any other, not a TypeError.
+			const target = URL.canParse(url) ? new URL(url) : undefined;
+			if (target?.protocol !== 'https:' || !this.options.requestAnonymous) {
 				throw new ServiceError({
 					kind: 'invalidResponse',
 					message: `Refusing to download from ${safeOrigin(url)}: links to other hosts must use https and are fetched without the access token`,

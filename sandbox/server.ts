@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ENDPOINTS, FILTER_KEY_TYPE, ValidationError, fieldType, type OperationId, type Resource } from '../client';
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
+import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
 import { Faults, type Fault } from './faults';
 import { parseListRequest, runList, type ListSource } from './listing';
@@ -313,6 +314,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			account.propertyKeys(),
 			(k) => k,
 		));
+
+	// The published contract (generated from the client's catalogue and the zod schemas).
+	const openApi = buildOpenApi();
+	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
 	registerAdmin(app, { account, faults, stats });
 

@@ -1,0 +1,119 @@
+import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+
+const documentationUrl = 'https://github.com/test-equipment-cloud/n8n-nodes-test-equipment-cloud#use-in-n8n';
+
+/**
+ * The base address of the chosen environment, normalised like the client's parseBaseUrl:
+ * trailing slashes and one trailing /api/v1 are removed, then /api/v1 is appended once.
+ */
+const API_ROOT =
+	'={{ ($credentials.environment === "production" ? $credentials.productionBaseUrl : $credentials.sandboxBaseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") + "/api/v1" }}';
+
+export class TestEquipmentCloudApi implements ICredentialType {
+	name = 'testEquipmentCloudApi';
+
+	displayName = `Test Equipment Cloud API`;
+
+	documentationUrl = documentationUrl;
+
+	icon: Icon = { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' };
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'Generated on the Administration page, API Access tab. A token is made for one environment: keep "Test environment" checked for a sandbox token, uncheck it for a production token.',
+		},
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{ name: 'Sandbox', value: 'sandbox', description: 'The test account: try workflows here first' },
+				{ name: 'Production', value: 'production', description: 'The live account with real data' },
+			],
+			default: 'sandbox',
+			description: 'Which account the requests go to. Its token must have been created for the same environment.',
+		},
+		{
+			displayName: 'In use: the Sandbox Base URL below. The Production Base URL is ignored until Environment is Production.',
+			name: 'sandboxNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { environment: ['sandbox'] } },
+		},
+		{
+			displayName: 'In use: the Production Base URL below (live data). The Sandbox Base URL is ignored until Environment is Sandbox.',
+			name: 'productionNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { environment: ['production'] } },
+		},
+		{
+			displayName: 'Sandbox Base URL',
+			name: 'sandboxBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://sandbox.example.com',
+			description:
+				'Base address of the sandbox account, without /api/v1 (it is added once). https is required except for local addresses such as http://127.0.0.1:8787 (the local sandbox).',
+		},
+		{
+			displayName: 'Production Base URL',
+			name: 'productionBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://app.example.com',
+			description: 'Base address of the production account, without /api/v1 (it is added once). Must use https.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Token {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// One cheap list request (limit 1) in the chosen environment.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: API_ROOT,
+			url: '/data/devices/all/',
+			method: 'GET',
+			qs: { limit: 1 },
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The service refused the access token (HTTP 401: invalid, expired or deleted, or made for the other environment). Check the token and that Environment matches the environment it was created for.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 413,
+					message:
+						'The access token lacks a permission scope (HTTP 413). Give it read access to devices on the Administration page, API Access tab.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 451,
+					message: 'The service is under maintenance (HTTP 451). Try again later.',
+				},
+			},
+		],
+	};
+}

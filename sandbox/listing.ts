@@ -156,9 +156,12 @@ function conditionPredicate(keyword: string, raw: string, dataType: DataType): P
 		}
 	}
 	const x = raw.toLowerCase();
+	// Lower-casing never changes the length of these values in practice; checking the length
+	// first spares most lower-casing on large lists.
+	const same = (v: Value) => (typeof v === 'string' && v.length !== x.length ? false : textOf(v) === x);
 	switch (keyword) {
-		case 'equals': return (v) => textOf(v) === x;
-		case 'notEquals': return (v) => textOf(v) !== x;
+		case 'equals': return same;
+		case 'notEquals': return (v) => !same(v);
 		case 'startsWith': return (v) => textOf(v).startsWith(x);
 		case 'notStartsWith': return (v) => !textOf(v).startsWith(x);
 		case 'endsWith': return (v) => textOf(v).endsWith(x);
@@ -212,13 +215,47 @@ export function runList<T>(source: ListSource<T>, all: Iterable<T>, request: Lis
 		const { key, desc, dataType } = request.ordering;
 		const sign = desc ? -1 : 1;
 		const keyed = matched.map((item) => ({ item, v: source.value(item, key), id: source.id(item) }));
-		keyed.sort((a, b) => {
+		const order = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => {
 			const c = compareValues(a.v, b.v, dataType);
 			// Missing values stay last in both directions; ties keep id order (stable paging).
 			const missing = (a.v === null || a.v === undefined || a.v === '') !== (b.v === null || b.v === undefined || b.v === '');
 			return (missing ? c : sign * c) || a.id - b.id;
-		});
-		return { count: matched.length, items: keyed.slice(request.offset, request.offset + request.limit).map((k) => k.item) };
+		};
+		const first = smallest(keyed, request.offset + request.limit, order);
+		return { count: matched.length, items: first.slice(request.offset).map((k) => k.item) };
 	}
 	return { count: matched.length, items: matched.slice(request.offset, request.offset + request.limit) };
+}
+
+/** The first `k` items in `order`, sorted: a bounded heap, so a page of a large list costs O(n log k). */
+export function smallest<T>(items: T[], k: number, order: (a: T, b: T) => number): T[] {
+	if (k >= items.length / 4) return items.sort(order).slice(0, k);
+	const heap: T[] = []; // max-heap by `order`: the worst kept item at the root
+	const down = (i: number) => {
+		for (;;) {
+			const l = 2 * i + 1;
+			const r = l + 1;
+			let worst = i;
+			if (l < heap.length && order(heap[l], heap[worst]) > 0) worst = l;
+			if (r < heap.length && order(heap[r], heap[worst]) > 0) worst = r;
+			if (worst === i) return;
+			[heap[i], heap[worst]] = [heap[worst], heap[i]];
+			i = worst;
+		}
+	};
+	for (const item of items) {
+		if (heap.length < k) {
+			heap.push(item);
+			for (let i = heap.length - 1; i > 0; ) {
+				const parent = (i - 1) >> 1;
+				if (order(heap[i], heap[parent]) <= 0) break;
+				[heap[i], heap[parent]] = [heap[parent], heap[i]];
+				i = parent;
+			}
+		} else if (k > 0 && order(item, heap[0]) < 0) {
+			heap[0] = item;
+			down(0);
+		}
+	}
+	return heap.sort(order);
 }

@@ -9,3 +9,4 @@ export * from './pagination';
 export * from './query';
 export * from './retry';
 export * from './fields';
+export * from './dates';

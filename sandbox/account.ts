@@ -3,7 +3,7 @@ import { Random } from './random';
 import { DEFAULT_SEED, DEFAULT_SIZE, generateDemo, type DemoSize } from './demo';
 import type { AccountData, BinEntry, PropRecord, PropValue, TestResult } from './model';
 import { CUSTOMER, DEVICE, PROPERTY_KEYS, READ_ONLY_KEYS, type PropertyKey } from './properties';
-import { addMonths, dayString, isoTime } from './time';
+import { addMonths, dayString, isoTime } from '../client/dates';
 import { isCalendarDate, isDecimalNumber } from '../client';
 
 /** An error the sandbox answers with: status plus the spec's `description`. */
@@ -181,6 +181,11 @@ export class Account {
 	}
 
 	create(resource: 'device' | 'customer', input: unknown, where: string): PropRecord {
+		return this.commitCreate(resource, this.prepareCreate(resource, input, where));
+	}
+
+	/** Validates one create input and builds the record (no id, not stored yet). */
+	prepareCreate(resource: 'device' | 'customer', input: unknown, where: string): PropRecord {
 		const body = asObject(input, where);
 		const now = isoTime(this.now());
 		const values = this.readProperties(resource, body.properties, `${where}.properties`, true);
@@ -193,29 +198,43 @@ export class Account {
 			}
 			if (values[DEVICE.designation] === undefined) throw new ApiError(400, `${where}.properties: the Designation (property ${DEVICE.designation}) is required.`);
 			this.deriveNextTest(record);
-			record.id = ++this.nextIds.device;
-		} else {
-			if (values[CUSTOMER.name] === undefined) throw new ApiError(400, `${where}.properties: the Name (property ${CUSTOMER.name}) is required.`);
-			record.id = ++this.nextIds.customer;
+		} else if (values[CUSTOMER.name] === undefined) {
+			throw new ApiError(400, `${where}.properties: the Name (property ${CUSTOMER.name}) is required.`);
 		}
+		return record;
+	}
+
+	/** Stores a prepared record under a new id. */
+	commitCreate(resource: 'device' | 'customer', record: PropRecord): PropRecord {
+		record.id = ++this.nextIds[resource];
 		this.table(resource).set(record.id, record);
 		return record;
 	}
 
 	/** Edits the given properties only (others keep their values). */
 	edit(resource: 'device' | 'customer', input: unknown, where: string): PropRecord {
+		return this.commitEdit(this.prepareEdit(resource, input, where));
+	}
+
+	/** Validates one edit input (nothing changes yet). */
+	prepareEdit(resource: 'device' | 'customer', input: unknown, where: string): { record: PropRecord; values: Record<number, PropValue>; customerId?: number } {
 		const body = asObject(input, where);
 		const id = Number(body.id);
 		if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(400, `${where}.id: the ${label(resource).toLowerCase()} id is required (a positive whole number).`);
 		const record = this.get(resource, id);
 		const values = this.readProperties(resource, body.properties, `${where}.properties`, false);
-		this.apply(record, values);
+		let customerId: number | undefined;
 		if (resource === 'device' && body.customer_id !== undefined) {
-			const cid = Number(body.customer_id);
-			if (!this.data.customers.has(cid)) throw new ApiError(400, `${where}.customer_id: customer ${String(body.customer_id)} does not exist.`);
-			record.customer_id = cid;
+			customerId = Number(body.customer_id);
+			if (!this.data.customers.has(customerId)) throw new ApiError(400, `${where}.customer_id: customer ${String(body.customer_id)} does not exist.`);
 		}
-		return record;
+		return { record, values, customerId };
+	}
+
+	commitEdit(edit: { record: PropRecord; values: Record<number, PropValue>; customerId?: number }): PropRecord {
+		this.apply(edit.record, edit.values);
+		if (edit.customerId !== undefined) edit.record.customer_id = edit.customerId;
+		return edit.record;
 	}
 
 	multipleEdit(input: unknown): PropRecord[] {

@@ -1,7 +1,7 @@
 import { Random } from './random';
 import { CUSTOMER, DEVICE } from './properties';
 import type { AccountData, PropRecord, Project, SubUser, TestResult } from './model';
-import { addDays, addMonths, dayString, isoTime } from './time';
+import { addDays, addMonths, dayString, isoTime } from '../client/dates';
 
 export interface DemoSize {
 	customers: number;

@@ -1,7 +1,7 @@
 import type { Account } from './account';
 import type { BinEntry, PropRecord, TestResult } from './model';
 import { CUSTOMER, DEVICE } from './properties';
-import { daysBetween } from './time';
+import { daysBetween } from '../client/dates';
 
 /** Response shapes. Property lists are self-describing: key id, name, data type, value. */
 

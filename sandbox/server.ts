@@ -16,7 +16,7 @@ import {
 	renderTestResult,
 	renderTestResultDetail,
 } from './render';
-import { isoTime } from './time';
+import { isoTime } from '../client/dates';
 
 export interface SandboxOptions extends AccountOptions {
 	port?: number;
@@ -98,12 +98,14 @@ function idParam(request: FastifyRequest): number {
 	return Number(raw);
 }
 
-function eachOf(body: unknown, f: (item: unknown, where: string) => unknown): unknown {
+/** One object → one answer; an array → an array, all items validated before any is applied (all or nothing). */
+function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, commit: (prepared: P) => unknown): unknown {
 	if (Array.isArray(body)) {
 		if (body.length === 0) throw new ApiError(400, 'body: the list is empty.');
-		return body.map((item, i) => f(item, `body[${i}]`));
+		const prepared = body.map((item, i) => prepare(item, `body[${i}]`));
+		return prepared.map(commit);
 	}
-	return f(body, 'body');
+	return commit(prepare(body, 'body'));
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -219,9 +221,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		listPage(request, propSource(account, 'customer'), account.data.customers.values(), (c, en) => renderCustomer(account, c, en), true));
 	route('customer.create', ({ request, reply }) => {
 		reply.status(201);
-		return eachOf(request.body, (item, where) => renderCustomer(account, account.create('customer', item, where)));
+		return eachOf(request.body, (item, where) => account.prepareCreate('customer', item, where), (r) => renderCustomer(account, account.commitCreate('customer', r)));
 	});
-	route('customer.update', ({ request }) => eachOf(request.body, (item, where) => renderCustomer(account, account.edit('customer', item, where))));
+	route('customer.update', ({ request }) =>
+		eachOf(request.body, (item, where) => account.prepareEdit('customer', item, where), (e) => renderCustomer(account, account.commitEdit(e))));
 	route('customer.delete', ({ request }) => deleteItem(request, 'customer'));
 
 	route('device.list', ({ request }) =>
@@ -229,9 +232,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	route('device.get', ({ request }) => renderDevice(account, account.get('device', idParam(request))));
 	route('device.create', ({ request, reply }) => {
 		reply.status(201);
-		return eachOf(request.body, (item, where) => renderDevice(account, account.create('device', item, where)));
+		return eachOf(request.body, (item, where) => account.prepareCreate('device', item, where), (r) => renderDevice(account, account.commitCreate('device', r)));
 	});
-	route('device.update', ({ request }) => eachOf(request.body, (item, where) => renderDevice(account, account.edit('device', item, where))));
+	route('device.update', ({ request }) =>
+		eachOf(request.body, (item, where) => account.prepareEdit('device', item, where), (e) => renderDevice(account, account.commitEdit(e))));
 	route('device.updateMany', ({ request }) => {
 		const records = account.multipleEdit(request.body);
 		return { updated: records.length, results: records.map((d) => renderDevice(account, d)) };

@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { connectService } from '../lambdas/adapters/undiciService';
+import { createRunner } from '../lambdas/runner';
+import { startSandbox, type Sandbox } from '../sandbox/server';
+
+/**
+ * `npm start`: the alerting pollers on the embedded sandbox (or a real account with
+ * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
+ */
+const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--state PATH] [--webhook URL] [--port N]
+  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
+
+function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
+	process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...extra })}\n`);
+}
+
+async function main(): Promise<void> {
+	let args;
+	try {
+		args = parseArgs({
+			options: {
+				once: { type: 'boolean' },
+				interval: { type: 'string' },
+				state: { type: 'string' },
+				webhook: { type: 'string' },
+				port: { type: 'string' },
+				help: { type: 'boolean' },
+			},
+		}).values;
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
+	if (args.help) {
+		process.stdout.write(`${USAGE}\n`);
+		return;
+	}
+	const interval = args.interval === undefined ? 60 : Number(args.interval);
+	if (!Number.isFinite(interval) || interval < 1) {
+		process.stderr.write(`--interval must be a number of seconds of at least 1, got "${args.interval}"\n${USAGE}\n`);
+		process.exit(2);
+	}
+	if (args.webhook !== undefined) {
+		try {
+			const u = new URL(args.webhook);
+			if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+		} catch {
+			process.stderr.write(`--webhook must be an http(s) URL, got "${args.webhook}"\n`);
+			process.exit(2);
+		}
+	}
+
+	let sandbox: Sandbox | undefined;
+	let baseUrl = process.env.TEC_BASE_URL;
+	let token = process.env.TEC_TOKEN;
+	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
+	if (!baseUrl || !token) {
+		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
+		baseUrl = sandbox.url;
+		token = sandbox.sandboxToken;
+		// The sandbox's own demo token, shown so n8n can be pointed at the same sandbox.
+		log('info', 'Started the embedded sandbox (set TEC_BASE_URL and TEC_TOKEN to poll a real account)', {
+			sandboxUrl: sandbox.url,
+			sandboxToken: sandbox.sandboxToken,
+			adminUrl: sandbox.adminUrl,
+		});
+	}
+	const client = connectService({
+		baseUrl,
+		token,
+		environment,
+		onEvent: (e) => {
+			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
+		},
+	});
+	const runner = createRunner({
+		client,
+		environment,
+		statePath: args.state ?? join(process.cwd(), '.state', `runner-${environment}.json`),
+		writeLine: (line) => process.stdout.write(line),
+		log: {
+			info: (m, x) => log('info', m, x),
+			warn: (m, x) => log('warn', m, x),
+			error: (m, x) => log('error', m, x),
+		},
+		webhookUrl: args.webhook,
+		eventBusName: process.env.EVENT_BUS_NAME,
+	});
+
+	let stopping = false;
+	let wake: (() => void) | undefined;
+	const stop = () => {
+		stopping = true;
+		wake?.();
+	};
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+	for (;;) {
+		const reports = await runner.cycle();
+		for (const r of reports) log('info', 'Poll run', { ...r });
+		if (args.once || stopping) break;
+		await new Promise<void>((resolve) => {
+			wake = resolve;
+			setTimeout(resolve, interval * 1000).unref();
+		});
+		if (stopping) break;
+	}
+	await sandbox?.stop();
+}
+
+main().catch((error) => {
+	log('error', 'npm start failed', { error: (error as Error).message });
+	process.exit(1);
+});

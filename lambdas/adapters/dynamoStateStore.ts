@@ -1,0 +1,87 @@
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { StateStore, StoredItem } from '../ports';
+
+/**
+ * The state store on DynamoDB: one table, `pk` = namespace, `sk` = key, `v` = value,
+ * `expiresAt` (seconds) as the TTL attribute. Writes are plain puts (state is per key, last
+ * writer wins inside the lease); the lease itself is a conditional write.
+ */
+export class DynamoStateStore implements StateStore {
+	private readonly db: DynamoDBDocumentClient;
+
+	constructor(
+		private readonly table: string,
+		client: DynamoDBClient = new DynamoDBClient({}),
+		private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+	) {
+		this.db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+	}
+
+	async *list<T>(namespace: string): AsyncIterable<StoredItem<T>> {
+		let start: Record<string, unknown> | undefined;
+		do {
+			const page = await this.db.send(
+				new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': namespace }, ExclusiveStartKey: start }),
+			);
+			for (const item of page.Items ?? []) yield { key: item.sk as string, value: item.v as T };
+			start = page.LastEvaluatedKey;
+		} while (start);
+	}
+
+	async get<T>(namespace: string, key: string): Promise<T | undefined> {
+		const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: namespace, sk: key }, ConsistentRead: true }));
+		return out.Item?.v as T | undefined;
+	}
+
+	async putMany<T>(namespace: string, items: Array<StoredItem<T> & { expiresAt?: number }>): Promise<void> {
+		for (let i = 0; i < items.length; i += 25) {
+			let requests = items.slice(i, i + 25).map((item) => ({
+				PutRequest: {
+					Item: { pk: namespace, sk: item.key, v: item.value, expiresAt: item.expiresAt === undefined ? undefined : Math.ceil(item.expiresAt / 1000) },
+				},
+			}));
+			// DynamoDB may leave items unprocessed under load: send them again with backoff.
+			for (let attempt = 0; requests.length > 0; attempt++) {
+				if (attempt >= 8) throw new Error(`DynamoDB left ${requests.length} writes unprocessed after ${attempt} attempts`);
+				if (attempt > 0) await this.sleep(Math.min(2000, 50 * 2 ** attempt));
+				const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
+				requests = (out.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+			}
+		}
+	}
+
+	async acquireLease(name: string, owner: string, now: number, durationMs: number): Promise<boolean> {
+		try {
+			await this.db.send(
+				new PutCommand({
+					TableName: this.table,
+					Item: { pk: 'lease', sk: name, v: { owner, until: now + durationMs }, expiresAt: Math.ceil((now + durationMs) / 1000) + 3600 },
+					ConditionExpression: 'attribute_not_exists(pk) OR v.#until < :now OR v.#owner = :owner',
+					ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
+					ExpressionAttributeValues: { ':now': now, ':owner': owner },
+				}),
+			);
+			return true;
+		} catch (error) {
+			if (error instanceof ConditionalCheckFailedException) return false;
+			throw error;
+		}
+	}
+
+	async releaseLease(name: string, owner: string): Promise<void> {
+		try {
+			await this.db.send(
+				new DeleteCommand({
+					TableName: this.table,
+					Key: { pk: 'lease', sk: name },
+					ConditionExpression: 'v.#owner = :owner',
+					ExpressionAttributeNames: { '#owner': 'owner' },
+					ExpressionAttributeValues: { ':owner': owner },
+				}),
+			);
+		} catch (error) {
+			if (!(error instanceof ConditionalCheckFailedException)) throw error;
+		}
+	}
+}

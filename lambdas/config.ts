@@ -1,0 +1,64 @@
+import { z } from 'zod/v4';
+import { parseBaseUrl } from '../client';
+import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
+
+/** The pollers' configuration, read from the environment once per cold start. */
+const whole = (name: string, fallback: number, min: number, max: number) =>
+	z
+		.string()
+		.optional()
+		.transform((v, ctx) => {
+			if (v === undefined || v === '') return fallback;
+			const n = Number(v);
+			if (!Number.isInteger(n) || n < min || n > max) {
+				ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}, got "${v}"` });
+				return z.NEVER;
+			}
+			return n;
+		});
+
+export const ConfigSchema = z.object({
+	TEC_BASE_URL: z.string({ error: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' }).transform((v, ctx) => {
+		try {
+			parseBaseUrl(v, 'TEC_BASE_URL');
+			return v;
+		} catch (error) {
+			ctx.addIssue({ code: 'custom', message: (error as Error).message });
+			return z.NEVER;
+		}
+	}),
+	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
+	TEC_TOKEN_SECRET_ARN: z.string({ error: 'TEC_TOKEN_SECRET_ARN is required: the Secrets Manager secret holding the access token' }).min(1),
+	STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
+	EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).min(1),
+	REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
+	LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
+	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, 1000),
+	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
+	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+	override readonly name = 'ConfigError';
+}
+
+export function readConfig(env: Record<string, string | undefined>): Config {
+	const parsed = ConfigSchema.safeParse(env);
+	if (!parsed.success) {
+		throw new ConfigError(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+	}
+	return parsed.data;
+}
+
+export function settingsFrom(config: Config, leaseMs: number): PollerSettings {
+	return {
+		pageSize: config.PAGE_SIZE,
+		reminderDays: config.REMINDER_DAYS,
+		lookbackDays: config.LOOKBACK_DAYS,
+		digestMaxDevices: config.DIGEST_MAX_DEVICES,
+		safetyMs: config.SAFETY_MS,
+		leaseMs,
+	};
+}

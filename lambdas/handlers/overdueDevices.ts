@@ -1,0 +1,6 @@
+import type { Context } from 'aws-lambda';
+import { pollOverdueDevices } from '../pollers/overdueDevices';
+import { runPoller } from './runtime';
+
+/** Scheduled: polls the overdue devices list and emits Device Overdue / Resolved / Digest events. */
+export const handler = (_event: unknown, context: Context) => runPoller(pollOverdueDevices, context);

@@ -1,0 +1,6 @@
+import type { Context } from 'aws-lambda';
+import { pollTestResults } from '../pollers/testResults';
+import { runPoller } from './runtime';
+
+/** Scheduled: polls the test results list and emits Test Result Recorded events. */
+export const handler = (_event: unknown, context: Context) => runPoller(pollTestResults, context);

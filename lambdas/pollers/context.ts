@@ -1,0 +1,105 @@
+import type { ListQuery, OperationId, ServiceClient } from '../../client';
+import type { TecEvent } from '../events/event';
+import type { Log, Metrics, Publisher, StateStore } from '../ports';
+
+export interface PollerSettings {
+	/** Items per list request (the service's maximum keeps requests few). */
+	pageSize: number;
+	/** Re-send `Device Overdue` every N days while a device stays overdue; 0 = never. */
+	reminderDays: number;
+	/** Test results dated up to this many days before the watermark are still picked up. */
+	lookbackDays: number;
+	/** Devices listed in one digest; the count covers all. */
+	digestMaxDevices: number;
+	/** Stop before a page when less than this much time is left. */
+	safetyMs: number;
+	/** How long a run may hold its lease (longer than the Lambda timeout). */
+	leaseMs: number;
+}
+
+export const DEFAULT_SETTINGS: PollerSettings = {
+	pageSize: 1000,
+	reminderDays: 7,
+	lookbackDays: 7,
+	digestMaxDevices: 100,
+	safetyMs: 15_000,
+	leaseMs: 15 * 60_000,
+};
+
+export interface PollerContext {
+	client: ServiceClient;
+	store: StateStore;
+	publisher: Publisher;
+	environment: 'sandbox' | 'production';
+	now: () => number;
+	/** Time left in this invocation (Lambda: context.getRemainingTimeInMillis()). */
+	remainingMs: () => number;
+	log: Log;
+	metrics: Metrics;
+	settings: PollerSettings;
+	/** Identifies this run (lease owner). */
+	runId: string;
+}
+
+export interface RunReport {
+	poller: 'overdueDevices' | 'testResults';
+	/** false when the lease was held by another run or the time budget ran out. */
+	complete: boolean;
+	skipped?: 'leaseHeld';
+	stoppedForTime?: boolean;
+	pages: number;
+	itemsSeen: number;
+	emitted: Record<string, number>;
+	durationMs: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+export function newReport(poller: RunReport['poller']): RunReport {
+	return { poller, complete: false, pages: 0, itemsSeen: 0, emitted: {}, durationMs: 0 };
+}
+
+export function countEmitted(report: RunReport, events: TecEvent[], metrics: Metrics): void {
+	for (const e of events) report.emitted[e['detail-type']] = (report.emitted[e['detail-type']] ?? 0) + 1;
+	if (events.length > 0) metrics.count('EventsEmitted', events.length);
+}
+
+/** Runs `work` holding the poller's lease; a run that finds it held does nothing. */
+export async function withLease(ctx: PollerContext, report: RunReport, work: () => Promise<void>): Promise<RunReport> {
+	const started = ctx.now();
+	const lease = `${report.poller}:${ctx.environment}`;
+	if (!(await ctx.store.acquireLease(lease, ctx.runId, started, ctx.settings.leaseMs))) {
+		ctx.log.warn('Another run holds the lease; skipping this run', { poller: report.poller });
+		report.skipped = 'leaseHeld';
+		return report;
+	}
+	try {
+		await work();
+	} finally {
+		report.durationMs = ctx.now() - started;
+		await ctx.store.releaseLease(lease, ctx.runId);
+	}
+	return report;
+}
+
+/** Pages of a list, checking the time budget before each request. */
+export async function* budgetedPages(ctx: PollerContext, report: RunReport, operation: OperationId, query: ListQuery): AsyncGenerator<unknown[]> {
+	const pages = ctx.client.pages(operation, query, { pageSize: ctx.settings.pageSize });
+	try {
+		for (;;) {
+			if (ctx.remainingMs() < ctx.settings.safetyMs) {
+				report.stoppedForTime = true;
+				ctx.log.warn('Stopping before the time budget runs out; the next run resumes', { poller: report.poller, pages: report.pages });
+				return;
+			}
+			const next = await pages.next();
+			if (next.done) return;
+			report.pages++;
+			report.itemsSeen += next.value.length;
+			ctx.metrics.count('ItemsSeen', next.value.length);
+			yield next.value;
+		}
+	} finally {
+		await pages.return(undefined);
+	}
+}

@@ -1,0 +1,98 @@
+import type { OverdueDevice } from '../events/schemas';
+
+/**
+ * Reading the service's records tolerantly: unknown fields are ignored, missing ones become
+ * null, and device properties are found by name (their key ids differ per account).
+ */
+
+type Json = Record<string, unknown>;
+
+const PROPERTY_NAMES = {
+	designation: ['designation'],
+	idBarcode: ['id barcode', 'barcode', 'id-barcode'],
+	department: ['department'],
+	lastTested: ['last tested', 'last tested date', 'last test', 'last test date'],
+	nextTest: ['next test', 'next test date'],
+} as const;
+
+function text(v: unknown): string | null {
+	return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+}
+
+function int(v: unknown): number | null {
+	return typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null;
+}
+
+/** Property values by lower-case name, from a list of {name, value} or a {name: value} map. */
+function propertiesByName(record: Json): Map<string, unknown> {
+	const out = new Map<string, unknown>();
+	const props = record.properties;
+	if (Array.isArray(props)) {
+		for (const p of props) if (p && typeof p === 'object' && typeof (p as Json).name === 'string') out.set(((p as Json).name as string).toLowerCase(), (p as Json).value);
+	} else if (props && typeof props === 'object') {
+		for (const [k, v] of Object.entries(props as Json)) out.set(k.toLowerCase(), v);
+	}
+	return out;
+}
+
+function pick(props: Map<string, unknown>, names: readonly string[]): string | null {
+	for (const n of names) if (props.has(n)) return text(props.get(n));
+	return null;
+}
+
+export function readOverdueDevice(raw: unknown): OverdueDevice | undefined {
+	if (!raw || typeof raw !== 'object') return undefined;
+	const r = raw as Json;
+	const id = int(r.id);
+	if (id === null) return undefined;
+	const props = propertiesByName(r);
+	return {
+		id,
+		designation: pick(props, PROPERTY_NAMES.designation),
+		idBarcode: pick(props, PROPERTY_NAMES.idBarcode),
+		department: pick(props, PROPERTY_NAMES.department),
+		customerId: int(r.customer_id),
+		customerName: text(r.customer_name),
+		lastTestedDate: pick(props, PROPERTY_NAMES.lastTested),
+		nextTestDate: text(r.next_test_date) ?? pick(props, PROPERTY_NAMES.nextTest),
+		daysOverdue: int(r.days_overdue),
+	};
+}
+
+export interface TestResultRecord {
+	id: number;
+	deviceId: number;
+	customerId: number | null;
+	projectId: number | null;
+	testDate: string;
+	syncedTime: string | null;
+	status: string;
+	tester: string | null;
+	testSequence: string | null;
+}
+
+export function readTestResult(raw: unknown): TestResultRecord | undefined {
+	if (!raw || typeof raw !== 'object') return undefined;
+	const r = raw as Json;
+	const id = int(r.id);
+	const deviceId = int(r.device_id);
+	const testDate = text(r.test_date);
+	if (id === null || deviceId === null || testDate === null) return undefined;
+	return {
+		id,
+		deviceId,
+		customerId: int(r.customer_id),
+		projectId: int(r.project_id),
+		testDate: testDate.slice(0, 10),
+		syncedTime: text(r.synced_time),
+		status: text(r.status) ?? 'unknown',
+		tester: text(r.tester),
+		testSequence: text(r.test_sequence),
+	};
+}
+
+/** passed → true, failed → false, anything this version does not know → null. */
+export function passedOf(status: string): boolean | null {
+	const s = status.toLowerCase();
+	return s === 'passed' ? true : s === 'failed' ? false : null;
+}

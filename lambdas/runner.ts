@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { ServiceClient } from '../client';
+import { EventBridgePublisher } from './adapters/eventBridgePublisher';
+import { FileStateStore } from './adapters/fileStateStore';
+import { FanOutPublisher, LinePublisher, WebhookPublisher } from './adapters/localPublishers';
+import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from './pollers/context';
+import { pollOverdueDevices } from './pollers/overdueDevices';
+import { pollTestResults } from './pollers/testResults';
+import type { Log, Publisher } from './ports';
+
+/**
+ * The pollers outside AWS: the same code, a local state file instead of DynamoDB, and events on
+ * stdout (plus EventBridge and/or a webhook when asked). Used by `npm start`.
+ */
+export interface RunnerOptions {
+	client: ServiceClient;
+	environment: 'sandbox' | 'production';
+	statePath: string;
+	writeLine: (line: string) => void;
+	log: Log;
+	webhookUrl?: string;
+	eventBusName?: string;
+	settings?: Partial<PollerSettings>;
+}
+
+export interface Runner {
+	cycle(): Promise<RunReport[]>;
+}
+
+export function createRunner(options: RunnerOptions): Runner {
+	const store = new FileStateStore(options.statePath);
+	const publishers: Publisher[] = [new LinePublisher(options.writeLine)];
+	if (options.eventBusName) publishers.push(new EventBridgePublisher({ busName: options.eventBusName, client: new EventBridgeClient({}), log: options.log }));
+	if (options.webhookUrl) publishers.push(new WebhookPublisher(options.webhookUrl, options.log));
+	const publisher = new FanOutPublisher(publishers);
+	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
+	return {
+		async cycle() {
+			const reports: RunReport[] = [];
+			for (const poll of [pollOverdueDevices, pollTestResults]) {
+				const ctx: PollerContext = {
+					client: options.client,
+					store,
+					publisher,
+					environment: options.environment,
+					now: Date.now,
+					remainingMs: () => Number.POSITIVE_INFINITY,
+					log: options.log,
+					metrics: { count: () => undefined },
+					settings,
+					runId: randomUUID(),
+				};
+				try {
+					reports.push(await poll(ctx));
+				} catch (error) {
+					// One failed run is retried by the next cycle; the runner keeps going.
+					options.log.error('A poll run failed; the next cycle retries it', { error: (error as Error).message });
+				}
+			}
+			return reports;
+		},
+	};
+}

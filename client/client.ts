@@ -65,8 +65,16 @@ export class ServiceClient {
 		const path = resolvePath(operation, options.pathParams, options.parameter);
 		const url = `${this.base.apiRoot}${path}${queryString(options.params ?? [])}`;
 		const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-		const response = await this.send(method, url, body, 'text');
-		return parseJsonBody(response, method, path);
+		return this.sendJson(method, url, body);
+	}
+
+	/** Sends and parses JSON; an unreadable answer to an idempotent request is retried like a 5xx. */
+	sendJson(method: HttpMethod, url: string, body?: string): Promise<unknown> {
+		if (!sameOrigin(url, this.base)) {
+			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
+		}
+		const path = pathOf(url, this.base);
+		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path));
 	}
 
 	/** Delete one item: to the recycle bin, or for good with `directDelete`. */
@@ -99,8 +107,7 @@ export class ServiceClient {
 				return;
 			}
 			visited.add(url);
-			const response = await this.send('GET', url, undefined, 'text');
-			const page = readPage(parseJsonBody(response, 'GET', path), path);
+			const page = readPage(await this.sendJson('GET', url), path);
 			if (page.items.length === 0) return;
 			const signature = pageSignature(page.items);
 			if (signature === previous) {
@@ -161,7 +168,7 @@ export class ServiceClient {
 					message: `Refusing to download from ${safeOrigin(url)}: links to other hosts must use https and are fetched without the access token`,
 				});
 			}
-			response = await this.attempts('GET', url, undefined, 'binary', this.options.requestAnonymous, false);
+			response = await this.attempts('GET', url, undefined, 'binary', this.options.requestAnonymous, false, (r) => r);
 		}
 		const data = typeof response.body === 'string' ? new TextEncoder().encode(response.body) : response.body;
 		const fileName =
@@ -176,17 +183,18 @@ export class ServiceClient {
 		if (!sameOrigin(url, this.base)) {
 			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
 		}
-		return this.attempts(method, url, body, responseType, this.options.request, true);
+		return this.attempts(method, url, body, responseType, this.options.request, true, (response) => response);
 	}
 
-	private async attempts(
+	private async attempts<T>(
 		method: HttpMethod,
 		url: string,
 		body: string | undefined,
 		responseType: 'text' | 'binary',
 		request: RequestFn,
 		paced: boolean,
-	): Promise<HttpResponse> {
+		read: (response: HttpResponse) => T,
+	): Promise<T> {
 		const { clock, onEvent } = this.options;
 		const path = pathOf(url, this.base);
 		let waited = 0;
@@ -204,7 +212,7 @@ export class ServiceClient {
 					timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 				});
 				onEvent?.({ type: 'response', method, path, status: response.status, durationMs: clock.now() - started, attempt });
-				if (response.status >= 200 && response.status < 300) return response;
+				if (response.status >= 200 && response.status < 300) return read(response);
 				error = errorFromResponse({
 					status: response.status,
 					bodyText: bodyText(response.body),

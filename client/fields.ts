@@ -41,6 +41,12 @@ export const FIELDS: Partial<Record<Resource, readonly FieldInfo[]>> = {
 		{ name: 'role', dataType: 'Text', description: 'admin, tester or viewer' },
 		{ name: 'date_joined', dataType: 'Date', description: 'Account created' },
 	],
+	propertyKey: [
+		{ name: 'id', dataType: 'Number', description: 'Property key id' },
+		{ name: 'name', dataType: 'Text', description: 'Property name' },
+		{ name: 'data_type', dataType: 'Text', description: 'Number, Text or Date' },
+		{ name: 'resource', dataType: 'Text', description: 'device or customer' },
+	],
 	recycleBin: [
 		{ name: 'id', dataType: 'Number', description: 'Recycle bin entry ID' },
 		{ name: 'resource', dataType: 'Text', description: 'device or customer' },

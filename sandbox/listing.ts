@@ -1,5 +1,7 @@
 import {
+	DEFAULT_PAGE_SIZE,
 	FIELDS,
+	MAX_LIMIT,
 	PAGINATION,
 	ValidationError,
 	parseEnabled,
@@ -35,8 +37,7 @@ export interface ListSource<T> {
 	id(item: T): number;
 }
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+export const DEFAULT_LIMIT = DEFAULT_PAGE_SIZE;
 
 export interface ListRequest {
 	filters: Array<{ filter: Filter; dataType: DataType }>;

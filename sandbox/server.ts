@@ -47,7 +47,7 @@ export const API_ROOT = '/api/v1';
 type Handler = (ctx: { request: FastifyRequest; reply: FastifyReply; token: TokenInfo; account: Account }) => unknown;
 
 /** Scope each operation needs (documented in the README's sandbox section). */
-const SCOPE: Record<OperationId, Scope> = {
+const SCOPE: Record<OperationId, Scope | Scope[]> = {
 	'customer.list': 'customers:read',
 	'customer.create': 'customers:write',
 	'customer.update': 'customers:write',
@@ -66,7 +66,7 @@ const SCOPE: Record<OperationId, Scope> = {
 	'recycleBin.list': 'recycle_bin:read',
 	'recycleBin.restore': 'recycle_bin:write',
 	'file.downloadLink': 'files:read',
-	'propertyKey.list': 'devices:read',
+	'propertyKey.list': ['devices:read', 'customers:read'],
 };
 
 function propSource(account: Account, resource: 'device' | 'customer' | 'overdueDevice'): ListSource<PropRecord> {
@@ -169,7 +169,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return payload;
 	});
 
-	function authorize(request: FastifyRequest, scope: Scope): TokenInfo {
+	function authorize(request: FastifyRequest, scope: Scope | Scope[]): TokenInfo {
 		if (account.maintenance) throw new ApiError(451, 'The service is under maintenance. Please try again later.');
 		const token = account.authenticate(request.headers.authorization);
 		if (account.license !== 'active') {
@@ -179,8 +179,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (wait !== undefined) {
 			throw new ApiError(429, 'Request was throttled: at most 5 requests per second per access token.', { 'retry-after': String(Math.ceil(wait / 1000)) });
 		}
-		if (!token.scopes.has(scope)) {
-			throw new ApiError(413, `Permission denied: the access token lacks the "${scope}" scope. Edit the token on the Administration page, API Access tab.`);
+		const anyOf = Array.isArray(scope) ? scope : [scope];
+		if (!anyOf.some((s) => token.scopes.has(s))) {
+			throw new ApiError(413, `Permission denied: the access token lacks the "${anyOf.join('" or "')}" scope. Edit the token on the Administration page, API Access tab.`);
 		}
 		return token;
 	}

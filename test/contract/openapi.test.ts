@@ -20,7 +20,7 @@ function validatorFor(doc: Record<string, unknown>) {
 }
 
 describe('the published OpenAPI document', () => {
-	it('is the one generated from the code (regenerate with npm run openapi)', () => {
+	it('is the one generated from the code (regenerate with npm run contract)', () => {
 		expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
 	});
 

@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import dynalite from 'dynalite';
+
+export const AWS_TEST_CONFIG = { region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+
+export interface PutEventsEntry {
+	Source: string;
+	DetailType: string;
+	Detail: string;
+	EventBusName?: string;
+	Time?: number;
+}
+
+/**
+ * A wire-level stand-in for the AWS JSON endpoints the pollers call (no emulator exists on npm):
+ * `AWSEvents.PutEvents` (with scripted partial failures and throttling) and
+ * `secretsmanager.GetSecretValue`. Real SDK clients talk to it over HTTP.
+ */
+export class LocalAws {
+	readonly accepted: PutEventsEntry[] = [];
+	calls = 0;
+	/** Decides per entry: undefined = accept, else an error code (e.g. ThrottlingException). */
+	failEntry: (entry: PutEventsEntry, call: number) => string | undefined = () => undefined;
+	/** Fails the whole call with this status and error type when it returns one. */
+	failCall: (call: number) => { status: number; type: string } | undefined = () => undefined;
+	readonly secrets = new Map<string, string>();
+	private server!: Server;
+	url = '';
+
+	async start(): Promise<this> {
+		this.server = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', () => {
+				const target = String(req.headers['x-amz-target'] ?? '');
+				const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+				const reply = (status: number, payload: unknown) => {
+					res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+					res.end(JSON.stringify(payload));
+				};
+				if (target === 'AWSEvents.PutEvents') {
+					const call = ++this.calls;
+					const entries = body.Entries as PutEventsEntry[];
+					if (!Array.isArray(entries) || entries.length < 1 || entries.length > 10) {
+						return reply(400, { __type: 'ValidationException', message: `1 to 10 entries per call, got ${entries?.length}` });
+					}
+					const size = entries.reduce((n, e) => n + (e.Time !== undefined ? 14 : 0) + Buffer.byteLength(e.Source) + Buffer.byteLength(e.DetailType) + Buffer.byteLength(e.Detail), 0);
+					if (size > 256 * 1024) return reply(400, { __type: 'ValidationException', message: `request of ${size} bytes is over 256 KB` });
+					const whole = this.failCall(call);
+					if (whole) return reply(whole.status, { __type: whole.type, message: 'scripted failure' });
+					let failed = 0;
+					const results = entries.map((entry) => {
+						const code = this.failEntry(entry, call);
+						if (code) {
+							failed++;
+							return { ErrorCode: code, ErrorMessage: 'scripted failure' };
+						}
+						this.accepted.push(entry);
+						return { EventId: `evt-${this.accepted.length}` };
+					});
+					return reply(200, { FailedEntryCount: failed, Entries: results });
+				}
+				if (target === 'secretsmanager.GetSecretValue') {
+					const id = String(body.SecretId);
+					const value = this.secrets.get(id);
+					if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: 'no such secret' });
+					return reply(200, { ARN: id, Name: id, SecretString: value, VersionId: 'v1' });
+				}
+				reply(400, { __type: 'UnknownOperationException', message: target });
+			});
+		});
+		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		return this;
+	}
+
+	events(): Array<{ source: string; 'detail-type': string; detail: { metadata: { dedupeKey: string }; data: Record<string, unknown> } }> {
+		return this.accepted.map((e) => ({ source: e.Source, 'detail-type': e.DetailType, detail: JSON.parse(e.Detail) }));
+	}
+
+	eventBridge(): EventBridgeClient {
+		return new EventBridgeClient({ ...AWS_TEST_CONFIG, endpoint: this.url, maxAttempts: 1 });
+	}
+
+	stop(): Promise<void> {
+		return new Promise((r) => this.server.close(() => r()));
+	}
+}
+
+/** DynamoDB's wire protocol (dynalite) with the pollers' state table. */
+export async function startDynamo(table = 'tec-state'): Promise<{ url: string; client: DynamoDBClient; table: string; stop: () => Promise<void> }> {
+	const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	const client = new DynamoDBClient({ ...AWS_TEST_CONFIG, endpoint: url });
+	await client.send(
+		new CreateTableCommand({
+			TableName: table,
+			BillingMode: 'PAY_PER_REQUEST',
+			AttributeDefinitions: [
+				{ AttributeName: 'pk', AttributeType: 'S' },
+				{ AttributeName: 'sk', AttributeType: 'S' },
+			],
+			KeySchema: [
+				{ AttributeName: 'pk', KeyType: 'HASH' },
+				{ AttributeName: 'sk', KeyType: 'RANGE' },
+			],
+		}),
+	);
+	return { url, client, table, stop: () => new Promise((r) => server.close(() => r())) };
+}

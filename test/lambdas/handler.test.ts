@@ -1,0 +1,78 @@
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readConfig } from '../../lambdas/config';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { LocalAws, startDynamo } from '../support/localAws';
+import { schemaErrors } from '../support/eventSchemas';
+
+/**
+ * The deployed entry points, end to end: configuration from the environment, the token from
+ * Secrets Manager, state in DynamoDB, events to EventBridge (all over the wire, locally).
+ */
+let sandbox: Sandbox;
+let aws: LocalAws;
+let dynamo: Awaited<ReturnType<typeof startDynamo>>;
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-AbCdEf';
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, size: { devices: 50, customers: 4, testResults: 30 } });
+	aws = await new LocalAws().start();
+	dynamo = await startDynamo('tec-handler-state');
+	aws.secrets.set(SECRET_ARN, JSON.stringify({ token: sandbox.sandboxToken }));
+	Object.assign(process.env, {
+		AWS_REGION: 'eu-central-1',
+		AWS_ACCESS_KEY_ID: 'test',
+		AWS_SECRET_ACCESS_KEY: 'test',
+		AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
+		AWS_ENDPOINT_URL_EVENTBRIDGE: aws.url,
+		AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
+		POWERTOOLS_DEV: 'true',
+		TEC_BASE_URL: sandbox.url,
+		TEC_ENVIRONMENT: 'sandbox',
+		TEC_TOKEN_SECRET_ARN: SECRET_ARN,
+		STATE_TABLE: dynamo.table,
+		EVENT_BUS_NAME: 'tec-alerts',
+	});
+});
+afterAll(async () => {
+	await sandbox.stop();
+	await aws.stop();
+	await dynamo.stop();
+});
+
+const context = (ms = 120_000) =>
+	({ awsRequestId: `req-${Math.random()}`, getRemainingTimeInMillis: () => ms, functionName: 'test' }) as unknown as Context;
+
+describe('Lambda handlers', () => {
+	it('the overdue poller handler publishes to the configured bus and never logs the token', async () => {
+		const lines: string[] = [];
+		const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+			vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' '))),
+		);
+		const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
+		try {
+			const { handler } = await import('../../lambdas/handlers/overdueDevices');
+			const report = await handler({}, context());
+			expect(report.complete).toBe(true);
+			const { handler: results } = await import('../../lambdas/handlers/testResults');
+			expect((await results({}, context())).complete).toBe(true);
+		} finally {
+			for (const s of spies) s.mockRestore();
+			write.mockRestore();
+		}
+		const events = aws.events();
+		expect(events.filter((e) => e['detail-type'] === 'Device Overdue').length).toBeGreaterThan(0);
+		expect(aws.accepted.every((e) => e.EventBusName === 'tec-alerts')).toBe(true);
+		for (const e of events) expect(schemaErrors(e)).toEqual([]);
+		expect(lines.some((l) => l.includes('Poll run finished'))).toBe(true);
+		expect(lines.join('\n')).not.toContain(sandbox.sandboxToken);
+	});
+
+	it('configuration errors are clear and name the variable', () => {
+		expect(() => readConfig({})).toThrow(/TEC_BASE_URL is required/);
+		expect(() => readConfig({ ...process.env, TEC_BASE_URL: 'http://tec.example.com' })).toThrow(/TEC_BASE_URL: must use https/);
+		expect(() => readConfig({ ...process.env, REMINDER_DAYS: 'weekly' })).toThrow(/REMINDER_DAYS must be a whole number from 0 to 365, got "weekly"/);
+		expect(() => readConfig({ ...process.env, TEC_ENVIRONMENT: 'staging' })).toThrow(/TEC_ENVIRONMENT must be sandbox or production/);
+		expect(readConfig({ ...process.env, REMINDER_DAYS: '0' }).REMINDER_DAYS).toBe(0);
+	});
+});

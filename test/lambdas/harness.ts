@@ -1,0 +1,56 @@
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { connectService } from '../../lambdas/adapters/undiciService';
+import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
+import type { StateStore } from '../../lambdas/ports';
+import type { Sandbox } from '../../sandbox/server';
+import type { LocalAws } from '../support/localAws';
+
+let tables = 0;
+
+/** A fresh state table per scenario, so scenarios never see each other's state. */
+export async function newTable(client: DynamoDBClient): Promise<string> {
+	const name = `state-${++tables}`;
+	await client.send(
+		new CreateTableCommand({
+			TableName: name,
+			BillingMode: 'PAY_PER_REQUEST',
+			AttributeDefinitions: [
+				{ AttributeName: 'pk', AttributeType: 'S' },
+				{ AttributeName: 'sk', AttributeType: 'S' },
+			],
+			KeySchema: [
+				{ AttributeName: 'pk', KeyType: 'HASH' },
+				{ AttributeName: 'sk', KeyType: 'RANGE' },
+			],
+		}),
+	);
+	return name;
+}
+
+export interface World {
+	sandbox: Sandbox;
+	aws: LocalAws;
+	dynamo: DynamoDBClient;
+}
+
+/** A poller context on real adapters: the sandbox over HTTP, DynamoDB (dynalite), EventBridge (local wire endpoint). */
+export function pollerContext(
+	world: World,
+	table: string,
+	options: { settings?: Partial<PollerSettings>; store?: StateStore; remainingMs?: () => number; runId?: string; token?: string } = {},
+): PollerContext {
+	return {
+		client: connectService({ baseUrl: world.sandbox.url, token: options.token ?? world.sandbox.sandboxToken, environment: 'sandbox' }),
+		store: options.store ?? new DynamoStateStore(table, world.dynamo, async () => undefined),
+		publisher: new EventBridgePublisher({ busName: 'tec-test', client: world.aws.eventBridge(), sleep: async () => undefined }),
+		environment: 'sandbox',
+		now: () => world.sandbox.account.now(),
+		remainingMs: options.remainingMs ?? (() => 600_000),
+		log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+		metrics: { count: () => undefined },
+		settings: { ...DEFAULT_SETTINGS, safetyMs: 1000, ...options.settings },
+		runId: options.runId ?? `run-${Math.random().toString(36).slice(2)}`,
+	};
+}

@@ -1,11 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { table, type BenchRow } from './lib';
+import { benchBundles } from './bundles';
+import { benchPollers } from './pollers';
 import { benchSandbox } from './sandbox';
 
 /** `npm run bench`: every benchmark, one table (also written to bench/results.md). */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
 	sandbox: () => benchSandbox(),
+	pollers: () => benchPollers(),
+	bundles: () => benchBundles(),
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,37 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	NodeConnectionType,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { properties } from './actions/node.description';
+import { router } from './actions/router';
+import { listSearch, loadOptions } from './methods';
+
+const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
+
+export class TestEquipmentCloud implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Test Equipment Cloud',
+		name: 'testEquipmentCloud',
+		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Manage customers, devices, test results, projects and files of Test Equipment Cloud',
+		defaults: { name: 'Test Equipment Cloud' },
+		usableAsTool: true,
+		inputs: main,
+		outputs: main,
+		credentials: [{ name: 'testEquipmentCloudApi', required: true }],
+		properties,
+	};
+
+	methods = { loadOptions, listSearch };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,20 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { requestOptions, writeProperties } from '../common/descriptions';
+import { clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+
+const properties: INodeProperties[] = [...writeProperties({ resource: 'customer', update: false }), requestOptions(true)];
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	let body: IDataObject | IDataObject[];
+	if (this.getNodeParameter('inputMode', i) === 'json') {
+		body = readJsonInput(this, i);
+	} else {
+		body = { properties: readPropertyValues(this, i, true) };
+	}
+	const client = await clientFor(this, i);
+	const created = await client.call('customer.create', { body });
+	return toItems(created, i, getOptions(this, i).simplify === true);
+}

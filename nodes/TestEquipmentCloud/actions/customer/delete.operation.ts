@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { recordLocator, requestOptions } from '../common/descriptions';
+import { clientFor, idParameter, toItems } from '../common/utils';
+
+const properties: INodeProperties[] = [
+	{
+		...recordLocator({ name: 'customerId', displayName: 'Customer', searchListMethod: 'searchCustomers', placeholder: 'e.g. 1042' }),
+		description: 'The customer to delete',
+	},
+	{
+		displayName: 'Delete Permanently',
+		name: 'deletePermanently',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to remove the customer completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
+	},
+	requestOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	const id = idParameter(this, 'customerId', i);
+	const permanently = this.getNodeParameter('deletePermanently', i, false) as boolean;
+	const client = await clientFor(this, i);
+	const result = await client.delete('customer.delete', id, permanently, 'Customer');
+	return toItems(result ?? { id, deleted: true }, i);
+}

@@ -1,0 +1,23 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { requestOptions, writeProperties } from '../common/descriptions';
+import { bodyId, clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+
+const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), requestOptions(true)];
+
+export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	let body: IDataObject | IDataObject[];
+	if (this.getNodeParameter('inputMode', i) === 'json') {
+		body = readJsonInput(this, i);
+	} else {
+		const fields: IDataObject = { properties: readPropertyValues(this, i, true) };
+		const customerId = String(this.getNodeParameter('customerId', i, '') ?? '').trim();
+		if (customerId !== '') fields.customer_id = bodyId(customerId, 'Customer ID');
+		body = fields;
+	}
+	const client = await clientFor(this, i);
+	const created = await client.call('device.create', { body });
+	return toItems(created, i, getOptions(this, i).simplify === true);
+}

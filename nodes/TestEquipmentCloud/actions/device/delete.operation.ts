@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { recordLocator, requestOptions } from '../common/descriptions';
+import { clientFor, idParameter, toItems } from '../common/utils';
+
+const properties: INodeProperties[] = [
+	{
+		...recordLocator({ name: 'deviceId', displayName: 'Device', searchListMethod: 'searchDevices', placeholder: 'e.g. 1042' }),
+		description: 'The device to delete',
+	},
+	{
+		displayName: 'Delete Permanently',
+		name: 'deletePermanently',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to remove the device completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
+	},
+	requestOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	const id = idParameter(this, 'deviceId', i);
+	const permanently = this.getNodeParameter('deletePermanently', i, false) as boolean;
+	const client = await clientFor(this, i);
+	const result = await client.delete('device.delete', id, permanently, 'Device');
+	return toItems(result ?? { id, deleted: true }, i);
+}

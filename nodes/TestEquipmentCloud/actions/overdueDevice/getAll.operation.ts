@@ -1,0 +1,12 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { listProperties } from '../common/descriptions';
+import { executeList } from '../common/utils';
+
+const properties: INodeProperties[] = listProperties('overdueDevice');
+
+export const description = updateDisplayOptions({ show: { resource: ['overdueDevice'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	return await executeList.call(this, i, 'overdueDevice', 'overdueDevice.list');
+}

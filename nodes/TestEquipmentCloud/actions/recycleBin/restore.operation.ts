@@ -1,0 +1,26 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { requestOptions } from '../common/descriptions';
+import { clientFor, idParameter, toItems } from '../common/utils';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Recycle Bin Entry ID',
+		name: 'entryId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 7',
+		description: 'The ID of the recycle bin entry (the "ID" of Get Many, or recycle_bin_ID of a delete)',
+	},
+	requestOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['recycleBin'], operation: ['restore'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	const id = idParameter(this, 'entryId', i);
+	const client = await clientFor(this, i);
+	const restored = await client.call('recycleBin.restore', { pathParams: { id }, parameter: 'Recycle Bin Entry ID' });
+	return toItems(restored, i);
+}

@@ -1,0 +1,166 @@
+/**
+ * The one n8n adapter over the client core: n8n's authenticated request helper as the request
+ * function (so proxies and n8n's credential handling apply), n8n's sleep as the clock, the
+ * token's shared pacer, and one mapping of client errors to n8n errors.
+ */
+import type {
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	INode,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import {
+	ServiceClient,
+	ServiceError,
+	ValidationError,
+	pacingKey,
+	parseBaseUrl,
+	ruleForStatus,
+	sharedPacers,
+	type Clock,
+	type HttpRequest,
+	type HttpResponse,
+	type RequestFn,
+	type RetryOptions,
+} from '../../../client';
+
+export const CREDENTIAL_TYPE = 'testEquipmentCloudApi';
+
+export interface TestEquipmentCloudCredentials {
+	accessToken: string;
+	environment: 'sandbox' | 'production';
+	sandboxBaseUrl: string;
+	productionBaseUrl: string;
+}
+
+type Context = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** What n8n's helper resolves with when `returnFullResponse` is set. */
+interface FullResponse {
+	body: unknown;
+	headers: Record<string, unknown>;
+	statusCode: number;
+}
+
+export const clock: Clock = {
+	now: () => Date.now(),
+	sleep: async (ms: number) => await sleep(ms),
+};
+
+function toHeaders(raw: Record<string, unknown> | undefined): HttpResponse['headers'] {
+	const headers: HttpResponse['headers'] = {};
+	for (const [name, value] of Object.entries(raw ?? {})) {
+		if (value === undefined || value === null) continue;
+		headers[name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(', ') : String(value);
+	}
+	return headers;
+}
+
+function toBody(body: unknown, responseType: HttpRequest['responseType']): HttpResponse['body'] {
+	if (body === undefined || body === null) return responseType === 'binary' ? new Uint8Array(0) : '';
+	if (body instanceof Uint8Array) return responseType === 'binary' ? body : new TextDecoder().decode(body);
+	if (body instanceof ArrayBuffer) {
+		const bytes = new Uint8Array(body);
+		return responseType === 'binary' ? bytes : new TextDecoder().decode(bytes);
+	}
+	const text = typeof body === 'string' ? body : JSON.stringify(body);
+	return responseType === 'binary' ? new TextEncoder().encode(text) : text;
+}
+
+function requestFn(ctx: Context, authenticated: boolean): RequestFn {
+	return async (request) => {
+		const options: IHttpRequestOptions = {
+			method: request.method,
+			url: request.url,
+			headers: request.headers,
+			body: request.body,
+			// The client reads every status itself and parses the text: n8n must neither throw
+			// on 4xx/5xx (and so never re-sends a refused request) nor parse the body.
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			json: false,
+			encoding: request.responseType === 'binary' ? 'arraybuffer' : 'text',
+			timeout: request.timeoutMs,
+		};
+		const response = (
+			authenticated
+				? await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
+				: await ctx.helpers.httpRequest(options)
+		) as FullResponse;
+		return {
+			status: response.statusCode,
+			headers: toHeaders(response.headers),
+			body: toBody(response.body, request.responseType),
+		};
+	};
+}
+
+export interface ClientSettings {
+	/** Upper bound (seconds) of the waits of one request for 429, 451 and temporary errors. */
+	maxRetryWaitSeconds?: number;
+}
+
+export function retryOptions(settings: ClientSettings = {}): Partial<RetryOptions> {
+	const seconds = settings.maxRetryWaitSeconds;
+	if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return {};
+	return { maxTotalWaitMs: Math.round(seconds * 1000) };
+}
+
+/** A client for the credential's environment, sharing the token's pacer with every caller. */
+export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
+	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
+	const production = credentials.environment === 'production';
+	const base = parseBaseUrl(
+		String((production ? credentials.productionBaseUrl : credentials.sandboxBaseUrl) ?? ''),
+		production ? 'Production Base URL (credential)' : 'Sandbox Base URL (credential)',
+	);
+	const pacer = sharedPacers.forKey(
+		pacingKey(String(credentials.accessToken ?? ''), `${production ? 'production' : 'sandbox'} ${base.apiRoot}`),
+		clock,
+	);
+	return new ServiceClient({
+		baseUrl: base,
+		request: requestFn(ctx, true),
+		requestAnonymous: requestFn(ctx, false),
+		clock,
+		pacer,
+		retry: retryOptions(settings),
+	});
+}
+
+/**
+ * Every failure becomes exactly one n8n error: NodeOperationError (with the item index) for bad
+ * parameters caught before any request, NodeApiError (HTTP code and the service's description)
+ * for what the service answered. n8n errors pass through unchanged.
+ */
+export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	if (error instanceof ValidationError) {
+		return new NodeOperationError(node, error.message, {
+			itemIndex,
+			description: `Check the parameter "${error.parameter}". Nothing was sent to the service.`,
+		});
+	}
+	if (error instanceof ServiceError) {
+		const message =
+			error.status !== undefined ? `${ruleForStatus(error.status).message} (HTTP ${error.status})` : error.message;
+		const description = error.description ?? error.bodyExcerpt ?? (error.status !== undefined ? error.message : undefined);
+		const response: JsonObject = {
+			message,
+			kind: error.kind,
+			...(error.status !== undefined ? { httpCode: String(error.status) } : {}),
+			...(description !== undefined ? { description } : {}),
+			...(error.method !== undefined ? { method: error.method } : {}),
+			...(error.path !== undefined ? { path: error.path } : {}),
+		};
+		return new NodeApiError(node, response, {
+			message,
+			description,
+			httpCode: error.status !== undefined ? String(error.status) : undefined,
+			itemIndex,
+		});
+	}
+	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
+}

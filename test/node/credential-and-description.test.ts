@@ -1,0 +1,156 @@
+/**
+ * The credential's test request against the sandbox, the editor's loadOptions / listSearch
+ * methods through n8n-core's LoadOptionsContext, and the node description as n8n loads it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import type { Sandbox } from '../../sandbox/server';
+import { DEVICE_KEYS, CUSTOMER_KEYS } from '../../sandbox/properties';
+import { CREDENTIAL_TYPE, PACKAGE_DIR, callMethod, loadPackage, testCredential } from '../support/n8n';
+import { credentialsFor, sandboxForTests } from './helpers';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await sandboxForTests();
+});
+afterAll(async () => sandbox.stop());
+
+const credential = (token: string, extra: Record<string, string> = {}) => ({
+	accessToken: token,
+	environment: 'sandbox',
+	sandboxBaseUrl: sandbox.url,
+	...extra,
+});
+
+describe('credential test request', () => {
+	it('a valid token passes, with one cheap list request (limit 1) under /api/v1', async () => {
+		const result = await testCredential(credential(sandbox.sandboxToken));
+		expect(result).toMatchObject({ status: 'OK', httpStatus: 200 });
+		expect(result.url).toBe(`${sandbox.url}/api/v1/data/devices/all/?limit=1`);
+	});
+
+	it('normalises the base URL like the client (trailing slash, /api/v1 given or not)', async () => {
+		for (const base of [`${sandbox.url}/`, `${sandbox.url}/api/v1`, `${sandbox.url}/api/v1/`]) {
+			const result = await testCredential(credential(sandbox.sandboxToken, { sandboxBaseUrl: base }));
+			expect(result.url).toBe(`${sandbox.url}/api/v1/data/devices/all/?limit=1`);
+			expect(result.status).toBe('OK');
+		}
+	});
+
+	it('uses the Production Base URL when Environment is Production', async () => {
+		const result = await testCredential(
+			credential(sandbox.sandboxToken, { environment: 'production', sandboxBaseUrl: 'http://127.0.0.1:1', productionBaseUrl: sandbox.url }),
+		);
+		expect(result).toMatchObject({ status: 'OK', url: `${sandbox.url}/api/v1/data/devices/all/?limit=1` });
+	});
+
+	it('a bad token gives the 401 text saying what to do', async () => {
+		const result = await testCredential(credential('0'.repeat(40)));
+		expect(result).toMatchObject({ status: 'Error', httpStatus: 401 });
+		expect(result.message).toContain('Check the token and that Environment matches');
+		expect(result.message).not.toContain('0'.repeat(40));
+	});
+
+	it('a token without the scope gives the 413 text', async () => {
+		const { token } = sandbox.account.createToken({ scopes: ['customers:read'] });
+		const result = await testCredential(credential(token));
+		expect(result).toMatchObject({ status: 'Error', httpStatus: 413 });
+		expect(result.message).toContain('API Access tab');
+	});
+});
+
+describe('editor methods (loadOptions, listSearch)', () => {
+	const call = (kind: 'loadOptions' | 'listSearch', method: string, parameters: Record<string, unknown>, filter?: string) =>
+		callMethod({ kind, method, parameters: parameters as never, credentials: credentialsFor(sandbox), filter });
+
+	it('property keys come from the service, per resource and per data type', async () => {
+		const device = (await call('loadOptions', 'getPropertyKeys', { resource: 'device', operation: 'getAll' })) as INodePropertyOptions[];
+		expect(device.map((o) => o.value).sort((a, b) => Number(a) - Number(b))).toEqual(DEVICE_KEYS.map((k) => k.id));
+		const customer = (await call('loadOptions', 'getPropertyKeys', { resource: 'customer', operation: 'getAll' })) as INodePropertyOptions[];
+		expect(customer.map((o) => o.value).sort((a, b) => Number(a) - Number(b))).toEqual(CUSTOMER_KEYS.map((k) => k.id));
+		const dates = (await call('loadOptions', 'getDateKeys', { resource: 'overdueDevice', operation: 'getAll' })) as INodePropertyOptions[];
+		expect(dates.map((o) => o.name).sort()).toEqual(['Last tested', 'Next test']);
+	});
+
+	it('field names come from the client field table for field-filtered lists', async () => {
+		const text = (await call('loadOptions', 'getTextKeys', { resource: 'subUser', operation: 'getAll' })) as INodePropertyOptions[];
+		expect(text.map((o) => o.value).sort()).toEqual(['email', 'first_name', 'last_name', 'role', 'username']);
+		const sort = (await call('loadOptions', 'getSortKeys', { resource: 'project', operation: 'getAll' })) as INodePropertyOptions[];
+		expect(sort.map((o) => o.value)).toContain('updated_time');
+	});
+
+	it('record pickers list and search devices, customers and test results', async () => {
+		const devices = (await call('listSearch', 'searchDevices', { resource: 'device', operation: 'get' }, 'TEC-000042')) as {
+			results: Array<{ name: string; value: string }>;
+		};
+		expect(devices.results).toEqual([{ name: expect.stringContaining('(TEC-000042) · #42'), value: '42' }]);
+		const customers = (await call('listSearch', 'searchCustomers', { resource: 'customer', operation: 'update' })) as { results: unknown[] };
+		expect(customers.results).toHaveLength(12);
+		const results = (await call('listSearch', 'searchTestResults', { resource: 'testResult', operation: 'get' })) as { results: unknown[] };
+		expect(results.results).toHaveLength(100);
+	});
+});
+
+describe('node and credential as n8n loads them', () => {
+	const EXPECTED: Record<string, string[]> = {
+		customer: ['create', 'delete', 'getAll', 'update'],
+		device: ['create', 'delete', 'get', 'getAll', 'update', 'updateMany'],
+		overdueDevice: ['getAll'],
+		testResult: ['get', 'getAll'],
+		project: ['getAll'],
+		subUser: ['getAll'],
+		recycleBin: ['getAll', 'restore'],
+		file: ['download'],
+	};
+
+	it('has exactly the public resource and operation values', async () => {
+		const pkg = await loadPackage();
+		const description = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.testEquipmentCloud`).description as INodeTypeDescription;
+		const resource = description.properties.find((p) => p.name === 'resource')!;
+		const resources = (resource.options as INodePropertyOptions[]).map((o) => o.value);
+		expect(resources.sort()).toEqual(Object.keys(EXPECTED).sort());
+		for (const r of resources) {
+			const op = description.properties.find(
+				(p: INodeProperties) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(r),
+			)!;
+			expect((op.options as INodePropertyOptions[]).map((o) => o.value).sort(), String(r)).toEqual(EXPECTED[String(r)]);
+		}
+		expect(description).toMatchObject({
+			name: 'testEquipmentCloud',
+			displayName: 'Test Equipment Cloud',
+			version: 1,
+			usableAsTool: true,
+			subtitle: expect.stringMatching(/operation.*resource/),
+			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		});
+	});
+
+	it('icons and the codex file are in dist/ where n8n looks for them', async () => {
+		const dir = join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud');
+		for (const f of ['testEquipmentCloud.svg', 'testEquipmentCloud.dark.svg', 'TestEquipmentCloud.node.json']) {
+			expect(existsSync(join(dir, f)), f).toBe(true);
+		}
+		const codex = JSON.parse(readFileSync(join(dir, 'TestEquipmentCloud.node.json'), 'utf8'));
+		expect(codex).toMatchObject({ node: 'n8n-nodes-test-equipment-cloud.testEquipmentCloud', categories: expect.any(Array) });
+		expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
+		for (const f of ['testEquipmentCloud.svg', 'testEquipmentCloud.dark.svg']) {
+			expect(existsSync(join(PACKAGE_DIR, 'dist', 'credentials', f)), f).toBe(true);
+		}
+	});
+
+	it('the credential: token is a password field, Sandbox is the default environment, generic auth header', async () => {
+		const pkg = await loadPackage();
+		const type = pkg.credentialTypes[CREDENTIAL_TYPE];
+		expect(type.displayName).toBe('Test Equipment Cloud API');
+		const token = type.properties.find((p) => p.name === 'accessToken')!;
+		expect(token.typeOptions?.password).toBe(true);
+		expect(type.properties.find((p) => p.name === 'environment')?.default).toBe('sandbox');
+		expect(type.authenticate).toEqual({
+			type: 'generic',
+			properties: { headers: { Authorization: '=Token {{$credentials.accessToken}}' } },
+		});
+		expect(pkg.loader.known.credentials[CREDENTIAL_TYPE]?.supportedNodes).toEqual(['testEquipmentCloud']);
+	});
+});

@@ -1,0 +1,54 @@
+import type { IDataObject } from 'n8n-workflow';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { CREDENTIAL_TYPE, runNode, type RunNodeOptions } from '../support/n8n';
+
+export { CREDENTIAL_TYPE };
+
+/**
+ * Starts a sandbox on a free port with the demo account, and warms n8n's HTTP stack up: the
+ * first request of a process spends ~40 ms in n8n's lazy set-up between the pacer's slot and the
+ * wire, more than the pacer's 25 ms margin, so a burst right after it can meet one 429 (which the
+ * client waits out). Tests that count requests should not depend on that.
+ */
+export async function sandboxForTests(): Promise<Sandbox> {
+	const sandbox = await startSandbox({ port: 0 });
+	await runNode({
+		credentials: credentialsFor(sandbox),
+		parameters: { resource: 'subUser', operation: 'getAll', limit: 1 },
+	});
+	await new Promise((resolve) => setTimeout(resolve, 1100));
+	return sandbox;
+}
+
+export function credentialsFor(sandbox: Sandbox, token = sandbox.sandboxToken, extra: IDataObject = {}) {
+	return {
+		[CREDENTIAL_TYPE]: { accessToken: token, environment: 'sandbox', sandboxBaseUrl: sandbox.url, productionBaseUrl: '', ...extra },
+	};
+}
+
+/** Runs the node in n8n's engine against the sandbox with its all-scopes token. */
+export async function run(sandbox: Sandbox, parameters: IDataObject, options: Partial<RunNodeOptions> = {}) {
+	return await runNode({ credentials: credentialsFor(sandbox), ...options, parameters });
+}
+
+/** `properties: [{key_id, value}]` of a record as a map key id → value. */
+export function valuesOf(record: IDataObject): Record<number, unknown> {
+	return Object.fromEntries(((record.properties ?? []) as IDataObject[]).map((p) => [Number(p.key_id), p.value]));
+}
+
+/**
+ * The sandbox counts a request in fastify's onResponse hook, which may run just after the
+ * client already has the answer: let it settle before reading `sandbox.stats`.
+ */
+export async function settledRequests(sandbox: Sandbox): Promise<number> {
+	await new Promise((resolve) => setTimeout(resolve, 30));
+	return sandbox.stats.requests;
+}
+
+/** Requests the sandbox answered with 2xx (after settling). */
+export async function settledOkRequests(sandbox: Sandbox): Promise<number> {
+	await settledRequests(sandbox);
+	return Object.entries(sandbox.stats.byStatus)
+		.filter(([status]) => status.startsWith('2'))
+		.reduce((sum, [, n]) => sum + n, 0);
+}

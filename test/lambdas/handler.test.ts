@@ -1,6 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../../lambdas/config';
+import { handler as overdueHandler } from '../../lambdas/handlers/overdueDevices';
+import { handler as resultsHandler } from '../../lambdas/handlers/testResults';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
@@ -51,11 +53,9 @@ describe('Lambda handlers', () => {
 		);
 		const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
 		try {
-			const { handler } = await import('../../lambdas/handlers/overdueDevices');
-			const report = await handler({}, context());
+			const report = await overdueHandler({}, context());
 			expect(report.complete).toBe(true);
-			const { handler: results } = await import('../../lambdas/handlers/testResults');
-			expect((await results({}, context())).complete).toBe(true);
+			expect((await resultsHandler({}, context())).complete).toBe(true);
 		} finally {
 			for (const s of spies) s.mockRestore();
 			write.mockRestore();

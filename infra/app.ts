@@ -1,0 +1,23 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ConfigError, configFromContext } from './config';
+import { TestEquipmentCloudAlerts } from './stack';
+
+/**
+ * The CDK app: `npx cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com` (see
+ * docs/deploy-aws.md). Environment-agnostic: the account and region come from the credentials
+ * used to deploy. cdk-nag's AWS Solutions checks run on every synth.
+ */
+const app = new App();
+try {
+	const config = configFromContext((key) => app.node.tryGetContext(key));
+	new TestEquipmentCloudAlerts(app, 'TestEquipmentCloudAlerts', { config });
+} catch (error) {
+	if (error instanceof ConfigError) {
+		process.stderr.write(`${error.message}\n`);
+		process.exit(1);
+	}
+	throw error;
+}
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+app.synth();

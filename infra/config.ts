@@ -1,0 +1,163 @@
+import { z } from 'zod/v4';
+
+/**
+ * The stack's settings, from CDK context (`cdk deploy -c key=value`, or cdk.json) or props.
+ * Context values from the command line are strings; cdk.json may hold numbers and arrays.
+ */
+export interface AlertsConfig {
+	/** Which Test Equipment Cloud environment the token belongs to. */
+	environment: 'sandbox' | 'production';
+	/** The service's base address (https, without /api/v1). */
+	baseUrl: string;
+	/** Minutes between polls: a divisor of 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30) or 60. */
+	scheduleRateMinutes: number;
+	/** IANA time zone the schedule (and the e-mail's times) run in. */
+	timeZone: string;
+	/** Hours of the day (in timeZone) to poll, `H-H` inclusive, e.g. `6-20`; `*` = all day. */
+	activeHours: string;
+	/** Who gets the overdue e-mails and the alarms (each confirms a subscription e-mail). */
+	alertEmails: string[];
+	/** An n8n Webhook node's production URL (https); when set, events go there too. */
+	n8nWebhookUrl?: string;
+	/** Re-send `Device Overdue` every N days while a device stays overdue (0 = never). */
+	reminderDays: number;
+	/** Test results dated up to N days before the watermark are still picked up. */
+	lookbackDays: number;
+}
+
+export const CONTEXT_KEYS = [
+	'environment',
+	'baseUrl',
+	'scheduleRateMinutes',
+	'timeZone',
+	'activeHours',
+	'alertEmails',
+	'n8nWebhookUrl',
+	'reminderDays',
+	'lookbackDays',
+] as const;
+
+export const DEFAULTS = {
+	environment: 'sandbox',
+	scheduleRateMinutes: 5,
+	timeZone: 'UTC',
+	activeHours: '*',
+	reminderDays: 7,
+	lookbackDays: 7,
+} as const;
+
+export class ConfigError extends Error {
+	override readonly name = 'ConfigError';
+}
+
+const RATES = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60];
+const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
+
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+function whole(name: string, fallback: number, min: number, max: number) {
+	return z.preprocess(
+		blankToUndefined,
+		z
+			.union([z.number(), z.string()])
+			.optional()
+			.transform((v, ctx) => {
+				if (v === undefined) return fallback;
+				const n = typeof v === 'number' ? v : Number(v.trim());
+				if (!Number.isInteger(n) || n < min || n > max) {
+					ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}, got "${v}"` });
+					return z.NEVER;
+				}
+				return n;
+			}),
+	);
+}
+
+function httpsUrl(name: string, example: string, allowQuery: boolean) {
+	return z.string({ error: `${name} is required, e.g. ${example}` }).transform((v, ctx) => {
+		let url: URL;
+		try {
+			url = new URL(v.trim());
+		} catch {
+			ctx.addIssue({ code: 'custom', message: `${name} "${v}" is not a URL; expected e.g. ${example}` });
+			return z.NEVER;
+		}
+		if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `${name} must use https (the Lambda functions and EventBridge reach it over the internet), got "${v}"` });
+		if (url.username || url.password) ctx.addIssue({ code: 'custom', message: `${name} must not contain a user name or password` });
+		if (url.hash) ctx.addIssue({ code: 'custom', message: `${name} must not contain a fragment` });
+		if (url.search && !allowQuery) ctx.addIssue({ code: 'custom', message: `${name} must not contain a query string` });
+		return url.toString().replace(/\/+$/, '');
+	});
+}
+
+function isTimeZone(v: string): boolean {
+	try {
+		new Intl.DateTimeFormat('en', { timeZone: v });
+		return v.includes('/') || v === 'UTC';
+	} catch {
+		return false;
+	}
+}
+
+const Schema = z.object({
+	environment: z.preprocess(
+		(v) => blankToUndefined(v) ?? DEFAULTS.environment,
+		z.enum(['sandbox', 'production'], { error: (i) => `environment must be sandbox or production, got "${String(i.input)}"` }),
+	),
+	baseUrl: httpsUrl('baseUrl', 'https://tec.example.com', false),
+	scheduleRateMinutes: whole('scheduleRateMinutes', DEFAULTS.scheduleRateMinutes, 1, 60).refine((n) => RATES.includes(n), {
+		message: `scheduleRateMinutes must be one of ${RATES.join(', ')} (a divisor of 60, so the polls keep the same minutes every hour)`,
+	}),
+	timeZone: z.preprocess(
+		(v) => blankToUndefined(v) ?? DEFAULTS.timeZone,
+		z.string().superRefine((v, ctx) => {
+			if (!isTimeZone(v)) ctx.addIssue({ code: 'custom', message: `timeZone must be an IANA time zone such as Europe/Berlin or UTC, got "${v}"` });
+		}),
+	),
+	activeHours: z.preprocess(
+		(v) => blankToUndefined(v) ?? DEFAULTS.activeHours,
+		z.string().transform((v, ctx) => {
+			const t = v.trim();
+			if (t === '*') return t;
+			const m = /^(\d{1,2})-(\d{1,2})$/.exec(t);
+			if (!m || Number(m[1]) > 23 || Number(m[2]) > 23 || Number(m[1]) >= Number(m[2])) {
+				ctx.addIssue({ code: 'custom', message: `activeHours must be * or a range of hours like 6-20 (0 to 23, start before end), got "${v}"` });
+				return z.NEVER;
+			}
+			return `${Number(m[1])}-${Number(m[2])}`;
+		}),
+	),
+	alertEmails: z.preprocess(
+		(v) => (typeof v === 'string' ? v.split(/[,;\s]+/).filter(Boolean) : v),
+		z
+			.array(z.string(), { error: 'alertEmails is required: one or more e-mail addresses, comma separated' })
+			.min(1, 'alertEmails is required: one or more e-mail addresses, comma separated')
+			.max(20, 'alertEmails: at most 20 addresses (use a mailing list for more)')
+			.superRefine((list, ctx) => {
+				for (const e of list) if (!EMAIL.test(e)) ctx.addIssue({ code: 'custom', message: `alertEmails: "${e}" is not an e-mail address` });
+				if (new Set(list.map((e) => e.toLowerCase())).size !== list.length) ctx.addIssue({ code: 'custom', message: 'alertEmails: an address is listed twice' });
+			}),
+	),
+	n8nWebhookUrl: z.preprocess(blankToUndefined, httpsUrl('n8nWebhookUrl', 'https://n8n.example.com/webhook/test-equipment-cloud', true).optional()),
+	reminderDays: whole('reminderDays', DEFAULTS.reminderDays, 0, 365),
+	lookbackDays: whole('lookbackDays', DEFAULTS.lookbackDays, 1, 90),
+});
+
+/** Checks and normalises the settings; every problem is listed in one error. */
+export function parseConfig(input: Record<string, unknown>): AlertsConfig {
+	const parsed = Schema.safeParse(input);
+	if (!parsed.success) {
+		const problems = parsed.error.issues.map((i) => `  - ${i.message}`).join('\n');
+		throw new ConfigError(
+			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see docs/deploy-aws.md.`,
+		);
+	}
+	return parsed.data as AlertsConfig;
+}
+
+/** Reads the settings from a construct's context (node.tryGetContext). */
+export function configFromContext(get: (key: string) => unknown): AlertsConfig {
+	const input: Record<string, unknown> = {};
+	for (const key of CONTEXT_KEYS) input[key] = get(key);
+	return parseConfig(input);
+}

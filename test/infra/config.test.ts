@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFromContext, parseConfig } from '../../infra/config';
+
+const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com' };
+
+function problems(input: Record<string, unknown>): string {
+	try {
+		parseConfig(input);
+	} catch (error) {
+		expect(error).toBeInstanceOf(ConfigError);
+		return (error as Error).message;
+	}
+	throw new Error('expected the settings to be refused');
+}
+
+describe('stack settings (context or props)', () => {
+	it('fills in the defaults', () => {
+		expect(parseConfig(minimal)).toEqual({
+			environment: 'sandbox',
+			baseUrl: 'https://tec.example.com',
+			scheduleRateMinutes: 5,
+			timeZone: 'UTC',
+			activeHours: '*',
+			alertEmails: ['ops@example.com'],
+			n8nWebhookUrl: undefined,
+			reminderDays: 7,
+			lookbackDays: 7,
+		});
+	});
+
+	it('reads command-line strings (-c key=value) and cdk.json numbers and lists alike', () => {
+		const fromCli = parseConfig({
+			...minimal,
+			environment: 'production',
+			baseUrl: 'https://tec.example.com/',
+			scheduleRateMinutes: '15',
+			timeZone: 'Europe/Berlin',
+			activeHours: '06-20',
+			alertEmails: 'ops@example.com, lab@example.com;boss@example.com',
+			n8nWebhookUrl: 'https://n8n.example.com/webhook/abc',
+			reminderDays: '0',
+			lookbackDays: '30',
+		});
+		expect(fromCli).toMatchObject({
+			environment: 'production',
+			baseUrl: 'https://tec.example.com',
+			scheduleRateMinutes: 15,
+			activeHours: '6-20',
+			alertEmails: ['ops@example.com', 'lab@example.com', 'boss@example.com'],
+			n8nWebhookUrl: 'https://n8n.example.com/webhook/abc',
+			reminderDays: 0,
+			lookbackDays: 30,
+		});
+		expect(parseConfig({ ...minimal, alertEmails: ['a@example.com'], scheduleRateMinutes: 30 })).toMatchObject({ alertEmails: ['a@example.com'], scheduleRateMinutes: 30 });
+		// An empty webhook URL (cdk.json's default) means no webhook.
+		expect(parseConfig({ ...minimal, n8nWebhookUrl: '' }).n8nWebhookUrl).toBeUndefined();
+	});
+
+	it('refuses wrong settings with one clear message listing every problem', () => {
+		const message = problems({
+			environment: 'staging',
+			baseUrl: 'http://tec.example.com',
+			scheduleRateMinutes: '7',
+			timeZone: 'Mars/Olympus',
+			activeHours: '20-6',
+			alertEmails: 'ops@example.com,not-an-address',
+			n8nWebhookUrl: 'ftp://n8n',
+			reminderDays: '-1',
+			lookbackDays: '1.5',
+		});
+		expect(message).toContain('environment must be sandbox or production, got "staging"');
+		expect(message).toContain('baseUrl must use https');
+		expect(message).toContain('scheduleRateMinutes must be one of 1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60');
+		expect(message).toContain('timeZone must be an IANA time zone such as Europe/Berlin or UTC, got "Mars/Olympus"');
+		expect(message).toContain('activeHours must be * or a range of hours like 6-20');
+		expect(message).toContain('alertEmails: "not-an-address" is not an e-mail address');
+		expect(message).toContain('n8nWebhookUrl must use https');
+		expect(message).toContain('reminderDays must be a whole number from 0 to 365, got "-1"');
+		expect(message).toContain('lookbackDays must be a whole number from 1 to 90, got "1.5"');
+		expect(message).toContain('docs/deploy-aws.md');
+	});
+
+	it('names the required settings when they are missing', () => {
+		const message = problems({});
+		expect(message).toContain('baseUrl is required');
+		expect(message).toContain('alertEmails is required');
+		expect(problems({ ...minimal, alertEmails: '' })).toContain('alertEmails is required');
+		expect(problems({ ...minimal, baseUrl: 'not a url' })).toContain('baseUrl "not a url" is not a URL');
+		expect(problems({ ...minimal, baseUrl: 'https://user:pw@tec.example.com' })).toContain('must not contain a user name or password');
+		expect(problems({ ...minimal, alertEmails: 'a@example.com,A@example.com' })).toContain('listed twice');
+	});
+
+	it('reads the CDK context, and the defaults in cdk.json are valid (npm run synth uses them)', () => {
+		const cdkJson = JSON.parse(readFileSync(join(__dirname, '../../cdk.json'), 'utf8')) as { app: string; context: Record<string, unknown> };
+		expect(cdkJson.app).toBe('npx tsx infra/app.ts');
+		const app = new App({ context: cdkJson.context });
+		expect(configFromContext((k) => app.node.tryGetContext(k))).toMatchObject({ environment: 'sandbox', scheduleRateMinutes: 5, alertEmails: ['alerts@example.com'] });
+		const overridden = new App({ context: { ...cdkJson.context, baseUrl: 'https://tec.acme.test', alertEmails: 'x@acme.test' } });
+		expect(configFromContext((k) => overridden.node.tryGetContext(k))).toMatchObject({ baseUrl: 'https://tec.acme.test', alertEmails: ['x@acme.test'] });
+	});
+});

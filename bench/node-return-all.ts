@@ -10,6 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import setup from '../test/support/globalSetup';
+import type { BenchRow } from './lib';
 
 const PAGE_SIZE = 100;
 const RATE_PER_SECOND = 5;
@@ -24,11 +25,8 @@ interface Row {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function main(): Promise<void> {
-	const { values } = parseArgs({ options: { devices: { type: 'string', default: '10000' } } });
-	const devices = Number(values.devices);
-	if (!Number.isSafeInteger(devices) || devices < 1) throw new Error('--devices must be a positive whole number');
-
+/** Runs the three contenders; returns the rows and the ideal time in seconds. */
+export async function returnAll(devices: number): Promise<{ rows: Row[]; ideal: number; pages: number }> {
 	setup(); // N8N_USER_FOLDER, N8N_LOG_LEVEL=silent, and `npm run build` when dist/ is stale
 	// Loaded after setup(): n8n-core reads its environment when it is first loaded.
 	/* eslint-disable @typescript-eslint/no-require-imports */
@@ -116,6 +114,30 @@ async function main(): Promise<void> {
 		await sandbox.stop();
 	}
 
+	return { rows, ideal, pages };
+}
+
+/** For `npm run bench`: the node's row, with the client-only and naive loops as baselines. */
+export async function benchNode(devices = 10_000): Promise<BenchRow[]> {
+	const { rows, ideal, pages } = await returnAll(devices);
+	const [node, client, naive] = rows;
+	return [
+		{
+			bench: 'n8n node',
+			measure: `Return All of ${devices.toLocaleString('en')} devices (${pages} pages) through n8n-core: ideal ÷ measured (429s)`,
+			value: `${(ideal / node.seconds).toFixed(3)} (${node.seconds.toFixed(1)} s, ${node.status429} × 429)`,
+			baseline: `client only ${(ideal / client.seconds).toFixed(3)}; naive ${(ideal / naive.seconds).toFixed(3)}`,
+			ratio: `${(client.seconds / node.seconds).toFixed(2)}`,
+			target: '≥ 0.9',
+		},
+	];
+}
+
+async function main(): Promise<void> {
+	const { values } = parseArgs({ options: { devices: { type: 'string', default: '10000' } } });
+	const devices = Number(values.devices);
+	if (!Number.isSafeInteger(devices) || devices < 1) throw new Error('--devices must be a positive whole number');
+	const { rows, ideal, pages } = await returnAll(devices);
 	const table = rows.map((r) => ({
 		contender: r.name,
 		items: r.items,
@@ -133,7 +155,9 @@ async function main(): Promise<void> {
 	process.exitCode = ratio >= 0.9 ? 0 : 1;
 }
 
-main().catch((error) => {
-	console.error(error instanceof Error ? error.message : error);
-	process.exit(1);
-});
+if (require.main === module) {
+	main().catch((error) => {
+		console.error(error instanceof Error ? error.message : error);
+		process.exit(1);
+	});
+}

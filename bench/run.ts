@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { table, type BenchRow } from './lib';
 import { benchBundles } from './bundles';
+import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
 import { benchSandbox } from './sandbox';
 
@@ -10,6 +11,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
 	sandbox: () => benchSandbox(),
 	pollers: () => benchPollers(),
 	bundles: () => benchBundles(),
+	node: () => benchNode(),
 };
 
 async function main(): Promise<void> {

@@ -1,31 +1,18 @@
-import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
 import type { StateStore } from '../../lambdas/ports';
 import type { Sandbox } from '../../sandbox/server';
-import type { LocalAws } from '../support/localAws';
+import { createStateTable, type LocalAws } from '../support/localAws';
 
 let tables = 0;
 
 /** A fresh state table per scenario, so scenarios never see each other's state. */
 export async function newTable(client: DynamoDBClient): Promise<string> {
 	const name = `state-${++tables}`;
-	await client.send(
-		new CreateTableCommand({
-			TableName: name,
-			BillingMode: 'PAY_PER_REQUEST',
-			AttributeDefinitions: [
-				{ AttributeName: 'pk', AttributeType: 'S' },
-				{ AttributeName: 'sk', AttributeType: 'S' },
-			],
-			KeySchema: [
-				{ AttributeName: 'pk', KeyType: 'HASH' },
-				{ AttributeName: 'sk', KeyType: 'RANGE' },
-			],
-		}),
-	);
+	await createStateTable(client, name);
 	return name;
 }
 

@@ -96,6 +96,12 @@ export async function startDynamo(table = 'tec-state'): Promise<{ url: string; c
 	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const client = new DynamoDBClient({ ...AWS_TEST_CONFIG, endpoint: url });
+	await createStateTable(client, table);
+	return { url, client, table, stop: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** The pollers' state table, as infra/ deploys it: `pk` and `sk` strings. */
+export async function createStateTable(client: DynamoDBClient, table: string): Promise<void> {
 	await client.send(
 		new CreateTableCommand({
 			TableName: table,
@@ -110,5 +116,4 @@ export async function startDynamo(table = 'tec-state'): Promise<{ url: string; c
 			],
 		}),
 	);
-	return { url, client, table, stop: () => new Promise((r) => server.close(() => r())) };
 }

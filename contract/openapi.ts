@@ -62,7 +62,8 @@ function componentSchemas(): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
 	for (const [id, schema] of Object.entries(schemas)) {
 		const { $schema: _schema, $id: _id, id: _metaId, ...rest } = schema;
-		out[id] = rest;
+		// The spec shows no bodies except the error's `description`: every other shape is assumed.
+		out[id] = id === 'Error' ? rest : { ...rest, 'x-assumed': true };
 	}
 	return out;
 }

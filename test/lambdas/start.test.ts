@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { schemaErrors } from '../support/eventSchemas';
+import { LocalAws } from '../support/localAws';
 
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
@@ -56,6 +57,32 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 		const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
 		expect(received.map((r) => r.dedupe).sort()).toEqual(lines.map((l) => l.detail.metadata.dedupeKey).sort());
 		expect(received.some((r) => r.body['detail-type'] === 'Device Overdue')).toBe(true);
+	}, 60_000);
+
+	it('with EVENT_BUS_NAME and AWS credentials, events also go to EventBridge', async () => {
+		const aws = await new LocalAws().start();
+		try {
+			const state = join(mkdtempSync(join(tmpdir(), 'tec-start-')), 'state.json');
+			const out = await run(process.execPath, [...START, '--once', '--state', state], {
+				cwd,
+				env: {
+					...process.env,
+					TEC_BASE_URL: '',
+					TEC_TOKEN: '',
+					EVENT_BUS_NAME: 'tec-local',
+					AWS_REGION: 'eu-central-1',
+					AWS_ACCESS_KEY_ID: 'test',
+					AWS_SECRET_ACCESS_KEY: 'test',
+					AWS_ENDPOINT_URL_EVENTBRIDGE: aws.url,
+				},
+			});
+			const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+			expect(aws.accepted.length).toBe(lines.length);
+			expect(aws.accepted.every((e) => e.EventBusName === 'tec-local')).toBe(true);
+			expect(aws.events().map((e) => e.detail.metadata.dedupeKey).sort()).toEqual(lines.map((l) => l.detail.metadata.dedupeKey).sort());
+		} finally {
+			await aws.stop();
+		}
 	}, 60_000);
 
 	it('bad arguments exit with 2 and say what is valid; SIGTERM stops the loop cleanly', async () => {

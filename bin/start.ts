@@ -101,9 +101,14 @@ async function main(): Promise<void> {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
 		if (args.once || stopping) break;
+		// The timer keeps the process alive between cycles (against a real account nothing else
+		// does); a signal clears it and ends the wait at once.
 		await new Promise<void>((resolve) => {
-			wake = resolve;
-			setTimeout(resolve, interval * 1000).unref();
+			const timer = setTimeout(resolve, interval * 1000);
+			wake = () => {
+				clearTimeout(timer);
+				resolve();
+			};
 		});
 		if (stopping) break;
 	}

@@ -151,6 +151,6 @@ describe('node and credential as n8n loads them', () => {
 			type: 'generic',
 			properties: { headers: { Authorization: '=Token {{$credentials.accessToken}}' } },
 		});
-		expect(pkg.loader.known.credentials[CREDENTIAL_TYPE]?.supportedNodes).toEqual(['testEquipmentCloud']);
+		expect(pkg.loader.known.credentials[CREDENTIAL_TYPE]?.supportedNodes?.slice().sort()).toEqual(['testEquipmentCloud', 'testEquipmentCloudTrigger']);
 	});
 });

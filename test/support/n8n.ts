@@ -9,7 +9,15 @@
  */
 import path from 'node:path';
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, LoadOptionsContext, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataService,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	PackageDirectoryLoader,
+	TriggersAndPollers,
+	WorkflowExecute,
+	getExecutePollFunctions,
+} from 'n8n-core';
 import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow, deepCopy } from 'n8n-workflow';
 import type {
 	ExecutionError,
@@ -35,6 +43,8 @@ import type {
 	IVersionedNodeType,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 if (!process.env.N8N_USER_FOLDER || process.env.N8N_LOG_LEVEL !== 'silent') {
@@ -43,6 +53,7 @@ if (!process.env.N8N_USER_FOLDER || process.env.N8N_LOG_LEVEL !== 'silent') {
 
 export const PACKAGE_DIR = path.resolve(__dirname, '..', '..');
 export const NODE_TYPE = 'testEquipmentCloud';
+export const TRIGGER_NODE_TYPE = 'testEquipmentCloudTrigger';
 export const CREDENTIAL_TYPE = 'testEquipmentCloudApi';
 
 type CredentialStore = Record<string, ICredentialDataDecryptedObject>;
@@ -215,13 +226,17 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 // ---- additionalData ---------------------------------------------------------------------------
 let executionCounter = 0;
 
-function buildAdditionalData(credentialsHelper: ICredentialsHelper, workflowData: IWorkflowBase): IWorkflowExecuteAdditionalData {
+function buildAdditionalData(
+	credentialsHelper: ICredentialsHelper,
+	workflowData: IWorkflowBase,
+	mode: WorkflowExecuteMode = 'manual',
+): IWorkflowExecuteAdditionalData {
 	const executionId = String(++executionCounter);
 	const notAvailable = (what: string) => async () => {
 		throw new Error(`${what} is not available in the test harness`);
 	};
 	return {
-		hooks: new ExecutionLifecycleHooks('manual', executionId, workflowData),
+		hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData),
 		credentialsHelper,
 		executionId,
 		currentNodeExecutionIndex: 0,
@@ -318,6 +333,102 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 	}
 }
 
+// ---- poll triggers ------------------------------------------------------------------------------
+export interface RunPollOptions {
+	parameters: IDataObject;
+	credentials?: CredentialStore;
+	/** This node's static data (what `getWorkflowStaticData('node')` returns) before the poll. */
+	staticData?: IDataObject;
+	/**
+	 * 'trigger': one tick of an active workflow (n8n-core's PollContext from
+	 *   getExecutePollFunctions, run by TriggersAndPollers.runPollFunction).
+	 * 'manual': "Fetch Test Event" in the editor (WorkflowExecute in manual mode, which builds its
+	 *   own PollContext with activation 'manual').
+	 */
+	mode?: 'trigger' | 'manual';
+	activation?: WorkflowActivateMode;
+	nodeName?: string;
+	typeVersion?: number;
+}
+
+export interface RunPollResult {
+	/** poll()'s first output, or null when poll() returned null (nothing new). */
+	items: INodeExecutionData[] | null;
+	/** The node's static data after the poll (a JSON copy, as n8n stores it): feed it to the next poll. */
+	staticData: IDataObject;
+	/** Whether n8n saw the static data change (the app then saves it). */
+	staticDataChanged: boolean;
+	/** The thrown error (trigger mode) or the run's error (manual mode). */
+	error: (ExecutionError & IDataObject) | undefined;
+	credentialsHelper: HarnessCredentialsHelper;
+}
+
+/** Runs the trigger's poll() once through n8n-core, with the given static data. */
+export async function runPoll(opts: RunPollOptions): Promise<RunPollResult> {
+	const pkg = await loadPackage();
+	const store = { ...(opts.credentials ?? {}) };
+	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, store);
+	const nodeName = opts.nodeName ?? 'Test Equipment Cloud Trigger';
+	const mode = opts.mode ?? 'trigger';
+	const node: INode = {
+		id: 'poll-under-test',
+		name: nodeName,
+		type: `${pkg.packageName}.${TRIGGER_NODE_TYPE}`,
+		typeVersion: opts.typeVersion ?? 1,
+		position: [0, 0],
+		parameters: deepCopy(opts.parameters) as INodeParameters,
+		credentials: Object.fromEntries(Object.keys(store).map((type) => [type, { id: `cred-${type}`, name: type }])),
+	};
+	const staticKey = `node:${nodeName}`;
+	const workflow = new Workflow({
+		id: 'harness-poll-wf',
+		nodes: [node],
+		connections: {},
+		active: mode === 'trigger',
+		nodeTypes: pkg.nodeTypes,
+		staticData: { [staticKey]: deepCopy(opts.staticData ?? {}) },
+		settings: { executionOrder: 'v1' },
+	});
+	const wfNode = workflow.getNode(nodeName)!; // parameters with their defaults applied
+	const workflowData = {
+		id: 'harness-poll-wf',
+		name: 'Harness poll workflow',
+		active: mode === 'trigger',
+		isArchived: false,
+		nodes: [node],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+	const additionalData = buildAdditionalData(credentialsHelper, workflowData, mode === 'manual' ? 'manual' : 'trigger');
+
+	let items: INodeExecutionData[] | null = null;
+	let error: RunPollResult['error'];
+	if (mode === 'trigger') {
+		const pollFunctions = getExecutePollFunctions(workflow, wfNode, additionalData, 'trigger', opts.activation ?? 'activate');
+		try {
+			const result = await Container.get(TriggersAndPollers).runPollFunction(workflow, wfNode, pollFunctions);
+			items = result?.[0] ?? null;
+		} catch (caught) {
+			error = caught as RunPollResult['error'];
+		}
+	} else {
+		const run = await new WorkflowExecute(additionalData, 'manual').run({ workflow });
+		const taskData = run.data.resultData.runData[nodeName]?.[0];
+		items = taskData?.data?.main?.[0] ?? null;
+		error = (run.data.resultData.error ?? taskData?.error) as RunPollResult['error'];
+	}
+	const all = workflow.staticData as IDataObject;
+	return {
+		items,
+		staticData: JSON.parse(JSON.stringify(all[staticKey] ?? {})) as IDataObject,
+		staticDataChanged: Boolean(all.__dataChanged),
+		error,
+		credentialsHelper,
+	};
+}
+
 // ---- whole workflows (the example files) ---------------------------------------------------------
 export interface WorkflowJson {
 	name: string;
@@ -364,13 +475,15 @@ export async function callMethod(args: {
 	parameters: IDataObject;
 	credentials: CredentialStore;
 	filter?: string;
+	/** The node type whose methods are called (default: the action node). */
+	nodeType?: string;
 }): Promise<unknown> {
 	const pkg = await loadPackage();
 	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, { ...args.credentials });
 	const node: INode = {
 		id: 'editor',
 		name: 'Test Equipment Cloud',
-		type: `${pkg.packageName}.${NODE_TYPE}`,
+		type: `${pkg.packageName}.${args.nodeType ?? NODE_TYPE}`,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: deepCopy(args.parameters) as INodeParameters,

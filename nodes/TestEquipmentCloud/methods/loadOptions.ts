@@ -2,6 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n
 import { NodeOperationError } from 'n8n-workflow';
 import { FIELDS, type DataType, type Resource } from '../../../client';
 import { getClient, toNodeError } from '../transport';
+import { EVENT_RESOURCE, type TriggerEvent } from '../trigger/events';
 
 interface KeyOption {
 	name: string;
@@ -11,7 +12,11 @@ interface KeyOption {
 }
 
 function currentResource(ctx: ILoadOptionsFunctions): string {
-	return String(ctx.getCurrentNodeParameter('resource') ?? ctx.getNodeParameter('resource', ''));
+	const resource = String(ctx.getCurrentNodeParameter('resource') ?? ctx.getNodeParameter('resource', ''));
+	if (resource !== '') return resource;
+	// The trigger has no resource: its event decides the list.
+	const event = String(ctx.getCurrentNodeParameter('event') ?? ctx.getNodeParameter('event', ''));
+	return EVENT_RESOURCE[event as TriggerEvent] ?? '';
 }
 
 /** The property key table (GET /data/properties/all/) of the resource's records. */

@@ -8,6 +8,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	INode,
+	IPollFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -35,7 +36,7 @@ export interface TestEquipmentCloudCredentials {
 	productionBaseUrl: string;
 }
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions;
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 /** What n8n's helper resolves with when `returnFullResponse` is set. */
 interface FullResponse {
@@ -144,13 +145,16 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		});
 	}
 	if (error instanceof ServiceError) {
-		const message =
-			error.status !== undefined ? `${ruleForStatus(error.status).message} (HTTP ${error.status})` : error.message;
-		const description = error.description ?? error.bodyExcerpt ?? (error.status !== undefined ? error.message : undefined);
+		// Only an error status is a refusal: an unreadable 2xx answer keeps the client's own message
+		// (the service accepted the request; its answer could not be read).
+		const status = error.status !== undefined && error.status >= 400 ? error.status : undefined;
+		const rule = status !== undefined ? ruleForStatus(status).message : undefined;
+		const message = rule === undefined ? error.message : rule.includes(`(HTTP ${status})`) ? rule : `${rule} (HTTP ${status})`;
+		const description = error.description ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
 		const response: JsonObject = {
 			message,
 			kind: error.kind,
-			...(error.status !== undefined ? { httpCode: String(error.status) } : {}),
+			...(status !== undefined ? { httpCode: String(status) } : {}),
 			...(description !== undefined ? { description } : {}),
 			...(error.method !== undefined ? { method: error.method } : {}),
 			...(error.path !== undefined ? { path: error.path } : {}),
@@ -158,7 +162,7 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		return new NodeApiError(node, response, {
 			message,
 			description,
-			httpCode: error.status !== undefined ? String(error.status) : undefined,
+			httpCode: status !== undefined ? String(status) : undefined,
 			itemIndex,
 		});
 	}

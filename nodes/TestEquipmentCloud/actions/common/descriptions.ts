@@ -63,7 +63,7 @@ function conditionValue(dataType: DataType): INodeProperties {
 	return { displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The text to compare with' };
 }
 
-function filterValues(dataType: DataType): INodeProperties[] {
+function filterValues(dataType: DataType, dependsOn: string): INodeProperties[] {
 	const keywords = keywordOptions(dataType);
 	const defaultKeyword = DEFAULT_KEYWORD[dataType];
 	return [
@@ -71,7 +71,7 @@ function filterValues(dataType: DataType): INodeProperties[] {
 			displayName: `${dataType} Property or Field Name or ID`,
 			name: 'key',
 			type: 'options',
-			typeOptions: { loadOptionsMethod: `get${dataType}Keys`, loadOptionsDependsOn: ['resource'] },
+			typeOptions: { loadOptionsMethod: `get${dataType}Keys`, loadOptionsDependsOn: [dependsOn] },
 			default: '',
 			description: KEY_DESCRIPTION,
 		},
@@ -114,20 +114,28 @@ function filterValues(dataType: DataType): INodeProperties[] {
 	];
 }
 
-export const filtersProperty: INodeProperties = {
-	displayName: 'Filters',
-	name: 'filters',
-	type: 'fixedCollection',
-	placeholder: 'Add Filter',
-	typeOptions: { multipleValues: true },
-	default: {},
-	description: 'Filters on properties or fields; all filters must match. Each filter has one or more conditions.',
-	options: [
-		{ displayName: 'Date Filter', name: 'date', values: filterValues('Date') },
-		{ displayName: 'Number Filter', name: 'number', values: filterValues('Number') },
-		{ displayName: 'Text Filter', name: 'text', values: filterValues('Text') },
-	],
-};
+/**
+ * The Filters collection. `dependsOn` names the parameter that decides which list the keys come
+ * from: `resource` in the action node, `event` in the trigger.
+ */
+export function filtersCollection(dependsOn = 'resource'): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'fixedCollection',
+		placeholder: 'Add Filter',
+		typeOptions: { multipleValues: true },
+		default: {},
+		description: 'Filters on properties or fields; all filters must match. Each filter has one or more conditions.',
+		options: [
+			{ displayName: 'Date Filter', name: 'date', values: filterValues('Date', dependsOn) },
+			{ displayName: 'Number Filter', name: 'number', values: filterValues('Number', dependsOn) },
+			{ displayName: 'Text Filter', name: 'text', values: filterValues('Text', dependsOn) },
+		],
+	};
+}
+
+export const filtersProperty: INodeProperties = filtersCollection('resource');
 
 export const returnAllProperty: INodeProperties = {
 	displayName: 'Return All',

@@ -79,7 +79,12 @@ function conditionValue(dataType: DataType, value: unknown): string | number {
 
 /** Reads the Filters parameter and validates each filter with names the form shows. */
 export function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): FilterInput[] {
-	const raw = ctx.getNodeParameter('filters', i, {}) as Record<string, FilterEntry[] | undefined>;
+	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
+}
+
+/** The Filters parameter's value (as n8n stores it) → validated filter inputs of the client. */
+export function filtersFromParameter(value: unknown, resource: ListResource): FilterInput[] {
+	const raw = (value ?? {}) as Record<string, FilterEntry[] | undefined>;
 	const keyType = FILTER_KEY_TYPE[resource];
 	const filters: FilterInput[] = [];
 	for (const [group, dataType] of FILTER_GROUPS) {

@@ -1,0 +1,63 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { filtersCollection, maxRetryWaitOption, simplifyOption } from '../actions/common/descriptions';
+
+export const DEFAULT_LOOKBACK_DAYS = 7;
+
+/** The trigger's parameters, in the order the form shows them. */
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Event',
+		name: 'event',
+		type: 'options',
+		noDataExpression: true,
+		required: true,
+		options: [
+			{
+				name: 'Device Overdue',
+				value: 'deviceOverdue',
+				description: 'A device entered the overdue list (its next test date has passed)',
+			},
+			{
+				name: 'New Test Result',
+				value: 'testResultNew',
+				description: 'A test result was uploaded, also when the equipment uploads it days after the test',
+			},
+			{
+				name: 'Project Updated',
+				value: 'projectUpdated',
+				description: 'A project changed (its last change time advanced)',
+			},
+		],
+		default: 'deviceOverdue',
+	},
+	{
+		displayName: 'Only Failed Results',
+		name: 'onlyFailed',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to trigger only on results whose status is failed',
+		displayOptions: { show: { event: ['testResultNew'] } },
+	},
+	filtersCollection('event'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Lookback (Days)',
+				name: 'lookbackDays',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 365 },
+				default: DEFAULT_LOOKBACK_DAYS,
+				description:
+					'How many days before the last poll a test may be dated and still trigger when its result is uploaded late. Larger values catch later uploads and keep more IDs in the workflow’s static data.',
+				displayOptions: { show: { '/event': ['testResultNew'] } },
+			},
+			maxRetryWaitOption,
+			{ ...simplifyOption, displayOptions: { show: { '/event': ['deviceOverdue'] } } },
+		],
+	},
+];

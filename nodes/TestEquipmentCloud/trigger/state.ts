@@ -1,0 +1,150 @@
+/**
+ * The trigger's memory between polls, kept in the workflow's static data (n8n stores it with the
+ * workflow, so it survives restarts). Every part is bounded by a list the poll reads anyway,
+ * never by the history of the account:
+ *
+ * - deviceOverdue: the ids of the devices on the overdue list at the last poll. A device is
+ *   announced when it is on the list and was not at the last poll, so one that leaves the list
+ *   (tested) and comes back later is announced again. Bounded by the size of the overdue list.
+ *   (A watermark cannot work here: a device enters the list when today passes its next test
+ *   date, or when an edit moves that date into the past, so there is no ordered field to follow.)
+ * - testResultNew: a window start day (the day of the last complete poll minus the lookback)
+ *   and the ids of the results seen inside the window, grouped by test date so whole days drop
+ *   out as the window moves on. Results uploaded late still fall inside the window; results
+ *   dated before it are never listed again, so forgetting them is safe. Bounded by the number of
+ *   results dated inside the lookback window.
+ * - projectUpdated: the newest `updated_time` seen and the ids of the projects updated at
+ *   exactly that time (the boundary), so a project updated again later is announced again and
+ *   one updated in the same second as the watermark is not lost. A few bytes.
+ *
+ * Ids are stored as sorted base-36 deltas with runs compressed ("rs,1*2r" = 100 consecutive ids
+ * from 1000), about 1 to 4 characters per id.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import type { TriggerEvent } from './events';
+
+export const STATE_VERSION = 1;
+
+interface StateBase extends IDataObject {
+	v: number;
+	event: TriggerEvent;
+	/** Fingerprint of what the poll watches (event, filters, Only Failed Results). */
+	key: string;
+}
+
+export interface OverdueState extends StateBase {
+	event: 'deviceOverdue';
+	/** Devices on the list at the last poll. */
+	ids: string;
+	/** Devices missing from the last scan of a list longer than one page, not yet forgotten. */
+	gone: string;
+}
+
+export interface ResultsState extends StateBase {
+	event: 'testResultNew';
+	/** First test date (YYYY-MM-DD) the next poll asks for. */
+	from: string;
+	/** Test date → ids of the results seen with that date. */
+	seen: Record<string, string>;
+}
+
+export interface ProjectsState extends StateBase {
+	event: 'projectUpdated';
+	/** Newest `updated_time` seen (as the service wrote it), null while there was no project. */
+	at: string | null;
+	/** Projects whose `updated_time` is exactly `at`. */
+	ids: string;
+}
+
+export type TriggerState = OverdueState | ResultsState | ProjectsState;
+
+/** Sorted, unique, non-negative safe integers → compact text (see the file comment). */
+export function encodeIds(ids: Iterable<number>): string {
+	const sorted = [...new Set(ids)].filter((n) => Number.isSafeInteger(n) && n >= 0).sort((a, b) => a - b);
+	const tokens: string[] = [];
+	let previous = 0;
+	let i = 0;
+	while (i < sorted.length) {
+		const delta = sorted[i] - previous;
+		let run = 1;
+		while (i + run < sorted.length && sorted[i + run] - sorted[i + run - 1] === delta) run++;
+		// The first id is a delta from 0 and never part of a run of later deltas.
+		if (tokens.length === 0 && run > 1) run = 1;
+		tokens.push(run > 1 ? `${delta.toString(36)}*${run.toString(36)}` : delta.toString(36));
+		previous = sorted[i + run - 1];
+		i += run;
+	}
+	return tokens.join(',');
+}
+
+const TOKEN = /^([0-9a-z]+)(?:\*([0-9a-z]+))?$/;
+
+/** The inverse of encodeIds; throws on anything it did not write. */
+export function decodeIds(text: string): number[] {
+	if (text === '') return [];
+	const ids: number[] = [];
+	let value = 0;
+	for (const token of text.split(',')) {
+		const m = TOKEN.exec(token);
+		if (!m) throw new Error('unreadable id list');
+		const delta = parseInt(m[1], 36);
+		const run = m[2] === undefined ? 1 : parseInt(m[2], 36);
+		if (ids.length > 0 && delta === 0) throw new Error('unreadable id list');
+		for (let k = 0; k < run; k++) {
+			value += delta;
+			ids.push(value);
+		}
+	}
+	if (!ids.every((n) => Number.isSafeInteger(n))) throw new Error('unreadable id list');
+	return ids;
+}
+
+/** A short, stable fingerprint (FNV-1a, 2 × 32 bits) of what a poll watches. */
+export function fingerprint(value: unknown): string {
+	const text = JSON.stringify(value);
+	let a = 0x811c9dc5;
+	let b = 0x9747b28c;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		a = Math.imul(a ^ c, 0x01000193) >>> 0;
+		b = Math.imul(b ^ c ^ (i & 0xff), 0x01000193) >>> 0;
+	}
+	return `${a.toString(36)}${b.toString(36)}`;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function isString(v: unknown): v is string {
+	return typeof v === 'string';
+}
+
+/**
+ * The stored state when it belongs to this event and these settings and is readable; otherwise
+ * undefined, and the poll starts over from "now" (no flood of history).
+ */
+export function readState(stored: unknown, event: TriggerEvent, key: string): TriggerState | undefined {
+	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return undefined;
+	const s = stored as IDataObject;
+	if (s.v !== STATE_VERSION || s.event !== event || s.key !== key) return undefined;
+	try {
+		if (event === 'deviceOverdue' && isString(s.ids) && isString(s.gone)) {
+			decodeIds(s.ids);
+			decodeIds(s.gone);
+			return s as OverdueState;
+		}
+		if (event === 'testResultNew' && isString(s.from) && DAY.test(s.from) && s.seen && typeof s.seen === 'object') {
+			for (const [day, ids] of Object.entries(s.seen as IDataObject)) {
+				if (!DAY.test(day) || !isString(ids)) return undefined;
+				decodeIds(ids);
+			}
+			return s as ResultsState;
+		}
+		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {
+			decodeIds(s.ids);
+			return s as ProjectsState;
+		}
+	} catch {
+		return undefined;
+	}
+	return undefined;
+}

@@ -1,0 +1,106 @@
+/**
+ * The trigger as n8n loads it from the built package: description, registration, the filters UI
+ * shared with the action node, the editor's key lists, and the example workflow.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeHelpers } from 'n8n-workflow';
+import type { INode, INodeParameters, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import { CREDENTIAL_TYPE, PACKAGE_DIR, TRIGGER_NODE_TYPE, callMethod, loadPackage, runWorkflow, type WorkflowJson } from '../support/n8n';
+import { credentials, overdueNow, startWorld, type World } from './helpers';
+
+let world: World;
+beforeAll(async () => {
+	world = await startWorld();
+});
+afterAll(async () => world.stop());
+
+async function description(type: string): Promise<INodeTypeDescription> {
+	const pkg = await loadPackage();
+	return pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${type}`, 1).description;
+}
+
+describe('the trigger node', () => {
+	it('is registered in package.json and loaded by n8n with the trigger conventions', async () => {
+		const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8'));
+		expect(pkg.n8n.nodes).toContain('dist/nodes/TestEquipmentCloud/TestEquipmentCloudTrigger.node.js');
+		const d = await description(TRIGGER_NODE_TYPE);
+		expect(d).toMatchObject({
+			name: 'testEquipmentCloudTrigger',
+			displayName: 'Test Equipment Cloud Trigger',
+			polling: true,
+			inputs: [],
+			outputs: ['main'],
+			group: ['trigger'],
+			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+			// n8n's loader turns the light/dark `file:` icons into URLs of the files in dist/.
+			iconUrl: { light: expect.stringMatching(/TestEquipmentCloud\/testEquipmentCloud\.svg$/), dark: expect.stringMatching(/testEquipmentCloud\.dark\.svg$/) },
+			subtitle: expect.stringContaining('event'),
+		});
+		expect(d.usableAsTool).toBeUndefined();
+		// n8n adds Poll Times to polling nodes.
+		expect(d.properties.map((p) => p.name)).toContain('pollTimes');
+	});
+
+	it('has exactly the public event values, Only Failed Results, and a 7-day lookback by default', async () => {
+		const d = await description(TRIGGER_NODE_TYPE);
+		const event = d.properties.find((p) => p.name === 'event')!;
+		expect((event.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual(['deviceOverdue', 'projectUpdated', 'testResultNew']);
+		const onlyFailed = d.properties.find((p) => p.name === 'onlyFailed')!;
+		expect(onlyFailed).toMatchObject({ displayName: 'Only Failed Results', type: 'boolean', default: false, displayOptions: { show: { event: ['testResultNew'] } } });
+		const options = d.properties.find((p) => p.name === 'options')!.options as INodeProperties[];
+		expect(options.find((o) => o.name === 'lookbackDays')).toMatchObject({ type: 'number', default: 7 });
+		expect(options.find((o) => o.name === 'maxRetryWait')).toBeDefined();
+	});
+
+	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event', async () => {
+		const trigger = (await description(TRIGGER_NODE_TYPE)).properties.find((p) => p.name === 'filters')!;
+		const action = (await description('testEquipmentCloud')).properties.find((p) => p.name === 'filters')!;
+		const strip = (p: INodeProperties) => JSON.parse(JSON.stringify(p).replaceAll('"event"', '"resource"'));
+		const { displayOptions: _shownFor, ...shared } = action;
+		expect(strip(trigger)).toEqual(JSON.parse(JSON.stringify(shared)));
+	});
+
+	it('the editor lists the keys of the event’s list: fields for test results, property keys for overdue devices', async () => {
+		const fields = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getTextKeys',
+			nodeType: TRIGGER_NODE_TYPE,
+			parameters: { event: 'testResultNew' },
+			credentials: credentials(world.sandbox),
+		})) as INodePropertyOptions[];
+		expect(fields.map((o) => o.value)).toEqual(expect.arrayContaining(['status', 'tester']));
+		const keys = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getDateKeys',
+			nodeType: TRIGGER_NODE_TYPE,
+			parameters: { event: 'deviceOverdue' },
+			credentials: credentials(world.sandbox),
+		})) as INodePropertyOptions[];
+		expect(keys.map((o) => o.name)).toEqual(expect.arrayContaining(['Last tested', 'Next test']));
+	});
+});
+
+describe('example workflow: overdue device alert', () => {
+	const json = JSON.parse(readFileSync(join(PACKAGE_DIR, 'examples', 'overdue-device-alert-trigger.json'), 'utf8')) as WorkflowJson;
+
+	it('is valid for both nodes, and a manual run fetches a sample overdue device and its detail', async () => {
+		const pkg = await loadPackage();
+		for (const node of json.nodes) {
+			const type = pkg.nodeTypes.getByNameAndVersion(node.type, 1);
+			const resolved = NodeHelpers.getNodeParameters(type.description.properties, node.parameters, true, false, node as INode, type.description);
+			expect(resolved, node.name).toMatchObject(node.parameters);
+			const issues = NodeHelpers.getNodeParametersIssues(type.description.properties, { ...node, parameters: resolved as INodeParameters }, type.description);
+			expect(issues, node.name).toBeNull();
+		}
+		const { run, error } = await runWorkflow(json, credentials(world.sandbox));
+		expect(error).toBeUndefined();
+		const sample = run.data.resultData.runData['When a device becomes overdue']?.[0]?.data?.main?.[0] ?? [];
+		const detail = run.data.resultData.runData['Get device detail']?.[0]?.data?.main?.[0] ?? [];
+		expect(sample).toHaveLength(1);
+		expect(overdueNow(world.sandbox).has(Number(sample[0].json.id))).toBe(true);
+		expect(detail.map((i) => i.json.id)).toEqual([sample[0].json.id]);
+		expect(detail[0].json.properties).toMatchObject({ Designation: expect.any(String) });
+	});
+});

@@ -1,13 +1,6 @@
-import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import type { IAuthenticateGeneric, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
 const documentationUrl = 'https://github.com/test-equipment-cloud/n8n-nodes-test-equipment-cloud#use-in-n8n';
-
-/**
- * The base address of the chosen environment, normalised like the client's parseBaseUrl:
- * trailing slashes and one trailing /api/v1 are removed, then /api/v1 is appended once.
- */
-const API_ROOT =
-	'={{ ($credentials.environment === "production" ? $credentials.productionBaseUrl : $credentials.sandboxBaseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") + "/api/v1" }}';
 
 export class TestEquipmentCloudApi implements ICredentialType {
 	name = 'testEquipmentCloudApi';
@@ -82,38 +75,6 @@ export class TestEquipmentCloudApi implements ICredentialType {
 		},
 	};
 
-	// One cheap list request (limit 1) in the chosen environment.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: API_ROOT,
-			url: '/data/devices/all/',
-			method: 'GET',
-			qs: { limit: 1 },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The service refused the access token (HTTP 401: invalid, expired or deleted, or made for the other environment). Check the token and that Environment matches the environment it was created for.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 413,
-					message:
-						'The access token lacks a permission scope (HTTP 413). Give it read access to devices on the Administration page, API Access tab.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 451,
-					message: 'The service is under maintenance (HTTP 451). Try again later.',
-				},
-			},
-		],
-	};
+	// The connection test is the node's credentialTest method (testedBy): it shows the service's
+	// own description of a refusal, which a declarative test request cannot.
 }

@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { properties } from './actions/node.description';
 import { router } from './actions/router';
-import { listSearch, loadOptions } from './methods';
+import { credentialTest, listSearch, loadOptions } from './methods';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
 
@@ -25,11 +25,11 @@ export class TestEquipmentCloud implements INodeType {
 		usableAsTool: true,
 		inputs: main,
 		outputs: main,
-		credentials: [{ name: 'testEquipmentCloudApi', required: true }],
+		credentials: [{ name: 'testEquipmentCloudApi', required: true, testedBy: 'testEquipmentCloudApiTest' }],
 		properties,
 	};
 
-	methods = { loadOptions, listSearch };
+	methods = { loadOptions, listSearch, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

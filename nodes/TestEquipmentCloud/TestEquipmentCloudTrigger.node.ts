@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { filtersFromParameter } from './actions/common/utils';
-import { loadOptions } from './methods';
+import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './trigger/events';
@@ -67,11 +67,11 @@ export class TestEquipmentCloudTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: main,
-		credentials: [{ name: 'testEquipmentCloudApi', required: true }],
+		credentials: [{ name: 'testEquipmentCloudApi', required: true, testedBy: 'testEquipmentCloudApiTest' }],
 		properties,
 	};
 
-	methods = { loadOptions };
+	methods = { loadOptions, credentialTest };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		try {

@@ -24,18 +24,18 @@ const credential = (token: string, extra: Record<string, string> = {}) => ({
 	...extra,
 });
 
-describe('credential test request', () => {
-	it('a valid token passes, with one cheap list request (limit 1) under /api/v1', async () => {
-		const result = await testCredential(credential(sandbox.sandboxToken));
-		expect(result).toMatchObject({ status: 'OK', httpStatus: 200 });
-		expect(result.url).toBe(`${sandbox.url}/api/v1/data/devices/all/?limit=1`);
+describe('credential connection test (the node tests the credential: testedBy)', () => {
+	const requests = () => sandbox.stats.requests;
+
+	it('a valid token passes with one cheap request', async () => {
+		const before = requests();
+		expect(await testCredential(credential(sandbox.sandboxToken))).toEqual({ status: 'OK', message: 'Connection tested successfully' });
+		expect(requests() - before).toBe(1);
 	});
 
 	it('normalises the base URL like the client (trailing slash, /api/v1 given or not)', async () => {
 		for (const base of [`${sandbox.url}/`, `${sandbox.url}/api/v1`, `${sandbox.url}/api/v1/`]) {
-			const result = await testCredential(credential(sandbox.sandboxToken, { sandboxBaseUrl: base }));
-			expect(result.url).toBe(`${sandbox.url}/api/v1/data/devices/all/?limit=1`);
-			expect(result.status).toBe('OK');
+			expect(await testCredential(credential(sandbox.sandboxToken, { sandboxBaseUrl: base }))).toMatchObject({ status: 'OK' });
 		}
 	});
 
@@ -43,21 +43,37 @@ describe('credential test request', () => {
 		const result = await testCredential(
 			credential(sandbox.sandboxToken, { environment: 'production', sandboxBaseUrl: 'http://127.0.0.1:1', productionBaseUrl: sandbox.url }),
 		);
-		expect(result).toMatchObject({ status: 'OK', url: `${sandbox.url}/api/v1/data/devices/all/?limit=1` });
+		expect(result.status).toBe('OK');
 	});
 
-	it('a bad token gives the 401 text saying what to do', async () => {
+	it("a bad token: what to do and the service's own description, never the token", async () => {
 		const result = await testCredential(credential('0'.repeat(40)));
-		expect(result).toMatchObject({ status: 'Error', httpStatus: 401 });
-		expect(result.message).toContain('Check the token and that Environment matches');
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain('HTTP 401');
+		expect(result.message).toContain('belongs to the other environment');
+		expect(result.message).toContain('Invalid token: it does not exist or was deleted.');
 		expect(result.message).not.toContain('0'.repeat(40));
 	});
 
-	it('a token without the scope gives the 413 text', async () => {
+	it("a token without the scope: the API Access tab and the service's description", async () => {
 		const { token } = sandbox.account.createToken({ scopes: ['customers:read'] });
 		const result = await testCredential(credential(token));
-		expect(result).toMatchObject({ status: 'Error', httpStatus: 413 });
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain('HTTP 413');
 		expect(result.message).toContain('API Access tab');
+		expect(result.message).toContain('lacks the "devices:read" scope');
+	});
+
+	it('a plain-http base URL on another host is refused before any request', async () => {
+		const before = requests();
+		const result = await testCredential(credential(sandbox.sandboxToken, { sandboxBaseUrl: 'http://tec.example.com' }));
+		expect(result).toMatchObject({ status: 'Error' });
+		expect(result.message).toContain('Sandbox Base URL (credential): must use https');
+		expect(requests()).toBe(before);
+	});
+
+	it('the trigger tests the credential the same way', async () => {
+		expect(await testCredential(credential(sandbox.sandboxToken), 'testEquipmentCloudTrigger')).toMatchObject({ status: 'OK' });
 	});
 });
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Container } from '@n8n/di';
 import {
 	BinaryDataService,
+	CredentialTestContext,
 	ExecutionLifecycleHooks,
 	LoadOptionsContext,
 	PackageDirectoryLoader,
@@ -20,6 +21,7 @@ import {
 } from 'n8n-core';
 import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow, deepCopy } from 'n8n-workflow';
 import type {
+	INodeCredentialTestResult,
 	ExecutionError,
 	IBinaryData,
 	ICredentialDataDecryptedObject,
@@ -500,60 +502,21 @@ export async function callMethod(args: {
 	return args.kind === 'listSearch' ? await fn.call(context, args.filter) : await fn.call(context);
 }
 
-// ---- the credential's test request --------------------------------------------------------------
-export interface CredentialTestResult {
-	status: 'OK' | 'Error';
-	message: string;
-	httpStatus: number;
-	url: string;
-}
-
+// ---- the credential's connection test -----------------------------------------------------------
 /**
- * Runs the credential type's `test` definition: its request expressions resolved with
- * $credentials (as n8n resolves them), its generic authenticate applied, the response judged by
- * its `rules` (response code → message), as n8n's credential tester does.
+ * Runs the connection test as n8n's credential tester does for a node-tested credential: the
+ * node's `credentialTest` method named by `testedBy`, called with n8n-core's CredentialTestContext
+ * (whose request helper is n8n's own) and the decrypted credential with its defaults.
  */
-export async function testCredential(data: ICredentialDataDecryptedObject): Promise<CredentialTestResult> {
+export async function testCredential(data: ICredentialDataDecryptedObject, nodeName = NODE_TYPE): Promise<INodeCredentialTestResult> {
 	const pkg = await loadPackage();
-	const type = pkg.credentialTypes[CREDENTIAL_TYPE];
-	if (!type.test) throw new Error('the credential has no test request');
+	const type = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${nodeName}`, 1);
+	const testedBy = type.description.credentials?.find((c) => c.name === CREDENTIAL_TYPE)?.testedBy;
+	const fn = typeof testedBy === 'string' ? type.methods?.credentialTest?.[testedBy] : undefined;
+	if (!fn) throw new Error(`${nodeName} does not test the ${CREDENTIAL_TYPE} credential`);
 	const helper = new HarnessCredentialsHelper(pkg.credentialTypes, { [CREDENTIAL_TYPE]: data });
 	const credentials = await helper.getDecrypted({} as never, { id: 'c', name: 'c' }, CREDENTIAL_TYPE);
-	const node: INode = {
-		id: 'cred-test',
-		name: 'Credential test',
-		type: `${pkg.packageName}.${NODE_TYPE}`,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: pkg.nodeTypes });
-	const resolve = (value: unknown) =>
-		typeof value === 'string'
-			? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
-			: value;
-	const request = type.test.request;
-	const url = new URL(`${String(resolve(request.baseURL ?? ''))}${String(resolve(request.url ?? ''))}`);
-	for (const [k, v] of Object.entries(request.qs ?? {})) url.searchParams.set(k, String(resolve(v)));
-	const options = await helper.authenticate(
-		credentials,
-		CREDENTIAL_TYPE,
-		{ url: url.toString(), method: request.method ?? 'GET', headers: {} } as IHttpRequestOptions,
-		workflow,
-		node,
-	);
-	const response = await fetch(url, { method: options.method, headers: options.headers as Record<string, string> });
-	await response.arrayBuffer();
-	if (response.ok) return { status: 'OK', message: 'Connection tested successfully', httpStatus: response.status, url: url.toString() };
-	const rule = (type.test.rules ?? []).find(
-		(r) => r.type === 'responseCode' && (r.properties as { value: number }).value === response.status,
-	);
-	return {
-		status: 'Error',
-		message: rule ? (rule.properties as { message: string }).message : `HTTP ${response.status}`,
-		httpStatus: response.status,
-		url: url.toString(),
-	};
+	return await fn.call(new CredentialTestContext(), { id: 'c', name: 'c', type: CREDENTIAL_TYPE, data: credentials });
 }
 
 // ---- binary data ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * token's shared pacer, and one mapping of client errors to n8n errors.
  */
 import type {
+	ICredentialTestFunctions,
 	IExecuteFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
@@ -109,9 +110,8 @@ export function retryOptions(settings: ClientSettings = {}): Partial<RetryOption
 	return { maxTotalWaitMs: Math.round(seconds * 1000) };
 }
 
-/** A client for the credential's environment, sharing the token's pacer with every caller. */
-export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
-	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
+/** The base address of the credential's environment, and the token's shared pacer. */
+function connection(credentials: TestEquipmentCloudCredentials) {
 	const production = credentials.environment === 'production';
 	const base = parseBaseUrl(
 		String((production ? credentials.productionBaseUrl : credentials.sandboxBaseUrl) ?? ''),
@@ -121,6 +121,13 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
 		pacingKey(String(credentials.accessToken ?? ''), `${production ? 'production' : 'sandbox'} ${base.apiRoot}`),
 		clock,
 	);
+	return { base, pacer };
+}
+
+/** A client for the credential's environment, sharing the token's pacer with every caller. */
+export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
+	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
+	const { base, pacer } = connection(credentials);
 	return new ServiceClient({
 		baseUrl: base,
 		request: requestFn(ctx, true),
@@ -129,6 +136,29 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
 		pacer,
 		retry: retryOptions(settings),
 	});
+}
+
+/**
+ * The credential test's client. n8n gives a credential test only its request helper, so this
+ * one adds the header itself; answers are read by the client core like everywhere else.
+ */
+export function getCredentialTestClient(ctx: ICredentialTestFunctions, credentials: TestEquipmentCloudCredentials): ServiceClient {
+	const { base, pacer } = connection(credentials);
+	const request: RequestFn = async (req) => {
+		const response = (await ctx.helpers.request({
+			method: req.method,
+			uri: req.url,
+			headers: { ...req.headers, authorization: `Token ${String(credentials.accessToken ?? '')}` },
+			body: req.body,
+			resolveWithFullResponse: true,
+			simple: false,
+			json: false,
+			timeout: req.timeoutMs,
+		})) as FullResponse;
+		return { status: response.statusCode, headers: toHeaders(response.headers), body: toBody(response.body, req.responseType) };
+	};
+	// A credential test answers quickly: one retry at most, a few seconds of waiting.
+	return new ServiceClient({ baseUrl: base, request, clock, pacer, retry: { maxAttempts: 2, maxTotalWaitMs: 5000 } });
 }
 
 /**

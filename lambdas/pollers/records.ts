@@ -15,8 +15,15 @@ const PROPERTY_NAMES = {
 	nextTest: ['next test', 'next test date'],
 } as const;
 
+/**
+ * Longest text kept from a record. Events carry a handful of text fields, so one record can never
+ * push an event over the 256 KB PutEvents limit (which would fail every run: a poison pill).
+ */
+export const MAX_TEXT_LENGTH = 1000;
+
 function text(v: unknown): string | null {
-	return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+	const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+	return s !== null && s.length > MAX_TEXT_LENGTH ? `${s.slice(0, MAX_TEXT_LENGTH)}…` : s;
 }
 
 function int(v: unknown): number | null {

@@ -220,7 +220,7 @@ export class ServiceClient {
 					path,
 					retryAfterMs: parseRetryAfter(response.headers['retry-after'], clock.now()),
 				});
-				if (error.kind === 'rateLimit' && paced) this.options.pacer?.pauseUntil(clock.now() + (error.retryAfterMs ?? 1000));
+				if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + (error.retryAfterMs ?? 1000));
 			} catch (cause) {
 				error =
 					cause instanceof ServiceError

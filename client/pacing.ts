@@ -16,6 +16,9 @@ export interface PacingOptions {
 	marginMs: number;
 }
 
+const MARGIN_STEP_MS = 25;
+const MAX_LEARNED_MARGIN_MS = 200;
+
 /** The service's published limit: 5 requests per second per access token. */
 export const SERVICE_RATE: PacingOptions = { maxRequests: 5, windowMs: 1000, marginMs: 25 };
 
@@ -23,6 +26,8 @@ export class Pacer {
 	/** Start times of the last `maxRequests` reserved slots, ascending. */
 	private readonly starts: number[] = [];
 	private pausedUntil = 0;
+	/** Grows with each 429 this token meets: requests that leave later than planned need room. */
+	private learnedMarginMs = 0;
 
 	constructor(
 		private readonly clock: Clock,
@@ -32,7 +37,8 @@ export class Pacer {
 	/** Reserves the next free slot and returns how long to wait for it (ms). */
 	reserve(): number {
 		const now = this.clock.now();
-		const { maxRequests, windowMs, marginMs } = this.options;
+		const { maxRequests, windowMs } = this.options;
+		const marginMs = this.marginMs;
 		let slot = Math.max(now, this.pausedUntil);
 		const last = this.starts[this.starts.length - 1];
 		if (last !== undefined) slot = Math.max(slot, last);
@@ -54,9 +60,19 @@ export class Pacer {
 		}
 	}
 
-	/** After a 429 (other traffic on the same token), no caller starts before `until`. */
-	pauseUntil(until: number): void {
+	/** The safety margin in use: the configured one plus what 429s have taught. */
+	get marginMs(): number {
+		return this.options.marginMs + this.learnedMarginMs;
+	}
+
+	/**
+	 * After a 429, no caller starts before `until`, and the margin widens a step: a busy process
+	 * (or n8n's own request set-up) can send a request later than its slot, and the service
+	 * counts arrivals, not plans. The widening is bounded.
+	 */
+	rateLimited(until: number): void {
 		this.pausedUntil = Math.max(this.pausedUntil, until);
+		this.learnedMarginMs = Math.min(MAX_LEARNED_MARGIN_MS, this.learnedMarginMs + MARGIN_STEP_MS);
 	}
 }
 

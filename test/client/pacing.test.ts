@@ -94,24 +94,39 @@ describe('Pacer', () => {
 		expect(p1.options).toEqual(SERVICE_RATE);
 	});
 
-	it('pauseUntil delays callers that arrive later', async () => {
+	it('rateLimited delays callers that arrive later', async () => {
 		const clock = newClock();
 		const t0 = clock.now();
 		const pacer = new Pacer(clock);
-		pacer.pauseUntil(t0 + 5000);
-		pacer.pauseUntil(t0 + 2000); // an earlier pause does not shorten it
+		pacer.rateLimited(t0 + 5000);
+		pacer.rateLimited(t0 + 2000); // an earlier pause does not shorten it
 		const r = router(clock, () => json(200, {}));
 		const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer });
 		await clock.run(Promise.all([client.call('device.list'), client.call('customer.list')]));
 		for (const c of r.calls) expect(c.at).toBeGreaterThanOrEqual(t0 + 5000);
 	});
 
-	it('pauseUntil also delays callers already waiting for a slot', async () => {
+	it('each 429 widens the margin a step, up to a bound, so late departures stop tripping the limit', async () => {
+		const clock = newClock();
+		const pacer = new Pacer(clock);
+		expect(pacer.marginMs).toBe(SERVICE_RATE.marginMs);
+		pacer.rateLimited(clock.now());
+		expect(pacer.marginMs).toBe(SERVICE_RATE.marginMs + 25);
+		for (let i = 0; i < 20; i++) pacer.rateLimited(clock.now());
+		expect(pacer.marginMs).toBe(SERVICE_RATE.marginMs + 200);
+		// The wider margin spaces the sixth start from the first.
+		const t0 = clock.now();
+		const waits = Array.from({ length: 6 }, () => pacer.reserve());
+		expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+		expect(t0 + waits[5]).toBe(t0 + SERVICE_RATE.windowMs + SERVICE_RATE.marginMs + 200);
+	});
+
+	it('rateLimited also delays callers already waiting for a slot', async () => {
 		const clock = newClock();
 		const t0 = clock.now();
 		const pacer = new Pacer(clock);
 		const r = router(clock, (req, i) => {
-			if (i === 0) pacer.pauseUntil(t0 + 3000);
+			if (i === 0) pacer.rateLimited(t0 + 3000);
 			return json(200, {});
 		});
 		const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer });

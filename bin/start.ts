@@ -60,10 +60,12 @@ async function main(): Promise<void> {
 		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
-		// The sandbox's own demo token, shown so n8n can be pointed at the same sandbox.
+		// Demo tokens of this local sandbox (not secrets), shown so n8n can use the same sandbox. n8n
+		// gets a token of its own: the limit of 5 requests per second is per token.
 		log('info', 'Started the embedded sandbox (set TEC_BASE_URL and TEC_TOKEN to poll a real account)', {
 			sandboxUrl: sandbox.url,
 			sandboxToken: sandbox.sandboxToken,
+			n8nToken: sandbox.account.createToken({ label: 'n8n' }).token,
 			adminUrl: sandbox.adminUrl,
 		});
 	}

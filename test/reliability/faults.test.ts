@@ -11,17 +11,16 @@
  * Max Retry Wait 4 s, 1 s for outage rows), both pollers on real adapters (sandbox over HTTP,
  * DynamoDB = dynalite, EventBridge = the local wire endpoint; retry budget ~2 s and a 500 ms
  * timeout through the client's options), and the `npm start` runner as a child process
- * (default retry bounds: it has no option for them). Each column has its own sandbox, so the
- * columns run side by side. The trigger poll face is not here yet: its node
- * (nodes/TestEquipmentCloud/TestEquipmentCloudTrigger.node.ts) appeared only as this matrix was
- * finished. Adding it = a 'triggerPoll' key in every row of MATRIX and a column runner that calls
- * the node's poll() through n8n-core (the harness has no poll runner yet).
+ * (default retry bounds: it has no option for them), and the trigger's poll() through n8n-core's
+ * poll context (event Device Overdue, Max Retry Wait as the node's). Each column has its own
+ * sandbox, so the columns run side by side.
  */
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { IDataObject } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
@@ -35,7 +34,7 @@ import { newTable } from '../lambdas/harness';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
 import { credentialsFor } from '../node/helpers';
-import { runNode } from '../support/n8n';
+import { runNode, runPoll } from '../support/n8n';
 import { FAST_RETRY, ROOT, delay, makeOverdue, pollerClient, spawnRunner, trackUnhandled, waitFor, type RunnerChild } from './support';
 
 type Outcome = { type: 'ok' } | { type: 'error'; match: RegExp } | { type: 'nextRun'; match: RegExp } | { type: 'n/a'; why: string };
@@ -44,7 +43,7 @@ const error = (match: RegExp): Outcome => ({ type: 'error', match });
 const nextRun = (match: RegExp): Outcome => ({ type: 'nextRun', match });
 const na = (why: string): Outcome => ({ type: 'n/a', why });
 
-const FACES = ['nodeGetManyAll', 'nodeGet', 'nodeCreate', 'nodeUpdate', 'nodeDelete', 'overduePoller', 'testResultsPoller', 'runner'] as const;
+const FACES = ['nodeGetManyAll', 'nodeGet', 'nodeCreate', 'nodeUpdate', 'nodeDelete', 'triggerPoll', 'overduePoller', 'testResultsPoller', 'runner'] as const;
 type Face = (typeof FACES)[number];
 
 interface Injected {
@@ -109,7 +108,7 @@ export const MATRIX: Row[] = [
 		fault: '429 storm: 3 × 429 without Retry-After',
 		inject: fault({ kind: 'status', status: 429, count: 3 }),
 		retryKind: 'rateLimit',
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
 	},
 	...[500, 502, 503].map(
 		(status): Row => ({
@@ -122,6 +121,7 @@ export const MATRIX: Row[] = [
 				nodeCreate: error(new RegExp(`Unexpected server error \\(HTTP ${status}\\)`)), // a POST is never sent twice
 				nodeUpdate: ok,
 				nodeDelete: ok,
+				triggerPoll: ok,
 				overduePoller: ok,
 				testResultsPoller: ok,
 				runner: ok,
@@ -138,6 +138,7 @@ export const MATRIX: Row[] = [
 			nodeCreate: error(server),
 			nodeUpdate: error(server),
 			nodeDelete: error(server),
+			triggerPoll: nextRun(server),
 			overduePoller: nextRun(server),
 			testResultsPoller: nextRun(server),
 			runner: ok, // default budget 90 s
@@ -154,6 +155,7 @@ export const MATRIX: Row[] = [
 			nodeCreate: error(/under maintenance; try again later \(HTTP 451\)/),
 			nodeUpdate: error(/under maintenance; try again later \(HTTP 451\)/),
 			nodeDelete: error(/under maintenance; try again later \(HTTP 451\)/),
+			triggerPoll: nextRun(/under maintenance; try again later \(HTTP 451\)/),
 			overduePoller: ok,
 			testResultsPoller: ok,
 			runner: ok, // waits 5-10 s, then succeeds
@@ -169,6 +171,7 @@ export const MATRIX: Row[] = [
 				nodeCreate: error(licenceError),
 				nodeUpdate: error(licenceError),
 				nodeDelete: error(licenceError),
+				triggerPoll: nextRun(licenceError),
 				overduePoller: nextRun(licenceError),
 				testResultsPoller: nextRun(licenceError),
 				runner: nextRun(/licence has expired/),
@@ -178,7 +181,7 @@ export const MATRIX: Row[] = [
 	{
 		fault: 'slow responses: +300 ms on every request',
 		inject: fault({ kind: 'latency', latencyMs: 300 }),
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
 	},
 	{
 		fault: 'timeout: one response 1.5 s late (poller timeout 500 ms)',
@@ -190,6 +193,7 @@ export const MATRIX: Row[] = [
 			nodeCreate: na(NO_TIMEOUT_OPTION_NODE),
 			nodeUpdate: na(NO_TIMEOUT_OPTION_NODE),
 			nodeDelete: na(NO_TIMEOUT_OPTION_NODE),
+			triggerPoll: na(NO_TIMEOUT_OPTION_NODE),
 			overduePoller: ok,
 			testResultsPoller: ok,
 			runner: na(NO_TIMEOUT_OPTION_RUNNER),
@@ -204,6 +208,7 @@ export const MATRIX: Row[] = [
 			nodeCreate: na(NO_TIMEOUT_OPTION_NODE),
 			nodeUpdate: na(NO_TIMEOUT_OPTION_NODE),
 			nodeDelete: na(NO_TIMEOUT_OPTION_NODE),
+			triggerPoll: na(NO_TIMEOUT_OPTION_NODE),
 			overduePoller: nextRun(/No response from the service for GET \/data\/devices\/overdue\/: .*[Tt]imeout/),
 			testResultsPoller: nextRun(/No response from the service for GET \/tests_performed\/all\/: .*[Tt]imeout/),
 			runner: na(NO_TIMEOUT_OPTION_RUNNER),
@@ -220,6 +225,7 @@ export const MATRIX: Row[] = [
 			nodeUpdate: ok,
 			// The sandbox drops the socket but still runs the handler: the repeat finds the device in the bin.
 			nodeDelete: error(/Precondition failed.*\(HTTP 412\)/),
+			triggerPoll: ok,
 			overduePoller: ok,
 			testResultsPoller: ok,
 			runner: ok,
@@ -236,6 +242,7 @@ export const MATRIX: Row[] = [
 			nodeUpdate: ok, // PUT re-sent: same edit again
 			// The DELETE had moved the device to the recycle bin; the repeat finds it there (see report).
 			nodeDelete: error(/Precondition failed.*\(HTTP 412\)/),
+			triggerPoll: ok,
 			overduePoller: ok,
 			testResultsPoller: ok,
 			runner: ok,
@@ -251,6 +258,7 @@ export const MATRIX: Row[] = [
 			nodeCreate: error(/answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/), // a POST is never sent twice
 			nodeUpdate: ok,
 			nodeDelete: error(/Precondition failed.*\(HTTP 412\)/),
+			triggerPoll: ok,
 			overduePoller: ok,
 			testResultsPoller: ok,
 			runner: ok,
@@ -267,7 +275,7 @@ export const MATRIX: Row[] = [
 				},
 			};
 		},
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
 	},
 ];
 
@@ -357,6 +365,62 @@ describe.concurrent('fault matrix', () => {
 						expect(made.length, `${cell}: devices created`).toBeLessThanOrEqual(1);
 					}
 					if (face === 'nodeDelete') deleted.add(deleteId);
+					sandbox.faults.clear();
+				}
+			} finally {
+				await sandbox.stop();
+			}
+		}, 120_000);
+	});
+
+	// ---- the trigger's poll() through n8n-core ---------------------------------------------------------
+	describe('fault matrix: the trigger poll through n8n-core', () => {
+		it('triggerPoll', async () => {
+			const sandbox = await startSandbox({ port: 0, size: { devices: 80, customers: 6, testResults: 40 } });
+			const poll = (staticData: IDataObject, maxRetryWait: number) =>
+				runPoll({ parameters: { event: 'deviceOverdue', options: { maxRetryWait } }, credentials: credentialsFor(sandbox), staticData });
+			try {
+				const activation = await poll({}, 4); // first activation: remembers the list, emits nothing
+				expect(activation.error).toBeUndefined();
+				let state = activation.staticData;
+				const used = new Set<number>();
+				for (const row of MATRIX) {
+					const expected = row.expect.triggerPoll;
+					if (expected.type === 'n/a') {
+						note(row, 'triggerPoll', 'n/a');
+						continue;
+					}
+					const cell = `${row.fault} × triggerPoll`;
+					const id = makeOverdue(sandbox, used);
+					const emitted = (r: Awaited<ReturnType<typeof poll>>) => (r.items ?? []).filter((i) => i.json.id === id).length;
+					const injected = row.inject(sandbox);
+					const started = Date.now();
+					let first: Awaited<ReturnType<typeof poll>>;
+					try {
+						first = await poll(state, row.nodeMaxRetryWait ?? 4);
+					} finally {
+						await injected.end();
+					}
+					const ms = Date.now() - started;
+					expect(injected.struck(), `${cell}: the fault struck`).toBe(true);
+					if (expected.type === 'ok') {
+						expect(first.error, cell).toBeUndefined();
+						expect(emitted(first), cell).toBe(1);
+						state = first.staticData;
+						note(row, 'triggerPoll', `ok (${ms} ms)`);
+					} else if (expected.type === 'nextRun') {
+						expect(first.error, cell).toBeDefined();
+						expect(first.error!.name, cell).toBe('NodeApiError');
+						expect(`${first.error!.message} ${String(first.error!.description ?? '')}`, cell).toMatch(expected.match);
+						expect(first.staticData, `${cell}: a failed poll leaves the state as it was`).toEqual(state);
+						const second = await poll(state, 4);
+						expect(second.error, `${cell}: next poll`).toBeUndefined();
+						expect(emitted(second), `${cell}: next poll`).toBe(1);
+						state = second.staticData;
+						note(row, 'triggerPoll', `poll failed (${first.error!.message.slice(0, 60)}), next poll emitted`);
+					} else {
+						throw new Error(`${cell}: unexpected outcome ${describeOutcome(expected)}`);
+					}
 					sandbox.faults.clear();
 				}
 			} finally {

@@ -149,7 +149,7 @@ export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 	if (!parsed.success) {
 		const problems = parsed.error.issues.map((i) => `  - ${i.message}`).join('\n');
 		throw new ConfigError(
-			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see docs/deploy-aws.md.`,
+			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
 		);
 	}
 	return parsed.data as AlertsConfig;

@@ -238,7 +238,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 			});
 			Validations.of(headerSecret).acknowledge({
 				id: 'AwsSolutions-SMG4',
-				reason: 'A key shared with the n8n Header Auth credential: it must change on both sides at once, so it is rotated by hand (docs/deploy-aws.md), not by a rotation Lambda.',
+				reason: 'A key shared with the n8n Header Auth credential: it must change on both sides at once, so it is rotated by hand (README, "Deploy on AWS"), not by a rotation Lambda.',
 			});
 			const connection = new events.Connection(this, 'N8nConnection', {
 				description: 'n8n Webhook node (API key header; EventBridge keeps the value in its own Secrets Manager secret)',
@@ -306,7 +306,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		new CfnOutput(this, 'ArchiveArn', { value: archive.archiveArn, description: 'Replay events from here (aws events start-replay)' });
 		new CfnOutput(this, 'OverdueDevicesPollerName', { value: this.pollers.overdueDevices.functionName });
 		new CfnOutput(this, 'TestResultsPollerName', { value: this.pollers.testResults.functionName });
-		new CfnOutput(this, 'TokenSecretArn', { value: this.tokenSecret.secretArn, description: 'Put the access token here (docs/deploy-aws.md)' });
+		new CfnOutput(this, 'TokenSecretArn', { value: this.tokenSecret.secretArn, description: 'Put the access token here (README, "Deploy on AWS")' });
 		new CfnOutput(this, 'AlertsTopicArn', { value: this.topic.topicArn });
 		new CfnOutput(this, 'StateTableName', { value: this.table.tableName });
 	}

@@ -10,3 +10,4 @@ export * from './query';
 export * from './retry';
 export * from './fields';
 export * from './dates';
+export * from './records';

@@ -1,3 +1,4 @@
+import { propertyValues } from '../../client';
 import type { OverdueDevice } from '../events/schemas';
 
 /**
@@ -30,16 +31,9 @@ function int(v: unknown): number | null {
 	return typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null;
 }
 
-/** Property values by lower-case name, from a list of {name, value} or a {name: value} map. */
+/** Property values by lower-case name (names differ in case between accounts). */
 function propertiesByName(record: Json): Map<string, unknown> {
-	const out = new Map<string, unknown>();
-	const props = record.properties;
-	if (Array.isArray(props)) {
-		for (const p of props) if (p && typeof p === 'object' && typeof (p as Json).name === 'string') out.set(((p as Json).name as string).toLowerCase(), (p as Json).value);
-	} else if (props && typeof props === 'object') {
-		for (const [k, v] of Object.entries(props as Json)) out.set(k.toLowerCase(), v);
-	}
-	return out;
+	return new Map(Object.entries(propertyValues(record) ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 function pick(props: Map<string, unknown>, names: readonly string[]): string | null {

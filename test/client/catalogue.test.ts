@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, FILTER_KEY_TYPE, SUPPORTS_ENABLED, ServiceClient, ValidationError, encodePathId, endpoint, resolvePath, type OperationId } from '../../client';
+import { ENDPOINTS, FILTER_KEY_TYPE, SUPPORTS_ENABLED, ServiceClient, ValidationError, encodePathId, endpoint, propertyValues, resolvePath, type OperationId } from '../../client';
 import { API, BASE, json, newClock, rejected, router, thrown } from './helpers';
 
 const OPS = Object.keys(ENDPOINTS) as OperationId[];
@@ -141,5 +141,25 @@ describe('the catalogue', () => {
 		expect(FILTER_KEY_TYPE.project).toBe('fieldName');
 		expect(FILTER_KEY_TYPE.subUser).toBe('fieldName');
 		expect([...SUPPORTS_ENABLED].sort()).toEqual(['customer', 'device', 'overdueDevice']);
+	});
+});
+
+describe('propertyValues (reading a record the service sends)', () => {
+	it('maps a property list to name → value, falls back to the key id, accepts a map, ignores junk', () => {
+		expect(
+			propertyValues({
+				id: 1,
+				properties: [
+					{ key_id: 1, name: 'Designation', data_type: 'Text', value: 'Drill' },
+					{ key_id: 7, value: 3 },
+					null,
+					'x',
+					{ key_id: 9, name: 'Next test', value: null, unknown: true },
+				],
+			}),
+		).toEqual({ Designation: 'Drill', '7': 3, 'Next test': null });
+		expect(propertyValues({ properties: { Department: 'IT' } })).toEqual({ Department: 'IT' });
+		expect(propertyValues({ id: 1 })).toBeUndefined();
+		expect(propertyValues(null)).toBeUndefined();
 	});
 });

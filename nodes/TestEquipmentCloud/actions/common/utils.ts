@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 import {
+	propertyValues,
 	FILTER_KEY_TYPE,
 	encodePathId,
 	ValidationError,
@@ -37,13 +38,7 @@ function isObject(value: unknown): value is IDataObject {
 /** `properties: [{name, value}, …]` → `properties: {name: value}` (the Simplify option). */
 export function simplifyRecord(record: unknown): unknown {
 	if (!isObject(record) || !Array.isArray(record.properties)) return record;
-	const flat: IDataObject = {};
-	for (const p of record.properties) {
-		if (!isObject(p)) continue;
-		const name = typeof p.name === 'string' && p.name !== '' ? p.name : String(p.key_id ?? '');
-		if (name !== '') flat[name] = p.value as IDataObject[string];
-	}
-	return { ...record, properties: flat };
+	return { ...record, properties: propertyValues(record) as IDataObject };
 }
 
 /** One n8n item per record, each paired with the input item it came from. */

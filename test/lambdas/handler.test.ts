@@ -4,7 +4,7 @@ import { readConfig } from '../../lambdas/config';
 import { handler as overdueHandler } from '../../lambdas/handlers/overdueDevices';
 import { handler as resultsHandler } from '../../lambdas/handlers/testResults';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo } from '../support/localAws';
+import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
 
 /**
@@ -21,20 +21,7 @@ beforeAll(async () => {
 	aws = await new LocalAws().start();
 	dynamo = await startDynamo('tec-handler-state');
 	aws.secrets.set(SECRET_ARN, JSON.stringify({ token: sandbox.sandboxToken }));
-	Object.assign(process.env, {
-		AWS_REGION: 'eu-central-1',
-		AWS_ACCESS_KEY_ID: 'test',
-		AWS_SECRET_ACCESS_KEY: 'test',
-		AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-		AWS_ENDPOINT_URL_EVENTBRIDGE: aws.url,
-		AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
-		POWERTOOLS_DEV: 'true',
-		TEC_BASE_URL: sandbox.url,
-		TEC_ENVIRONMENT: 'sandbox',
-		TEC_TOKEN_SECRET_ARN: SECRET_ARN,
-		STATE_TABLE: dynamo.table,
-		EVENT_BUS_NAME: 'tec-alerts',
-	});
+	useLambdaEnvironment({ baseUrl: sandbox.url, secretArn: SECRET_ARN, table: dynamo.table, bus: 'tec-alerts', aws, dynamoUrl: dynamo.url });
 });
 afterAll(async () => {
 	await sandbox.stop();

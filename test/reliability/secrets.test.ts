@@ -21,7 +21,7 @@ import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { handler as overdue } from '../../lambdas/handlers/overdueDevices';
 import { handler as results } from '../../lambdas/handlers/testResults';
-import { LocalAws, startDynamo } from '../support/localAws';
+import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws';
 import { credentialsFor } from '../node/helpers';
 import type { IDataObject } from 'n8n-workflow';
 import { runNode, type RunNodeOptions } from '../support/n8n';
@@ -107,20 +107,7 @@ describe('no token leaves its place', () => {
 		const { token } = await markedToken('secrets-lambda');
 		const ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-secrets-AbCdEf';
 		aws.secrets.set(ARN, JSON.stringify({ token }));
-		Object.assign(process.env, {
-			AWS_REGION: 'eu-central-1',
-			AWS_ACCESS_KEY_ID: 'test',
-			AWS_SECRET_ACCESS_KEY: 'test',
-			AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-			AWS_ENDPOINT_URL_EVENTBRIDGE: aws.url,
-			AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
-			POWERTOOLS_DEV: 'true',
-			TEC_BASE_URL: sandbox.url,
-			TEC_ENVIRONMENT: 'sandbox',
-			TEC_TOKEN_SECRET_ARN: ARN,
-			STATE_TABLE: dynamo.table,
-			EVENT_BUS_NAME: 'tec-secrets',
-		});
+		useLambdaEnvironment({ baseUrl: sandbox.url, secretArn: ARN, table: dynamo.table, bus: 'tec-secrets', aws, dynamoUrl: dynamo.url });
 		const context = { awsRequestId: 'req-secrets', getRemainingTimeInMillis: () => 120_000, functionName: 'test' } as unknown as Context;
 		const lines: string[] = [];
 		const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation((...a: unknown[]) => void lines.push(a.map(String).join(' '))));

@@ -117,3 +117,24 @@ export async function createStateTable(client: DynamoDBClient, table: string): P
 		}),
 	);
 }
+
+/**
+ * The environment a deployed poller reads (lambdas/config.ts), pointed at local endpoints: the
+ * AWS SDK clients and Powertools pick these up as they would in Lambda.
+ */
+export function useLambdaEnvironment(e: { baseUrl: string; secretArn: string; table: string; bus: string; aws: LocalAws; dynamoUrl: string }): void {
+	Object.assign(process.env, {
+		AWS_REGION: AWS_TEST_CONFIG.region,
+		AWS_ACCESS_KEY_ID: 'test',
+		AWS_SECRET_ACCESS_KEY: 'test',
+		AWS_ENDPOINT_URL_DYNAMODB: e.dynamoUrl,
+		AWS_ENDPOINT_URL_EVENTBRIDGE: e.aws.url,
+		AWS_ENDPOINT_URL_SECRETS_MANAGER: e.aws.url,
+		POWERTOOLS_DEV: 'true',
+		TEC_BASE_URL: e.baseUrl,
+		TEC_ENVIRONMENT: 'sandbox',
+		TEC_TOKEN_SECRET_ARN: e.secretArn,
+		STATE_TABLE: e.table,
+		EVENT_BUS_NAME: e.bus,
+	});
+}

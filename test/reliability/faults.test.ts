@@ -71,12 +71,21 @@ function fault(input: Parameters<Sandbox['faults']['add']>[0]): Row['inject'] {
 }
 
 /** A fault that lasts `ms` and then clears by itself. */
+/**
+ * The service refuses for `ms` from the first refused request. Timed from the first refusal, not
+ * from injection: the runner cycles on its own clock and may be idle between cycles for longer
+ * than the window, which would then close unseen.
+ */
 function outage(ms: number, on: (s: Sandbox) => void, off: (s: Sandbox) => void, hits: (s: Sandbox) => number): Row['inject'] {
 	return (sandbox) => {
 		const before = hits(sandbox);
+		const struck = () => hits(sandbox) > before;
 		on(sandbox);
-		const over = delay(ms).then(() => off(sandbox));
-		return { struck: () => hits(sandbox) > before, end: () => over };
+		const over = waitFor(struck, 30_000, 'the first refused request')
+			.then(() => delay(ms))
+			.finally(() => off(sandbox));
+		over.catch(() => undefined); // reported by end(), which every cell awaits
+		return { struck, end: () => over };
 	};
 }
 const statusCount = (status: number) => (s: Sandbox) => s.stats.byStatus[status] ?? 0;

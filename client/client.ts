@@ -77,9 +77,20 @@ export class ServiceClient {
 		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path));
 	}
 
-	/** Delete one item: to the recycle bin, or for good with `directDelete`. */
+	/**
+	 * Delete one item: to the recycle bin, or for good with `directDelete`. A DELETE whose answer was
+	 * lost is repeated; when the repeat finds the item already gone, the first attempt did the work
+	 * and the delete succeeded (`already_deleted: true`).
+	 */
 	async delete(operation: 'customer.delete' | 'device.delete', id: unknown, directDelete: boolean, parameter?: string): Promise<unknown> {
-		return this.call(operation, { pathParams: { id }, params: deleteParams(directDelete), parameter });
+		try {
+			return await this.call(operation, { pathParams: { id }, params: deleteParams(directDelete), parameter });
+		} catch (error) {
+			if (error instanceof ServiceError && error.afterUncertainAttempt && isAlreadyDeleted(error, directDelete)) {
+				return { id, deleted: true, direct_delete: directDelete, already_deleted: true };
+			}
+			throw error;
+		}
 	}
 
 	/**
@@ -198,6 +209,7 @@ export class ServiceClient {
 		const { clock, onEvent } = this.options;
 		const path = pathOf(url, this.base);
 		let waited = 0;
+		let uncertain = false;
 		for (let attempt = 1; ; attempt++) {
 			if (paced) await this.options.pacer?.acquire();
 			const started = clock.now();
@@ -234,9 +246,11 @@ export class ServiceClient {
 								message: `No response from the service for ${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
 							});
 			}
+			error.afterUncertainAttempt = uncertain;
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
 			const wait = retryDelay(error, attempt, this.retry);
 			if (waited + wait > this.retry.maxTotalWaitMs) throw error;
+			uncertain ||= mayHaveActed(error);
 			waited += wait;
 			onEvent?.({ type: 'retry', method, path, kind: error.kind, status: error.status, waitMs: wait, attempt });
 			await clock.sleep(wait);
@@ -258,6 +272,19 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string)
 		bodyExcerpt: excerpt(text),
 		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}`,
 	});
+}
+
+/** Whether the service may have acted on a request that failed this way (429 and 451 refuse before acting). */
+function mayHaveActed(error: ServiceError): boolean {
+	return error.kind === 'network' || error.kind === 'invalidResponse' || error.kind === 'server';
+}
+
+/**
+ * Assumed (the spec names 412 "precondition failed" without saying when): a DELETE of an item that
+ * is already in the recycle bin answers 412, and one of an item removed for good answers 404.
+ */
+function isAlreadyDeleted(error: ServiceError, directDelete: boolean): boolean {
+	return error.status === 404 || (!directDelete && error.status === 412);
 }
 
 function pathOf(url: string, base: BaseUrl): string {

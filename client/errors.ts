@@ -78,6 +78,11 @@ export class ServiceError extends Error {
 	readonly method?: string;
 	/** Path under /api/v1 without the query string (queries may hold user data). */
 	readonly path?: string;
+	/**
+	 * Set by the client when an earlier attempt of the same request may have reached the service
+	 * (no answer, an unreadable answer or a 5xx): this answer may describe the first attempt's effect.
+	 */
+	afterUncertainAttempt = false;
 
 	constructor(init: ServiceErrorInit) {
 		super(init.message, init.cause === undefined ? undefined : { cause: init.cause });

@@ -250,6 +250,55 @@ describe('retries', () => {
 	});
 });
 
+describe('delete after a lost answer', () => {
+	const inBin = json(412, { description: 'Device 5 is already in the recycle bin; use direct_delete to remove it completely.' });
+	const gone = json(404, { description: 'Device 5 does not exist.' });
+	const lost: Array<[string, HttpResponse | Error]> = [
+		['no answer', new Error('socket hang up')],
+		['an unreadable 200', text(200, '{"id":5,"del')],
+		['a 502', text(502, '<html>bad gateway</html>')],
+	];
+	for (const [label, first] of lost) {
+		it(`after ${label}, a repeat answering 412 (already in the recycle bin) is the delete succeeding`, async () => {
+			const { clock, r, client } = setup(sequence(first, inBin));
+			await expect(clock.run(client.delete('device.delete', 5, false))).resolves.toEqual({ id: 5, deleted: true, direct_delete: false, already_deleted: true });
+			expect(r.calls.map((c) => `${c.method} ${c.url}`)).toEqual([`DELETE ${API}/data/devices/delete/5/`, `DELETE ${API}/data/devices/delete/5/`]);
+		});
+		it(`after ${label}, a permanent delete whose repeat answers 404 succeeded`, async () => {
+			const { clock, client } = setup(sequence(first, gone));
+			await expect(clock.run(client.delete('device.delete', 5, true))).resolves.toEqual({ id: 5, deleted: true, direct_delete: true, already_deleted: true });
+		});
+	}
+
+	it('a 412 to the first attempt is an error: the item was in the recycle bin before', async () => {
+		const { clock, r, client } = setup(sequence(inBin));
+		const e = (await rejected(clock.run(client.delete('device.delete', 5, false)))) as ServiceError;
+		expect({ status: e.status, afterUncertainAttempt: e.afterUncertainAttempt }).toEqual({ status: 412, afterUncertainAttempt: false });
+		expect(e.description).toContain('already in the recycle bin');
+		expect(r.calls).toHaveLength(1);
+	});
+
+	for (const status of [429, 451]) {
+		it(`a 412 after a ${status} is an error: ${status} refuses before acting`, async () => {
+			const { clock, client } = setup(sequence(text(status, '', { 'retry-after': '1' }), inBin));
+			const e = (await rejected(clock.run(client.delete('device.delete', 5, false)))) as ServiceError;
+			expect(e.status).toBe(412);
+		});
+	}
+
+	it('a permanent delete whose repeat answers 412 is an error (412 does not mean "gone" there)', async () => {
+		const { clock, client } = setup(sequence(new Error('socket hang up'), inBin));
+		const e = (await rejected(clock.run(client.delete('device.delete', 5, true)))) as ServiceError;
+		expect({ status: e.status, afterUncertainAttempt: e.afterUncertainAttempt }).toEqual({ status: 412, afterUncertainAttempt: true });
+	});
+
+	it('other errors after a lost answer still surface (a 413 is not a delete)', async () => {
+		const { clock, client } = setup(sequence(new Error('socket hang up'), json(413, { description: 'scope' })));
+		const e = (await rejected(clock.run(client.delete('device.delete', 5, false)))) as ServiceError;
+		expect(e.kind).toBe('permission');
+	});
+});
+
 describe('downloadFile', () => {
 	const bytes = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10]);
 	const file = (headers: Record<string, string>): HttpResponse => ({ status: 200, headers, body: bytes });

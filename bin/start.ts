@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
+import { DEFAULT_TIMEOUT_MS } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { createRunner } from '../lambdas/runner';
 import { startSandbox, type Sandbox } from '../sandbox/server';
@@ -8,7 +9,7 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * `npm start`: the alerting pollers on the embedded sandbox (or a real account with
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
-const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--state PATH] [--webhook URL] [--port N]
+const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--state PATH] [--webhook URL] [--port N]
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
 			options: {
 				once: { type: 'boolean' },
 				interval: { type: 'string' },
+				timeout: { type: 'string' },
 				state: { type: 'string' },
 				webhook: { type: 'string' },
 				port: { type: 'string' },
@@ -40,6 +42,11 @@ async function main(): Promise<void> {
 	const interval = args.interval === undefined ? 60 : Number(args.interval);
 	if (!Number.isFinite(interval) || interval < 1) {
 		process.stderr.write(`--interval must be a number of seconds of at least 1, got "${args.interval}"\n${USAGE}\n`);
+		process.exit(2);
+	}
+	const timeout = args.timeout === undefined ? DEFAULT_TIMEOUT_MS / 1000 : Number(args.timeout);
+	if (!Number.isFinite(timeout) || timeout < 1) {
+		process.stderr.write(`--timeout must be a number of seconds of at least 1 (how long one request waits for an answer), got "${args.timeout}"\n${USAGE}\n`);
 		process.exit(2);
 	}
 	if (args.webhook !== undefined) {
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
 		baseUrl,
 		token,
 		environment,
+		timeoutMs: Math.round(timeout * 1000),
 		onEvent: (e) => {
 			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 		},

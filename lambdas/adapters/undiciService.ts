@@ -1,4 +1,4 @@
-import { request as undiciRequest } from 'undici';
+import { request as undiciRequest, type Dispatcher } from 'undici';
 import { ServiceClient, pacingKey, sharedPacers, type ClientEvent, type Clock, type HttpResponse, type RequestFn } from '../../client';
 
 export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
@@ -14,22 +14,31 @@ export const systemClock: Clock = {
  */
 export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPONSE_BYTES): RequestFn {
 	return async (req) => {
-		const response = await undiciRequest(req.url, {
-			method: req.method,
-			headers: token === undefined ? req.headers : { ...req.headers, authorization: `Token ${token}` },
-			body: req.body,
-			headersTimeout: req.timeoutMs,
-			bodyTimeout: req.timeoutMs,
-		});
 		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of response.body) {
-			size += (chunk as Buffer).length;
-			if (size > maxBytes) {
-				response.body.destroy();
-				throw new Error(`the response is larger than ${Math.round(maxBytes / 1024 / 1024)} MB; refusing to read it`);
+		let response: Dispatcher.ResponseData;
+		try {
+			response = await undiciRequest(req.url, {
+				method: req.method,
+				headers: token === undefined ? req.headers : { ...req.headers, authorization: `Token ${token}` },
+				body: req.body,
+				headersTimeout: req.timeoutMs,
+				bodyTimeout: req.timeoutMs,
+			});
+			let size = 0;
+			for await (const chunk of response.body) {
+				size += (chunk as Buffer).length;
+				if (size > maxBytes) {
+					response.body.destroy();
+					throw new Error(`the response is larger than ${Math.round(maxBytes / 1024 / 1024)} MB; refusing to read it`);
+				}
+				chunks.push(chunk as Buffer);
 			}
-			chunks.push(chunk as Buffer);
+		} catch (error) {
+			const code = (error as { code?: unknown } | null)?.code;
+			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+				throw new Error(`no answer within the timeout of ${req.timeoutMs / 1000} s (${(error as Error).message})`, { cause: error });
+			}
+			throw error;
 		}
 		const data = Buffer.concat(chunks);
 		const headers: HttpResponse['headers'] = {};

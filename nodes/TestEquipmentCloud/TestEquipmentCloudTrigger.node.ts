@@ -29,6 +29,7 @@ const NOTHING_YET: Record<PollSettings['event'], string> = {
 interface TriggerOptions {
 	lookbackDays?: number;
 	maxRetryWait?: number;
+	timeout?: number;
 	simplify?: boolean;
 }
 
@@ -76,7 +77,7 @@ export class TestEquipmentCloudTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		try {
 			const { settings, options } = readSettings(this);
-			const client = await getClient(this, { maxRetryWaitSeconds: options.maxRetryWait });
+			const client = await getClient(this, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
 			// Settings that change what is watched start the memory over (from "now").
 			const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed });
 			const started = clock.now();

@@ -88,6 +88,12 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 	it('bad arguments exit with 2 and say what is valid; SIGTERM stops the loop cleanly', async () => {
 		await expect(run(process.execPath, [...START, '--interval', 'soon'], { cwd })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--interval must be a number of seconds') });
 		await expect(run(process.execPath, [...START, '--webhook', 'ftp://x'], { cwd })).rejects.toMatchObject({ code: 2 });
+		for (const timeout of ['0', '0.5', 'later']) {
+			await expect(run(process.execPath, [...START, '--timeout', timeout], { cwd })).rejects.toMatchObject({
+				code: 2,
+				stderr: expect.stringContaining(`--timeout must be a number of seconds of at least 1 (how long one request waits for an answer), got "${timeout}"`),
+			});
+		}
 		const child = spawn(process.execPath, [...START, '--interval', '30', '--state', join(mkdtempSync(join(tmpdir(), 'tec-start-')), 's.json')], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		let stderr = '';
 		child.stderr.on('data', (c) => (stderr += c));

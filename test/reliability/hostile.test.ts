@@ -190,6 +190,23 @@ export const CASES: Case[] = [
 			expect: { refused: /limit: must be a whole number from 1/, name: 'NodeOperationError', requests: 0 },
 		}),
 	),
+	...[0, 0.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 'soon'].map(
+		(timeout): Case => ({
+			input: `Timeout (Seconds) ${String(timeout)} (node)`,
+			face: 'node',
+			run: () => nodeList({ options: { timeout } }),
+			expect: { refused: /Timeout \(Seconds\): must be a number of seconds, at least 1, got/, name: 'NodeOperationError', requests: 0 },
+		}),
+	),
+	{ input: 'Timeout (Seconds) 2.5 (node)', face: 'node', run: async () => (await nodeList({ options: { timeout: 2.5 } })).items.length, expect: { accepted: (n) => expect(n).toBe(5), requests: 1 } },
+	...[-1, Number.NaN, 'later'].map(
+		(maxRetryWait): Case => ({
+			input: `Max Retry Wait (Seconds) ${String(maxRetryWait)} (node)`,
+			face: 'node',
+			run: () => nodeList({ options: { maxRetryWait } }),
+			expect: { refused: /Max Retry Wait \(Seconds\): must be a number of seconds, 0 or more, got/, name: 'NodeOperationError', requests: 0 },
+		}),
+	),
 	{ input: 'Limit 1e9 (huge but whole: every item, pages of 100)', face: 'node', run: async () => (await nodeList({ limit: 1e9 })).items.length, expect: { accepted: (n) => expect(n).toBe(240), requests: 3 } },
 	...[0, -5, 1001, 2.5, '10'].map(
 		(pageSize): Case => ({

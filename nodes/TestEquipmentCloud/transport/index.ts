@@ -71,6 +71,12 @@ function toBody(body: unknown, responseType: HttpRequest['responseType']): HttpR
 	return responseType === 'binary' ? new TextEncoder().encode(text) : text;
 }
 
+/** n8n's HTTP error around axios's own: `ECONNABORTED` with "timeout of N ms exceeded". */
+function timedOut(error: unknown): boolean {
+	const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+	return cause?.code === 'ECONNABORTED' && /timeout/i.test(String(cause.message));
+}
+
 function requestFn(ctx: Context, authenticated: boolean): RequestFn {
 	return async (request) => {
 		const options: IHttpRequestOptions = {
@@ -86,11 +92,16 @@ function requestFn(ctx: Context, authenticated: boolean): RequestFn {
 			encoding: request.responseType === 'binary' ? 'arraybuffer' : 'text',
 			timeout: request.timeoutMs,
 		};
-		const response = (
-			authenticated
-				? await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
-				: await ctx.helpers.httpRequest(options)
-		) as FullResponse;
+		const pending = authenticated
+			? ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
+			: ctx.helpers.httpRequest(options);
+		// n8n reports its own timeout as "The connection was aborted, perhaps the server is offline";
+		// the client turns either error into one "No response from the service" error.
+		const response = (await pending.catch(async (error: unknown) => {
+			if (!timedOut(error)) return await Promise.reject(error);
+			const message = `no answer within the timeout of ${request.timeoutMs / 1000} s`;
+			return await Promise.reject(new NodeApiError(ctx.getNode(), { message }, { message }));
+		})) as FullResponse;
 		return {
 			status: response.statusCode,
 			headers: toHeaders(response.headers),
@@ -102,12 +113,25 @@ function requestFn(ctx: Context, authenticated: boolean): RequestFn {
 export interface ClientSettings {
 	/** Upper bound (seconds) of the waits of one request for 429, 451 and temporary errors. */
 	maxRetryWaitSeconds?: number;
+	/** How long one request may wait for the service's answer (seconds). */
+	timeoutSeconds?: number;
 }
 
-export function retryOptions(settings: ClientSettings = {}): Partial<RetryOptions> {
-	const seconds = settings.maxRetryWaitSeconds;
-	if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return {};
-	return { maxTotalWaitMs: Math.round(seconds * 1000) };
+const shown = (value: unknown): string => (typeof value === 'number' ? String(value) : JSON.stringify(value));
+
+/** The node's options as client settings; values an expression may produce are checked here. */
+function clientOptions(settings: ClientSettings): { retry: Partial<RetryOptions>; timeoutMs?: number } {
+	const { maxRetryWaitSeconds: wait, timeoutSeconds: timeout } = settings;
+	if (wait !== undefined && (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0)) {
+		throw new ValidationError('Max Retry Wait (Seconds)', `must be a number of seconds, 0 or more, got ${shown(wait)}`);
+	}
+	if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 1)) {
+		throw new ValidationError('Timeout (Seconds)', `must be a number of seconds, at least 1, got ${shown(timeout)}`);
+	}
+	return {
+		retry: wait === undefined ? {} : { maxTotalWaitMs: Math.round(wait * 1000) },
+		timeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
+	};
 }
 
 /** The base address of the credential's environment, and the token's shared pacer. */
@@ -126,6 +150,7 @@ function connection(credentials: TestEquipmentCloudCredentials) {
 
 /** A client for the credential's environment, sharing the token's pacer with every caller. */
 export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
+	const { retry, timeoutMs } = clientOptions(settings);
 	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
 	const { base, pacer } = connection(credentials);
 	return new ServiceClient({
@@ -134,7 +159,8 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
 		requestAnonymous: requestFn(ctx, false),
 		clock,
 		pacer,
-		retry: retryOptions(settings),
+		retry,
+		timeoutMs,
 	});
 }
 

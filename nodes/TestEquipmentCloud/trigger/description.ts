@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { filtersCollection, maxRetryWaitOption, simplifyOption } from '../actions/common/descriptions';
+import { filtersCollection, maxRetryWaitOption, simplifyOption, timeoutOption } from '../actions/common/descriptions';
 
 export const DEFAULT_LOOKBACK_DAYS = 7;
 
@@ -57,6 +57,7 @@ export const properties: INodeProperties[] = [
 				displayOptions: { show: { '/event': ['testResultNew'] } },
 			},
 			maxRetryWaitOption,
+			timeoutOption,
 			{ ...simplifyOption, displayOptions: { show: { '/event': ['deviceOverdue'] } } },
 		],
 	},

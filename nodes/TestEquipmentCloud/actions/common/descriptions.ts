@@ -165,6 +165,16 @@ export const maxRetryWaitOption: INodeProperties = {
 		'How long one request may wait in all for the rate limit (HTTP 429), maintenance (HTTP 451) or temporary server errors before the node fails. 0 fails at the first such answer.',
 };
 
+export const timeoutOption: INodeProperties = {
+	displayName: 'Timeout (Seconds)',
+	name: 'timeout',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 30,
+	description:
+		'How long to wait for the service to answer one request. A read that times out is repeated within Max Retry Wait; a create is never sent twice.',
+};
+
 export const simplifyOption: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -177,6 +187,7 @@ function listOptions(resource: ListResource): INodeProperties {
 	const properties = isPropertyResource(resource);
 	const options: INodeProperties[] = [
 		maxRetryWaitOption,
+		timeoutOption,
 		...(properties
 			? [
 					{
@@ -256,7 +267,7 @@ export function requestOptions(withSimplify = false): INodeProperties {
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: withSimplify ? [maxRetryWaitOption, simplifyOption] : [maxRetryWaitOption],
+		options: withSimplify ? [maxRetryWaitOption, timeoutOption, simplifyOption] : [maxRetryWaitOption, timeoutOption],
 	};
 }
 

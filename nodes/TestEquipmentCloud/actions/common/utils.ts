@@ -17,6 +17,7 @@ import { isPropertyResource, type ListResource } from './descriptions';
 
 export interface CommonOptions {
 	maxRetryWait?: number;
+	timeout?: number;
 	simplify?: boolean;
 	search?: string;
 	enabled?: Array<number | string>;
@@ -28,7 +29,8 @@ export function getOptions(ctx: IExecuteFunctions, i: number): CommonOptions {
 }
 
 export async function clientFor(ctx: IExecuteFunctions, i: number): Promise<ServiceClient> {
-	return await getClient(ctx, { maxRetryWaitSeconds: getOptions(ctx, i).maxRetryWait });
+	const { maxRetryWait, timeout } = getOptions(ctx, i);
+	return await getClient(ctx, { maxRetryWaitSeconds: maxRetryWait, timeoutSeconds: timeout });
 }
 
 function isObject(value: unknown): value is IDataObject {

@@ -39,6 +39,8 @@ export interface PageOptions {
 	pageSize?: number;
 	/** Stop after this many items in all; unset = every item. */
 	maxItems?: number;
+	/** Items to skip first (`offset` of the first request): to go on where an earlier call stopped. */
+	offset?: number;
 }
 
 export interface DownloadedFile {
@@ -102,13 +104,14 @@ export class ServiceClient {
 		const pageSize = validateLimit(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize', MAX_LIMIT);
 		let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
 		if (options.maxItems !== undefined) validateLimit(options.maxItems, 'limit', Number.MAX_SAFE_INTEGER);
+		let offset = options.offset ?? 0;
+		if (!Number.isSafeInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number of 0 or more, got ${String(offset)}`);
 		const path = resolvePath(operation);
 		const listUrl = (offset: number, limit: number) =>
 			`${this.base.apiRoot}${path}${queryString(listParams(validated, { limit, offset }))}`;
 
-		let offset = 0;
 		let asked = Math.min(pageSize, remaining);
-		let url = listUrl(0, asked);
+		let url = listUrl(offset, asked);
 		const visited = new Set<string>();
 		let previous: string | undefined;
 

@@ -77,6 +77,41 @@ describe('pages: bare arrays', () => {
 	});
 });
 
+describe('pages: starting at an offset', () => {
+	it('property: from any offset, yields the rest of the list exactly once, in order', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.nat(60), fc.integer({ min: 1, max: 25 }), fc.nat(70), async (n, pageSize, offset) => {
+				const { clock, r, client } = setup(arrayServer(items(n)));
+				const all = await clock.run(collect(client.items('device.list', {}, { pageSize, offset })));
+				expect(all).toEqual(items(n).slice(offset));
+				expect(r.calls[0].query.get('offset')).toBe(offset === 0 ? null : String(offset));
+			}),
+			{ numRuns: 150 },
+		);
+	});
+
+	it('with an envelope count, stops at the end counted from the offset', async () => {
+		const data = items(7);
+		const { clock, r, client } = setup((req) => {
+			const limit = Number(req.query.get('limit'));
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: data.length, results: data.slice(offset, offset + limit) });
+		});
+		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 2, offset: 3 })))).toEqual(data.slice(3));
+		expect(r.calls.map((c) => c.query.get('offset'))).toEqual(['3', '5']);
+	});
+
+	for (const offset of [-1, 1.5, Number.NaN]) {
+		it(`offset ${offset} is refused by name before any request`, async () => {
+			const { clock, r, client } = setup(arrayServer(items(3)));
+			const e = await rejected(clock.run(collect(client.items('device.list', {}, { offset }))));
+			expect(e).toBeInstanceOf(ValidationError);
+			expect(e.message).toBe(`offset: must be a whole number of 0 or more, got ${offset}`);
+			expect(r.calls).toHaveLength(0);
+		});
+	}
+});
+
 describe('pages: envelopes', () => {
 	it('follows next', async () => {
 		const next1 = `${LIST}?cursor=p2&limit=2`;

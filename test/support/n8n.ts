@@ -477,6 +477,8 @@ export async function callMethod(args: {
 	parameters: IDataObject;
 	credentials: CredentialStore;
 	filter?: string;
+	/** A list search's token for the next page, as n8n passes it back. */
+	paginationToken?: string;
 	/** The node type whose methods are called (default: the action node). */
 	nodeType?: string;
 }): Promise<unknown> {
@@ -499,7 +501,7 @@ export async function callMethod(args: {
 	const type = pkg.nodeTypes.getByNameAndVersion(node.type, 1);
 	const fn = (type.methods?.[args.kind] as Record<string, (this: unknown, ...a: unknown[]) => Promise<unknown>> | undefined)?.[args.method];
 	if (!fn) throw new Error(`The node has no ${args.kind} method "${args.method}"`);
-	return args.kind === 'listSearch' ? await fn.call(context, args.filter) : await fn.call(context);
+	return args.kind === 'listSearch' ? await fn.call(context, args.filter, args.paginationToken) : await fn.call(context);
 }
 
 // ---- the credential's connection test -----------------------------------------------------------

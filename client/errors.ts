@@ -108,6 +108,11 @@ export class ValidationError extends Error {
 	}
 }
 
+/** How every face names a request that got no answer in time (n8n and undici word it differently). */
+export function noAnswerWithin(timeoutMs: number): string {
+	return `no answer within the timeout of ${timeoutMs / 1000} s`;
+}
+
 export const EXCERPT_LENGTH = 200;
 
 export function excerpt(text: string): string {

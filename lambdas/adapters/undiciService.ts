@@ -1,5 +1,5 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { ServiceClient, pacingKey, sharedPacers, type ClientEvent, type Clock, type HttpResponse, type RequestFn } from '../../client';
+import { ServiceClient, noAnswerWithin, pacingKey, sharedPacers, type ClientEvent, type Clock, type HttpResponse, type RequestFn } from '../../client';
 
 export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 
@@ -36,7 +36,7 @@ export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPON
 		} catch (error) {
 			const code = (error as { code?: unknown } | null)?.code;
 			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-				throw new Error(`no answer within the timeout of ${req.timeoutMs / 1000} s (${(error as Error).message})`, { cause: error });
+				throw new Error(`${noAnswerWithin(req.timeoutMs)} (${(error as Error).message})`, { cause: error });
 			}
 			throw error;
 		}

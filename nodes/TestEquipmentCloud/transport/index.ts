@@ -17,6 +17,7 @@ import {
 	ServiceClient,
 	ServiceError,
 	ValidationError,
+	noAnswerWithin,
 	pacingKey,
 	parseBaseUrl,
 	ruleForStatus,
@@ -99,7 +100,7 @@ function requestFn(ctx: Context, authenticated: boolean): RequestFn {
 		// the client turns either error into one "No response from the service" error.
 		const response = (await pending.catch(async (error: unknown) => {
 			if (!timedOut(error)) return await Promise.reject(error);
-			const message = `no answer within the timeout of ${request.timeoutMs / 1000} s`;
+			const message = noAnswerWithin(request.timeoutMs);
 			return await Promise.reject(new NodeApiError(ctx.getNode(), { message }, { message }));
 		})) as FullResponse;
 		return {

@@ -172,7 +172,7 @@ export const timeoutOption: INodeProperties = {
 	typeOptions: { minValue: 1 },
 	default: 30,
 	description:
-		'How long to wait for the service to answer one request. A read that times out is repeated within Max Retry Wait; a create is never sent twice.',
+		'How long to wait for the service to answer one request. A request that times out is repeated within Max Retry Wait, except a create, which is never sent twice.',
 };
 
 export const simplifyOption: INodeProperties = {

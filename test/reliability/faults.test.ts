@@ -190,8 +190,10 @@ export const MATRIX: Row[] = [
 		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
 	},
 	{
-		fault: 'timeout: one response 1.5 s late (poller timeout 500 ms, node and runner 1 s)',
-		inject: fault({ kind: 'latency', latencyMs: 1500, count: 1 }),
+		// 3 s: undici times out from 1 s on with a coarse (~0.5 s tick) timer, so a 1 s timeout may
+		// fire up to ~2 s late; the answer must come later than that.
+		fault: 'timeout: one response 3 s late (poller timeout 500 ms, node and runner 1 s)',
+		inject: fault({ kind: 'latency', latencyMs: 3000, count: 1 }),
 		retryKind: 'network',
 		nodeTimeout: 1,
 		expect: {
@@ -208,8 +210,8 @@ export const MATRIX: Row[] = [
 		},
 	},
 	{
-		fault: 'timeout: every response 1.5 s late (poller timeout 500 ms, node and runner 1 s)',
-		inject: fault({ kind: 'latency', latencyMs: 1500 }),
+		fault: 'timeout: every response 3 s late (poller timeout 500 ms, node and runner 1 s)',
+		inject: fault({ kind: 'latency', latencyMs: 3000 }),
 		nodeTimeout: 1,
 		expect: {
 			nodeGetManyAll: error(/No response from the service for GET \/data\/devices\/all\/: no answer within the timeout of 1 s/),

@@ -17,16 +17,8 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../lambdas/events/names';
 import type { AlertsConfig } from './config';
-
-/** The event contract (lambdas/events/schemas.ts); repeated here as plain strings so the stack
- * does not load the Lambda code. A test checks they are equal. */
-export const EVENT_SOURCE = 'test-equipment-cloud';
-export const DETAIL_TYPES = {
-	deviceOverdue: 'Device Overdue',
-	testResultRecorded: 'Test Result Recorded',
-	overdueDevicesDigest: 'Overdue Devices Digest',
-} as const;
 
 /** The header the API destination sends to n8n; its value lives in Secrets Manager. */
 export const WEBHOOK_HEADER = 'X-TEC-Webhook-Key';

@@ -5,16 +5,9 @@ import { z } from 'zod/v4';
  * events with these schemas and the JSON Schemas in lambdas/events/schemas/ are generated from
  * them (`npm run contract`), so the two cannot drift.
  */
-export const EVENT_SOURCE = 'test-equipment-cloud';
-export const EVENT_VERSION = '1';
+import { DETAIL_TYPES, EVENT_SOURCE, EVENT_VERSION, type DetailType } from './names';
 
-export const DETAIL_TYPES = {
-	deviceOverdue: 'Device Overdue',
-	deviceOverdueResolved: 'Device Overdue Resolved',
-	testResultRecorded: 'Test Result Recorded',
-	overdueDevicesDigest: 'Overdue Devices Digest',
-} as const;
-export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
+export { DETAIL_TYPES, EVENT_SOURCE, EVENT_VERSION, type DetailType };
 
 
 const Metadata = z.object({
@@ -58,19 +51,71 @@ export const DeviceOverdueResolvedDetail = detail(
 	}),
 );
 
+export const DueDevice = OverdueDevice.omit({ daysOverdue: true }).extend({
+	nextTestDate: z.string().meta({ description: 'YYYY-MM-DD: the date the device is due' }),
+	daysLeft: z.number().int().meta({ description: 'Calendar days from today to nextTestDate (0 = due today)' }),
+});
+export type DueDevice = z.infer<typeof DueDevice>;
+
+export const DeviceDueSoonDetail = detail(
+	z.object({
+		device: DueDevice,
+		stage: z.number().int().positive().meta({
+			description: 'The lead stage this event announces, in days before the due date (for example 30, then 7); once per device, due date and stage',
+		}),
+	}),
+);
+
+/** A test result as events carry it. A failed result gives two events: `Test Result Recorded` (the
+ * record, as for every result) and `Test Result Failed` (the alert, with its evidence). */
+const TestResultFields = z.object({
+	id: z.number().int(),
+	status: z.string().meta({ description: 'As the service reports it (passed, failed, or values added later)' }),
+	passed: z.boolean().nullable().meta({ description: 'true for passed, false for failed, null for a status this version does not know' }),
+	testDate: z.string(),
+	syncedTime: z.string().nullable(),
+	projectId: z.number().int().nullable(),
+	testSequence: z.string().nullable(),
+	tester: z.string().nullable(),
+	});
+
 export const TestResultRecordedDetail = detail(
 	z.object({
-		testResult: z.object({
-			id: z.number().int(),
-			status: z.string().meta({ description: 'As the service reports it (passed, failed, or values added later)' }),
-			passed: z.boolean().nullable().meta({ description: 'true for passed, false for failed, null for a status this version does not know' }),
-			testDate: z.string(),
-			syncedTime: z.string().nullable(),
-			projectId: z.number().int().nullable(),
-			testSequence: z.string().nullable(),
-			tester: z.string().nullable(),
-		}),
+		testResult: TestResultFields,
 		device: z.object({ id: z.number().int(), customerId: z.number().int().nullable() }),
+	}),
+);
+
+export const FailedMeasurement = z.object({
+	name: z.string().nullable(),
+	value: z.number().nullable(),
+	unit: z.string().nullable(),
+	lowLimit: z.number().nullable(),
+	highLimit: z.number().nullable(),
+	passed: z.boolean().nullable(),
+});
+
+export const FailedStep = z.object({
+	step: z.number().int().nullable(),
+	name: z.string().nullable(),
+	status: z.string().nullable(),
+	measurements: z.array(FailedMeasurement).meta({ description: 'The measurements of the step, the failed ones first' }),
+	truncatedMeasurements: z.number().int().meta({ description: 'Measurements of this step left out to keep the event small' }),
+});
+export type FailedStep = z.infer<typeof FailedStep>;
+
+export const TestResultFailedDetail = detail(
+	z.object({
+		testResult: TestResultFields,
+		device: z.object({
+			id: z.number().int(),
+			customerId: z.number().int().nullable(),
+			designation: z.string().nullable(),
+			idBarcode: z.string().nullable(),
+		}),
+		failedSteps: z.array(FailedStep).meta({ description: 'The steps whose status is failed, with their measured values and limits' }),
+		failedStepCount: z.number().int().meta({ description: 'Failed steps in the result (failedSteps may list fewer)' }),
+		truncatedSteps: z.number().int().meta({ description: 'failedStepCount − failedSteps.length: left out to stay under the 256 KB event limit' }),
 	}),
 );
 
@@ -91,10 +136,12 @@ export const OverdueDevicesDigestDetail = detail(
 );
 
 const SCHEMAS: Record<DetailType, z.ZodType> = {
-	'Device Overdue': DeviceOverdueDetail,
-	'Device Overdue Resolved': DeviceOverdueResolvedDetail,
-	'Test Result Recorded': TestResultRecordedDetail,
-	'Overdue Devices Digest': OverdueDevicesDigestDetail,
+	[DETAIL_TYPES.deviceOverdue]: DeviceOverdueDetail,
+	[DETAIL_TYPES.deviceOverdueResolved]: DeviceOverdueResolvedDetail,
+	[DETAIL_TYPES.deviceDueSoon]: DeviceDueSoonDetail,
+	[DETAIL_TYPES.testResultRecorded]: TestResultRecordedDetail,
+	[DETAIL_TYPES.testResultFailed]: TestResultFailedDetail,
+	[DETAIL_TYPES.overdueDevicesDigest]: OverdueDevicesDigestDetail,
 };
 
 export function detailSchema(type: DetailType): z.ZodType {
@@ -117,5 +164,7 @@ export function detailJsonSchemas(): Record<string, unknown> {
 
 export type DeviceOverdueData = z.infer<typeof DeviceOverdueDetail>['data'];
 export type DeviceOverdueResolvedData = z.infer<typeof DeviceOverdueResolvedDetail>['data'];
+export type DeviceDueSoonData = z.infer<typeof DeviceDueSoonDetail>['data'];
+export type TestResultFailedData = z.infer<typeof TestResultFailedDetail>['data'];
 export type TestResultRecordedData = z.infer<typeof TestResultRecordedDetail>['data'];
 export type OverdueDevicesDigestData = z.infer<typeof OverdueDevicesDigestDetail>['data'];

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { machine, scaleFromEnv, table, type BenchRow, type Scale } from './lib';
+import { LIMIT, machine, scaleFromEnv, table, type BenchRow, type Scale } from './lib';
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
 	const text = [
 		table(rows),
 		'',
+		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (MAX_LIMIT); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
+			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
 		`Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC${scale.quick ? ' (QUICK MODE: small data, figures not meaningful)' : ''}.`,
 		`Machine at the start: ${loadBefore}.`,
 		`Machine at the end: ${machine()}.`,

@@ -82,14 +82,15 @@ export const FULL: Scale = {
 	settleMs: 1100,
 };
 
+/** Every row on small data: a smoke test of the bench (same lookbacks, everything else small). */
 export const QUICK: Scale = {
+	...FULL,
 	quick: true,
 	sandboxDevices: 2000,
 	sandboxRounds: 6,
 	nodeDevices: 1200,
 	overdueDevices: { large: 4000, small: 1000 },
 	resultsPerDay: 20,
-	lookbackDays: [7, 30, 90],
 	initRuns: 1,
 	settleMs: 50,
 };

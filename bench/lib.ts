@@ -46,7 +46,7 @@ export function burstFloorSeconds(requests: number): number {
 	return ((Math.ceil(requests / LIMIT.burst) - 1) * LIMIT.windowMs) / 1000;
 }
 
-/** "2.0 s (10 requests of 1000; burst floor 1.0 s)": the ideal column of a list-reading row. */
+/** "2.0 s (10 × 1000; burst floor 1.0 s)": the ideal column of a list-reading row. */
 export function idealText(items: number): string {
 	const pages = pagesAtLimit(items);
 	return `${idealSeconds(pages).toFixed(1)} s (${pages} × ${LIMIT.largestPage}; burst floor ${burstFloorSeconds(pages).toFixed(1)} s)`;

@@ -179,8 +179,9 @@ export class Api {
 
 /**
  * The preamble of a file (or describe block) of sandbox tests: one sandbox, started before the
- * first test and stopped after the last; `resetEach` restores the demo data before every test.
- * The returned Api reaches the sandbox itself as `api.sandbox`.
+ * first test and stopped after the last, on the fixed account clock (`FIXED_NOW`) unless the
+ * options give `now`; `resetEach` restores the demo data before every test. The returned Api
+ * reaches the sandbox itself as `api.sandbox`.
  */
 export function useSandbox(options: SandboxOptions & { resetEach?: boolean } = {}): Api {
 	const { resetEach = false, ...sandboxOptions } = options;

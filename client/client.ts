@@ -304,9 +304,6 @@ export class ServiceClient {
 			const target = URL.canParse(location, url) ? new URL(location, url) : undefined;
 			if (!target || (target.protocol !== 'https:' && target.protocol !== 'http:')) throw refuse(`to an unreadable or non-web address; not followed`);
 			if (hop >= MAX_REDIRECTS) throw refuse(`for the ${MAX_REDIRECTS + 1}th time; not followed (a redirect loop?)`);
-			if (a.method !== 'GET' && response.status !== 307 && response.status !== 308) {
-				throw refuse(`to ${target.origin}${pathOf(target.href, this.base)}; a ${a.method} is never re-sent as a GET, so nothing was repeated`);
-			}
 			if (paced && target.origin !== this.base.origin) {
 				const anonymous = this.options.requestAnonymous;
 				if (a.redirects !== 'anonymousElsewhere' || target.protocol !== 'https:' || !anonymous) {
@@ -319,6 +316,9 @@ export class ServiceClient {
 				paced = false;
 			} else if (!paced && target.protocol !== 'https:') {
 				throw refuse(`to ${target.origin}; downloads from other hosts must use https, so it was not followed`);
+			}
+			if (a.method !== 'GET' && response.status !== 307 && response.status !== 308) {
+				throw refuse(`to ${pathOf(target.href, this.base)}; a ${a.method} is never re-sent as a GET, so nothing was repeated`);
 			}
 			url = target.href;
 		}

@@ -23,8 +23,8 @@ export interface FileStateStoreOptions {
 /**
  * The state store for `npm start`: one JSON file, rewritten atomically (temporary file, then
  * rename) after every change, so a killed runner never leaves half a file behind. A change is
- * kept in memory only once it is on disk: a failed write leaves no lease (and no state) behind
- * that the file does not have. The file is checked when read: a wrong shape is refused with the
+ * kept in memory only once it is on disk (a failed write leaves no lease and no state behind),
+ * except a released lease, which is gone from memory at once. The file is checked when read: a wrong shape is refused with the
  * place and what is wrong, never read as "nothing stored".
  */
 export class FileStateStore implements StateStore {
@@ -95,7 +95,11 @@ export class FileStateStore implements StateStore {
 		const lease = this.data.lease?.[name]?.v as { owner: string } | undefined;
 		if (lease?.owner === owner) {
 			const { [name]: _released, ...leases } = this.data.lease;
-			this.commit({ ...this.data, lease: leases });
+			const next = { ...this.data, lease: leases };
+			// Released in memory even if the write fails: the next write (or the next runner taking
+			// the lock) removes it from the file too; the process never locks itself out.
+			this.data = next;
+			this.commit(next);
 		}
 	}
 

@@ -6,7 +6,6 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { WEBHOOK_HEADER } from '../../infra/stack';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
 import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
 
 // Two variants, each synthesised once (with cdk-nag: a finding would throw here).

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context } from 'aws-lambda';
+import { METRICS_NAMESPACE } from './metricNames';
 
 /**
  * Logger, Metrics and Tracer for every handler, configured once. The service name comes from
@@ -9,7 +10,6 @@ import type { Context } from 'aws-lambda';
  * Tracer is active only inside Lambda; it records the AWS SDK clients passed to
  * `tracer.captureAWSv3Client` and the HTTP requests to the service (undici) on its own.
  */
-export const METRICS_NAMESPACE = 'TestEquipmentCloud';
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'test-equipment-cloud';
 
 export const logger = new Logger({ serviceName });

@@ -10,6 +10,7 @@ import { DynamoStateStore } from '../adapters/dynamoStateStore';
 import { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, RunReport } from '../pollers/context';
+import { RUN_COMPLETED_METRIC } from './metricNames';
 import { logger, metrics, tracer } from './powertools';
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
@@ -26,8 +27,6 @@ function awsClients() {
 	return aws;
 }
 
-/** Metric per complete run, per poller: its absence for a few intervals raises the heartbeat alarm. */
-export const RUN_COMPLETED_METRIC = 'RunCompleted';
 
 /** The token is cached by Powertools for 5 minutes, then read again (rotation takes effect). */
 const TOKEN_MAX_AGE_S = 300;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import { parseConfig, type AlertsConfig } from '../../infra/config';
@@ -25,7 +25,7 @@ export interface Synth {
 }
 
 /**
- * Synthesises the stack as `cdk synth` does: cdk-nag's AWS Solutions checks registered through
+ * Synthesises the stack as `cdk synth` does: cdk-nag's AWS Solutions and Serverless checks registered through
  * Validations, so any unacknowledged finding makes Template.fromStack throw (the gate).
  * NodejsFunction bundles the handlers with the local esbuild (a few seconds).
  */
@@ -35,14 +35,15 @@ export function synth(input: Record<string, unknown>, stackId = 'TestEquipmentCl
 	const app = new App({ outdir });
 	const config = parseConfig(input);
 	const stack = new TestEquipmentCloudAlerts(app, stackId, { config });
-	Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+	Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 	const template = Template.fromStack(stack);
 	return {
 		stack,
 		template,
 		json: template.toJSON(),
 		config,
-		id: (construct) => Stack.of(construct).getLogicalId((construct.node.defaultChild ?? construct) as CfnElement),
+		// resolve() honours overrideLogicalId (the state keeps its IDs from before the constructs).
+		id: (construct) => Stack.of(construct).resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string,
 	};
 }
 

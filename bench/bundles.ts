@@ -3,34 +3,29 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { lambdaBuildOptions } from '../infra/bundling';
 import type { BenchRow } from './lib';
 
 /** The deployable bundles: one per function, minified, source maps without sources. */
 export const HANDLERS = {
 	overdueDevices: 'lambdas/handlers/overdueDevices.ts',
 	testResults: 'lambdas/handlers/testResults.ts',
+	digestEmail: 'lambdas/handlers/digestEmail.ts',
 } as const;
 
+/** The deployed bundle (infra/bundling.ts, what the stack ships); `minify: false` for the baseline. */
 export async function bundle(entry: string, outfile: string, minify: boolean): Promise<number> {
-	await build({
-		entryPoints: [join(__dirname, '..', entry)],
-		outfile,
-		bundle: true,
-		platform: 'node',
-		target: 'node22',
-		format: 'cjs',
-		minify,
-		sourcemap: 'external',
-		sourcesContent: false,
-		logLevel: 'error',
-	});
+	await build({ ...lambdaBuildOptions(join(__dirname, '..', entry), outfile), minify });
 	return statSync(outfile).size;
 }
+
+/** The AWS SDK v3 is left to the Lambda runtime (its NODE_PATH); the repository's copy stands in. */
+const RUNTIME_NODE_PATH = join(__dirname, '..', 'node_modules');
 
 /** Time to load a bundle in a fresh process (what a cold start pays before the handler runs). */
 function initMs(file: string): number {
 	const script = `const t=performance.now();require(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t))`;
-	const samples = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, AWS_REGION: 'eu-central-1' } }).toString()));
+	const samples = Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, AWS_REGION: 'eu-central-1', NODE_PATH: RUNTIME_NODE_PATH } }).toString()));
 	return samples.sort((a, b) => a - b)[2];
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -8,6 +8,11 @@ import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import { parseConfig, type AlertsConfig } from '../../infra/config';
 import { TestEquipmentCloudAlerts } from '../../infra/stack';
+
+/** The feature flags of cdk.json (aws-cdk-lib's recommended set), so tests synthesise what `cdk synth` does. */
+export const FEATURE_FLAGS: Record<string, unknown> = Object.fromEntries(
+	Object.entries((JSON.parse(readFileSync(join(__dirname, '../../cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context).filter(([key]) => key.startsWith('@aws-cdk')),
+);
 
 export const BASE_CONFIG = {
 	environment: 'sandbox',
@@ -32,7 +37,7 @@ export interface Synth {
 export function synth(input: Record<string, unknown>, stackId = 'TestEquipmentCloudAlerts'): Synth {
 	const outdir = mkdtempSync(join(tmpdir(), 'tec-cdk-'));
 	afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-	const app = new App({ outdir });
+	const app = new App({ outdir, context: FEATURE_FLAGS });
 	const config = parseConfig(input);
 	const stack = new TestEquipmentCloudAlerts(app, stackId, { config });
 	Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

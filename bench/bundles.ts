@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
+import { lambdaBuildOptions } from '../infra/bundling';
 import { FULL, median, type BenchRow, type Scale } from './lib';
 
 const ROOT = join(__dirname, '..');
@@ -26,22 +27,14 @@ export function lambdaEntries(): Record<string, string> {
 	return entries;
 }
 
-/** Bundles as the CDK's NodejsFunction does in `infra/` (local esbuild, minified, CJS, nothing external). */
+/** The deployed bundle: the stack's own esbuild settings (infra/bundling.ts). */
 export async function bundle(entry: string, outfile: string): Promise<number> {
-	await build({
-		entryPoints: [entry],
-		outfile,
-		bundle: true,
-		platform: 'node',
-		target: 'node24',
-		format: 'cjs',
-		minify: true,
-		sourcemap: true,
-		sourcesContent: false,
-		logLevel: 'error',
-	});
+	await build(lambdaBuildOptions(entry, outfile));
 	return statSync(outfile).size;
 }
+
+/** The AWS SDK v3 is left to the Lambda runtime (its NODE_PATH); the repository's copy stands in. */
+const RUNTIME_NODE_PATH = join(ROOT, 'node_modules');
 
 /**
  * Init time: a fresh Node process (with the functions' `--enable-source-maps`, which reads the
@@ -50,7 +43,7 @@ export async function bundle(entry: string, outfile: string): Promise<number> {
  */
 function initMs(file: string, runs: number, sourceMaps = true): number {
 	const script = `const t=performance.now();require(${JSON.stringify(file)});process.stdout.write(String(performance.now()-t))`;
-	const env = { ...process.env, ...DEPLOYED_ENV, NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '' };
+	const env = { ...process.env, ...DEPLOYED_ENV, NODE_PATH: RUNTIME_NODE_PATH, NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '' };
 	return median(Array.from({ length: runs }, () => Number(execFileSync(process.execPath, ['-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString())));
 }
 

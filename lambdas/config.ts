@@ -44,11 +44,14 @@ export class ConfigError extends Error {
 	override readonly name = 'ConfigError';
 }
 
+/** The one wording of a function's configuration error: every problem, each naming its variable. */
+export function invalidConfiguration(issues: ReadonlyArray<{ message: string }>): ConfigError {
+	return new ConfigError(`Invalid configuration: ${issues.map((i) => i.message).join('; ')}`);
+}
+
 export function readConfig(env: Record<string, string | undefined>): Config {
 	const parsed = ConfigSchema.safeParse(env);
-	if (!parsed.success) {
-		throw new ConfigError(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-	}
+	if (!parsed.success) throw invalidConfiguration(parsed.error.issues);
 	return parsed.data;
 }
 

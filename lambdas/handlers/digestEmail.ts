@@ -1,8 +1,10 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
 import { z } from 'zod/v4';
 import { formatDigestEmail } from '../email/formatDigest';
+import { invalidConfiguration } from '../config';
 import { DETAIL_TYPES, EVENT_SOURCE, OverdueDevicesDigestDetail } from '../events/schemas';
+import { logger, powertoolsHandler, tracer } from './powertools';
 
 /**
  * EventBridge rule target for `Overdue Devices Digest`: turns the digest into one readable
@@ -17,7 +19,7 @@ export type DigestEmailEnv = z.infer<typeof EnvSchema>;
 
 export function readDigestEmailEnv(env: Record<string, string | undefined>): DigestEmailEnv {
 	const parsed = EnvSchema.safeParse(env);
-	if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+	if (!parsed.success) throw invalidConfiguration(parsed.error.issues);
 	return parsed.data;
 }
 
@@ -51,15 +53,14 @@ export async function sendDigestEmail(
 	return { subject: email.subject, dedupeKey: parsed.data.metadata.dedupeKey, messageId: out.MessageId };
 }
 
-const logger = new Logger({ serviceName: 'test-equipment-cloud-digest-email' });
 let sns: SNSClient | undefined;
 let env: DigestEmailEnv | undefined;
 
-export const handler = async (event: DigestEventInput): Promise<SendResult> => {
+export const handler = powertoolsHandler(async (event: DigestEventInput, _context: Context): Promise<SendResult> => {
 	env ??= readDigestEmailEnv(process.env);
-	sns ??= new SNSClient({});
+	sns ??= tracer.captureAWSv3Client(new SNSClient({}));
 	const client = sns;
 	const result = await sendDigestEmail(event, env, (input) => client.send(new PublishCommand(input)));
 	logger.info('Digest e-mail published', { ...result });
 	return result;
-};
+});

@@ -63,7 +63,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
 		}
-		if (report.stoppedForTime) return;
+		if (report.stoppedForTime || report.pagingStopped) return;
 
 		// A complete scan: whatever was overdue and is no longer listed has been resolved.
 		const resolved = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));

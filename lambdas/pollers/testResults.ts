@@ -71,7 +71,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(seenNs, writes);
 		}
-		if (report.stoppedForTime) return;
+		if (report.stoppedForTime || report.pagingStopped) return;
 		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { watermark: today } }]);
 		report.complete = true;
 	});

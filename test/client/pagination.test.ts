@@ -182,7 +182,7 @@ describe('pages: envelopes', () => {
 		const pages = await clock.run(collect(client.pages('device.list', {}, { pageSize: 2 })));
 		expect(pages).toEqual([items(2), items(2, 2)]);
 		expect(r.calls.map((c) => c.url)).toEqual([`${LIST}?limit=2`, loop]);
-		expect(events.filter((e) => e.type === 'paginationStopped')).toEqual([{ type: 'paginationStopped', path: '/data/devices/all/', reason: 'repeatedNext' }]);
+		expect(events.filter((e) => e.type === 'paginationStopped')).toEqual([{ type: 'paginationStopped', path: '/data/devices/all/', reason: 'repeatedNext', detail: expect.any(String) }]);
 	});
 
 	it('a next back to the first page stops', async () => {
@@ -261,7 +261,7 @@ describe('pages: limits and streaming', () => {
 		const second = await clock.run(gen.next());
 		expect(second.value).toEqual(items(3, 3));
 		expect(r.calls).toHaveLength(2);
-		await gen.return(undefined);
+		await gen.return({ complete: true });
 		expect(r.calls).toHaveLength(2);
 	});
 

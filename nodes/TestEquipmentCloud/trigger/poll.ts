@@ -100,12 +100,18 @@ async function scan(
 	onPage: (records: IDataObject[]) => void,
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
-	for await (const page of run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE })) {
+	const reader = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE });
+	for (;;) {
+		const next = await reader.next();
+		// Odd answers from the service end the scan incomplete: nothing may count as gone.
+		if (next.done) return { complete: next.value.complete, pages };
 		pages++;
-		onPage(page.filter(isObject));
-		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) return { complete: false, pages };
+		onPage(next.value.filter(isObject));
+		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) {
+			await reader.return({ complete: false, reason: 'maxItems', detail: 'the poll ran out of time' });
+			return { complete: false, pages };
+		}
 	}
-	return { complete: true, pages };
 }
 
 function output(records: IDataObject[], settings: PollSettings): IDataObject[] {

@@ -165,7 +165,9 @@ export class ServiceClient {
 		let delivered = 0;
 
 		for (;;) {
-			const asked = Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0));
+			// A followed link asks for the size it names (else the service's own page size, at most ours).
+			const linkLimit = follow === undefined ? Number.NaN : Number(paramOf(follow, PAGINATION.limitParam));
+			const asked = follow === undefined ? Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0)) : Number.isSafeInteger(linkLimit) && linkLimit > 0 ? linkLimit : pageSize;
 			const url = follow ?? listUrl(start, asked);
 			if (visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
 			visited.add(url);
@@ -173,9 +175,8 @@ export class ServiceClient {
 			try {
 				page = readPage(await this.sendJson('GET', url, undefined, maxPageBytes(asked)), path);
 			} catch (error) {
-				const followedLimit = follow === undefined ? asked : Number(paramOf(follow, PAGINATION.limitParam));
-				if (refusesPageSize(error) && followedLimit > 1) {
-					pageSize = smallerPageSize(error, followedLimit);
+				if (refusesPageSize(error) && (follow === undefined || linkLimit > 1) && asked > 1) {
+					pageSize = smallerPageSize(error, asked);
 					overlap = Math.min(overlap, pageSize - 1);
 					sharedPageSizes.remember(sizeKey, pageSize);
 					visited.delete(url);
@@ -192,9 +193,9 @@ export class ServiceClient {
 			const more =
 				page.shape === 'envelope' && page.next ? true : page.shape === 'envelope' && page.next === null ? false : count !== undefined ? end < count : read >= asked;
 			const next = page.shape === 'envelope' ? page.next : undefined;
-			const tooLarge = read > asked;
-			const items = tooLarge ? page.items.slice(0, asked) : page.items;
-			page = undefined as never; // hold no more than one page
+			// A page larger than asked is refused whole: its items cannot be trusted to be the ones asked for.
+			if (read > asked) return strict(stop('pageTooLarge', `the page at offset ${start} has ${read} items; ${asked} were asked for`));
+			const items = page.items;
 
 			if (read === 0) {
 				if (more) return strict(stop('emptyPage', `an empty page at offset ${start} although ${next ? 'a next link' : `count ${count}`} says more follow`));
@@ -231,8 +232,7 @@ export class ServiceClient {
 			if (yielded) for (const item of fresh) yielded.add(itemKey(item));
 			if (fresh.length > 0) yield fresh;
 
-			if (remaining <= 0) return more || tooLarge ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };
-			if (tooLarge) return strict(stop('pageTooLarge', `the page at offset ${start} has ${read} items; ${asked} were asked for (cut to ${asked})`));
+			if (remaining <= 0) return more ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };
 			if (!more) {
 				if (count !== undefined && count !== end) return strict(stop('countMismatch', `the list ended at ${end} items but count says ${count}`));
 				return { complete: true };

@@ -55,7 +55,7 @@ export type PagingAnomaly =
 	| 'tooManyPages'
 	/** More items than the announced `count` plus the margin (or the hard cap without a count). */
 	| 'tooManyItems'
-	/** A page with more items than asked for (cut to the size asked). */
+	/** A page with more items than asked for (refused whole: not the items asked for). */
 	| 'pageTooLarge'
 	/** The re-read overlap does not reach the previous page: the list shifted more than the overlap. */
 	| 'shifted'

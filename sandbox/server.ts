@@ -147,6 +147,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		reply.status(404).send({ description: `No endpoint ${request.method} ${request.url.split('?')[0]}.` });
 	});
 
+	// A page larger than the configured maximum is refused first (so it draws no fault).
+	app.addHook('onRequest', async (request, reply) => {
+		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get('limit'));
+		if (request.method === 'GET' && request.url.startsWith(API_ROOT) && paging.maxPageSize !== undefined && limit > paging.maxPageSize) {
+			return reply.status(400).send({ description: `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
+		}
+	});
 	// Fault injection runs before everything else the service does.
 	app.addHook('onRequest', async (request, reply) => {
 		if (!request.url.startsWith(API_ROOT)) return;
@@ -204,9 +211,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
 		const list = parseListRequest(source, query, { enabled });
-		if (paging.maxPageSize !== undefined && query.limit !== undefined && list.limit > paging.maxPageSize) {
-			throw new ApiError(400, `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${list.limit}.`);
-		}
 		const hit = (request as FastifyRequest & { faults?: Fault[] }).faults ?? [];
 		const plan = planList(hit, source.resource, list.offset, list.limit);
 		const head = plan.head.slice(plan.offset, plan.offset + list.limit);

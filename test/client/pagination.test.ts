@@ -238,11 +238,14 @@ describe('pages: limits and streaming', () => {
 		expect(r.calls.map((c) => c.query.toString())).toEqual(['limit=4', 'limit=2&offset=4']);
 	});
 
-	it('maxItems slices a page larger than asked', async () => {
-		const { clock, r, client } = setup(() => json(200, { count: 50, results: items(10) }));
-		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 10, maxItems: 3 })))).toEqual(items(3));
+	it('a page larger than asked is refused whole (pageTooLarge), even with maxItems', async () => {
+		const { clock, r, client, events } = setup(() => json(200, { count: 50, results: items(10) }));
+		const gen = client.pages('device.list', {}, { pageSize: 10, maxItems: 3 });
+		const first = await clock.run(gen.next());
+		expect(first).toEqual({ done: true, value: { complete: false, reason: 'pageTooLarge', detail: 'the page at offset 0 has 10 items; 3 were asked for' } });
 		expect(r.calls).toHaveLength(1);
 		expect(r.calls[0].query.get('limit')).toBe('3');
+		expect(events.filter((e) => e.type === 'paginationStopped')).toHaveLength(1);
 	});
 
 	it('maxItems stops following next links', async () => {

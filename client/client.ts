@@ -99,7 +99,11 @@ export class ServiceClient {
 			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
 		}
 		const path = pathOf(url, this.base);
-		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars));
+		// A refused body (too large, too deep) is not retried: the same answer would come again.
+		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars)).then((value) => {
+			if (value instanceof RefusedBody) throw value.error;
+			return value;
+		});
 	}
 
 	/**
@@ -159,8 +163,9 @@ export class ServiceClient {
 		const yielded = overlap > 0 ? new Set<string>() : undefined;
 		let tail: string[] = []; // keys of the last items read, to find the previous page again
 		let steppedBack = false;
+		let probed = false; // the request after a full last page was made
 		let announced: number | undefined;
-		let effectiveSize = pageSize;
+		let effectiveSize = pageSize; // the smallest page size the service actually serves
 		let pagesRead = 0;
 		let delivered = 0;
 
@@ -169,7 +174,8 @@ export class ServiceClient {
 			const linkLimit = follow === undefined ? Number.NaN : Number(paramOf(follow, PAGINATION.limitParam));
 			const asked = follow === undefined ? Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0)) : Number.isSafeInteger(linkLimit) && linkLimit > 0 ? linkLimit : pageSize;
 			const url = follow ?? listUrl(start, asked);
-			if (visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
+			// Only a link from the service can loop; the client's own steps back (overlap) are deliberate.
+			if (follow !== undefined && visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
 			visited.add(url);
 			let page: Page;
 			try {
@@ -177,6 +183,7 @@ export class ServiceClient {
 			} catch (error) {
 				if (refusesPageSize(error) && (follow === undefined || linkLimit > 1) && asked > 1) {
 					pageSize = smallerPageSize(error, asked);
+					effectiveSize = Math.min(effectiveSize, pageSize);
 					overlap = Math.min(overlap, pageSize - 1);
 					sharedPageSizes.remember(sizeKey, pageSize);
 					visited.delete(url);
@@ -235,7 +242,17 @@ export class ServiceClient {
 			if (remaining <= 0) return more ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };
 			if (!more) {
 				if (count !== undefined && count !== end) return strict(stop('countMismatch', `the list ended at ${end} items but count says ${count}`));
-				return { complete: true };
+				if (read < asked || probed) return { complete: true };
+				// ASSUMED: a full last page is checked with one more request (offset = its end): a
+				// `count` and `next` that lie alike would otherwise cut the list at a page boundary.
+				probed = true;
+				follow = undefined;
+				start = yielded ? end - Math.min(overlap, read - 1) : end;
+				continue;
+			}
+			const nextOffset = next ? paramOf(next, PAGINATION.offsetParam) : undefined;
+			if (nextOffset !== undefined && /^\d+$/.test(nextOffset) && Number(nextOffset) < end) {
+				return strict(stop('repeatedNext', `the next link points back to offset ${nextOffset} after ${end} items`));
 			}
 			if (count !== undefined && end >= count) return strict(stop('countMismatch', `count says ${count} items but more follow after ${end}`));
 			if (read < asked) effectiveSize = Math.min(effectiveSize, read);
@@ -257,10 +274,6 @@ export class ServiceClient {
 				follow = undefined;
 				start = yielded ? end - Math.min(overlap, read - 1) : end;
 				continue;
-			}
-			const nextOffset = paramOf(next, PAGINATION.offsetParam);
-			if (nextOffset !== undefined && /^\d+$/.test(nextOffset) && Number(nextOffset) < end) {
-				return strict(stop('repeatedNext', `the next link points back to offset ${nextOffset} after ${end} items`));
 			}
 			follow = learned !== undefined || pageSize < (options.pageSize ?? DEFAULT_PAGE_SIZE) ? withParam(next, PAGINATION.limitParam, String(pageSize), true) : next;
 			start = end;
@@ -383,13 +396,18 @@ export class ServiceClient {
 	}
 }
 
+/** An answer refused unread (thrown by `sendJson` after the retry loop, so it is not retried). */
+class RefusedBody {
+	constructor(readonly error: ServiceError) {}
+}
+
 function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number): unknown {
 	const text = bodyText(response.body);
 	if (text.trim() === '') return null;
 	const refuse = (why: string) =>
-		new ServiceError({ kind: 'invalidResponse', status: response.status, retryable: false, method, path, message: `The service answered HTTP ${response.status} to ${method} ${path} with ${why}; refusing to read it` });
-	if (maxChars !== undefined && text.length > maxChars) throw refuse(`${text.length} characters, more than a page of this size can hold (${maxChars})`);
-	if (jsonDeeperThan(text, MAX_JSON_DEPTH)) throw refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+		new RefusedBody(new ServiceError({ kind: 'invalidResponse', status: response.status, retryable: false, method, path, message: `The service answered HTTP ${response.status} to ${method} ${path} with ${why}; refusing to read it` }));
+	if (maxChars !== undefined && text.length > maxChars) return refuse(`${text.length} characters, more than a page of this size can hold (${maxChars})`);
+	if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
 	const parsed = tryParseJson(text);
 	if (parsed.ok) return parsed.value;
 	throw new ServiceError({

@@ -98,7 +98,7 @@ describe('pages: starting at an offset', () => {
 			return json(200, { count: data.length, results: data.slice(offset, offset + limit) });
 		});
 		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 2, offset: 3 })))).toEqual(data.slice(3));
-		expect(r.calls.map((c) => c.query.get('offset'))).toEqual(['3', '5']);
+		expect(r.calls.map((c) => c.query.get('offset'))).toEqual(['3', '5', '7']);
 	});
 
 	for (const offset of [-1, 1.5, Number.NaN]) {
@@ -137,10 +137,32 @@ describe('pages: envelopes', () => {
 		expect(r.calls.map((c) => c.query.toString())).toEqual(['limit=2', 'limit=2&offset=2', 'limit=2&offset=4']);
 	});
 
-	it('with count, a full last page does not cause another request', async () => {
-		const { clock, r, client } = setup((req) => json(200, { count: 4, results: items(2, Number(req.query.get('offset') ?? 0)) }));
-		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 2 })))).toHaveLength(4);
-		expect(r.calls).toHaveLength(2);
+	it('with count, a full last page is checked with one more request (empty: complete)', async () => {
+		const data = items(4);
+		const { clock, r, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 4, results: data.slice(offset, offset + 2) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 2 });
+		const pages = [];
+		let next = await clock.run(gen.next());
+		for (; !next.done; next = await clock.run(gen.next())) pages.push(next.value);
+		expect(pages.flat()).toEqual(data);
+		expect(next.value).toEqual({ complete: true });
+		expect(r.calls.map((c) => c.query.get('offset'))).toEqual([null, '2', '4']);
+	});
+
+	it('count and next that lie alike at a page boundary are caught by that request', async () => {
+		// The service says 4 items and ends next there, but 6 exist.
+		const data = items(6);
+		const { clock, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 4, next: null, results: data.slice(offset, offset + 2) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 2 });
+		let next = await clock.run(gen.next());
+		while (!next.done) next = await clock.run(gen.next());
+		expect(next.value).toMatchObject({ complete: false, reason: 'countMismatch' });
 	});
 
 	it('next: null stops even after a full page', async () => {
@@ -319,5 +341,95 @@ describe('readPage and pageSignature', () => {
 		expect(pageSignature(items(3))).not.toBe(pageSignature(items(3, 3)));
 		expect(pageSignature(items(3))).not.toBe(pageSignature(items(2)));
 		expect(pageSignature(['a', 'b'])).not.toBe(pageSignature(['a', 'c']));
+	});
+});
+
+describe('pages: overlap, on a list that changes while it is read', () => {
+	/** A list that deletes and inserts items (at seeded positions) before answering each request. */
+	function shiftingList(n: number, changes: Array<{ deletes: number; inserts: number; seed: number }>) {
+		let list = items(n);
+		let nextId = 10_000;
+		const deleted = new Set<number>();
+		const handler: Handler = (req, i) => {
+			const change = i > 0 ? changes[i - 1] : undefined;
+			if (change) {
+				let seed = change.seed;
+				const rnd = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), m === 0 ? 0 : seed % m);
+				for (let k = 0; k < change.deletes && list.length > 0; k++) deleted.add(list.splice(rnd(list.length), 1)[0].id);
+				for (let k = 0; k < change.inserts; k++) list.splice(rnd(list.length + 1), 0, { id: ++nextId, designation: `N${nextId}` });
+				list = [...list];
+			}
+			const limit = Number(req.query.get('limit'));
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: list.length, next: offset + limit < list.length ? `${LIST}?limit=${limit}&offset=${offset + limit}` : null, results: list.slice(offset, offset + limit) });
+		};
+		return { handler, stable: () => items(n).map((x) => x.id).filter((id) => !deleted.has(id)) };
+	}
+
+	async function scan(client: ServiceClient, clock: ReturnType<typeof newClock>, pageSize: number, overlap: number) {
+		const gen = client.pages('device.list', {}, { pageSize, overlap });
+		const ids: number[] = [];
+		let next = await clock.run(gen.next());
+		for (; !next.done; next = await clock.run(gen.next())) ids.push(...(next.value as Array<{ id: number }>).map((x) => x.id));
+		return { ids, outcome: next.value };
+	}
+
+	it('property: no item twice; a complete scan has every item that stayed in the list; an unchanged list is complete', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.nat(60),
+				fc.integer({ min: 3, max: 12 }),
+				fc.array(fc.record({ deletes: fc.nat(3), inserts: fc.nat(3), seed: fc.nat() }), { maxLength: 25 }),
+				async (n, pageSize, changes) => {
+					const overlap = Math.min(3, pageSize - 1);
+					const list = shiftingList(n, changes);
+					const { clock, client } = setup(list.handler);
+					const { ids, outcome } = await scan(client, clock, pageSize, overlap);
+					expect(new Set(ids).size, 'no item twice').toBe(ids.length);
+					if (outcome.complete) {
+						const seen = new Set(ids);
+						expect(list.stable().filter((id) => !seen.has(id)), 'every item that stayed').toEqual([]);
+					}
+					if (changes.every((c) => c.deletes === 0 && c.inserts === 0)) {
+						expect(outcome).toEqual({ complete: true });
+						expect(ids).toEqual(items(n).map((x) => x.id));
+					}
+				},
+			),
+			{ numRuns: 300 },
+		);
+	});
+
+	it('without overlap, deletes before the cursor lose items; with it, none are lost', async () => {
+		const changes = Array.from({ length: 10 }, (_, i) => ({ deletes: 1, inserts: 0, seed: i }));
+		const plain = setup(shiftingList(40, changes).handler);
+		const lost = await scan(plain.client, plain.clock, 10, 0);
+		const overlapped = shiftingList(40, changes);
+		const withOverlap = setup(overlapped.handler);
+		const kept = await scan(withOverlap.client, withOverlap.clock, 10, 3);
+		expect(kept.outcome).toEqual({ complete: true });
+		expect(overlapped.stable().filter((id) => !kept.ids.includes(id))).toEqual([]);
+		expect(lost.ids.length).toBeLessThan(kept.ids.length);
+	});
+
+	it('a shift larger than the overlap steps back once, then says shifted', async () => {
+		// Before every request but the first, the 8 items at the head leave the list.
+		let list = items(60);
+		const { clock, client, events } = setup((req, i) => {
+			if (i > 0) list = list.slice(8);
+			const limit = Number(req.query.get('limit'));
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: list.length, next: offset + limit < list.length ? `${LIST}?offset=${offset + limit}` : null, results: list.slice(offset, offset + limit) });
+		});
+		const { outcome } = await scan(client, clock, 10, 2);
+		expect(outcome).toMatchObject({ complete: false, reason: 'shifted' });
+		expect(events.filter((e) => e.type === 'paginationStopped').map((e) => (e as { reason: string }).reason)).toEqual(['shifted']);
+	});
+
+	it('overlap must be smaller than the page size', async () => {
+		const { clock, r, client } = setup(arrayServer(items(3)));
+		const e = await rejected(clock.run(collect(client.pages('device.list', {}, { pageSize: 5, overlap: 5 }))));
+		expect(e.message).toBe('overlap: must be a whole number from 0 to 4 (less than the page size), got 5');
+		expect(r.calls).toHaveLength(0);
 	});
 });

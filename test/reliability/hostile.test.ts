@@ -502,7 +502,8 @@ const ODD: Array<{ answer: OddAnswer; what: string; fault: Partial<FaultInput>; 
 	{ answer: 'nextBack', what: '`next` of page 2 pointing back to page 1', fault: { skip: 1, count: 1 }, reason: /repeatedNext|countMismatch/ },
 	// The first anomaly seen is named: where the list ends on a page boundary, `next` contradicts `count` first.
 	{ answer: 'endlessNext', what: 'endless `next`, pages alternating', fault: {}, reason: /repeatedPage|countMismatch/ },
-	{ answer: 'emptyPage', what: 'an empty 200 page (page 2) with `next`', fault: { skip: 1, count: 1 }, reason: /emptyPage/ },
+	// On the last page the sandbox's empty page has no `next`: then `count` is what contradicts it.
+	{ answer: 'emptyPage', what: 'an empty 200 page (page 2)', fault: { skip: 1, count: 1 }, reason: /emptyPage|countMismatch/ },
 	{ answer: 'pageTooLarge', what: '10^6 items when 50 were asked', fault: { count: 1 }, reason: /more than a page of this size can hold/ },
 	{ answer: 'wrongShape', what: 'records of the wrong shape (ids −3, 0, 2^53, "abc", 1.5; null, a string; bad dates)', fault: {} },
 	{ answer: 'deepRecord', what: 'a record nested 100,000 levels deep', fault: { count: 1 }, reason: /nested deeper than 100 levels/ },
@@ -602,7 +603,8 @@ describe('odd list answers on every face', () => {
 		const counted: Record<string, number> = {};
 		const ctx = pollerCtx(store, publisher, counted, []);
 		expect((await pollTestResults(ctx)).complete).toBe(true); // the first run records the window
-		const devices = [...odd.account.data.devices.keys()];
+		// Uploads for devices that are not overdue, so the overdue list the other faces read stays as it is.
+		const devices = [...odd.account.data.devices.values()].filter((d) => !odd.account.isOverdue(d)).map((d) => d.id);
 		for (const o of ODD) {
 			const uploaded = Array.from({ length: 60 }, (_, i) => odd.account.syncTestResult({ device_id: devices[i % devices.length], status: i % 3 ? 'passed' : 'failed' }).id);
 			const cursor = await store.get('cursor:sandbox', 'testResults');

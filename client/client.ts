@@ -194,7 +194,8 @@ export class ServiceClient {
 			}
 			pagesRead++;
 			const count = page.shape === 'envelope' ? page.count : undefined;
-			if (count !== undefined) announced = Math.max(announced ?? 0, count);
+			// The first count bounds the scan: a count that keeps growing must not keep it going.
+			if (count !== undefined) announced ??= count;
 			const read = page.items.length;
 			const end = start + read;
 			const more =

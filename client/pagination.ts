@@ -65,9 +65,9 @@ export type PagingAnomaly =
 export type PagingOutcome = { complete: true } | { complete: false; reason: PagingAnomaly; detail: string };
 
 /**
- * ASSUMED (the spec publishes no bounds): a scan may read at most the largest `count` the service
+ * ASSUMED (the spec publishes no bounds): a scan may read at most the first `count` the service
  * announced plus 10 % (at least one page) of margin — lists change while they are read — and
- * without any `count` at most HARD_CAP. Paging ends in every case.
+ * without any `count` at most the hard cap. Paging ends in every case.
  */
 export const PAGING_BOUNDS = {
 	marginShare: 0.1,
@@ -78,12 +78,12 @@ export const PAGING_BOUNDS = {
 
 export function itemBound(announced: number | undefined, pageSize: number): number {
 	if (announced === undefined) return PAGING_BOUNDS.hardCap.items;
-	return announced + Math.max(pageSize, Math.ceil(announced * PAGING_BOUNDS.marginShare));
+	return Math.min(PAGING_BOUNDS.hardCap.items, announced + Math.max(pageSize, Math.ceil(announced * PAGING_BOUNDS.marginShare)));
 }
 
 export function pageBound(announced: number | undefined, pageSize: number): number {
 	if (announced === undefined) return PAGING_BOUNDS.hardCap.pages;
-	return Math.ceil(itemBound(announced, pageSize) / pageSize) + PAGING_BOUNDS.extraPages;
+	return Math.min(PAGING_BOUNDS.hardCap.pages, Math.ceil(itemBound(announced, pageSize) / pageSize) + PAGING_BOUNDS.extraPages);
 }
 
 /**

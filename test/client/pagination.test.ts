@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ServiceClient, ServiceError, ValidationError, pageSignature, readPage, type ClientEvent } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -431,5 +431,69 @@ describe('pages: overlap, on a list that changes while it is read', () => {
 		const e = await rejected(clock.run(collect(client.pages('device.list', {}, { pageSize: 5, overlap: 5 }))));
 		expect(e.message).toBe('overlap: must be a whole number from 0 to 4 (less than the page size), got 5');
 		expect(r.calls).toHaveLength(0);
+	});
+});
+
+describe('pages: bounds and guards', () => {
+	it('property: jsonDeeperThan agrees with the nesting depth of any JSON value', () => {
+		const depth = (v: unknown): number => (v && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+		fc.assert(
+			fc.property(fc.jsonValue({ maxDepth: 8 }), fc.nat(10), (value, max) => {
+				expect(jsonDeeperThan(JSON.stringify(value), max)).toBe(depth(value) > max);
+			}),
+			{ numRuns: 500 },
+		);
+		expect(jsonDeeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 100)).toBe(true);
+		expect(jsonDeeperThan('{"a":"[[[[[[\\"[[[["}', 1)).toBe(false); // brackets inside strings do not count
+	});
+
+	it('a body nested deeper than the limit is refused unread, naming the request, and not retried', async () => {
+		const { clock, r, client } = setup(() => ({ status: 200, headers: {}, body: `{"results":[${'['.repeat(5000)}${']'.repeat(5000)}]}` }));
+		const e = (await rejected(clock.run(collect(client.pages('device.list'))))) as ServiceError;
+		expect(e.message).toBe('The service answered HTTP 200 to GET /data/devices/all/ with JSON nested deeper than 100 levels; refusing to read it');
+		expect(r.calls).toHaveLength(1);
+	});
+
+	it('a page body larger than the size asked can hold is refused unread', async () => {
+		const { clock, client } = setup(() => json(200, { results: [{ id: 1, blob: 'x'.repeat(3 * 64 * 1024) }] }));
+		const e = await rejected(clock.run(collect(client.pages('device.list', {}, { pageSize: 1 }))));
+		expect(e.message).toMatch(/^The service answered HTTP 200 to GET \/data\/devices\/all\/ with \d+ characters, more than a page of this size can hold \(131072\); refusing to read it$/);
+	});
+
+	it('more items than count + margin end tooManyItems; without a count, the hard cap ends it', async () => {
+		// A service whose count keeps growing ahead of the reader, with next links forward for ever.
+		const { clock, r, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: offset + 100, next: `${LIST}?limit=10&offset=${offset + 10}`, results: items(10, offset) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 10 });
+		let next = await clock.run(gen.next());
+		while (!next.done) next = await clock.run(gen.next());
+		expect(next.value).toEqual({ complete: false, reason: 'tooManyItems', detail: '120 items read; the service announced 100' });
+		expect(r.calls).toHaveLength(12);
+		expect(itemBound(undefined, 10)).toBe(PAGING_BOUNDS.hardCap.items);
+		expect(pageBound(undefined, 10)).toBe(PAGING_BOUNDS.hardCap.pages);
+		expect(itemBound(1000, 100)).toBe(1100);
+		expect(itemBound(10, 100)).toBe(110);
+	});
+
+	it('a 400 naming limit: retried with the size the description names, else half; remembered per base URL', async () => {
+		expect(smallerPageSize(new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description: 'limit: must be from 1 to 250' }), 1000)).toBe(250);
+		expect(smallerPageSize(new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description: 'limit too large' }), 1000)).toBe(500);
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const data = items(7);
+		const { clock, r, client } = setup((req) => {
+			const limit = Number(req.query.get('limit'));
+			if (limit > 3) return json(400, { description: 'limit: at most 3' });
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 7, results: data.slice(offset, offset + limit) });
+		});
+		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 100 })))).toEqual(data);
+		expect(r.calls.map((c) => c.query.get('limit'))).toEqual(['100', '3', '3', '3']);
+		expect(sharedPageSizes.get(base)).toBe(3);
+		await clock.run(collect(client.items('device.list', {}, { pageSize: 100 })));
+		expect(r.calls.slice(4).map((c) => c.query.get('limit'))).toEqual(['3', '3', '3']);
+		sharedPageSizes.forget(base);
 	});
 });

@@ -2,17 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLoopbackHost } from '../client';
 import { ApiError, SCOPES, type Account, type Environment, type LicenseState } from './account';
 import type { Faults, FaultInput } from './faults';
-import type { Stats } from './server';
+import type { PagingSettings, Stats } from './stats';
 
 export const ADMIN_ROOT = '/_admin';
 
 /**
  * The sandbox's own controls, outside the service's interface: tokens, reset, maintenance,
- * licence, clock, versioning drill, fault injection, simulated test-result uploads.
+ * licence, clock, versioning drill, fault injection (incl. odd list answers), page size, simulated test-result uploads.
  * Only answered on loopback connections.
  */
-export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats }): void {
-	const { account, faults, stats } = ctx;
+export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings }): void {
+	const { account, faults, stats, paging } = ctx;
 	const body = (r: FastifyRequest) => (r.body ?? {}) as Record<string, unknown>;
 
 	app.register(
@@ -99,6 +99,16 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				if (typeof b.advance_days === 'number') account.clockOffsetMs += b.advance_days * 86_400_000;
 				if (typeof b.advance_ms === 'number') account.clockOffsetMs += b.advance_ms;
 				return { now: new Date(account.now()).toISOString(), today: account.today() };
+			});
+
+			admin.get('/paging', async () => ({ max_page_size: paging.maxPageSize ?? null }));
+			admin.put('/paging', async (request) => {
+				const max = body(request).max_page_size;
+				if (max !== null && !(typeof max === 'number' && Number.isSafeInteger(max) && max >= 1)) {
+					throw new ApiError(400, 'max_page_size: expected a whole number of at least 1, or null for no limit below the maximum.');
+				}
+				paging.maxPageSize = max ?? undefined;
+				return { max_page_size: paging.maxPageSize ?? null };
 			});
 
 			admin.get('/faults', async () => faults.all());

@@ -1,4 +1,4 @@
-import type { ListQuery, OperationId, ServiceClient } from '../../client';
+import type { ListQuery, OperationId, PagingAnomaly, ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -47,6 +47,8 @@ export interface RunReport {
 	complete: boolean;
 	skipped?: 'leaseHeld';
 	stoppedForTime?: boolean;
+	/** Why paging ended before the list's end (odd answers from the service). */
+	pagingStopped?: PagingAnomaly;
 	pages: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;
@@ -93,13 +95,21 @@ export async function* budgetedPages(ctx: PollerContext, report: RunReport, oper
 				return;
 			}
 			const next = await pages.next();
-			if (next.done) return;
+			if (next.done) {
+				if (!next.value.complete) {
+					// Odd answers: this scan is not complete, so nothing that needs one is announced.
+					report.pagingStopped = next.value.reason;
+					ctx.log.warn('The list was not read to its end; this run announces nothing that needs a complete scan', { poller: report.poller, reason: next.value.reason, detail: next.value.detail });
+					ctx.metrics.count('PagingIncomplete', 1);
+				}
+				return;
+			}
 			report.pages++;
 			report.itemsSeen += next.value.length;
 			ctx.metrics.count('ItemsSeen', next.value.length);
 			yield next.value;
 		}
 	} finally {
-		await pages.return(undefined);
+		await pages.return({ complete: false, reason: 'maxItems', detail: 'the run stopped reading' });
 	}
 }

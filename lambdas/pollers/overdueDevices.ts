@@ -2,7 +2,7 @@ import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
-import { readOverdueDevice } from './records';
+import { readableRecords, readingOfOverdueDevice } from './records';
 
 /** What the poller remembers per device (one item each in the state store). */
 export interface DeviceState {
@@ -41,9 +41,8 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		for await (const page of budgetedPages(ctx, report, 'overdueDevice.list', {})) {
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: DeviceState }> = [];
-			for (const raw of page) {
-				const device = readOverdueDevice(raw);
-				if (!device || seen.has(device.id)) continue;
+			for (const device of readableRecords(page, report.itemsSeen - page.length, readingOfOverdueDevice, { ...ctx, list: 'overdueDevice.list' })) {
+				if (seen.has(device.id)) continue;
 				seen.add(device.id);
 				const state = states.get(device.id);
 				if (!state || !state.overdue) {
@@ -63,7 +62,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
 		}
-		if (report.stoppedForTime) return;
+		if (report.stoppedForTime || report.pagingStopped) return;
 
 		// A complete scan: whatever was overdue and is no longer listed has been resolved.
 		const resolved = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));

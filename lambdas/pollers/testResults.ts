@@ -2,7 +2,7 @@ import { addDays } from '../../client/dates';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
-import { passedOf, readTestResult } from './records';
+import { passedOf, readableRecords, readingOfTestResult } from './records';
 
 /** The watermark: the calendar day up to which a complete run has seen every result. */
 export interface ResultsCursor {
@@ -38,9 +38,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		for await (const page of budgetedPages(ctx, report, 'testResult.list', query)) {
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: { testDate: string }; expiresAt: number }> = [];
-			for (const raw of page) {
-				const r = readTestResult(raw);
-				if (!r || seen.has(r.id)) continue;
+			for (const r of readableRecords(page, report.itemsSeen - page.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
+				if (seen.has(r.id)) continue;
 				seen.add(r.id);
 				if (cursor) {
 					events.push(
@@ -71,7 +70,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(seenNs, writes);
 		}
-		if (report.stoppedForTime) return;
+		if (report.stoppedForTime || report.pagingStopped) return;
 		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { watermark: today } }]);
 		report.complete = true;
 	});

@@ -43,6 +43,8 @@ export interface PollRun {
 	now: () => number;
 	/** Stop paging after this time (n8n's poll budget); undefined = no limit. */
 	deadline?: number;
+	/** Told of each record skipped as unreadable (position in the list, why); it is never emitted. */
+	onUnreadable?: (position: number, reason: string) => void;
 }
 
 /**
@@ -62,7 +64,31 @@ function isObject(value: unknown): value is IDataObject {
 function recordId(record: IDataObject): number | undefined {
 	const id = record.id;
 	const n = typeof id === 'number' ? id : typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : NaN;
-	return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+	return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** A calendar day YYYY-MM-DD (a time may follow) that exists. */
+function isCalendarDay(value: unknown): boolean {
+	if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(value)) return false;
+	const ms = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
+	return !Number.isNaN(ms) && dayString(ms) === value.slice(0, 10);
+}
+
+/** The records of a page the trigger can use; one bad record is skipped (and reported), never emitted. */
+function readable(run: PollRun, operation: OperationId, page: unknown[], first: number): IDataObject[] {
+	const records: IDataObject[] = [];
+	for (const [i, record] of page.entries()) {
+		const reason = !isObject(record)
+			? 'not an object'
+			: recordId(record) === undefined
+				? `id is not a positive whole number: ${JSON.stringify(record.id) ?? 'none'}`
+				: operation === 'testResult.list' && !isCalendarDay(record.test_date)
+					? `test_date is not a date: ${JSON.stringify(record.test_date) ?? 'none'}`
+					: undefined;
+		if (reason === undefined) records.push(record as IDataObject);
+		else run.onUnreadable?.(first + i, reason);
+	}
+	return records;
 }
 
 /** Refuses a filter on the field the trigger itself uses to follow the list. */
@@ -100,12 +126,20 @@ async function scan(
 	onPage: (records: IDataObject[]) => void,
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
-	for await (const page of run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE })) {
+	let position = 0;
+	const reader = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE });
+	for (;;) {
+		const next = await reader.next();
+		// Odd answers from the service end the scan incomplete: nothing may count as gone.
+		if (next.done) return { complete: next.value.complete, pages };
+		onPage(readable(run, operation, next.value, position));
+		position += next.value.length;
 		pages++;
-		onPage(page.filter(isObject));
-		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) return { complete: false, pages };
+		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) {
+			await reader.return({ complete: false, reason: 'maxItems', detail: 'the poll ran out of time' });
+			return { complete: false, pages };
+		}
 	}
-	return { complete: true, pages };
 }
 
 function output(records: IDataObject[], settings: PollSettings): IDataObject[] {

@@ -3,14 +3,14 @@ import { ENDPOINTS, resolvePath, type OperationId } from './catalogue';
 import { ServiceError, ValidationError, errorFromResponse, excerpt, tryParseJson } from './errors';
 import { bodyText, type Clock, type HttpMethod, type HttpResponse, type RequestFn } from './http';
 import type { Pacer } from './pacing';
-import { pageSignature, readPage } from './pagination';
+import { pageSignature, readPage, type PagingAnomaly, type PagingOutcome } from './pagination';
 import { DEFAULT_PAGE_SIZE, MAX_LIMIT, deleteParams, listParams, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
 import { DEFAULT_RETRY, isRetryable, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
 export type ClientEvent =
 	| { type: 'response'; method: HttpMethod; path: string; status: number; durationMs: number; attempt: number }
 	| { type: 'retry'; method: HttpMethod; path: string; kind: ServiceError['kind']; status?: number; waitMs: number; attempt: number }
-	| { type: 'paginationStopped'; path: string; reason: 'repeatedNext' | 'repeatedPage' };
+	| { type: 'paginationStopped'; path: string; reason: PagingAnomaly };
 
 export interface ServiceClientOptions {
 	baseUrl: string | BaseUrl;
@@ -99,7 +99,7 @@ export class ServiceClient {
 	 * Streams a list page by page (never more than one page held). Follows `next` only on the
 	 * base URL's origin; stops on an empty page, a repeated page or a repeated `next`.
 	 */
-	async *pages(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown[]> {
+	async *pages(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown[], PagingOutcome> {
 		const validated = validateListQuery(operation, query);
 		const pageSize = validateLimit(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize', MAX_LIMIT);
 		let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
@@ -114,26 +114,24 @@ export class ServiceClient {
 		let url = listUrl(offset, asked);
 		const visited = new Set<string>();
 		let previous: string | undefined;
+		const stopped = (reason: PagingAnomaly, detail: string): PagingOutcome => {
+			this.options.onEvent?.({ type: 'paginationStopped', path, reason });
+			return { complete: false, reason, detail };
+		};
 
 		while (remaining > 0) {
-			if (visited.has(url)) {
-				this.options.onEvent?.({ type: 'paginationStopped', path, reason: 'repeatedNext' });
-				return;
-			}
+			if (visited.has(url)) return stopped('repeatedNext', `the "next" link of ${path} pointed to a page already read`);
 			visited.add(url);
 			const page = readPage(await this.sendJson('GET', url), path);
-			if (page.items.length === 0) return;
+			if (page.items.length === 0) return { complete: true };
 			const signature = pageSignature(page.items);
-			if (signature === previous) {
-				this.options.onEvent?.({ type: 'paginationStopped', path, reason: 'repeatedPage' });
-				return;
-			}
+			if (signature === previous) return stopped('repeatedPage', `${path} answered the same page twice`);
 			previous = signature;
 			const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
 			offset += page.items.length;
 			remaining -= items.length;
 			yield items;
-			if (remaining <= 0) return;
+			if (remaining <= 0) return options.maxItems !== undefined ? { complete: false, reason: 'maxItems', detail: `stopped after ${options.maxItems} items as asked` } : { complete: true };
 
 			if (page.shape === 'envelope' && page.next) {
 				if (!sameOrigin(page.next, this.base)) {
@@ -152,10 +150,11 @@ export class ServiceClient {
 					: page.shape === 'envelope' && page.count !== undefined
 						? offset >= page.count
 						: page.items.length < asked; // no paging hints: a short page is the last
-			if (lastPage) return;
+			if (lastPage) return { complete: true };
 			asked = Math.min(pageSize, remaining);
 			url = listUrl(offset, asked);
 		}
+		return { complete: true };
 	}
 
 	/** Every item of a list, one at a time. */

@@ -32,3 +32,18 @@ export function pageSignature(items: unknown[]): string {
 		item && typeof item === 'object' && 'id' in item ? String((item as { id: unknown }).id) : JSON.stringify(item);
 	return `${items.length}:${idOf(items[0])}:${idOf(items[items.length - 1])}`;
 }
+
+/** Why a scan stopped before the list's normal end (the client's `paginationStopped` reason). */
+export type PagingAnomaly =
+	| 'repeatedNext'
+	| 'repeatedPage'
+	| 'emptyPage'
+	| 'countMismatch'
+	| 'tooManyPages'
+	| 'tooManyItems'
+	| 'pageTooLarge'
+	| 'maxItems'
+	| 'shifted';
+
+/** How a scan ended: the return value of `ServiceClient.pages()`. Only a complete scan may be read as "the whole list". */
+export type PagingOutcome = { complete: true } | { complete: false; reason: PagingAnomaly; detail: string };

@@ -261,7 +261,7 @@ describe('pages: limits and streaming', () => {
 		const second = await clock.run(gen.next());
 		expect(second.value).toEqual(items(3, 3));
 		expect(r.calls).toHaveLength(2);
-		await gen.return(undefined);
+		await gen.return({ complete: true });
 		expect(r.calls).toHaveLength(2);
 	});
 

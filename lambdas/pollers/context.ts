@@ -7,7 +7,7 @@ export interface PollerSettings {
 	pageSize: number;
 	/** Re-send `Device Overdue` every N days while a device stays overdue; 0 = never. */
 	reminderDays: number;
-	/** Test results dated up to this many days before the watermark are still picked up. */
+	/** Only when upgrading a cursor of the earlier version (by test date): the days read again. */
 	lookbackDays: number;
 	/** Devices listed in one digest; the count covers all. */
 	digestMaxDevices: number;

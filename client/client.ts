@@ -41,6 +41,12 @@ export interface PageOptions {
 	maxItems?: number;
 	/** Items to skip first (`offset` of the first request): to go on where an earlier call stopped. */
 	offset?: number;
+	/**
+	 * Re-read this many items before each page boundary and yield only items (by `id`) not yielded
+	 * before in this scan, so deletes before the cursor cannot hide an item; when the list shifted
+	 * further than this, the scan ends incomplete (`shifted`).
+	 */
+	overlap?: number;
 }
 
 export interface DownloadedFile {
@@ -114,6 +120,11 @@ export class ServiceClient {
 		let url = listUrl(offset, asked);
 		const visited = new Set<string>();
 		let previous: string | undefined;
+		const overlap = options.overlap ?? 0;
+		const yielded = new Set<string>();
+		let lastId: string | undefined;
+		const idOf = (item: unknown): string | undefined =>
+			item && typeof item === 'object' && 'id' in item ? String((item as { id: unknown }).id) : undefined;
 		const stopped = (reason: PagingAnomaly, detail: string): PagingOutcome => {
 			this.options.onEvent?.({ type: 'paginationStopped', path, reason });
 			return { complete: false, reason, detail };
@@ -127,13 +138,28 @@ export class ServiceClient {
 			const signature = pageSignature(page.items);
 			if (signature === previous) return stopped('repeatedPage', `${path} answered the same page twice`);
 			previous = signature;
-			const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
+			let fresh = page.items;
+			if (overlap > 0) {
+				if (lastId !== undefined) {
+					const at = page.items.findIndex((item) => idOf(item) === lastId);
+					if (at < 0) return stopped('shifted', `${path} shifted by more than the overlap of ${overlap} items while it was read`);
+				}
+				lastId = idOf(page.items[page.items.length - 1]);
+				fresh = page.items.filter((item) => {
+					const id = idOf(item);
+					if (id === undefined) return true;
+					if (yielded.has(id)) return false;
+					yielded.add(id);
+					return true;
+				});
+			}
+			const items = fresh.length > remaining ? fresh.slice(0, remaining) : fresh;
 			offset += page.items.length;
 			remaining -= items.length;
 			yield items;
 			if (remaining <= 0) return options.maxItems !== undefined ? { complete: false, reason: 'maxItems', detail: `stopped after ${options.maxItems} items as asked` } : { complete: true };
 
-			if (page.shape === 'envelope' && page.next) {
+			if (page.shape === 'envelope' && page.next && overlap === 0) {
 				if (!sameOrigin(page.next, this.base)) {
 					throw new ServiceError({
 						kind: 'invalidResponse',
@@ -152,6 +178,8 @@ export class ServiceClient {
 						: page.items.length < asked; // no paging hints: a short page is the last
 			if (lastPage) return { complete: true };
 			asked = Math.min(pageSize, remaining);
+			// With an overlap, step back over it (never further than the start of this page).
+			if (overlap > 0) offset -= Math.min(overlap, page.items.length - 1);
 			url = listUrl(offset, asked);
 		}
 		return { complete: true };

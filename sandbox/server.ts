@@ -4,6 +4,7 @@ import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } fr
 import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
 import { Faults, type Fault } from './faults';
+import { LiveMode } from './live';
 import { parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
@@ -33,6 +34,8 @@ export interface Sandbox {
 	sandboxToken: string;
 	account: Account;
 	faults: Faults;
+	/** Live mode: changes while lists are read, and the ground truth (sandbox/live.ts). */
+	live: LiveMode;
 	stats: Stats;
 	stop(): Promise<void>;
 }
@@ -111,6 +114,7 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const account = new Account(options);
 	const faults = new Faults(options.seed ?? 1);
+	const live = new LiveMode(account);
 	const limiter = new RateLimiter();
 	const stats: Stats = { requests: 0, byStatus: {} };
 	const log = options.log ?? (() => undefined);
@@ -209,12 +213,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			params.set('offset', String(offset));
 			return `${request.protocol}://${request.headers.host}${request.url.split('?')[0]}?${params.toString()}`;
 		};
-		return {
+		const page = {
 			count,
 			next: list.offset + items.length < count ? link(list.offset + items.length) : null,
 			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
 			results: items.map((item) => render(item, list.enabled)),
 		};
+		live.pageServed();
+		return page;
 	}
 
 	// ---- customers and devices ---------------------------------------------------------
@@ -324,7 +330,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const openApi = buildOpenApi();
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
-	registerAdmin(app, { account, faults, stats });
+	registerAdmin(app, { account, faults, stats, live });
 
 	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 	const address = app.server.address();
@@ -337,6 +343,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		sandboxToken,
 		account,
 		faults,
+		live,
 		stats,
 		stop: async () => {
 			await app.close();

@@ -59,6 +59,11 @@ export interface RunReport {
 
 export const DAY_MS = 86_400_000;
 
+/** Items re-read before each page boundary of a scan (a fifth of a page, at most 20). */
+export function scanOverlap(pageSize: number): number {
+	return Math.max(1, Math.min(20, Math.floor(pageSize / 5)));
+}
+
 /**
  * Clock sanity: the time to stamp on new state. Never earlier than the newest time already stored
  * (a clock set back would otherwise date a new episode or watermark in the past, and the next run

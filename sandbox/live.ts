@@ -59,7 +59,7 @@ export class LiveMode {
 
 	constructor(private readonly account: Account) {}
 
-	/** Turns live mode on with these settings (or off), starting a fresh record of changes. */
+	/** Turns live mode on (a fresh record of changes), changes its settings, or turns it off. */
 	configure(input: { on?: unknown; seed?: unknown; changes_per_page?: unknown; weights?: unknown }): LiveSettings {
 		const seed = input.seed === undefined ? this.settings.seed : Number(input.seed);
 		if (!Number.isSafeInteger(seed)) throw new Error('seed: expected a whole number');
@@ -76,11 +76,15 @@ export class LiveMode {
 			}
 		}
 		this.settings = { seed, changesPerPage: perPage, weights };
+		const wasOn = this.on;
 		this.on = input.on !== false;
-		this.rnd = new Random(seed);
-		this.changes.length = 0;
-		this.arrivals.clear();
-		this.departures.clear();
+		if (this.on && !wasOn) {
+			// Turning it on starts a fresh record; changing settings or turning it off keeps it.
+			this.rnd = new Random(seed);
+			this.changes.length = 0;
+			this.arrivals.clear();
+			this.departures.clear();
+		}
 		return this.settings;
 	}
 

@@ -15,6 +15,8 @@ export interface PollerSettings {
 	safetyMs: number;
 	/** How long a run may hold its lease (longer than the Lambda timeout). */
 	leaseMs: number;
+	/** Items re-read at each page boundary of the overdue scan; unset = scanOverlap(pageSize), 0 = none. */
+	overlap?: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {

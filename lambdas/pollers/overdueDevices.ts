@@ -61,7 +61,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 
 		// In the list's own order (ASSUMED stable: by id); the overlap keeps deletes before the cursor
 		// from hiding a device at a page boundary.
-		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: scanOverlap(ctx.settings.pageSize) });
+		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? scanOverlap(ctx.settings.pageSize) });
 		let complete: boolean;
 		for (;;) {
 			const next = await scan.next();

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
+import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { startSandbox } from '../../sandbox/server';
+import { LocalAws, startDynamo } from '../support/localAws';
+import { newTable, pollerContext, type World } from '../lambdas/harness';
+import { LiveTally, putLive } from '../support/live';
+
+/**
+ * Exact on a live service: the sandbox's live mode changes the account after every list page
+ * (devices tested, made overdue, created, deleted; results uploaded with today's and older test
+ * dates) and between runs. Each face is compared with the sandbox's ground truth: 0 false
+ * Resolved, 0 new episodes for devices that never left, 0 lost results, every device overdue
+ * since before the previous run announced, 0 duplicate dedupe keys.
+ */
+const ROUNDS = Number(process.env.TEC_LIVE_ROUNDS ?? 2);
+const RUNS_PER_ROUND = 6;
+
+let world: World;
+let stopDynamo: () => Promise<void>;
+
+beforeAll(async () => {
+	const dynamo = await startDynamo();
+	stopDynamo = dynamo.stop;
+	world = { sandbox: await startSandbox({ port: 0, size: { devices: 260, customers: 6, testResults: 100 } }), aws: await new LocalAws().start(), dynamo: dynamo.client };
+});
+afterAll(async () => {
+	await world.sandbox.stop();
+	await world.aws.stop();
+	await stopDynamo();
+});
+
+describe('pollers on a live service', () => {
+	it(`${ROUNDS} randomized rounds of ${RUNS_PER_ROUND} runs: exact against the ground truth`, async () => {
+		// Odd rounds scan with the overlap; even rounds without it, so the list visibly shifts under
+		// the cursor and only the confirmation keeps Resolved exact.
+		const totals = { overlap: new LiveTally('with overlap'), none: new LiveTally('without overlap') };
+		for (let round = 1; round <= ROUNDS; round++) {
+			const { sandbox } = world;
+			const overlap = round % 2 === 1;
+			sandbox.account.clockOffsetMs = 0;
+			sandbox.account.reset({ seed: 7000 + round });
+			// On from the start (a fresh record of changes), but quiet until the first runs are done.
+			await putLive(sandbox, { on: true, seed: 100 + round, changes_per_page: 0 });
+			world.aws.accepted.length = 0;
+			const table = await newTable(world.dynamo);
+			const context = () => pollerContext(world, table, { settings: { pageSize: 25, reminderDays: 0, ...(overlap ? {} : { overlap: 0 }) } });
+			const tally = new LiveTally(`round ${round}`);
+			const overdueRun = async (settled = false) => {
+				tally.runStart(sandbox);
+				tally.report(await pollOverdueDevices(context()));
+				const { announced, resolved } = tally.overdueEvents(world.aws.events());
+				tally.runDone(sandbox, announced, resolved, settled);
+			};
+
+			// First runs see a quiet account; then it changes while and between runs.
+			await overdueRun();
+			await pollTestResults(context());
+			const before = new Set(sandbox.live.truth().results);
+			await putLive(sandbox, { on: true, changes_per_page: 2 });
+			for (let run = 1; run <= RUNS_PER_ROUND; run++) {
+				sandbox.live.step(4);
+				await overdueRun();
+				tally.report(await pollTestResults(context()));
+			}
+			tally.counts.changes = sandbox.live.changes.length;
+			// Settle: the account stops changing; two more runs of each.
+			await putLive(sandbox, { on: false });
+			await overdueRun();
+			await overdueRun(true);
+			for (let i = 0; i < 2; i++) tally.report(await pollTestResults(context()));
+			const events = world.aws.events();
+			tally.results(sandbox, events.filter((e) => e['detail-type'] === 'Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id), before);
+			tally.keys(events.map((e) => e.detail.metadata.dedupeKey));
+			console.info(`live (pollers, round ${round}, ${overlap ? 'overlap' : 'no overlap'}): ${JSON.stringify(tally.counts)}`);
+			(overlap ? totals.overlap : totals.none).add(tally);
+		}
+		for (const t of Object.values(totals)) console.info(`live (pollers, ${t.name}, total): ${JSON.stringify(t.counts)}`);
+		totals.overlap.expectExact();
+		totals.none.expectExact({ checkLate: false });
+	}, 300_000);
+});

@@ -3,7 +3,10 @@ import {
 	MAX_LIMIT,
 	ValidationError,
 	addDays,
+	checkStillOverdue,
 	dayString,
+	laterDay,
+	serviceTodayOf,
 	type FilterInput,
 	type ListQuery,
 	type OperationId,
@@ -51,6 +54,12 @@ export interface PollRun {
  */
 export const SCAN_PAGE_SIZE = MAX_LIMIT;
 
+/** Items re-read at each page boundary, so deletes before the cursor cannot hide an item. */
+export const SCAN_OVERLAP = 20;
+
+/** Targeted reads per poll to confirm that devices left the overdue list; the rest wait. */
+export const MAX_CONFIRMATIONS = 100;
+
 const TEST_DATE = 'test_date';
 const UPDATED_TIME = 'updated_time';
 
@@ -89,8 +98,9 @@ function resultFilters(settings: PollSettings): FilterInput[] {
 }
 
 /**
- * Pages through a list; `onPage` sees each page. Returns false when it stopped before the end
- * because the poll's time budget ran out (only when `stoppable`).
+ * Pages through a list (with an overlap at page boundaries); `onPage` sees each page. `complete`
+ * is true only when the list was read to its normal end: not when the poll's time budget ran out
+ * (only when `stoppable`) and not when paging stopped on an odd answer.
  */
 async function scan(
 	run: PollRun,
@@ -100,12 +110,18 @@ async function scan(
 	onPage: (records: IDataObject[]) => void,
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
-	for await (const page of run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE })) {
-		pages++;
-		onPage(page.filter(isObject));
-		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) return { complete: false, pages };
+	const generator = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP });
+	try {
+		for (;;) {
+			const next = await generator.next();
+			if (next.done) return { complete: next.value?.complete !== false, pages };
+			pages++;
+			onPage(next.value.filter(isObject));
+			if (stoppable && run.deadline !== undefined && run.now() > run.deadline) return { complete: false, pages };
+		}
+	} finally {
+		await generator.return({ complete: true });
 	}
-	return { complete: true, pages };
 }
 
 function output(records: IDataObject[], settings: PollSettings): IDataObject[] {
@@ -116,40 +132,42 @@ function output(records: IDataObject[], settings: PollSettings): IDataObject[] {
 
 async function pollOverdue(run: PollRun, previous: OverdueState | undefined): Promise<PollOutcome> {
 	const before = previous ? new Set(decodeIds(previous.ids)) : undefined;
-	const goneBefore = previous ? new Set(decodeIds(previous.gone)) : new Set<number>();
 	const listed = new Set<number>();
 	const entered: IDataObject[] = [];
+	let serviceToday: string | undefined;
 	// A first poll always reads the whole list: it is what later polls compare with.
 	const { complete, pages } = await scan(run, 'overdueDevice.list', { filters: run.settings.filters }, previous !== undefined, (records) => {
 		for (const record of records) {
+			serviceToday = laterDay(serviceToday, serviceTodayOf(record));
 			const id = recordId(record);
 			if (id === undefined || listed.has(id)) continue;
 			listed.add(id);
 			if (before && !before.has(id)) entered.push(record);
 		}
 	});
-	let ids: Set<number>;
-	let gone = new Set<number>();
-	if (!before || (complete && pages <= 1)) {
-		// One page is a snapshot: whatever is not on it has left the list.
-		ids = listed;
-	} else {
-		// Pages read one after another can shift while devices leave the list, so a device
-		// missing from a longer scan is kept for one more scan before it counts as gone (else it
-		// could be announced twice). A scan cut short by the time budget forgets nothing.
-		ids = new Set(listed);
+	const ids = new Set(listed);
+	if (before) {
+		// A device missing from the scan is forgotten (so that its return is emitted) only when it
+		// has really left: a scan of one page is a snapshot; in a longer one the list can shift
+		// under the cursor, so each is confirmed with a targeted read (client/overdue.ts). One still
+		// overdue is kept: with filters, a device that left only the filtered list stays remembered
+		// while it is overdue. A scan that did not end normally forgets nothing.
+		let reads = 0;
 		for (const id of before) {
 			if (listed.has(id)) continue;
-			if (!complete || !goneBefore.has(id)) {
+			if (!complete) {
 				ids.add(id);
-				if (complete) gone.add(id);
+				continue;
 			}
+			if (pages <= 1) continue;
+			const deadlinePassed = run.deadline !== undefined && run.now() > run.deadline;
+			if (reads >= MAX_CONFIRMATIONS || deadlinePassed || (await checkStillOverdue(run.client, id, serviceToday)) !== 'left') ids.add(id);
+			reads++;
 		}
-		if (!complete) gone = new Set([...goneBefore].filter((id) => !listed.has(id)));
 	}
 	return {
 		items: output(entered, run.settings),
-		state: { v: STATE_VERSION, event: 'deviceOverdue', key: run.key, ids: encodeIds(ids), gone: encodeIds(gone) },
+		state: { v: STATE_VERSION, event: 'deviceOverdue', key: run.key, ids: encodeIds(ids), gone: '' },
 	};
 }
 

@@ -5,7 +5,9 @@
  *
  * - deviceOverdue: the ids of the devices on the overdue list at the last poll. A device is
  *   announced when it is on the list and was not at the last poll, so one that leaves the list
- *   (tested) and comes back later is announced again. Bounded by the size of the overdue list.
+ *   (tested) and comes back later is announced again; one missing from a scan of several pages is
+ *   forgotten only after a targeted read confirms it left (see poll.ts). Bounded by the size of
+ *   the overdue list.
  *   (A watermark cannot work here: a device enters the list when today passes its next test
  *   date, or when an edit moves that date into the past, so there is no ordered field to follow.)
  * - testResultNew: a window start day (the day of the last complete poll minus the lookback)
@@ -36,7 +38,7 @@ export interface OverdueState extends StateBase {
 	event: 'deviceOverdue';
 	/** Devices on the list at the last poll. */
 	ids: string;
-	/** Devices missing from the last scan of a list longer than one page, not yet forgotten. */
+	/** Written empty: earlier versions kept devices missing once here (now confirmed by a targeted read). */
 	gone: string;
 }
 

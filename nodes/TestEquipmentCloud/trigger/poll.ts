@@ -62,6 +62,7 @@ export const MAX_CONFIRMATIONS = 100;
 
 const TEST_DATE = 'test_date';
 const UPDATED_TIME = 'updated_time';
+const SYNCED_TIME = 'synced_time';
 
 function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -173,9 +174,19 @@ async function pollOverdue(run: PollRun, previous: OverdueState | undefined): Pr
 
 // ---- testResultNew ----------------------------------------------------------------------------
 
+/**
+ * Results are followed by upload time (`synced_time`, day-granular filter; ASSUMED: the service
+ * stamps it with its own clock at upload, and ids are given at upload so id order lists new
+ * uploads last). A result dated on any day is new when it is uploaded. The window starts at the
+ * upload day of the newest result seen, less SETTLE_MS for uploads that become visible late.
+ */
+const SETTLE_MS = 10 * 60_000;
+
 async function pollResults(run: PollRun, previous: ResultsState | undefined): Promise<PollOutcome> {
 	const { settings } = run;
+	refuseFilterOn(settings.filters, SYNCED_TIME, 'the trigger follows it to find new uploads');
 	const today = dayString(run.now());
+	// Only the first poll reads the clock: it remembers the recent uploads without emitting them.
 	const from = previous ? previous.from : addDays(today, -settings.lookbackDays);
 	const seen = new Map<string, Set<number>>();
 	const known = new Set<number>();
@@ -184,34 +195,43 @@ async function pollResults(run: PollRun, previous: ResultsState | undefined): Pr
 		seen.set(day, new Set(ids));
 		for (const id of ids) known.add(id);
 	}
-	const filters = [...resultFilters(settings), { key: TEST_DATE, conditions: [{ keyword: 'newerOrSame', value: from }] }];
+	const remember = (day: string, id: number) => {
+		let ids = seen.get(day);
+		if (!ids) seen.set(day, (ids = new Set()));
+		ids.add(id);
+	};
+	const filters = [...resultFilters(settings), { key: SYNCED_TIME, conditions: [{ keyword: 'newerOrSame', value: from }] }];
 	const emitted: IDataObject[] = [];
+	const inThisPoll = new Set<number>();
+	let newest: number | undefined;
 	const { complete } = await scan(
 		run,
 		'testResult.list',
-		// In id order new uploads come last, so pages do not shift while results arrive.
 		{ filters, ordering: { key: 'id', direction: 'asc' } },
 		previous !== undefined,
 		(records) => {
 			for (const record of records) {
 				const id = recordId(record);
-				if (id === undefined || known.has(id)) continue;
-				const testDate = typeof record.test_date === 'string' ? record.test_date.slice(0, 10) : '';
-				const day = /^\d{4}-\d{2}-\d{2}$/.test(testDate) ? testDate : today;
+				const synced = typeof record[SYNCED_TIME] === 'string' ? Date.parse(record[SYNCED_TIME] as string) : NaN;
+				if (id === undefined || Number.isNaN(synced) || inThisPoll.has(id)) continue;
+				inThisPoll.add(id);
+				const day = dayString(synced);
 				if (day < from) continue; // not asked for; never listed again
+				if (newest === undefined || synced > newest) newest = synced;
+				// Every listed id is kept under its upload day, so it stays known while it is listed.
+				remember(day, id);
+				if (known.has(id)) continue;
 				known.add(id);
-				let ids = seen.get(day);
-				if (!ids) seen.set(day, (ids = new Set()));
-				ids.add(id);
 				if (previous && (!settings.onlyFailed || isFailed(record))) emitted.push(record);
 			}
 		},
 	);
-	// Only a complete scan moves the window: the next poll starts lookback days before today.
+	// Only a complete scan moves the window, to the upload day of the newest result (from the
+	// service's stamps, not this host's clock).
 	let next = from;
-	if (complete) {
-		const candidate = addDays(today, -settings.lookbackDays);
-		if (candidate > next) next = candidate; // a longer lookback never reaches back before what was seen
+	if (complete && newest !== undefined) {
+		const candidate = dayString(newest - SETTLE_MS);
+		if (candidate > next) next = candidate;
 	}
 	const kept: Record<string, string> = {};
 	for (const day of [...seen.keys()].sort()) {

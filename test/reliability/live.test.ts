@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVICE } from '../../sandbox/properties';
+import { addDays } from '../../client/dates';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { startSandbox } from '../../sandbox/server';
@@ -79,4 +81,56 @@ describe('pollers on a live service', () => {
 		totals.overlap.expectExact();
 		totals.none.expectExact({ checkLate: false });
 	}, 300_000);
+});
+
+describe('clock sanity: this machine\'s clock set back 10 days for one run', () => {
+	const DAY = 86_400_000;
+	const setup = async () => {
+		const { sandbox } = world;
+		await putLive(sandbox, { on: false });
+		sandbox.account.clockOffsetMs = 0;
+		sandbox.account.reset({ seed: 4242 });
+		world.aws.accepted.length = 0;
+		const table = await newTable(world.dynamo);
+		return { sandbox, context: (skewMs = 0) => ({ ...pollerContext(world, table, { settings: { reminderDays: 7 } }), now: () => sandbox.account.now() + skewMs }) };
+	};
+	const keys = () => world.aws.events().map((e) => e.detail.metadata.dedupeKey);
+
+	it('overdue poller: an episode begun by the late clock is not dated in the past, so no reminder minutes later', async () => {
+		const { sandbox, context } = await setup();
+		await pollOverdueDevices(context());
+		const device = [...sandbox.account.data.devices.values()].find((d) => !sandbox.account.isOverdue(d))!;
+		sandbox.account.edit('device', { id: device.id, properties: { [DEVICE.lastTested]: addDays(sandbox.account.today(), -900) } }, 'test');
+		await pollOverdueDevices(context(-10 * DAY)); // announces the device with the clock 10 days behind
+		sandbox.account.clockOffsetMs += 5 * 60_000;
+		await pollOverdueDevices(context()); // minutes later, the clock right again
+		const mine = world.aws.events().filter((e) => e['detail-type'] === 'Device Overdue' && (e.detail.data.device as { id: number }).id === device.id);
+		expect(mine.map((e) => e.detail.data.reminder)).toEqual([0]);
+		expect(new Set(keys()).size).toBe(keys().length);
+	});
+
+	it('overdue poller: an episode dated in the future (clock set back after it began) gets no early reminder', async () => {
+		const { sandbox, context } = await setup();
+		await pollOverdueDevices(context(20 * DAY)); // the first run's clock 20 days ahead
+		const announced = world.aws.events().length;
+		sandbox.account.clockOffsetMs += 8 * DAY; // a week later by the service, 12 days before the stamp
+		await pollOverdueDevices(context());
+		const reminders = world.aws.events().slice(announced).filter((e) => e['detail-type'] === 'Device Overdue' && e.detail.data.reminder !== 0);
+		expect(reminders).toHaveLength(0);
+	});
+
+	it('test-results poller: no duplicates, no old results announced as new, new ones once', async () => {
+		const { sandbox, context } = await setup();
+		await pollTestResults(context());
+		const first = sandbox.account.syncTestResult({ device_id: 1 });
+		await pollTestResults(context());
+		const second = sandbox.account.syncTestResult({ device_id: 2, test_date: addDays(sandbox.account.today(), -3) });
+		await pollTestResults(context(-10 * DAY));
+		await pollTestResults(context());
+		const third = sandbox.account.syncTestResult({ device_id: 3 });
+		await pollTestResults(context(-10 * DAY));
+		await pollTestResults(context());
+		const ids = world.aws.events().map((e) => (e.detail.data.testResult as { id: number }).id);
+		expect(ids).toEqual([first.id, second.id, third.id]);
+	});
 });

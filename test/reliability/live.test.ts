@@ -7,6 +7,7 @@ import { startSandbox } from '../../sandbox/server';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { newTable, pollerContext, type World } from '../lambdas/harness';
 import { LiveTally, putLive } from '../support/live';
+import { pollerClient } from './support';
 
 /**
  * Exact on a live service: the sandbox's live mode changes the account after every list page
@@ -132,5 +133,47 @@ describe('clock sanity: this machine\'s clock set back 10 days for one run', () 
 		await pollTestResults(context());
 		const ids = world.aws.events().map((e) => (e.detail.data.testResult as { id: number }).id);
 		expect(ids).toEqual([first.id, second.id, third.id]);
+	});
+});
+
+describe('test-results poller cost', () => {
+	it('steady-state requests per run: the new results plus at most one day of uploads, the same for 7, 30 and 90 days of lookback', async () => {
+		const { sandbox } = world;
+		await putLive(sandbox, { on: false });
+		sandbox.account.clockOffsetMs = 0;
+		sandbox.account.reset({ seed: 5150, size: { testResults: 0 } });
+		const now = sandbox.account.now();
+		// 90 days of history, 200 uploads a day, dated up to 10 days before their upload.
+		for (let day = 90; day >= 1; day--) {
+			for (let k = 0; k < 200; k++) {
+				const synced = new Date(now - day * 86_400_000 + k * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+				sandbox.account.syncTestResult({ device_id: 1 + (k % 200), test_date: addDays(synced.slice(0, 10), -(k % 11)), synced_time: synced });
+			}
+		}
+		const requests: Record<number, number[]> = {};
+		for (const lookbackDays of [7, 30, 90]) {
+			const table = await newTable(world.dynamo);
+			world.aws.accepted.length = 0;
+			let sent = 0;
+			const client = pollerClient(sandbox, sandbox.sandboxToken, { onEvent: (e) => void (e.type === 'response' && sent++) });
+			const context = () => ({ ...pollerContext(world, table, { settings: { pageSize: 100, lookbackDays } }), client });
+			await pollTestResults(context());
+			requests[lookbackDays] = [];
+			for (let run = 0; run < 3; run++) {
+				const fresh = [0, 1, 2].map((k) => sandbox.account.syncTestResult({ device_id: 1 + k, test_date: addDays(sandbox.account.today(), -k * 20) }).id);
+				const before = sent;
+				await pollTestResults(context());
+				requests[lookbackDays].push(sent - before);
+				const announced = world.aws.events().slice(-3).map((e) => (e.detail.data.testResult as { id: number }).id);
+				expect(announced).toEqual(fresh);
+			}
+		}
+		console.info(`test-results poller, requests per steady-state run (pages of 100): ${JSON.stringify(requests)}`);
+		// The first run after the start re-reads the uploads of the cursor's day (yesterday: 200 =
+		// 2 pages) with the new ones; then one page a run. Never more, whatever the lookback.
+		for (const runs of Object.values(requests)) {
+			expect(runs.every((n) => n <= 3)).toBe(true);
+			expect(runs.slice(1)).toEqual([1, 1]);
+		}
 	});
 });

@@ -7,6 +7,8 @@ import { startSandbox } from '../../sandbox/server';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { newTable, pollerContext, type World } from '../lambdas/harness';
 import { LiveTally, putLive } from '../support/live';
+import { ServiceClient, type RequestFn } from '../../client';
+import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { pollerClient } from './support';
 
 /**
@@ -175,5 +177,46 @@ describe('test-results poller cost', () => {
 			expect(runs.every((n) => n <= 3)).toBe(true);
 			expect(runs.slice(1)).toEqual([1, 1]);
 		}
+	});
+});
+
+describe('a scan that does not end normally', () => {
+	it('resolves nothing; the report, the log and a metric say why; the next normal run resolves', async () => {
+		const { sandbox } = world;
+		await putLive(sandbox, { on: false });
+		sandbox.account.clockOffsetMs = 0;
+		sandbox.account.reset({ seed: 6060 });
+		world.aws.accepted.length = 0;
+		const table = await newTable(world.dynamo);
+		await pollOverdueDevices(pollerContext(world, table, { settings: { pageSize: 25 } }));
+		const left = sandbox.live.truth().overdue[0];
+		sandbox.account.delete('device', left, false);
+		// A proxy that answers the first page again instead of the second.
+		const base = undiciRequestFn(sandbox.sandboxToken);
+		let first: Awaited<ReturnType<RequestFn>> | undefined;
+		const repeating: RequestFn = async (req) => {
+			if (!req.url.includes('/data/devices/overdue/')) return base(req);
+			if (first && !req.url.includes('offset=0')) return first;
+			const response = await base(req);
+			first ??= response;
+			return response;
+		};
+		const warnings: Array<Record<string, unknown> | undefined> = [];
+		const metrics: string[] = [];
+		const odd = {
+			...pollerContext(world, table, { settings: { pageSize: 25 } }),
+			client: new ServiceClient({ baseUrl: sandbox.url, request: repeating, clock: systemClock }),
+			log: { info: () => undefined, warn: (_m: string, extra?: Record<string, unknown>) => void warnings.push(extra), error: () => undefined },
+			metrics: { count: (name: string) => void metrics.push(name) },
+		};
+		const report = await pollOverdueDevices(odd);
+		expect(report.complete).toBe(false);
+		expect(report.incomplete?.reason).toBe('repeatedPage');
+		expect(warnings.some((w) => w?.reason === 'repeatedPage')).toBe(true);
+		expect(metrics).toContain('ScanIncomplete');
+		expect(world.aws.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved')).toHaveLength(0);
+		await pollOverdueDevices(pollerContext(world, table, { settings: { pageSize: 25 } }));
+		const resolved = world.aws.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved').map((e) => (e.detail.data.device as { id: number }).id);
+		expect(resolved).toEqual([left]);
 	});
 });

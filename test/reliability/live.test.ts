@@ -22,6 +22,12 @@ const ROUNDS = Number(process.env.TEC_LIVE_ROUNDS ?? 2);
 const RUNS_PER_ROUND = 6;
 
 let world: World;
+
+/** The service's clock at noon UTC today: far from a day boundary, so "overdue" only changes by the test's own changes. */
+function atNoon(sandbox: World['sandbox']): void {
+	const now = new Date();
+	sandbox.account.clockOffsetMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12) - Date.now();
+}
 let stopDynamo: () => Promise<void>;
 
 beforeAll(async () => {
@@ -43,7 +49,7 @@ describe('pollers on a live service', () => {
 		for (let round = 1; round <= ROUNDS; round++) {
 			const { sandbox } = world;
 			const overlap = round % 2 === 1;
-			sandbox.account.clockOffsetMs = 0;
+			atNoon(sandbox);
 			sandbox.account.reset({ seed: 7000 + round });
 			// On from the start (a fresh record of changes), but quiet until the first runs are done.
 			await putLive(sandbox, { on: true, seed: 100 + round, changes_per_page: 0 });
@@ -91,7 +97,7 @@ describe('clock sanity: this machine\'s clock set back 10 days for one run', () 
 	const setup = async () => {
 		const { sandbox } = world;
 		await putLive(sandbox, { on: false });
-		sandbox.account.clockOffsetMs = 0;
+		atNoon(sandbox);
 		sandbox.account.reset({ seed: 4242 });
 		world.aws.accepted.length = 0;
 		const table = await newTable(world.dynamo);
@@ -142,7 +148,7 @@ describe('test-results poller cost', () => {
 	it('steady-state requests per run: the new results plus at most one day of uploads, the same for 7, 30 and 90 days of lookback', async () => {
 		const { sandbox } = world;
 		await putLive(sandbox, { on: false });
-		sandbox.account.clockOffsetMs = 0;
+		atNoon(sandbox);
 		sandbox.account.reset({ seed: 5150, size: { testResults: 0 } });
 		const now = sandbox.account.now();
 		// 90 days of history, 200 uploads a day, dated up to 10 days before their upload.
@@ -184,7 +190,7 @@ describe('a scan that does not end normally', () => {
 	it('resolves nothing; the report, the log and a metric say why; the next normal run resolves', async () => {
 		const { sandbox } = world;
 		await putLive(sandbox, { on: false });
-		sandbox.account.clockOffsetMs = 0;
+		atNoon(sandbox);
 		sandbox.account.reset({ seed: 6060 });
 		world.aws.accepted.length = 0;
 		const table = await newTable(world.dynamo);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLoopbackHost } from '../client';
 import { ApiError, SCOPES, type Account, type Environment, type LicenseState } from './account';
 import type { Faults, FaultInput } from './faults';
+import type { LiveMode } from './live';
 import type { PagingSettings, Stats } from './stats';
 
 export const ADMIN_ROOT = '/_admin';
@@ -11,8 +12,8 @@ export const ADMIN_ROOT = '/_admin';
  * licence, clock, versioning drill, fault injection (incl. odd list answers), page size, simulated test-result uploads.
  * Only answered on loopback connections.
  */
-export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings }): void {
-	const { account, faults, stats, paging } = ctx;
+export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings; live: LiveMode }): void {
+	const { account, faults, stats, paging, live } = ctx;
 	const body = (r: FastifyRequest) => (r.body ?? {}) as Record<string, unknown>;
 
 	app.register(
@@ -140,6 +141,23 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				return { touched: true };
 			});
 			admin.get('/stats', async () => stats);
+
+			// Live mode: changes while lists are read; GET answers the ground truth.
+			admin.get('/live', async () => live.truth());
+			admin.put('/live', async (request) => {
+				try {
+					return { on: live.on, ...live.configure(body(request)) };
+				} catch (e) {
+					throw new ApiError(400, (e as Error).message);
+				}
+			});
+			admin.post('/live/step', async (request) => {
+				const changes = body(request).changes ?? 1;
+				if (typeof changes !== 'number' || !Number.isSafeInteger(changes) || changes < 0 || changes > 10_000) {
+					throw new ApiError(400, 'changes: expected a whole number from 0 to 10000.');
+				}
+				return { changes: live.step(changes) };
+			});
 		},
 		{ prefix: ADMIN_ROOT },
 	);

@@ -4,6 +4,7 @@ import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } fr
 import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
 import { Faults, bendList, planList, type Fault } from './faults';
+import { LiveMode } from './live';
 import { parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
@@ -36,6 +37,8 @@ export interface Sandbox {
 	sandboxToken: string;
 	account: Account;
 	faults: Faults;
+	/** Live mode: changes while lists are read, and the ground truth (sandbox/live.ts). */
+	live: LiveMode;
 	stats: Stats;
 	/** Paging settings, changeable while running (also `PUT /_admin/paging`). */
 	paging: PagingSettings;
@@ -113,6 +116,7 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const account = new Account(options);
 	const faults = new Faults(options.seed ?? 1);
+	const live = new LiveMode(account);
 	const limiter = new RateLimiter();
 	const stats: Stats = { requests: 0, byStatus: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
@@ -230,6 +234,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
 			results: [...head, ...items.map((item) => render(item, list.enabled))],
 		};
+		live.pageServed();
 		return bendList(hit, answer, list, link);
 	}
 
@@ -340,7 +345,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const openApi = buildOpenApi();
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
-	registerAdmin(app, { account, faults, stats, paging });
+	registerAdmin(app, { account, faults, stats, paging, live });
 
 	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 	const address = app.server.address();
@@ -353,6 +358,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		sandboxToken,
 		account,
 		faults,
+		live,
 		stats,
 		paging,
 		stop: async () => {

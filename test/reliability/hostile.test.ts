@@ -524,8 +524,8 @@ describe('odd list answers on every face', () => {
 		const events: TecEvent[] = [];
 		return { events, publish: async (e: TecEvent[]) => void events.push(...e) };
 	};
-	const bareOutcome = (r: { complete?: boolean; pagingStopped?: string } | undefined, e: Error | undefined) =>
-		e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.pagingStopped ?? 'stopped'}`;
+	const bareOutcome = (r: { complete?: boolean; incomplete?: { reason: string } } | undefined, e: Error | undefined) =>
+		e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.incomplete?.reason ?? 'stopped'}`;
 
 	beforeAll(async () => {
 		odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE });
@@ -576,7 +576,7 @@ describe('odd list answers on every face', () => {
 			if (o.reason) {
 				expect(second.r?.complete ?? false, o.answer).toBe(false);
 				expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
-				if (second.r) expect(counted.PagingIncomplete, `${o.answer}: metric`).toBe(1);
+				if (second.r) expect(counted.ScanIncomplete, `${o.answer}: metric`).toBe(1);
 			} else {
 				expect(second.e, o.answer).toBeUndefined();
 				expect(second.r?.complete, o.answer).toBe(true);
@@ -702,7 +702,7 @@ describe('odd list answers on every face', () => {
 			const run = r.logs().find((l) => l.message === 'Poll run' && l.poller === 'overdueDevices');
 			const failed = r.logs().find((l) => l.message === 'A poll run failed; the next cycle retries it');
 			const why = r.logs().find((l) => String(l.message).startsWith('The list was not read to its end') && l.poller === 'overdueDevices');
-			const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(run.pagingStopped)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
+			const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(why?.reason)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
 			if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
 			else expect(outcome).toBe('complete');
 			row(o.what, '`npm start --once`', `${outcome} (exit ${code})`, requests, '0 events');

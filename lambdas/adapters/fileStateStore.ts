@@ -141,8 +141,17 @@ const VALUES: Array<{ prefix: string; keys: 'ids' | 'any'; value: z.ZodType }> =
 			device: z.looseObject({ id: wholeFrom(1) }),
 		}),
 	},
-	{ prefix: 'results:', keys: 'ids', value: z.looseObject({ testDate: z.string() }) },
-	{ prefix: 'cursor:', keys: 'any', value: z.looseObject({ watermark: calendarDay }) },
+	// Result ids: by upload time (`synced`), or by test date as earlier versions stored them.
+	{ prefix: 'results:', keys: 'ids', value: z.union([z.looseObject({ synced: finite }), z.looseObject({ testDate: z.string() })]) },
+	{
+		prefix: 'cursor:',
+		keys: 'any',
+		value: z.looseObject({
+			syncedAt: finite.nullable().optional(),
+			boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
+			watermark: calendarDay.optional(),
+		}),
+	},
 ];
 
 function shapeOf(value: unknown): string {

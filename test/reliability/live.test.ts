@@ -7,7 +7,7 @@ import { startSandbox } from '../../sandbox/server';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { newTable, pollerContext, type World } from '../lambdas/harness';
 import { LiveTally, putLive } from '../support/live';
-import { ServiceClient, type RequestFn } from '../../client';
+import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type RequestFn } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { pollerClient } from './support';
 
@@ -211,7 +211,7 @@ describe('a scan that does not end normally', () => {
 		const metrics: string[] = [];
 		const odd = {
 			...pollerContext(world, table, { settings: { pageSize: 25 } }),
-			client: new ServiceClient({ baseUrl: sandbox.url, request: repeating, clock: systemClock }),
+			client: new ServiceClient({ baseUrl: sandbox.url, request: repeating, clock: systemClock, pacer: sharedPacers.forKey(tokenPacingKey(sandbox.sandboxToken, 'sandbox', parseBaseUrl(sandbox.url)), systemClock) }),
 			log: { info: () => undefined, warn: (_m: string, extra?: Record<string, unknown>) => void warnings.push(extra), error: () => undefined },
 			metrics: { count: (name: string) => void metrics.push(name) },
 		};

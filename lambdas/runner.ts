@@ -5,6 +5,7 @@ import { EventBridgePublisher } from './adapters/eventBridgePublisher';
 import { FileStateStore } from './adapters/fileStateStore';
 import { FanOutPublisher, LinePublisher, WebhookPublisher } from './adapters/localPublishers';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from './pollers/context';
+import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
 import type { Log, Publisher } from './ports';
@@ -38,7 +39,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	return {
 		async cycle() {
 			const reports: RunReport[] = [];
-			for (const poll of [pollOverdueDevices, pollTestResults]) {
+			for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults]) {
 				const ctx: PollerContext = {
 					client: options.client,
 					store,

@@ -15,6 +15,8 @@ export interface PollerSettings {
 	safetyMs: number;
 	/** How long a run may hold its lease (longer than the Lambda timeout). */
 	leaseMs: number;
+	/** Lead stages of `Device Due Soon`, in days before the due date; empty or [0] = off. */
+	dueSoonStages: number[];
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -24,6 +26,7 @@ export const DEFAULT_SETTINGS: PollerSettings = {
 	digestMaxDevices: 100,
 	safetyMs: 15_000,
 	leaseMs: 15 * 60_000,
+	dueSoonStages: [30, 7],
 };
 
 export interface PollerContext {
@@ -42,7 +45,7 @@ export interface PollerContext {
 }
 
 export interface RunReport {
-	poller: 'overdueDevices' | 'testResults';
+	poller: 'overdueDevices' | 'testResults' | 'dueSoon';
 	/** false when the lease was held by another run or the time budget ran out. */
 	complete: boolean;
 	skipped?: 'leaseHeld';

@@ -1,0 +1,6 @@
+import type { Context } from 'aws-lambda';
+import { pollDueSoon } from '../pollers/dueSoon';
+import { runPoller } from './runtime';
+
+/** Scheduled: reads the devices coming due and emits Device Due Soon events. */
+export const handler = (_event: unknown, context: Context) => runPoller(pollDueSoon, context);

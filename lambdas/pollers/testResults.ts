@@ -2,6 +2,7 @@ import { addDays } from '../../client/dates';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
+import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult } from './records';
 
 /** The watermark: the calendar day up to which a complete run has seen every result. */
@@ -30,6 +31,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		for await (const item of ctx.store.list<{ testDate: string }>(seenNs)) seen.add(Number(item.key));
 		// Remembered longer than any result can stay inside the window.
 		const expiresAt = now + (lookbackDays + 2) * DAY_MS;
+		const evidence = new FailedEvidence(ctx, report);
+		if (cursor) await evidence.retryPending();
 
 		const query = {
 			filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }],
@@ -43,8 +46,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				if (!r || seen.has(r.id)) continue;
 				seen.add(r.id);
 				if (cursor) {
-					events.push(
-						makeEvent(
+					const recorded = makeEvent(
 							DETAIL_TYPES.testResultRecorded,
 							ctx.environment,
 							`test-result-recorded:${ctx.environment}:${r.id}`,
@@ -62,13 +64,14 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 								device: { id: r.deviceId, customerId: r.customerId },
 							},
 							now,
-						),
-					);
+						);
+					events.push(recorded, ...(await evidence.eventsFor(recorded)));
 				}
 				writes.push({ key: String(r.id), value: { testDate: r.testDate }, expiresAt });
 			}
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
+			await evidence.record();
 			await ctx.store.putMany(seenNs, writes);
 		}
 		if (report.stoppedForTime) return;

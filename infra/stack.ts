@@ -19,6 +19,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../lambdas/events/names';
 import type { AlertsConfig } from './config';
+import { EventSchemaRegistry } from './eventSchemas';
 
 /** The header the API destination sends to n8n; its value lives in Secrets Manager. */
 export const WEBHOOK_HEADER = 'X-TEC-Webhook-Key';
@@ -48,7 +49,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 	readonly table: dynamodb.Table;
 	readonly tokenSecret: secretsmanager.Secret;
 	readonly topic: sns.Topic;
-	readonly pollers: { overdueDevices: NodejsFunction; testResults: NodejsFunction };
+	readonly pollers: { overdueDevices: NodejsFunction; testResults: NodejsFunction; dueSoon: NodejsFunction };
 	readonly digestFunction: NodejsFunction;
 	readonly schedulerDlq: sqs.Queue;
 	readonly digestDlq: sqs.Queue;
@@ -71,6 +72,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 			eventPattern: { source: [EVENT_SOURCE] },
 			retention: ARCHIVE_RETENTION,
 		});
+		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });
 
 		// ---- state: what the pollers remember between runs ----
 		this.table = new dynamodb.Table(this, 'State', {
@@ -165,7 +167,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 		};
 		this.pollers = {
 			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
-			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded'),
+			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
+			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
 		};
 
 		// ---- the schedules: EventBridge Scheduler in the configured time zone ----
@@ -198,6 +201,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 		schedule('OverdueDevicesSchedule', this.pollers.overdueDevices, 0, `Overdue devices poll every ${rate} min (${config.timeZone}, hours ${hour})`);
 		// Half a period later, so the two pollers do not share the token's request budget at once.
 		schedule('TestResultsSchedule', this.pollers.testResults, Math.floor(rate / 2), `Test results poll every ${rate} min (${config.timeZone}, hours ${hour})`);
+		// A quarter period later: a due date met or moved by a test shows within one period.
+		schedule('DueSoonSchedule', this.pollers.dueSoon, Math.floor(rate / 4), `Devices coming due, every ${rate} min (${config.timeZone}, hours ${hour})`);
 
 		// ---- the e-mail digest: rule → formatter → topic ----
 		this.digestFunction = this.nodeFunction('DigestEmail', 'lambdas/handlers/digestEmail.ts', {
@@ -281,6 +286,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		for (const [name, fn] of [
 			['OverdueDevices', this.pollers.overdueDevices],
 			['TestResults', this.pollers.testResults],
+			['DueSoon', this.pollers.dueSoon],
 		] as const) {
 			// One failed run is retried by the next tick; two failed runs out of three is a problem.
 			alarm(`${name}PollerErrors`, fn.metricErrors({ period, statistic: 'Sum' }), `The ${name} poller failed in 2 of the last 3 periods (see its log group)`, 3, 2);
@@ -298,6 +304,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		new CfnOutput(this, 'ArchiveArn', { value: archive.archiveArn, description: 'Replay events from here (aws events start-replay)' });
 		new CfnOutput(this, 'OverdueDevicesPollerName', { value: this.pollers.overdueDevices.functionName });
 		new CfnOutput(this, 'TestResultsPollerName', { value: this.pollers.testResults.functionName });
+		new CfnOutput(this, 'DueSoonPollerName', { value: this.pollers.dueSoon.functionName });
 		new CfnOutput(this, 'TokenSecretArn', { value: this.tokenSecret.secretArn, description: 'Put the access token here (README, "Deploy on AWS")' });
 		new CfnOutput(this, 'AlertsTopicArn', { value: this.topic.topicArn });
 		new CfnOutput(this, 'StateTableName', { value: this.table.tableName });

@@ -38,7 +38,7 @@ describe('cdk-nag (AWS Solutions)', () => {
 		const acks = acknowledgements(full.stack);
 		for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
 		const byRule = acks.map((a) => `${a.path.replace(/^[^/]+\//, '')}: ${a.id.replace(/^Annotation::/, '')}`).sort();
-		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : full.stack.pollers.testResults);
+		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : name === 'd' ? full.stack.pollers.dueSoon : full.stack.pollers.testResults);
 		expect(byRule).toEqual(
 			[
 				'AccessToken: AwsSolutions-SMG4',
@@ -48,6 +48,7 @@ describe('cdk-nag (AWS Solutions)', () => {
 				'WebhookDlq: AwsSolutions-SQS3',
 				`OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
 				`TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
+				`DueSoonScheduleRole: AwsSolutions-IAM5[Resource::<${poller('d')}.Arn>:*]`,
 				'DigestEmailRole: AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
 			].sort(),
 		);

@@ -10,6 +10,7 @@ import {
 	type ServiceClient,
 } from '../../../client';
 import { simplifyRecord } from '../actions/common/utils';
+import { fetchDueSoonSample, pollDueSoon, type DueSoonState } from './dueSoon';
 import { EVENT_LIST, type TriggerEvent } from './events';
 import {
 	STATE_VERSION,
@@ -28,6 +29,8 @@ export interface PollSettings {
 	onlyFailed: boolean;
 	lookbackDays: number;
 	simplify: boolean;
+	/** deviceDueSoon: days before the due date. */
+	leadDays?: number;
 }
 
 export interface PollOutcome {
@@ -255,12 +258,15 @@ export async function pollEvent(run: PollRun, previous: TriggerState | undefined
 			return await pollResults(run, previous as ResultsState | undefined);
 		case 'projectUpdated':
 			return await pollProjects(run, previous as ProjectsState | undefined);
+		case 'deviceDueSoon':
+			return await pollDueSoon(run, previous as DueSoonState | undefined);
 	}
 }
 
 /** "Fetch Test Event": the newest matching record, new or not. */
 export async function fetchSample(run: PollRun): Promise<IDataObject | undefined> {
 	const { settings } = run;
+	if (settings.event === 'deviceDueSoon') return await fetchDueSoonSample(run);
 	const query: ListQuery =
 		settings.event === 'testResultNew'
 			? { filters: resultFilters(settings), ordering: { key: 'id', direction: 'desc' } }

@@ -107,6 +107,7 @@ async function main(): Promise<void> {
 		webhookUrl: args.webhook,
 		eventBusName: process.env.EVENT_BUS_NAME,
 		settings: { dueSoonStages: dueSoon.data },
+		now: sandbox ? () => sandbox.account.now() : undefined,
 	});
 
 	let stopping = false;

@@ -23,6 +23,8 @@ export interface RunnerOptions {
 	webhookUrl?: string;
 	eventBusName?: string;
 	settings?: Partial<PollerSettings>;
+	/** The pollers' clock (default the host's); the embedded sandbox lends its own, so moving it moves due dates. */
+	now?: () => number;
 }
 
 export interface Runner {
@@ -45,7 +47,7 @@ export function createRunner(options: RunnerOptions): Runner {
 					store,
 					publisher,
 					environment: options.environment,
-					now: Date.now,
+					now: options.now ?? Date.now,
 					remainingMs: () => Number.POSITIVE_INFINITY,
 					log: options.log,
 					metrics: { count: () => undefined },

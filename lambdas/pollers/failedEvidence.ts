@@ -114,6 +114,7 @@ export class FailedEvidence {
 	/** Writes the deferred results; call after the page is published and before it is recorded as seen. */
 	async record(): Promise<void> {
 		const items = this.toRecord.splice(0);
+		if (items.length === 0) return;
 		await this.ctx.store.putMany(this.ns, items);
 		for (const i of items) this.pending.set(Number(i.key), i.value);
 	}

@@ -146,6 +146,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 			REMINDER_DAYS: String(config.reminderDays),
 			LOOKBACK_DAYS: String(config.lookbackDays),
 			SAFETY_MS: String(POLLER_SAFETY.toMilliseconds()),
+			...(config.dueSoonDays === undefined ? {} : { DUE_SOON_DAYS: config.dueSoonDays }),
 		};
 		const poller = (id: string, entry: string, description: string) => {
 			const fn = this.nodeFunction(id, entry, {

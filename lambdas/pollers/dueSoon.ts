@@ -141,7 +141,10 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 				const next = await pages.next();
 				if (next.done) {
 					complete = completed(next.value);
-					if (!complete) ctx.log.warn('The device list ended oddly: this scan is not complete, nothing is forgotten', { poller: report.poller, outcome: next.value });
+					if (!complete) {
+						ctx.log.warn('The device list ended oddly: this scan is not complete, nothing is forgotten', { poller: report.poller, outcome: next.value });
+						ctx.metrics.count('IncompleteScans');
+					}
 					break;
 				}
 				report.pages++;

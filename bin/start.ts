@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
 import { createRunner } from '../lambdas/runner';
@@ -13,10 +13,14 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--state PATH] [--webhook URL] [--port N] [--due-soon-days 30,7]
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
+/** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
+let secret: string | undefined;
+
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
-	process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...extra })}\n`);
+	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
 }
 
 async function main(): Promise<void> {
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
 	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
+	if (baseUrl && token) secret = token;
 	if (!baseUrl || !token) {
 		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
 		baseUrl = sandbox.url;
@@ -106,7 +111,9 @@ async function main(): Promise<void> {
 		},
 		webhookUrl: args.webhook,
 		eventBusName: process.env.EVENT_BUS_NAME,
-		settings: { dueSoonStages: dueSoon.data },
+		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
+		// lapses within about one interval (and is dropped when the next runner takes the lock).
+		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
 		now: sandbox ? () => sandbox.account.now() : undefined,
 	});
 
@@ -121,6 +128,11 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
+		if (args.once && runner.failed.length > 0) {
+			// Schedulers and monitors see a failed run in the exit code.
+			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });
+			process.exitCode = 1;
+		}
 		if (args.once || stopping) break;
 		// The timer keeps the process alive between cycles (against a real account nothing else
 		// does); a signal clears it and ends the wait at once.
@@ -133,6 +145,7 @@ async function main(): Promise<void> {
 		});
 		if (stopping) break;
 	}
+	runner.close();
 	await sandbox?.stop();
 }
 

@@ -34,10 +34,10 @@ const stages = (name: string, fallback: number[]) =>
 		});
 
 export const ConfigSchema = z.object({
+	// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
 	TEC_BASE_URL: z.string({ error: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' }).transform((v, ctx) => {
 		try {
-			parseBaseUrl(v, 'TEC_BASE_URL');
-			return v;
+			return parseBaseUrl(v, 'TEC_BASE_URL');
 		} catch (error) {
 			ctx.addIssue({ code: 'custom', message: (error as Error).message });
 			return z.NEVER;

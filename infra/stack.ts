@@ -40,7 +40,7 @@ export interface TestEquipmentCloudAlertsProps extends StackProps {
 }
 
 /**
- * The deployable alerting stack: the two pollers on EventBridge Scheduler, their state table,
+ * The deployable alerting stack: the pollers on EventBridge Scheduler, their state table,
  * the token secret, a custom event bus with an archive, the overdue e-mail digest, the optional
  * n8n webhook, and alarms. Environment-agnostic: no lookups, no account or region baked in.
  */

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
+import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
@@ -9,7 +10,8 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * `npm start`: the alerting pollers on the embedded sandbox (or a real account with
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
-const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
+const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N] [--due-soon-days 30,7]
+  --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
 				state: { type: 'string' },
 				webhook: { type: 'string' },
 				port: { type: 'string' },
+				'due-soon-days': { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -68,6 +71,12 @@ async function main(): Promise<void> {
 			process.stderr.write(`--webhook must be an http(s) URL, got "${args.webhook}"\n`);
 			process.exit(2);
 		}
+	}
+
+	const dueSoon = ConfigSchema.shape.DUE_SOON_DAYS.safeParse(args['due-soon-days'] ?? process.env.DUE_SOON_DAYS);
+	if (!dueSoon.success) {
+		process.stderr.write(`${dueSoon.error.issues.map((i) => i.message.replace('DUE_SOON_DAYS', '--due-soon-days (DUE_SOON_DAYS)')).join('; ')}\n${USAGE}\n`);
+		process.exit(2);
 	}
 
 	let sandbox: Sandbox | undefined;
@@ -111,8 +120,9 @@ async function main(): Promise<void> {
 		eventBusName: process.env.EVENT_BUS_NAME,
 		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
-		settings: { leaseMs: interval * 1000 },
+		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
 		runBudgetMs: Math.round(budget * 1000),
+		now: sandbox ? () => sandbox.account.now() : undefined,
 	});
 
 	let stopping = false;

@@ -10,6 +10,7 @@ import {
 	jsonDeeperThan,
 	maxPageBytes,
 	pageBound,
+	STOPPED_READING,
 	pageSignature,
 	readPage,
 	refusesPageSize,
@@ -295,7 +296,7 @@ export class ServiceClient {
 				yield* next.value;
 			}
 		} finally {
-			if (!finished) await pages.return({ complete: false, reason: 'maxItems', detail: 'the caller stopped reading' });
+			if (!finished) await pages.return(STOPPED_READING);
 		}
 	}
 

@@ -12,3 +12,4 @@ export * from './fields';
 export * from './dates';
 export * from './records';
 export * from './overdue';
+export * from './testSteps';

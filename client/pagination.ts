@@ -64,6 +64,9 @@ export type PagingAnomaly =
 
 export type PagingOutcome = { complete: true } | { complete: false; reason: PagingAnomaly; detail: string };
 
+/** What a caller hands `return()` when it stops reading a list before its end. */
+export const STOPPED_READING: PagingOutcome = { complete: false, reason: 'maxItems', detail: 'the caller stopped reading' };
+
 /**
  * ASSUMED (the spec publishes no bounds): a scan may read at most the first `count` the service
  * announced plus 10 % (at least one page) of margin — lists change while they are read — and

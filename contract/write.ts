@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detailJsonSchemas } from '../lambdas/events/schemas';
+import { detailJsonSchemas } from './eventSchemas';
 import { nodeOutputSchemas } from './nodeSchemas';
 import { buildOpenApi } from './openapi';
 

@@ -38,6 +38,23 @@ const undiciRequestOnly: Plugin = {
 };
 
 /**
+ * undici's HTTP/1.1 parser is llhttp compiled to WebAssembly, shipped twice (~70 KiB each): with
+ * SIMD, and without it as a fallback for engines that lack WebAssembly SIMD. Node on Lambda (V8,
+ * x86_64 and arm64) has SIMD, so the fallback is left out; were it ever needed, the bundle fails
+ * loudly at the first request instead of parsing differently.
+ */
+const llhttpSimdOnly: Plugin = {
+	name: 'llhttp-simd-only',
+	setup(build) {
+		build.onResolve({ filter: /[\\/]llhttp[\\/]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'llhttp-simd-only' }));
+		build.onLoad({ filter: /.*/, namespace: 'llhttp-simd-only' }, () => ({
+			contents: "throw new Error('This bundle carries only the SIMD build of llhttp, and this engine has no WebAssembly SIMD');",
+			loader: 'js',
+		}));
+	},
+};
+
+/**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
  * minified CommonJS for Node 24, source maps without sources, and the AWS SDK v3 left to the
  * Lambda runtime, which ships it (@aws-sdk/*, @smithy/*) on NODE_PATH.
@@ -56,7 +73,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, undiciRequestOnly],
+		plugins: [zodEnglishOnly, undiciRequestOnly, llhttpSimdOnly],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -23,6 +23,8 @@ export interface AlertsConfig {
 	reminderDays: number;
 	/** Test results dated up to N days before the watermark are still picked up. */
 	lookbackDays: number;
+	/** Lead stages of `Device Due Soon` in days, as "30,7" ("0" = off); unset = the pollers' default. */
+	dueSoonDays?: string;
 }
 
 export const CONTEXT_KEYS = [
@@ -35,6 +37,7 @@ export const CONTEXT_KEYS = [
 	'n8nWebhookUrl',
 	'reminderDays',
 	'lookbackDays',
+	'dueSoonDays',
 ] as const;
 
 export const DEFAULTS = {
@@ -141,6 +144,14 @@ const Schema = z.object({
 	n8nWebhookUrl: z.preprocess(blankToUndefined, httpsUrl('n8nWebhookUrl', 'https://n8n.example.com/webhook/test-equipment-cloud', true).optional()),
 	reminderDays: whole('reminderDays', DEFAULTS.reminderDays, 0, 365),
 	lookbackDays: whole('lookbackDays', DEFAULTS.lookbackDays, 1, 90),
+	dueSoonDays: z.preprocess(
+		(v) => (Array.isArray(v) ? v.join(',') : typeof v === 'number' ? String(v) : blankToUndefined(v)),
+		z
+			.string()
+			.regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, 'dueSoonDays must be whole days separated by commas, like 30,7 (0 = off)')
+			.transform((v) => v.replace(/\s/g, ''))
+			.optional(),
+	),
 });
 
 /** Checks and normalises the settings; every problem is listed in one error. */

@@ -16,6 +16,7 @@ import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
 import { POLLER_SERVICE, Pollers } from './constructs/pollers';
 import { PollerState } from './constructs/state';
+import { EventSchemaRegistry } from './eventSchemas';
 
 export { ARCHIVE_RETENTION } from './constructs/eventBus';
 export { DLQ_RETENTION } from './constructs/deadLetterQueue';
@@ -37,7 +38,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 	readonly table: dynamodb.Table;
 	readonly tokenSecret: secretsmanager.Secret;
 	readonly topic: sns.Topic;
-	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function };
+	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function; dueSoon: lambda.Function };
 	readonly digestFunction: lambda.Function;
 	readonly schedulerDlq: sqs.Queue;
 	readonly digestDlq: sqs.Queue;
@@ -55,6 +56,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		}
 
 		const events = new EventBus(this, 'Events');
+		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });
 		const state = new PollerState(this, 'State', { environment: config.environment });
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
@@ -68,8 +70,10 @@ export class TestEquipmentCloudAlerts extends Stack {
 		// One failed run is retried by the next tick; two failed runs out of three is a problem.
 		alarms.function('OverdueDevicesPoller', pollers.functions.overdueDevices, period, 'OverdueDevices poller', [3, 2]);
 		alarms.function('TestResultsPoller', pollers.functions.testResults, period, 'TestResults poller', [3, 2]);
+		alarms.function('DueSoonPoller', pollers.functions.dueSoon, period, 'DueSoon poller', [3, 2]);
 		alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
 		alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
+		alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
 		alarms.function('DigestEmail', digest.function, Duration.minutes(5), 'digest e-mail function (an overdue e-mail may be late or missing)');
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
@@ -93,6 +97,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		new CfnOutput(this, 'ArchiveArn', { value: events.archive.archiveArn, description: 'Replay events from here (aws events start-replay)' });
 		new CfnOutput(this, 'OverdueDevicesPollerName', { value: pollers.functions.overdueDevices.functionName });
 		new CfnOutput(this, 'TestResultsPollerName', { value: pollers.functions.testResults.functionName });
+		new CfnOutput(this, 'DueSoonPollerName', { value: pollers.functions.dueSoon.functionName });
 		new CfnOutput(this, 'TokenSecretArn', { value: state.tokenSecret.secretArn, description: 'Put the access token here (README, "Deploy on AWS")' });
 		new CfnOutput(this, 'AlertsTopicArn', { value: alerts.topic.topicArn });
 		new CfnOutput(this, 'StateTableName', { value: state.table.tableName });

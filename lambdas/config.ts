@@ -17,6 +17,22 @@ const whole = (name: string, fallback: number, min: number, max: number) =>
 			return n;
 		});
 
+/** Lead stages as "30,7": whole days from 0 to 365; "0" (or empty stages only) turns Device Due Soon off. */
+const stages = (name: string, fallback: number[]) =>
+	z
+		.string()
+		.optional()
+		.transform((v, ctx) => {
+			if (v === undefined || v.trim() === '') return fallback;
+			const parts = v.split(',').map((p) => p.trim());
+			const days = parts.map(Number);
+			if (parts.some((p) => !/^\d+$/.test(p)) || days.some((d) => d > 365)) {
+				ctx.addIssue({ code: 'custom', message: `${name} must be whole days from 0 to 365 separated by commas (for example "30,7"; "0" = off), got "${v}"` });
+				return z.NEVER;
+			}
+			return days.filter((d) => d > 0);
+		});
+
 export const ConfigSchema = z.object({
 	// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
 	TEC_BASE_URL: z.string({ error: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' }).transform((v, ctx) => {
@@ -36,6 +52,7 @@ export const ConfigSchema = z.object({
 	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, 1000),
 	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
 	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
+	DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -63,5 +80,6 @@ export function settingsFrom(config: Config, leaseMs: number): PollerSettings {
 		digestMaxDevices: config.DIGEST_MAX_DEVICES,
 		safetyMs: config.SAFETY_MS,
 		leaseMs,
+		dueSoonStages: config.DUE_SOON_DAYS,
 	};
 }

@@ -5,6 +5,7 @@ import { EventBridgePublisher } from './adapters/eventBridgePublisher';
 import { FileStateStore } from './adapters/fileStateStore';
 import { FanOutPublisher, LinePublisher, WebhookPublisher } from './adapters/localPublishers';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from './pollers/context';
+import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
 import type { Log, Publisher } from './ports';
@@ -24,6 +25,8 @@ export interface RunnerOptions {
 	settings?: Partial<PollerSettings>;
 	/** Time one poll run may take, as the Lambda's timeout gives it (default RUN_BUDGET_MS). */
 	runBudgetMs?: number;
+	/** The pollers' clock (default the host's); the embedded sandbox lends its own, so moving it moves due dates. */
+	now?: () => number;
 }
 
 /** A run's time budget outside AWS: the pollers' Lambda timeout (infra/stack.ts, POLLER_TIMEOUT). */
@@ -58,14 +61,14 @@ export function createRunner(options: RunnerOptions): Runner {
 		async cycle() {
 			const reports: RunReport[] = [];
 			failed.length = 0;
-			for (const poll of [pollOverdueDevices, pollTestResults]) {
+			for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults]) {
 				const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
 				const ctx: PollerContext = {
 					client: options.client,
 					store,
 					publisher,
 					environment: options.environment,
-					now: Date.now,
+					now: options.now ?? Date.now,
 					remainingMs: () => deadline - Date.now(),
 					log: options.log,
 					metrics: { count: () => undefined },

@@ -341,7 +341,15 @@ export class Account {
 	// ---- test results --------------------------------------------------------------------
 
 	/** Simulates the test equipment uploading a result (the API has no endpoint for this). */
-	syncTestResult(input: { device_id: number; status?: 'passed' | 'failed'; test_date?: string; synced_time?: string; tester?: string; project_id?: number | null }): TestResult {
+	syncTestResult(input: {
+		device_id: number;
+		status?: 'passed' | 'failed';
+		test_date?: string;
+		synced_time?: string;
+		tester?: string;
+		project_id?: number | null;
+		performed?: TestResult['performed'];
+	}): TestResult {
 		const device = this.get('device', input.device_id);
 		const testDate = input.test_date ?? this.today();
 		if (!isCalendarDate(testDate)) throw new ApiError(400, `test_date: "${testDate}" is not a date YYYY-MM-DD.`);
@@ -355,6 +363,7 @@ export class Account {
 			status: input.status ?? 'passed',
 			tester: input.tester ?? 'A. Weber',
 			test_sequence: 'VDE 0701-0702',
+			...(input.performed ? { performed: input.performed } : {}),
 		};
 		this.data.testResults.set(result.id, result);
 		const last = device.values[DEVICE.lastTested];

@@ -20,6 +20,8 @@ export interface TestResult {
 	status: 'passed' | 'failed';
 	tester: string;
 	test_sequence: string;
+	/** Uploads through the admin API may ask for a longer sequence and several failed steps (not rendered in lists). */
+	performed?: { steps: number; failedSteps: number };
 }
 
 export interface Project {

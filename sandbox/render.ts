@@ -58,8 +58,9 @@ export function renderOverdue(account: Account, d: PropRecord, today: string, en
 }
 
 export function renderTestResult(account: Account, r: TestResult) {
+	const { performed: _performed, ...fields } = r;
 	const status = account.extraFields && r.status === 'passed' && r.id % 5 === 0 ? 'passed_with_remarks' : r.status;
-	return versioned(account, { ...r, status }, r.id);
+	return versioned(account, { ...fields, status }, r.id);
 }
 
 interface Measurement {
@@ -83,8 +84,11 @@ const STEPS: Array<{ name: string; measure?: { unit: string; low: number | null;
 export function renderTestResultDetail(account: Account, r: TestResult) {
 	const rnd = account.random(r.id);
 	const failing = r.status === 'failed' ? 1 + Math.floor(rnd.next() * 3) : -1;
-	const steps = STEPS.map((s, i) => {
-		const passed = i !== failing;
+	const count = r.performed?.steps ?? STEPS.length;
+	// A longer sequence repeats the measured steps; its first `failedSteps` measured steps fail.
+	const plan = Array.from({ length: count }, (_, i) => (r.performed ? STEPS[1 + (i % 3)] : STEPS[i]));
+	const steps = plan.map((s, i) => {
+		const passed = r.performed ? r.status !== 'failed' || i >= r.performed.failedSteps : i !== failing;
 		const measurements: Measurement[] = [];
 		if (s.measure) {
 			const [lo, hi] = passed ? s.measure.good : s.measure.bad;

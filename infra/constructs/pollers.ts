@@ -19,7 +19,7 @@ export const POLLER_MEMORY_MB = 512;
 /** The Powertools service name of the pollers: the `service` dimension of their metrics. */
 export const POLLER_SERVICE = 'pollers';
 
-export type PollerName = 'overdueDevices' | 'testResults';
+export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon';
 
 export interface PollersProps {
 	config: AlertsConfig;
@@ -28,7 +28,7 @@ export interface PollersProps {
 	bus: events.IEventBus;
 }
 
-/** The two pollers, each on an EventBridge Scheduler schedule in the configured time zone. */
+/** The pollers, each on an EventBridge Scheduler schedule in the configured time zone. */
 export class Pollers extends Construct {
 	readonly functions: Record<PollerName, lambda.Function>;
 	readonly schedulerDlq: sqs.Queue;
@@ -45,6 +45,7 @@ export class Pollers extends Construct {
 			REMINDER_DAYS: String(config.reminderDays),
 			LOOKBACK_DAYS: String(config.lookbackDays),
 			SAFETY_MS: String(POLLER_SAFETY.toMilliseconds()),
+			...(config.dueSoonDays === undefined ? {} : { DUE_SOON_DAYS: config.dueSoonDays }),
 		};
 		const poller = (fnId: string, entry: string, description: string) => {
 			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });
@@ -63,7 +64,8 @@ export class Pollers extends Construct {
 		};
 		this.functions = {
 			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
-			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded'),
+			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
+			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
 		};
 		this.schedulerDlq = deadLetterQueue(this, 'SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
 
@@ -96,5 +98,7 @@ export class Pollers extends Construct {
 		schedule('OverdueDevicesSchedule', this.functions.overdueDevices, 0, `Overdue devices poll every ${rate} min (${config.timeZone}, hours ${hour})`);
 		// Half a period later, so the two pollers do not share the token's request budget at once.
 		schedule('TestResultsSchedule', this.functions.testResults, Math.floor(rate / 2), `Test results poll every ${rate} min (${config.timeZone}, hours ${hour})`);
+		// A quarter period later: a due date met or moved by a test shows within one period.
+		schedule('DueSoonSchedule', this.functions.dueSoon, Math.floor(rate / 4), `Devices coming due, every ${rate} min (${config.timeZone}, hours ${hour})`);
 	}
 }

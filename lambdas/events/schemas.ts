@@ -135,7 +135,8 @@ export const OverdueDevicesDigestDetail = detail(
 	}),
 );
 
-const SCHEMAS: Record<DetailType, z.ZodType> = {
+/** The schema of each detail type (`npm run contract` writes their JSON Schemas). */
+export const DETAIL_SCHEMAS: Record<DetailType, z.ZodType> = {
 	[DETAIL_TYPES.deviceOverdue]: DeviceOverdueDetail,
 	[DETAIL_TYPES.deviceOverdueResolved]: DeviceOverdueResolvedDetail,
 	[DETAIL_TYPES.deviceDueSoon]: DeviceDueSoonDetail,
@@ -145,21 +146,7 @@ const SCHEMAS: Record<DetailType, z.ZodType> = {
 };
 
 export function detailSchema(type: DetailType): z.ZodType {
-	return SCHEMAS[type];
-}
-
-/** JSON Schema (2020-12) of each detail type, as committed in lambdas/events/schemas/. */
-export function detailJsonSchemas(): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
-	for (const [type, schema] of Object.entries(SCHEMAS)) {
-		const file = `${type.toLowerCase().replaceAll(' ', '-')}.v${EVENT_VERSION}.json`;
-		out[file] = {
-			...(z.toJSONSchema(schema, { target: 'draft-2020-12' }) as object),
-			$id: `https://test-equipment-cloud.invalid/events/${file}`,
-			title: `${EVENT_SOURCE} / ${type} (detail, version ${EVENT_VERSION})`,
-		};
-	}
-	return out;
+	return DETAIL_SCHEMAS[type];
 }
 
 export type DeviceOverdueData = z.infer<typeof DeviceOverdueDetail>['data'];

@@ -1,4 +1,4 @@
-import type { ListQuery, OperationId, PageOptions, PagingOutcome, ServiceClient } from '../../client';
+import { STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -17,6 +17,8 @@ export interface PollerSettings {
 	leaseMs: number;
 	/** Items re-read at each page boundary of the overdue scan; unset = scanOverlap(pageSize), 0 = none. */
 	overlap?: number;
+	/** Lead stages of `Device Due Soon`, in days before the due date; empty or [0] = off. */
+	dueSoonStages: number[];
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -26,6 +28,7 @@ export const DEFAULT_SETTINGS: PollerSettings = {
 	digestMaxDevices: 100,
 	safetyMs: 15_000,
 	leaseMs: 15 * 60_000,
+	dueSoonStages: [30, 7],
 };
 
 export interface PollerContext {
@@ -44,7 +47,7 @@ export interface PollerContext {
 }
 
 export interface RunReport {
-	poller: 'overdueDevices' | 'testResults';
+	poller: 'overdueDevices' | 'testResults' | 'dueSoon';
 	/** false when the lease was held by another run or the time budget ran out. */
 	complete: boolean;
 	skipped?: 'leaseHeld';
@@ -133,7 +136,7 @@ export async function* budgetedPages(
 			yield next.value;
 		}
 	} finally {
-		if (!outcome) await pages.return({ complete: false, reason: 'maxItems', detail: 'the run stopped reading' });
+		if (!outcome) await pages.return(STOPPED_READING);
 	}
 	if (outcome.complete) return true;
 	report.incomplete = { reason: outcome.reason, detail: outcome.detail };

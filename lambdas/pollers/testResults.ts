@@ -3,6 +3,7 @@ import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
+import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 
 /**
@@ -64,6 +65,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		const readUpTo = from === null ? Number.NEGATIVE_INFINITY : from - SETTLE_MS;
 		const seen = new Set<number>((cursor.boundary ?? []).map(([id]) => id));
 		for await (const item of ctx.store.list<unknown>(seenNs)) seen.add(Number(item.key));
+		const evidence = new FailedEvidence(ctx, report);
+		await evidence.retryPending();
 
 		const query: ListQuery = {
 			filters: from === null ? [] : [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: dayString(readUpTo) }] }],
@@ -93,32 +96,32 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				recent.set(r.id, at);
 				if (at < readUpTo || seen.has(r.id)) continue;
 				seen.add(r.id);
-				events.push(
-					makeEvent(
-						DETAIL_TYPES.testResultRecorded,
-						ctx.environment,
-						`test-result-recorded:${ctx.environment}:${r.id}`,
-						{
-							testResult: {
-								id: r.id,
-								status: r.status,
-								passed: passedOf(r.status),
-								testDate: r.testDate,
-								syncedTime: r.syncedTime,
-								projectId: r.projectId,
-								testSequence: r.testSequence,
-								tester: r.tester,
-							},
-							device: { id: r.deviceId, customerId: r.customerId },
+				const recorded = makeEvent(
+					DETAIL_TYPES.testResultRecorded,
+					ctx.environment,
+					`test-result-recorded:${ctx.environment}:${r.id}`,
+					{
+						testResult: {
+							id: r.id,
+							status: r.status,
+							passed: passedOf(r.status),
+							testDate: r.testDate,
+							syncedTime: r.syncedTime,
+							projectId: r.projectId,
+							testSequence: r.testSequence,
+							tester: r.tester,
 						},
-						now,
-					),
+						device: { id: r.deviceId, customerId: r.customerId },
+					},
+					now,
 				);
+				events.push(recorded, ...(await evidence.eventsFor(recorded)));
 				// Clock sanity: kept relative to the upload when this clock is behind the service.
 				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
+			await evidence.record();
 			await ctx.store.putMany(seenNs, writes);
 			// Only the settle window before the newest upload is kept for the boundary.
 			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);

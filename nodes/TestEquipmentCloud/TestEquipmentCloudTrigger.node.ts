@@ -12,6 +12,8 @@ import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './trigger/events';
+import { DEFAULT_LEAD_DAYS, readDueSoonState } from './trigger/dueSoon';
+import { withFailedSteps } from './trigger/failedSteps';
 import { fetchSample, pollEvent, type PollRun, type PollSettings } from './trigger/poll';
 import { fingerprint, readState } from './trigger/state';
 
@@ -24,6 +26,7 @@ const NOTHING_YET: Record<PollSettings['event'], string> = {
 	deviceOverdue: 'No overdue device matches the trigger’s filters right now',
 	testResultNew: 'No test result matches the trigger’s settings yet',
 	projectUpdated: 'No project matches the trigger’s filters',
+	deviceDueSoon: 'No device matching the trigger’s filters is due within the lead time',
 };
 
 interface TriggerOptions {
@@ -31,6 +34,8 @@ interface TriggerOptions {
 	maxRetryWait?: number;
 	timeout?: number;
 	simplify?: boolean;
+	leadDays?: number;
+	includeFailedSteps?: boolean;
 }
 
 function readSettings(ctx: IPollFunctions): { settings: PollSettings; options: TriggerOptions } {
@@ -43,6 +48,10 @@ function readSettings(ctx: IPollFunctions): { settings: PollSettings; options: T
 	if (!Number.isSafeInteger(lookback) || lookback < 0) {
 		throw new NodeOperationError(ctx.getNode(), `Lookback (Days) must be a whole number of 0 or more, got ${String(lookback)}`);
 	}
+	const leadDays = options.leadDays ?? DEFAULT_LEAD_DAYS;
+	if (!Number.isSafeInteger(leadDays) || leadDays < 0 || leadDays > 3650) {
+		throw new NodeOperationError(ctx.getNode(), `Lead Time (Days) must be a whole number from 0 to 3650, got ${String(leadDays)}`);
+	}
 	return {
 		options,
 		settings: {
@@ -51,6 +60,7 @@ function readSettings(ctx: IPollFunctions): { settings: PollSettings; options: T
 			onlyFailed: event === 'testResultNew' && ctx.getNodeParameter('onlyFailed', false) === true,
 			lookbackDays: lookback,
 			simplify: event === 'deviceOverdue' && options.simplify === true,
+			...(event === 'deviceDueSoon' ? { leadDays } : {}),
 		},
 	};
 }
@@ -62,8 +72,8 @@ export class TestEquipmentCloudTrigger implements INodeType {
 		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated"}[$parameter["event"]] }}',
-		description: 'Starts the workflow when a device becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
+		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated", "deviceDueSoon": "Device due soon"}[$parameter["event"]] }}',
+		description: 'Starts the workflow when a device comes due or becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud Trigger' },
 		polling: true,
 		inputs: [],
@@ -79,7 +89,8 @@ export class TestEquipmentCloudTrigger implements INodeType {
 			const { settings, options } = readSettings(this);
 			const client = await getClient(this, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
 			// Settings that change what is watched start the memory over (from "now").
-			const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed });
+			const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
+			const failedSteps = settings.event === 'testResultNew' && options.includeFailedSteps === true;
 			const started = clock.now();
 			const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 			const run: PollRun = {
@@ -99,14 +110,15 @@ export class TestEquipmentCloudTrigger implements INodeType {
 						description: 'The trigger still fires when one appears. Loosen the filters to see a sample now.',
 					});
 				}
-				return [this.helpers.returnJsonArray([sample])];
+				return [this.helpers.returnJsonArray(failedSteps ? await withFailedSteps(client, [sample]) : [sample])];
 			}
 
 			const staticData = this.getWorkflowStaticData('node');
-			const previous = readState(staticData.cursor, settings.event, key);
+			const previous = settings.event === 'deviceDueSoon' ? readDueSoonState(staticData.cursor, key) : readState(staticData.cursor, settings.event, key);
 			// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
 			// it was, and the next poll emits what this one would have.
 			const outcome = await pollEvent(run, previous);
+			if (failedSteps) outcome.items = await withFailedSteps(client, outcome.items);
 			if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
 				staticData.cursor = outcome.state as unknown as IDataObject;
 			}

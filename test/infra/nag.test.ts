@@ -47,7 +47,7 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 		const acks = acknowledgements(full.stack);
 		for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
 		const byRule = acks.map((a) => `${a.path.replace(/^[^/]+\//, '')}: ${a.id.replace(/^Annotation::/, '')}`).sort();
-		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : full.stack.pollers.testResults);
+		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : name === 'd' ? full.stack.pollers.dueSoon : full.stack.pollers.testResults);
 		expect(byRule).toEqual(
 			[
 				'State/AccessToken: AwsSolutions-SMG4',
@@ -56,11 +56,12 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 				...['Pollers/SchedulerDlq', 'Digest/Dlq', 'N8nWebhook/Dlq', 'Alerts/DeliveryDlq'].flatMap((q) => [`${q}: AwsSolutions-SQS3`, `${q}: Serverless-SQSRedrivePolicy`]),
 				`Pollers/OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
 				`Pollers/TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
+				`Pollers/DueSoonScheduleRole: AwsSolutions-IAM5[Resource::<${poller('d')}.Arn>:*]`,
 				'Digest/DigestEmail/Role: AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
 				// X-Ray's two actions have no resource-level permissions.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Digest/DigestEmail'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Digest/DigestEmail'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
 				// A failed poller run is retried by the next tick, not replayed from a queue.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
 				'Digest/DigestEmail/Function: Serverless-LambdaAsyncFailureDestination',
 			].sort(),
 		);

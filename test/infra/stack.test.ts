@@ -95,7 +95,7 @@ describe('event bus and archive', () => {
 });
 
 describe('the pollers', () => {
-	const pollers = () => [basic.stack.pollers.overdueDevices, basic.stack.pollers.testResults].map((f) => basic.id(f));
+	const pollers = () => Object.values(basic.stack.pollers).map((f) => basic.id(f));
 
 	it('run on the current Node.js runtime on arm64 with a 5 minute timeout and their config', () => {
 		const tableId = basic.id(basic.stack.table);
@@ -140,7 +140,7 @@ describe('the pollers', () => {
 			expect(resources(basic)[logGroupId].Type).toBe('AWS::Logs::LogGroup');
 			expect(props(basic, logGroupId).RetentionInDays).toBe(30);
 		}
-		basic.template.resourceCountIs('AWS::Logs::LogGroup', 3);
+		basic.template.resourceCountIs('AWS::Logs::LogGroup', 4);
 	});
 
 	it('have async retries off (the next tick is the retry)', () => {
@@ -152,7 +152,7 @@ describe('the pollers', () => {
 	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
-		expect(assets).toHaveLength(3);
+		expect(assets).toHaveLength(4);
 		for (const dir of assets) {
 			const files = readdirSync(join(outdir, dir)).sort();
 			expect(files).toEqual(['index.js', 'index.js.map']);
@@ -179,6 +179,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 		const expected = [
 			[basic.stack.pollers.overdueDevices, 'cron(0/5 * * * ? *)'],
 			[basic.stack.pollers.testResults, 'cron(2/5 * * * ? *)'],
+			[basic.stack.pollers.dueSoon, 'cron(1/5 * * * ? *)'],
 		] as const;
 		for (const [fn, expression] of expected) {
 			basic.template.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -194,7 +195,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 				},
 			});
 		}
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
 		// No legacy scheduled rules.
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
 	});
@@ -203,6 +204,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 		const exprs = ofType(full, 'AWS::Scheduler::Schedule').map(([, s]) => [s.Properties.ScheduleExpression, s.Properties.ScheduleExpressionTimezone, s.Properties.Target.RetryPolicy.MaximumEventAgeInSeconds]);
 		expect(exprs.sort()).toEqual([
 			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
+			['cron(2/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 		]);
 	});
@@ -276,7 +278,7 @@ describe('least privilege', () => {
 		const tableId = basic.id(basic.stack.table);
 		const busId = basic.id(basic.stack.bus);
 		const secretId = basic.id(basic.stack.tokenSecret);
-		for (const fn of [basic.stack.pollers.overdueDevices, basic.stack.pollers.testResults]) {
+		for (const fn of Object.values(basic.stack.pollers)) {
 			const fnId = basic.id(fn);
 			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
 			// In any order (CDK adds X-Ray's when the function gets its tracing).
@@ -491,8 +493,8 @@ describe('alarms', () => {
 	const alarms = (s: Synth) => ofType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
 
 	it('cover poller errors and throttles, a heartbeat per poller, the formatter, and every DLQ; all go to the alerts topic', () => {
-		expect(alarms(basic)).toHaveLength(11);
-		expect(alarms(full)).toHaveLength(12);
+		expect(alarms(basic)).toHaveLength(14);
+		expect(alarms(full)).toHaveLength(15);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {
@@ -527,7 +529,7 @@ describe('alarms', () => {
 
 describe('outputs', () => {
 	it('name what the README refers to', () => {
-		const base = ['AlertsTopicArn', 'ArchiveArn', 'EventBusArn', 'EventBusName', 'OverdueDevicesPollerName', 'StateTableName', 'TestResultsPollerName', 'TokenSecretArn'];
+		const base = ['AlertsTopicArn', 'ArchiveArn', 'DueSoonPollerName', 'EventBusArn', 'EventBusName', 'OverdueDevicesPollerName', 'SchemaRegistryName', 'StateTableName', 'TestResultsPollerName', 'TokenSecretArn'];
 		expect(Object.keys(basic.json.Outputs as object).sort()).toEqual(base);
 		expect(Object.keys(full.json.Outputs as object).sort()).toEqual([...base, 'N8nConnectionName', 'WebhookKeySecretArn', 'WebhookRuleArn'].sort());
 		expect((basic.json.Outputs as Record<string, { Value: unknown }>).TokenSecretArn.Value).toEqual(ref(basic.id(basic.stack.tokenSecret)));

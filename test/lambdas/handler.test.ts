@@ -60,6 +60,11 @@ describe('Lambda handlers', () => {
 		expect(() => readConfig({ ...process.env, TEC_BASE_URL: 'http://tec.example.com' })).toThrow(/TEC_BASE_URL: must use https/);
 		expect(() => readConfig({ ...process.env, REMINDER_DAYS: 'weekly' })).toThrow(/REMINDER_DAYS must be a whole number from 0 to 365, got "weekly"/);
 		expect(() => readConfig({ ...process.env, TEC_ENVIRONMENT: 'staging' })).toThrow(/TEC_ENVIRONMENT must be sandbox or production/);
+		expect(() => readConfig({ ...process.env, DUE_SOON_DAYS: '30,soon' })).toThrow(/DUE_SOON_DAYS must be whole days from 0 to 365 separated by commas/);
+		const env = { TEC_BASE_URL: 'https://tec.example.com', TEC_TOKEN_SECRET_ARN: 'arn', STATE_TABLE: 't', EVENT_BUS_NAME: 'b' };
+		expect(readConfig(env).DUE_SOON_DAYS).toEqual([30, 7]);
+		expect(readConfig({ ...env, DUE_SOON_DAYS: '60, 14,1' }).DUE_SOON_DAYS).toEqual([60, 14, 1]);
+		expect(readConfig({ ...env, DUE_SOON_DAYS: '0' }).DUE_SOON_DAYS).toEqual([]);
 		expect(readConfig({ ...process.env, REMINDER_DAYS: '0' }).REMINDER_DAYS).toBe(0);
 	});
 });

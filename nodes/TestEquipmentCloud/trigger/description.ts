@@ -13,6 +13,11 @@ export const properties: INodeProperties[] = [
 		required: true,
 		options: [
 			{
+				name: 'Device Due Soon',
+				value: 'deviceDueSoon',
+				description: 'A device’s next test date is within the lead time (once per device and due date)',
+			},
+			{
 				name: 'Device Overdue',
 				value: 'deviceOverdue',
 				description: 'A device entered the overdue list (its next test date has passed)',
@@ -54,6 +59,23 @@ export const properties: INodeProperties[] = [
 				default: DEFAULT_LOOKBACK_DAYS,
 				description:
 					'How many days before the last poll a test may be dated and still trigger when its result is uploaded late. Larger values catch later uploads and keep more IDs in the workflow’s static data.',
+				displayOptions: { show: { '/event': ['testResultNew'] } },
+			},
+			{
+				displayName: 'Lead Time (Days)',
+				name: 'leadDays',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 3650 },
+				default: 30,
+				description: 'Trigger when a device’s next test date is at most this many days away (0 = on the due date)',
+				displayOptions: { show: { '/event': ['deviceDueSoon'] } },
+			},
+			{
+				displayName: 'Include Failed Steps',
+				name: 'includeFailedSteps',
+				type: 'boolean',
+				default: false,
+				description: 'Whether failed results carry the steps that failed with their measured values and limits (one more request per failed result)',
 				displayOptions: { show: { '/event': ['testResultNew'] } },
 			},
 			maxRetryWaitOption,

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import {
-	MAX_LIMIT,
+	STOPPED_READING,
 	ValidationError,
 	addDays,
 	checkStillOverdue,
@@ -12,7 +12,9 @@ import {
 	type OperationId,
 	type ServiceClient,
 } from '../../../client';
+import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
 import { simplifyRecord } from '../actions/common/utils';
+import { fetchDueSoonSample, pollDueSoon, type DueSoonState } from './dueSoon';
 import { EVENT_LIST, type TriggerEvent } from './events';
 import {
 	STATE_VERSION,
@@ -31,6 +33,8 @@ export interface PollSettings {
 	onlyFailed: boolean;
 	lookbackDays: number;
 	simplify: boolean;
+	/** deviceDueSoon: days before the due date. */
+	leadDays?: number;
 }
 
 export interface PollOutcome {
@@ -50,14 +54,6 @@ export interface PollRun {
 	onUnreadable?: (position: number, reason: string) => void;
 }
 
-/**
- * The trigger reads whole lists (the overdue list, the results inside the window, the projects
- * updated since the watermark day): large pages keep that to few requests at 5 per second.
- */
-export const SCAN_PAGE_SIZE = MAX_LIMIT;
-
-/** Items re-read at each page boundary, so deletes before the cursor cannot hide an item. */
-export const SCAN_OVERLAP = 20;
 
 /** Targeted reads per poll to confirm that devices left the overdue list; the rest wait. */
 export const MAX_CONFIRMATIONS = 100;
@@ -147,7 +143,7 @@ async function scan(
 		position += next.value.length;
 		pages++;
 		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) {
-			await reader.return({ complete: false, reason: 'maxItems', detail: 'the poll ran out of time' });
+			await reader.return(STOPPED_READING);
 			return { complete: false, pages };
 		}
 	}
@@ -321,12 +317,15 @@ export async function pollEvent(run: PollRun, previous: TriggerState | undefined
 			return await pollResults(run, previous as ResultsState | undefined);
 		case 'projectUpdated':
 			return await pollProjects(run, previous as ProjectsState | undefined);
+		case 'deviceDueSoon':
+			return await pollDueSoon(run, previous as DueSoonState | undefined);
 	}
 }
 
 /** "Fetch Test Event": the newest matching record, new or not. */
 export async function fetchSample(run: PollRun): Promise<IDataObject | undefined> {
 	const { settings } = run;
+	if (settings.event === 'deviceDueSoon') return await fetchDueSoonSample(run);
 	const query: ListQuery =
 		settings.event === 'testResultNew'
 			? { filters: resultFilters(settings), ordering: { key: 'id', direction: 'desc' } }

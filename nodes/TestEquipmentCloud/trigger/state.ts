@@ -23,6 +23,7 @@
  * from 1000), about 1 to 4 characters per id.
  */
 import type { IDataObject } from 'n8n-workflow';
+import type { DueSoonState } from './dueSoon';
 import type { TriggerEvent } from './events';
 
 export const STATE_VERSION = 1;
@@ -58,7 +59,7 @@ export interface ProjectsState extends StateBase {
 	ids: string;
 }
 
-export type TriggerState = OverdueState | ResultsState | ProjectsState;
+export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState;
 
 /** Sorted, unique, non-negative safe integers → compact text (see the file comment). */
 export function encodeIds(ids: Iterable<number>): string {

@@ -1,0 +1,143 @@
+import type { IDataObject } from 'n8n-workflow';
+import { MAX_LIMIT, STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyValues, type ListQuery, type PageOptions, type ServiceClient } from '../../../client';
+import type { PollOutcome, PollRun } from './poll';
+import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
+import { STATE_VERSION, decodeIds, encodeIds, type TriggerState } from './state';
+
+/**
+ * Event "deviceDueSoon": a device whose next test date is at most Lead Time days away, emitted
+ * once per device and due date. Read from the device list with a date-range filter on the
+ * account's next-test-date property, in that date's order. Emitted from the record itself (its
+ * own next test date), never from an absence, so a list that shifts while it is paged can delay
+ * an item to the next poll but never emit a wrong one. A device tested before its due date has a
+ * new date and is emitted again when that one comes near; one whose date passes leaves this
+ * event for "Device Overdue".
+ *
+ * State: the latest day a poll has seen (a clock set back does not bring passed dates back) and,
+ * per due date still ahead, the ids already emitted. Bounded by the devices due within the lead time.
+ */
+export interface DueSoonState extends IDataObject {
+	v: number;
+	event: 'deviceDueSoon';
+	key: string;
+	/** Latest day (YYYY-MM-DD) a poll ran on. */
+	day: string;
+	/** Due date → ids emitted for it. */
+	emitted: Record<string, string>;
+}
+
+export const DEFAULT_LEAD_DAYS = 30;
+const NEXT_TEST_NAMES = ['next test', 'next test date'];
+
+/** The key id of the account's next-test-date property. */
+async function nextTestKey(client: ServiceClient): Promise<number> {
+	for await (const raw of client.items('propertyKey.list', {}, { pageSize: MAX_LIMIT })) {
+		const k = raw as { id?: unknown; name?: unknown; data_type?: unknown; resource?: unknown };
+		if (typeof k.id !== 'number' || typeof k.name !== 'string') continue;
+		if ((k.resource === undefined || k.resource === 'device') && (k.data_type === undefined || k.data_type === 'Date') && NEXT_TEST_NAMES.includes(k.name.trim().toLowerCase())) return k.id;
+	}
+	throw new ValidationError('Event', 'Device Due Soon needs a Date property of devices named "Next test" in the account, and there is none');
+}
+
+/** The device's next test date as its record gives it (a property found by name). */
+function nextTestOf(record: IDataObject): string | undefined {
+	const props = propertyValues(record) ?? {};
+	for (const [name, value] of Object.entries(props)) {
+		if (NEXT_TEST_NAMES.includes(name.toLowerCase()) && typeof value === 'string' && isCalendarDate(value.slice(0, 10))) return value.slice(0, 10);
+	}
+	return undefined;
+}
+
+function recordId(record: IDataObject): number | undefined {
+	const n = typeof record.id === 'number' ? record.id : typeof record.id === 'string' && /^\d+$/.test(record.id) ? Number(record.id) : NaN;
+	return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+async function query(run: PollRun, today: string): Promise<ListQuery> {
+	const key = await nextTestKey(run.client);
+	if (run.settings.filters.some((f) => String(f.key) === String(key))) {
+		throw new ValidationError('Filters', 'the next test date cannot be filtered in this trigger: it asks for the devices due within the lead time');
+	}
+	return {
+		filters: [
+			...run.settings.filters,
+			{ key, join: 'AND', conditions: [{ keyword: 'newerOrSame', value: today }, { keyword: 'olderOrSame', value: addDays(today, run.settings.leadDays ?? DEFAULT_LEAD_DAYS) }] },
+		],
+		ordering: { key, direction: 'asc' },
+	};
+}
+
+/** The record with its due date and days left, as the workflow gets it. */
+function item(record: IDataObject, due: string, today: string): IDataObject {
+	return { ...record, next_test_date: due, days_left: daysBetween(today, due) };
+}
+
+export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefined): Promise<PollOutcome> {
+	const clockDay = dayString(run.now());
+	const today = previous && previous.day > clockDay ? previous.day : clockDay;
+	const lead = run.settings.leadDays ?? DEFAULT_LEAD_DAYS;
+	const emitted = new Map<string, Set<number>>();
+	for (const [due, ids] of Object.entries(previous?.emitted ?? {})) if (due >= today) emitted.set(due, new Set(decodeIds(ids)));
+	const items: IDataObject[] = [];
+	const seen = new Set<number>();
+	const options: PageOptions = { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP };
+	const pages = run.client.pages('device.list', await query(run, today), options);
+	try {
+		for (;;) {
+			const next = await pages.next();
+			if (next.done) break;
+			for (const raw of next.value) {
+				if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
+				const record = raw as IDataObject;
+				const id = recordId(record);
+				const due = nextTestOf(record);
+				if (id === undefined || due === undefined || seen.has(id)) continue;
+				const left = daysBetween(today, due);
+				if (left < 0 || left > lead) continue;
+				seen.add(id);
+				let ids = emitted.get(due);
+				if (!ids) emitted.set(due, (ids = new Set()));
+				if (ids.has(id)) continue;
+				ids.add(id);
+				if (previous) items.push(item(record, due, today));
+			}
+			// A poll cut short keeps what it emitted; the next poll reads the list again.
+			if (previous && run.deadline !== undefined && run.now() > run.deadline) break;
+		}
+	} finally {
+		await pages.return(STOPPED_READING);
+	}
+	const kept: Record<string, string> = {};
+	for (const due of [...emitted.keys()].sort()) if (emitted.get(due)!.size > 0) kept[due] = encodeIds(emitted.get(due)!);
+	return { items, state: { v: STATE_VERSION, event: 'deviceDueSoon', key: run.key, day: today, emitted: kept } as TriggerState };
+}
+
+/** "Fetch Test Event": the device due soonest within the lead time. */
+export async function fetchDueSoonSample(run: PollRun): Promise<IDataObject | undefined> {
+	const today = dayString(run.now());
+	for await (const page of run.client.pages('device.list', await query(run, today), { maxItems: 5 })) {
+		for (const raw of page) {
+			const record = raw as IDataObject;
+			const due = record && typeof record === 'object' ? nextTestOf(record) : undefined;
+			if (due) return item(record, due, today);
+		}
+	}
+	return undefined;
+}
+
+/** The stored state when it belongs to this event and these settings and is readable; otherwise undefined (start from "now"). */
+export function readDueSoonState(stored: unknown, key: string): DueSoonState | undefined {
+	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return undefined;
+	const s = stored as IDataObject;
+	if (s.v !== STATE_VERSION || s.event !== 'deviceDueSoon' || s.key !== key) return undefined;
+	if (typeof s.day !== 'string' || !isCalendarDate(s.day) || !s.emitted || typeof s.emitted !== 'object') return undefined;
+	for (const [due, ids] of Object.entries(s.emitted as IDataObject)) {
+		if (!isCalendarDate(due) || typeof ids !== 'string') return undefined;
+		try {
+			decodeIds(ids);
+		} catch {
+			return undefined;
+		}
+	}
+	return s as DueSoonState;
+}

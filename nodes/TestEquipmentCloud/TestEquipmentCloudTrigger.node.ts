@@ -7,11 +7,11 @@ import type {
 	NodeConnectionType,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { filtersFromParameter } from './actions/common/utils';
+import { filtersFromParameter } from './shared/filters';
 import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
-import { EVENT_RESOURCE, isTriggerEvent } from './trigger/events';
+import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
 import { fetchSample, pollEvent, type PollRun, type PollSettings } from './trigger/poll';
 import { fingerprint, readState } from './trigger/state';
 

@@ -4,18 +4,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
-import type { Sandbox } from '../../sandbox/server';
 import { DEVICE_KEYS, CUSTOMER_KEYS } from '../../sandbox/properties';
 import { CREDENTIAL_TYPE, PACKAGE_DIR, callMethod, loadPackage, testCredential } from '../support/n8n';
-import { credentialsFor, sandboxForTests } from './helpers';
+import { credentialsFor, useSandbox } from './helpers';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-afterAll(async () => sandbox.stop());
+const sandbox = useSandbox();
 
 const credential = (token: string, extra: Record<string, string> = {}) => ({
 	accessToken: token,

@@ -2,23 +2,13 @@
  * Errors while polling (n8n errors with the service's description; a failed poll leaves the
  * static data as it was) and manual mode ("Fetch Test Event" through WorkflowExecute).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { DEVICE } from '../../sandbox/properties';
-import { Poller, credentials, ids, overdueNow, setOverdue, startWorld, type World } from './helpers';
+import { credentials, ids, overdueNow, Poller, setOverdue, useWorld } from '../support/trigger';
 import { runPoll } from '../support/n8n';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
-beforeEach(() => {
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.account.reset();
-	world.sandbox.account.license = 'active';
-	world.sandbox.faults.clear();
-});
+const world = useWorld();
 
 const notOverdue = () => [...world.sandbox.account.data.devices.keys()].filter((id) => !overdueNow(world.sandbox).has(id));
 

@@ -9,8 +9,8 @@ import {
 	type OperationId,
 	type ServiceClient,
 } from '../../../client';
-import { simplifyRecord } from '../actions/common/utils';
-import { EVENT_LIST, type TriggerEvent } from './events';
+import { simplifyRecord } from '../shared/records';
+import { EVENT_LIST, type TriggerEvent } from '../shared/events';
 import {
 	STATE_VERSION,
 	decodeIds,

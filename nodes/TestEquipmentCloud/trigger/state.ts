@@ -21,7 +21,7 @@
  * from 1000), about 1 to 4 characters per id.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { TriggerEvent } from './events';
+import type { TriggerEvent } from '../shared/events';
 
 export const STATE_VERSION = 1;
 

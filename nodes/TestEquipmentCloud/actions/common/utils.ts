@@ -1,19 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import {
-	propertyValues,
-	FILTER_KEY_TYPE,
-	encodePathId,
-	ValidationError,
-	validateFilter,
-	type DataType,
-	type FilterInput,
-	type ListQuery,
-	type OperationId,
-	type ServiceClient,
-} from '../../../../client';
+import { encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { filtersFromParameter } from '../../shared/filters';
+import { isObject, simplifyRecord } from '../../shared/records';
+import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
-import { isPropertyResource, type ListResource } from './descriptions';
+import { DEFAULT_LIMIT } from './list.description';
 
 export interface CommonOptions {
 	maxRetryWait?: number;
@@ -33,16 +25,6 @@ export async function clientFor(ctx: IExecuteFunctions, i: number): Promise<Serv
 	return await getClient(ctx, { maxRetryWaitSeconds: maxRetryWait, timeoutSeconds: timeout });
 }
 
-function isObject(value: unknown): value is IDataObject {
-	return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `properties: [{name, value}, …]` → `properties: {name: value}` (the Simplify option). */
-export function simplifyRecord(record: unknown): unknown {
-	if (!isObject(record) || !Array.isArray(record.properties)) return record;
-	return { ...record, properties: propertyValues(record) as IDataObject };
-}
-
 /** One n8n item per record, each paired with the input item it came from. */
 export function toItems(records: unknown, i: number, simplify = false): INodeExecutionData[] {
 	const list = Array.isArray(records) ? records : records === null || records === undefined ? [] : [records];
@@ -52,55 +34,9 @@ export function toItems(records: unknown, i: number, simplify = false): INodeExe
 	});
 }
 
-interface FilterEntry {
-	key?: number | string;
-	join?: string;
-	conditions?: { condition?: Array<{ keyword?: string; value?: string | number }> };
-}
-
-const FILTER_GROUPS: Array<[string, DataType]> = [
-	['date', 'Date'],
-	['number', 'Number'],
-	['text', 'Text'],
-];
-
-function conditionValue(dataType: DataType, value: unknown): string | number {
-	if (dataType === 'Date' && typeof value === 'string') {
-		const trimmed = value.trim();
-		// Expressions such as {{ $now }} give a timestamp: the filter compares days.
-		return /^\d{4}-\d{2}-\d{2}T/.test(trimmed) ? trimmed.slice(0, 10) : trimmed;
-	}
-	if (typeof value === 'string' || typeof value === 'number') return value;
-	return value === undefined || value === null ? '' : String(value);
-}
-
 /** Reads the Filters parameter and validates each filter with names the form shows. */
 export function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): FilterInput[] {
 	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
-}
-
-/** The Filters parameter's value (as n8n stores it) → validated filter inputs of the client. */
-export function filtersFromParameter(value: unknown, resource: ListResource): FilterInput[] {
-	const raw = (value ?? {}) as Record<string, FilterEntry[] | undefined>;
-	const keyType = FILTER_KEY_TYPE[resource];
-	const filters: FilterInput[] = [];
-	for (const [group, dataType] of FILTER_GROUPS) {
-		for (const [n, entry] of (raw[group] ?? []).entries()) {
-			const input: FilterInput = {
-				key: entry.key ?? '',
-				join: entry.join,
-				dataType,
-				conditions: (entry.conditions?.condition ?? []).map((c) => ({
-					keyword: String(c.keyword ?? ''),
-					value: conditionValue(dataType, c.value),
-				})),
-			};
-			// Throws a ValidationError naming the filter as the form shows it.
-			validateFilter(input, keyType, `Filters › ${dataType} Filter ${n + 1}`);
-			filters.push(input);
-		}
-	}
-	return filters;
 }
 
 export function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): ListQuery {
@@ -126,7 +62,7 @@ export async function executeList(
 ): Promise<INodeExecutionData[]> {
 	const query = readListQuery(this, i, resource);
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
-	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number);
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, DEFAULT_LIMIT) as number);
 	const simplify = isPropertyResource(resource) && getOptions(this, i).simplify === true;
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];

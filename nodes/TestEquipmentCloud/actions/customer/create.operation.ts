@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions, writeProperties } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { writeProperties } from '../common/write.description';
 import { clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [...writeProperties({ resource: 'customer', update: false }), requestOptions(true)];

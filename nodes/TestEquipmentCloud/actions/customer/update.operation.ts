@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions, writeProperties } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { recordLocator } from '../common/locators';
+import { writeProperties } from '../common/write.description';
 import { bodyId, clientFor, getOptions, idParameter, readJsonInput, readPropertyValues, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { recordLocator } from '../common/locators';
 import { clientFor, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [

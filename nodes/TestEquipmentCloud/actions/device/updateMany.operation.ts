@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { ValidationError } from '../../../../client';
-import { propertyValuesProperty, requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { propertyValuesProperty } from '../common/write.description';
 import { bodyId, clientFor, getOptions, readPropertyValues, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [

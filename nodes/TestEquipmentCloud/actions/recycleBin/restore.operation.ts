@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
 import { clientFor, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [

@@ -18,7 +18,9 @@ export class TestEquipmentCloud implements INodeType {
 		name: 'testEquipmentCloud',
 		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2: Simplify on by default, error items in the error output's shape, downloads keep their item.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Manage customers, devices, test results, projects and files of Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud' },

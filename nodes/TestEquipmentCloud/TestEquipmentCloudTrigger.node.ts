@@ -13,6 +13,7 @@ import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
 import { fetchSample, pollEvent, type PollRun, type PollSettings } from './trigger/poll';
+import { skippedMessage, startPoll } from './trigger/overlap';
 import { fingerprint, readState } from './trigger/state';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
@@ -25,6 +26,14 @@ const NOTHING_YET: Record<PollSettings['event'], string> = {
 	testResultNew: 'No test result matches the trigger’s settings yet',
 	projectUpdated: 'No project matches the trigger’s filters',
 };
+
+/** What "Fetch Test Event" looked at, for the log when nothing matched. */
+function checked(settings: PollSettings): string {
+	const parts = [`the ${EVENT_RESOURCE[settings.event]} list`];
+	if (settings.filters.length > 0) parts.push(`${settings.filters.length} filter(s)`);
+	if (settings.onlyFailed) parts.push('only failed results');
+	return parts.join(' with ');
+}
 
 interface TriggerOptions {
 	lookbackDays?: number;
@@ -75,43 +84,62 @@ export class TestEquipmentCloudTrigger implements INodeType {
 	methods = { loadOptions, credentialTest };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		try {
-			const { settings, options } = readSettings(this);
-			const client = await getClient(this, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
-			// Settings that change what is watched start the memory over (from "now").
-			const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed });
-			const started = clock.now();
-			const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
-			const run: PollRun = {
-				client,
-				settings,
-				key,
-				now: clock.now,
-				deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
-			};
-
-			if (this.getMode() === 'manual') {
-				// "Fetch Test Event": a real record, new or not; the memory is neither read nor moved.
-				const sample = await fetchSample(run);
-				if (!sample) {
-					throw new NodeOperationError(this.getNode(), `${NOTHING_YET[settings.event]}, so there is no sample to show`, {
-						description: 'The trigger still fires when one appears. Loosen the filters to see a sample now.',
-					});
-				}
-				return [this.helpers.returnJsonArray([sample])];
-			}
-
-			const staticData = this.getWorkflowStaticData('node');
-			const previous = readState(staticData.cursor, settings.event, key);
-			// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
-			// it was, and the next poll emits what this one would have.
-			const outcome = await pollEvent(run, previous);
-			if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
-				staticData.cursor = outcome.state as unknown as IDataObject;
-			}
-			return outcome.items.length > 0 ? [this.helpers.returnJsonArray(outcome.items)] : null;
-		} catch (error) {
-			throw toNodeError(this.getNode(), error);
+		// "Fetch Test Event" never waits for an active poll; active polls run one at a time per node.
+		if (this.getMode() === 'manual') return await pollOnce(this);
+		const node = this.getNode();
+		const guard = startPoll(`${String(this.getWorkflow().id ?? '')}/${node.id ?? node.name}`, clock.now());
+		if ('busySince' in guard) {
+			this.logger.warn(skippedMessage(node.name, guard.busySince, clock.now()), { workflowId: this.getWorkflow().id, nodeName: node.name });
+			return null;
 		}
+		try {
+			return await pollOnce(this);
+		} finally {
+			guard.finish();
+		}
+	}
+}
+
+/** One poll: the new items (null when none), the memory moved only after success. */
+async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	try {
+		const { settings, options } = readSettings(ctx);
+		const client = await getClient(ctx, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
+		// Settings that change what is watched start the memory over (from "now").
+		const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed });
+		const started = clock.now();
+		const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
+		const run: PollRun = {
+			client,
+			settings,
+			key,
+			now: clock.now,
+			deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
+		};
+
+		if (ctx.getMode() === 'manual') {
+			// "Fetch Test Event": a real record, new or not; the memory is neither read nor moved.
+			const sample = await fetchSample(run);
+			if (!sample) {
+				// Not an error: n8n shows its usual "no data" hint; the log says what was checked.
+				ctx.logger.info(`${NOTHING_YET[settings.event]} (checked ${checked(settings)}); the trigger still fires when one appears`, {
+					nodeName: ctx.getNode().name,
+				});
+				return null;
+			}
+			return [ctx.helpers.returnJsonArray([sample])];
+		}
+
+		const staticData = ctx.getWorkflowStaticData('node');
+		const previous = readState(staticData.cursor, settings.event, key);
+		// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
+		// it was, and the next poll emits what this one would have.
+		const outcome = await pollEvent(run, previous);
+		if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
+			staticData.cursor = outcome.state as unknown as IDataObject;
+		}
+		return outcome.items.length > 0 ? [ctx.helpers.returnJsonArray(outcome.items)] : null;
+	} catch (error) {
+		throw toNodeError(ctx.getNode(), error);
 	}
 }

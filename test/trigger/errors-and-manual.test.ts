@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { DEVICE } from '../../sandbox/properties';
 import { credentials, ids, overdueNow, Poller, setOverdue, useWorld } from '../support/trigger';
-import { runPoll } from '../support/n8n';
+import { captureLogs, runPoll } from '../support/n8n';
 
 const world = useWorld();
 
@@ -100,15 +100,23 @@ describe('manual mode ("Fetch Test Event")', () => {
 		expect(projects.items?.map((i) => (i.json as IDataObject).id)).toEqual([latest.id]);
 	});
 
-	it('nothing matches at all: a clear message instead of an empty run', async () => {
-		const manual = await runPoll({
-			parameters: {
-				event: 'deviceOverdue',
-				filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'equals', value: 'No such department' }] } }] },
-			},
-			credentials: credentials(world.sandbox),
-			mode: 'manual',
+	it('nothing matches at all: no error, n8n\'s usual "no data", and the log says what was checked', async () => {
+		const { result: manual, logs } = await captureLogs(
+			async () =>
+				await runPoll({
+					parameters: {
+						event: 'deviceOverdue',
+						filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'equals', value: 'No such department' }] } }] },
+					},
+					credentials: credentials(world.sandbox),
+					mode: 'manual',
+				}),
+		);
+		expect(manual.error).toBeUndefined();
+		expect(manual.items).toBeNull();
+		expect(logs).toContainEqual({
+			level: 'info',
+			message: expect.stringContaining('No overdue device matches the trigger’s filters right now (checked the overdueDevice list with 1 filter(s))'),
 		});
-		expect(manual.error?.message).toContain('No overdue device matches the trigger’s filters right now');
 	});
 });

@@ -1,5 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+import { errorItem } from '../shared/errors';
 import { toNodeError } from '../transport';
 import { nodeOperation, operationModule } from './node.type';
 
@@ -22,10 +23,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (caught) {
 			const error = toNodeError(this.getNode(), caught, i);
 			if (this.continueOnFail()) {
-				const json: IDataObject = { error: error.message };
-				if (error.description) json.description = error.description;
-				if ('httpCode' in error && error.httpCode) json.httpCode = error.httpCode;
-				output.push({ json, pairedItem: { item: i } });
+				output.push(errorItem(error, i, this.getNode()));
 				continue;
 			}
 			throw error;

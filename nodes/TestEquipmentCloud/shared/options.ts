@@ -30,3 +30,19 @@ export const simplifyOption: INodeProperties = {
 	description: 'Whether to return the properties as one object of name → value instead of the list the service sends',
 };
 
+
+/** Only in node version 1 (saved workflows keep their forms and outputs). */
+export const VERSION_1: INodeProperties['displayOptions'] = { show: { '@version': [1] } };
+/** From node version 2 on. */
+export const FROM_VERSION_2: INodeProperties['displayOptions'] = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
+
+/** Version 2's Simplify: on by default, on the form (version 1 has it off, under Options). */
+export const simplifyParameter: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to return the properties as one object of name → value (e.g. "Next Test Date": "2026-03-01"). Off: the list the service sends, with key IDs and types.',
+	displayOptions: FROM_VERSION_2,
+};

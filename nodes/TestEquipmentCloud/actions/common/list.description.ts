@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { filtersCollection } from '../../shared/filters.description';
-import { maxRetryWaitOption, simplifyOption, timeoutOption } from '../../shared/options';
+import { FROM_VERSION_2, VERSION_1, maxRetryWaitOption, simplifyOption, simplifyParameter, timeoutOption } from '../../shared/options';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 
 /** Get Many's Return All / Limit and list options; the options of single-record operations. */
@@ -28,7 +28,7 @@ export const limitProperty: INodeProperties = {
 /** How many records Get Many returns when Return All is off and no Limit is set (written once, above). */
 export const DEFAULT_LIMIT = limitProperty.default as number;
 
-function listOptions(resource: ListResource): INodeProperties {
+function listOptions(resource: ListResource, version: 1 | 2): INodeProperties {
 	const properties = isPropertyResource(resource);
 	const options: INodeProperties[] = [
 		maxRetryWaitOption,
@@ -53,7 +53,7 @@ function listOptions(resource: ListResource): INodeProperties {
 			default: '',
 			description: 'Only records that contain this text',
 		},
-		...(properties ? [simplifyOption] : []),
+		...(properties && version === 1 ? [simplifyOption] : []),
 		{
 			displayName: 'Sort',
 			name: 'sort',
@@ -96,23 +96,38 @@ function listOptions(resource: ListResource): INodeProperties {
 		placeholder: 'Add Option',
 		default: {},
 		options,
+		displayOptions: version === 1 ? VERSION_1 : FROM_VERSION_2,
 	};
 }
 
 /** Get Many: Return All / Limit, Filters, and the list options of the resource. */
 export function listProperties(resource: ListResource): INodeProperties[] {
-	return [returnAllProperty, limitProperty, filtersProperty, listOptions(resource)];
+	return [
+		returnAllProperty,
+		limitProperty,
+		filtersProperty,
+		...(isPropertyResource(resource) ? [simplifyParameter] : []),
+		listOptions(resource, 1),
+		listOptions(resource, 2),
+	];
 }
 
-/** The options collection of operations that are not lists. */
-export function requestOptions(withSimplify = false): INodeProperties {
-	return {
+/**
+ * The options of operations that are not lists; with Simplify for records with properties
+ * (version 1: under Options, off; from version 2: on the form, on).
+ */
+export function requestOptions(withSimplify = false): INodeProperties[] {
+	const options = (version: 1 | 2): INodeProperties => ({
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: withSimplify ? [maxRetryWaitOption, timeoutOption, simplifyOption] : [maxRetryWaitOption, timeoutOption],
-	};
+		options: withSimplify && version === 1 ? [maxRetryWaitOption, timeoutOption, simplifyOption] : [maxRetryWaitOption, timeoutOption],
+		displayOptions: version === 1 ? VERSION_1 : FROM_VERSION_2,
+	});
+	if (withSimplify) return [simplifyParameter, options(1), options(2)];
+	const { displayOptions: _all, ...plain } = options(1);
+	return [plain];
 }
 

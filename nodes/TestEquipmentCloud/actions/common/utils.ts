@@ -25,6 +25,12 @@ export async function clientFor(ctx: IExecuteFunctions, i: number): Promise<Serv
 	return await getClient(ctx, { maxRetryWaitSeconds: maxRetryWait, timeoutSeconds: timeout });
 }
 
+/** Simplify: version 1 reads Options › Simplify (off by default), version 2 the form's Simplify (on). */
+export function wantsSimplify(ctx: IExecuteFunctions, i: number): boolean {
+	if (ctx.getNode().typeVersion >= 2) return ctx.getNodeParameter('simplify', i, true) === true;
+	return getOptions(ctx, i).simplify === true;
+}
+
 /** One n8n item per record, each paired with the input item it came from. */
 export function toItems(records: unknown, i: number, simplify = false): INodeExecutionData[] {
 	const list = Array.isArray(records) ? records : records === null || records === undefined ? [] : [records];
@@ -63,7 +69,7 @@ export async function executeList(
 	const query = readListQuery(this, i, resource);
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, DEFAULT_LIMIT) as number);
-	const simplify = isPropertyResource(resource) && getOptions(this, i).simplify === true;
+	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];
 	for await (const page of client.pages(operation, query, { maxItems: limit })) {

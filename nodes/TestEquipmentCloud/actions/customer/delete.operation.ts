@@ -17,7 +17,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to remove the customer completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['delete'] } }, properties);

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { writeProperties } from '../common/write.description';
-import { bodyId, clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+import { bodyId, clientFor, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
-const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), requestOptions(true)];
+const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), ...requestOptions(true)];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['create'] } }, properties);
 
@@ -20,5 +20,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	}
 	const client = await clientFor(this, i);
 	const created = await client.call('device.create', { body });
-	return toItems(created, i, getOptions(this, i).simplify === true);
+	return toItems(created, i, wantsSimplify(this, i));
 }

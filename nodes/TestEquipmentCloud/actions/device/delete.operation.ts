@@ -17,7 +17,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to remove the device completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['delete'] } }, properties);

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { recordLocator } from '../common/locators';
 import { writeProperties } from '../common/write.description';
-import { bodyId, clientFor, getOptions, idParameter, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+import { bodyId, clientFor, idParameter, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -12,7 +12,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { inputMode: ['fields'] } },
 	},
 	...writeProperties({ resource: 'device', update: true }),
-	requestOptions(true),
+	...requestOptions(true),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['update'] } }, properties);
@@ -29,5 +29,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	}
 	const client = await clientFor(this, i);
 	const updated = await client.call('device.update', { body });
-	return toItems(updated, i, getOptions(this, i).simplify === true);
+	return toItems(updated, i, wantsSimplify(this, i));
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { ValidationError } from '../../../../client';
 import { requestOptions } from '../common/list.description';
 import { propertyValuesProperty } from '../common/write.description';
-import { bodyId, clientFor, getOptions, readPropertyValues, toItems } from '../common/utils';
+import { bodyId, clientFor, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,7 +19,7 @@ const properties: INodeProperties[] = [
 		...propertyValuesProperty(),
 		description: 'The properties to set on every listed device (the same values for all)',
 	},
-	requestOptions(true),
+	...requestOptions(true),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['updateMany'] } }, properties);
@@ -38,5 +38,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const result = (await client.call('device.updateMany', { body })) as IDataObject | null;
 	const records = result && Array.isArray(result.results) ? result.results : result;
-	return toItems(records, i, getOptions(this, i).simplify === true);
+	return toItems(records, i, wantsSimplify(this, i));
 }

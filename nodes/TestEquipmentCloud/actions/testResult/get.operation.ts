@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
 		}),
 		description: 'The test result to get, with its performed test steps and measured limits',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['testResult'], operation: ['get'] } }, properties);

@@ -4,24 +4,36 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
+import { MAX_LIMIT } from '../../client';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { expectPaired, jsonOf, run, settledOkRequests, settledRequests, useSandbox, valuesOf } from './helpers';
 
 const sandbox = useSandbox();
 
 describe('Get Many: paging, limit, filters, sort, enabled, search', () => {
-	it('Return All streams every page (450 devices = 5 pages of 100), each record once', async () => {
-		sandbox.account.reset({ size: { devices: 450 } });
+	it('Return All reads the largest pages the service accepts (2,450 devices = 3 requests of up to 1000), each record once', async () => {
+		sandbox.account.reset({ size: { devices: 2450 } });
 		const before = await settledRequests(sandbox);
 		const { items, error } = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true });
 		expect(error).toBeUndefined();
 		const ids = items.map((i) => i.json.id);
-		expect(ids).toHaveLength(450);
-		expect(new Set(ids).size).toBe(450);
-		expect(ids.slice().sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 450 }, (_, k) => k + 1));
-		expect((await settledRequests(sandbox)) - before).toBe(5);
+		expect(ids).toHaveLength(2450);
+		expect(new Set(ids).size).toBe(2450);
+		expect(ids.slice().sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 2450 }, (_, k) => k + 1));
+		expect((await settledRequests(sandbox)) - before).toBe(Math.ceil(2450 / MAX_LIMIT));
 		expect(sandbox.stats.byStatus['429'] ?? 0).toBe(0);
 		expectPaired(items);
+		sandbox.account.reset({ size: { devices: 240 } });
+	});
+
+	it('a Limit larger than one page reads full pages and asks the last one for no more than it needs', async () => {
+		sandbox.account.reset({ size: { devices: 2450 } });
+		const before = await settledRequests(sandbox);
+		const { items, error } = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 1500 });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(1500);
+		expect(new Set(items.map((i) => i.json.id)).size).toBe(1500);
+		expect((await settledRequests(sandbox)) - before).toBe(2);
 		sandbox.account.reset({ size: { devices: 240 } });
 	});
 

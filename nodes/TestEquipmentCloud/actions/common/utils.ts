@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { MAX_LIMIT, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
 import { filtersFromParameter } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
@@ -59,7 +59,11 @@ export function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListR
 	return query;
 }
 
-/** Get Many of any list: Return All streams every page; otherwise stops at Limit. */
+/**
+ * Get Many of any list: Return All streams every page; otherwise stops at Limit. Pages are the
+ * largest the service accepts (the client asks no more than Limit needs): reading N records
+ * costs about N / MAX_LIMIT requests at 5 per second. Only the record pickers page small.
+ */
 export async function executeList(
 	this: IExecuteFunctions,
 	i: number,
@@ -72,7 +76,7 @@ export async function executeList(
 	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];
-	for await (const page of client.pages(operation, query, { maxItems: limit })) {
+	for await (const page of client.pages(operation, query, { pageSize: MAX_LIMIT, maxItems: limit })) {
 		out.push(...toItems(page, i, simplify));
 	}
 	return out;

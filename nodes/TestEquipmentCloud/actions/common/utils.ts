@@ -88,6 +88,13 @@ export function idParameter(ctx: IExecuteFunctions, name: string, i: number): st
 	return String(value ?? '').trim();
 }
 
+/** The customer of a device's form (version 1: Customer ID text; version 2: the Customer picker); undefined when empty. */
+export function customerIdOf(ctx: IExecuteFunctions, i: number): number | string | undefined {
+	const v2 = ctx.getNode().typeVersion >= 2;
+	const value = v2 ? idParameter(ctx, 'customer', i) : String(ctx.getNodeParameter('customerId', i, '') ?? '').trim();
+	return value === '' ? undefined : bodyId(value, v2 ? 'Customer' : 'Customer ID');
+}
+
 /** Form fields → `{ "<property key id>": value }`. */
 export function readPropertyValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
 	const raw = ctx.getNodeParameter('propertyValues', i, {}) as { property?: Array<{ key?: string | number; value?: unknown }> };

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { recordLocator } from './locators';
 
 /** Create / Update input: form fields or JSON. */
 export function writeProperties(args: { resource: 'customer' | 'device'; update: boolean }): INodeProperties[] {
@@ -47,7 +48,21 @@ export function writeProperties(args: { resource: 'customer' | 'device'; update:
 						description: args.update
 							? 'Move the device to this customer (leave empty to keep the current one)'
 							: 'The customer that owns the device (optional)',
-						displayOptions: { show: { inputMode: ['fields'] } },
+						displayOptions: { show: { inputMode: ['fields'], '@version': [1] } },
+					} satisfies INodeProperties,
+					{
+						...recordLocator({
+							name: 'customer',
+							displayName: 'Customer',
+							searchListMethod: 'searchCustomers',
+							placeholder: 'e.g. 1042',
+							url: true,
+							required: false,
+						}),
+						description: args.update
+							? 'Move the device to this customer (leave empty to keep the current one)'
+							: 'The customer that owns the device (optional)',
+						displayOptions: { show: { inputMode: ['fields'], '@version': [{ _cnd: { gte: 2 } }] } },
 					} satisfies INodeProperties,
 				]
 			: []),

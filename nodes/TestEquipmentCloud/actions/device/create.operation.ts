@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { writeProperties } from '../common/write.description';
-import { bodyId, clientFor, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import { clientFor, customerIdOf, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), ...requestOptions(true)];
 
@@ -14,8 +14,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		body = readJsonInput(this, i);
 	} else {
 		const fields: IDataObject = { properties: readPropertyValues(this, i, true) };
-		const customerId = String(this.getNodeParameter('customerId', i, '') ?? '').trim();
-		if (customerId !== '') fields.customer_id = bodyId(customerId, 'Customer ID');
+		const customerId = customerIdOf(this, i);
+		if (customerId !== undefined) fields.customer_id = customerId;
 		body = fields;
 	}
 	const client = await clientFor(this, i);

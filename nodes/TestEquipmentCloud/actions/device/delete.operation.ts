@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
-import { recordLocator } from '../common/locators';
-import { clientFor, idParameter, toItems } from '../common/utils';
+import { deviceIdOf, recordLocator } from '../common/locators';
+import { clientFor, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
-		...recordLocator({ name: 'deviceId', displayName: 'Device', searchListMethod: 'searchDevices', placeholder: 'e.g. 1042' }),
+		...recordLocator({ name: 'deviceId', displayName: 'Device', searchListMethod: 'searchDevices', placeholder: 'e.g. 1042', barcode: true }),
 		description: 'The device to delete',
 	},
 	{
@@ -23,9 +23,9 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['delete'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	const id = idParameter(this, 'deviceId', i);
 	const permanently = this.getNodeParameter('deletePermanently', i, false) as boolean;
 	const client = await clientFor(this, i);
+	const id = await deviceIdOf(this, 'deviceId', i, client);
 	const result = await client.delete('device.delete', id, permanently, 'Device');
 	return toItems(result ?? { id, deleted: true }, i);
 }

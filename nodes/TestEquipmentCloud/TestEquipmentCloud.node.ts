@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { properties } from './actions/node.description';
 import { router } from './actions/router';
-import { credentialTest, listSearch, loadOptions } from './methods';
+import { credentialTest, listSearch, loadOptions, resourceMapping } from './methods';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
 
@@ -31,7 +31,7 @@ export class TestEquipmentCloud implements INodeType {
 		properties,
 	};
 
-	methods = { loadOptions, listSearch, credentialTest };
+	methods = { loadOptions, listSearch, resourceMapping, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -11,18 +11,21 @@ import { byId, credentialsFor, run, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 
+/** Version 2's resource mapper value with one property. */
+const mapped = (key: number, value: string) => ({ mappingMode: 'defineBelow', value: { [String(key)]: value } });
+
 /** Parameters that reach the service for each pair; the table must name every pair (compile-time). */
 const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation']}`]: IDataObject } = {
-	'customer.create': { inputMode: 'fields', propertyValues: { property: [{ key: CUSTOMER.name, value: 'ACME' }] } },
+	'customer.create': { inputMode: 'fields', propertyValues: { property: [{ key: CUSTOMER.name, value: 'ACME' }] }, fields: mapped(CUSTOMER.name, 'ACME') },
 	'customer.delete': { customerId: byId(1) },
 	'customer.getAll': { limit: 1 },
 	'customer.update': { inputMode: 'json', json: `{"id": 1, "properties": {"${CUSTOMER.city}": "Berlin"}}` },
-	'device.create': { inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.designation, value: 'Drill' }] } },
+	'device.create': { inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.designation, value: 'Drill' }] }, fields: mapped(DEVICE.designation, 'Drill') },
 	'device.delete': { deviceId: byId(1) },
 	'device.get': { deviceId: byId(1) },
 	'device.getAll': { limit: 1 },
-	'device.update': { deviceId: byId(1), inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] } },
-	'device.updateMany': { deviceIds: '1, 2', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] } },
+	'device.update': { deviceId: byId(1), inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
+	'device.updateMany': { deviceIds: '1, 2', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
 	'file.download': { fileId: '1' },
 	'overdueDevice.getAll': { limit: 1 },
 	'project.getAll': { limit: 1 },

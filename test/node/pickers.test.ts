@@ -23,7 +23,7 @@ describe('device By Barcode', () => {
 
 		const updated = await run(
 			sandbox,
-			{ resource: 'device', operation: 'update', deviceId: byBarcode(barcodeOf(43)), propertyValues: { property: [{ key: DEVICE.location, value: 'Van 2' }] } },
+			{ resource: 'device', operation: 'update', deviceId: byBarcode(barcodeOf(43)), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Van 2' } } },
 			{ typeVersion: 2 },
 		);
 		expect(updated.error).toBeUndefined();
@@ -49,7 +49,7 @@ describe('customer of a device (version 2)', () => {
 				resource: 'device',
 				operation: 'create',
 				customer: { __rl: true, mode: 'url', value: 'https://app.example.com/customers/3' },
-				propertyValues: { property: [{ key: DEVICE.designation, value: 'Insulation tester' }] },
+				fields: { mappingMode: 'defineBelow', value: { [DEVICE.designation]: 'Insulation tester' } },
 				simplify: false,
 			},
 			{ typeVersion: 2 },

@@ -56,7 +56,7 @@ describe('version 2 (new nodes)', () => {
 	it('Update answers with named properties too', async () => {
 		const { items, error } = await run(
 			sandbox,
-			{ resource: 'device', operation: 'update', deviceId: byId(2), propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf 9' }] } },
+			{ resource: 'device', operation: 'update', deviceId: byId(2), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Shelf 9' } } },
 			{ typeVersion: 2 },
 		);
 		expect(error).toBeUndefined();

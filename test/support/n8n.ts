@@ -493,7 +493,7 @@ export async function runWorkflow(json: WorkflowJson, credentials: CredentialSto
  * LoadOptionsContext (the editor's context: current parameters, credentials, request helpers).
  */
 export async function callMethod(args: {
-	kind: 'loadOptions' | 'listSearch';
+	kind: 'loadOptions' | 'listSearch' | 'resourceMapping';
 	method: string;
 	parameters: IDataObject;
 	credentials: CredentialStore;

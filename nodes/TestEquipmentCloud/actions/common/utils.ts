@@ -95,8 +95,56 @@ export function customerIdOf(ctx: IExecuteFunctions, i: number): number | string
 	return value === '' ? undefined : bodyId(value, v2 ? 'Customer' : 'Customer ID');
 }
 
+/** A mapped value as the service takes it: dates as YYYY-MM-DD, empty as null. */
+function mappedValue(value: unknown): IDataObject[string] {
+	if (value === '' || value === undefined) return null;
+	if (value instanceof Date) return value.toISOString().slice(0, 10);
+	if (typeof value === 'object' && value !== null && typeof (value as { toISODate?: unknown }).toISODate === 'function') {
+		return (value as { toISODate: () => string }).toISODate();
+	}
+	if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) return value.slice(0, 10);
+	return value as IDataObject[string];
+}
+
+/** Version 2's resource mapper → `{ "<property key id>": value }` (by hand, or from input fields named like properties). */
+function readMappedValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
+	const mapper = ctx.getNodeParameter('fields', i, {}) as {
+		mappingMode?: string;
+		value?: IDataObject | null;
+		schema?: Array<{ id: string; displayName: string; removed?: boolean }>;
+	};
+	const schema = mapper.schema ?? [];
+	const properties: IDataObject = {};
+	if (mapper.mappingMode === 'autoMapInputData') {
+		const input = ctx.getInputData()[i]?.json ?? {};
+		for (const field of schema) {
+			if (field.removed) continue;
+			const key = field.displayName in input ? field.displayName : field.id in input ? field.id : undefined;
+			if (key !== undefined) properties[field.id] = mappedValue(input[key]);
+		}
+	} else {
+		for (const [id, value] of Object.entries(mapper.value ?? {})) {
+			if (value === undefined || value === null || value === '') continue;
+			if (!/^\d+$/.test(id)) {
+				throw new ValidationError('Properties', `"${id}" is not a property of the account; reload the properties and map again`);
+			}
+			properties[id] = mappedValue(value);
+		}
+	}
+	if (required && Object.keys(properties).length === 0) {
+		throw new ValidationError(
+			'Properties',
+			mapper.mappingMode === 'autoMapInputData'
+				? 'no input field is named like a property (map the properties below instead)'
+				: 'give at least one property a value',
+		);
+	}
+	return properties;
+}
+
 /** Form fields → `{ "<property key id>": value }`. */
 export function readPropertyValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
+	if (ctx.getNode().typeVersion >= 2) return readMappedValues(ctx, i, required);
 	const raw = ctx.getNodeParameter('propertyValues', i, {}) as { property?: Array<{ key?: string | number; value?: unknown }> };
 	const properties: IDataObject = {};
 	for (const [n, p] of (raw.property ?? []).entries()) {

@@ -66,7 +66,8 @@ export function writeProperties(args: { resource: 'customer' | 'device'; update:
 					} satisfies INodeProperties,
 				]
 			: []),
-		propertyValuesProperty({ show: { inputMode: ['fields'] } }),
+		propertyValuesProperty({ show: { inputMode: ['fields'], '@version': [1] } }),
+		propertyMapperProperty(args.update ? 'map' : 'add', { show: { inputMode: ['fields'], '@version': [{ _cnd: { gte: 2 } }] } }),
 	];
 }
 
@@ -103,5 +104,34 @@ export function propertyValuesProperty(displayOptions?: INodeProperties['display
 				],
 			},
 		],
+	};
+}
+
+/**
+ * Version 2's property form: n8n's resource mapper with the account's properties and their
+ * types (date picker, numbers, choices), mapped by hand or automatically from input fields
+ * named like the properties.
+ */
+export function propertyMapperProperty(mode: 'add' | 'map', displayOptions?: INodeProperties['displayOptions']): INodeProperties {
+	return {
+		displayName: 'Properties',
+		name: 'fields',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		typeOptions: {
+			loadOptionsDependsOn: ['resource'],
+			resourceMapper: {
+				resourceMapperMethod: 'getPropertyFields',
+				mode,
+				fieldWords: { singular: 'property', plural: 'properties' },
+				addAllFields: mode === 'add',
+				multiKeyMatch: false,
+				supportAutoMap: true,
+				noFieldsError: 'The account has no properties for this resource',
+			},
+		},
+		...(displayOptions ? { displayOptions } : {}),
 	};
 }

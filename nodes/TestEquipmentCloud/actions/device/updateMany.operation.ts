@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { ValidationError } from '../../../../client';
 import { requestOptions } from '../common/list.description';
-import { propertyValuesProperty } from '../common/write.description';
+import { propertyMapperProperty, propertyValuesProperty } from '../common/write.description';
 import { bodyId, clientFor, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [
@@ -16,7 +16,11 @@ const properties: INodeProperties[] = [
 		description: 'The devices to edit: IDs separated by commas, or an expression giving an array of IDs',
 	},
 	{
-		...propertyValuesProperty(),
+		...propertyValuesProperty({ show: { '@version': [1] } }),
+		description: 'The properties to set on every listed device (the same values for all)',
+	},
+	{
+		...propertyMapperProperty('map', { show: { '@version': [{ _cnd: { gte: 2 } }] } }),
 		description: 'The properties to set on every listed device (the same values for all)',
 	},
 	...requestOptions(true),

@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { properties } from './actions/node.description';
 import { router } from './actions/router';
-import { credentialTest, listSearch, loadOptions } from './methods';
+import { credentialTest, listSearch, loadOptions, resourceMapping } from './methods';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
 
@@ -18,7 +18,9 @@ export class TestEquipmentCloud implements INodeType {
 		name: 'testEquipmentCloud',
 		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2: Simplify on by default, error items in the error output's shape, downloads keep their item.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Manage customers, devices, test results, projects and files of Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud' },
@@ -29,7 +31,7 @@ export class TestEquipmentCloud implements INodeType {
 		properties,
 	};
 
-	methods = { loadOptions, listSearch, credentialTest };
+	methods = { loadOptions, listSearch, resourceMapping, credentialTest };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

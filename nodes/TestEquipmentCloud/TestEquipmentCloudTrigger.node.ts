@@ -7,14 +7,15 @@ import type {
 	NodeConnectionType,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { filtersFromParameter } from './actions/common/utils';
+import { filtersFromParameter } from './shared/filters';
 import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
-import { EVENT_RESOURCE, isTriggerEvent } from './trigger/events';
+import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
 import { DEFAULT_LEAD_DAYS, readDueSoonState } from './trigger/dueSoon';
 import { withFailedSteps } from './trigger/failedSteps';
 import { fetchSample, pollEvent, type PollRun, type PollSettings } from './trigger/poll';
+import { skippedMessage, startPoll } from './trigger/overlap';
 import { fingerprint, readState } from './trigger/state';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
@@ -28,6 +29,14 @@ const NOTHING_YET: Record<PollSettings['event'], string> = {
 	projectUpdated: 'No project matches the trigger’s filters',
 	deviceDueSoon: 'No device matching the trigger’s filters is due within the lead time',
 };
+
+/** What "Fetch Test Event" looked at, for the log when nothing matched. */
+function checked(settings: PollSettings): string {
+	const parts = [`the ${EVENT_RESOURCE[settings.event]} list`];
+	if (settings.filters.length > 0) parts.push(`${settings.filters.length} filter(s)`);
+	if (settings.onlyFailed) parts.push('only failed results');
+	return parts.join(' with ');
+}
 
 interface TriggerOptions {
 	lookbackDays?: number;
@@ -73,7 +82,7 @@ export class TestEquipmentCloudTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated", "deviceDueSoon": "Device due soon"}[$parameter["event"]] }}',
-		description: 'Starts the workflow when a device comes due or becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
+		description: 'Starts the workflow when a device becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud Trigger' },
 		polling: true,
 		inputs: [],
@@ -85,46 +94,65 @@ export class TestEquipmentCloudTrigger implements INodeType {
 	methods = { loadOptions, credentialTest };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		try {
-			const { settings, options } = readSettings(this);
-			const client = await getClient(this, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
-			// Settings that change what is watched start the memory over (from "now").
-			const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
-			const failedSteps = settings.event === 'testResultNew' && options.includeFailedSteps === true;
-			const started = clock.now();
-			const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
-			const run: PollRun = {
-				client,
-				settings,
-				key,
-				now: clock.now,
-				deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
-				onUnreadable: (position, reason) => this.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
-			};
-
-			if (this.getMode() === 'manual') {
-				// "Fetch Test Event": a real record, new or not; the memory is neither read nor moved.
-				const sample = await fetchSample(run);
-				if (!sample) {
-					throw new NodeOperationError(this.getNode(), `${NOTHING_YET[settings.event]}, so there is no sample to show`, {
-						description: 'The trigger still fires when one appears. Loosen the filters to see a sample now.',
-					});
-				}
-				return [this.helpers.returnJsonArray(failedSteps ? await withFailedSteps(client, [sample]) : [sample])];
-			}
-
-			const staticData = this.getWorkflowStaticData('node');
-			const previous = settings.event === 'deviceDueSoon' ? readDueSoonState(staticData.cursor, key) : readState(staticData.cursor, settings.event, key);
-			// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
-			// it was, and the next poll emits what this one would have.
-			const outcome = await pollEvent(run, previous);
-			if (failedSteps) outcome.items = await withFailedSteps(client, outcome.items);
-			if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
-				staticData.cursor = outcome.state as unknown as IDataObject;
-			}
-			return outcome.items.length > 0 ? [this.helpers.returnJsonArray(outcome.items)] : null;
-		} catch (error) {
-			throw toNodeError(this.getNode(), error);
+		// "Fetch Test Event" never waits for an active poll; active polls run one at a time per node.
+		if (this.getMode() === 'manual') return await pollOnce(this);
+		const node = this.getNode();
+		const guard = startPoll(`${String(this.getWorkflow().id ?? '')}/${node.id ?? node.name}`, clock.now());
+		if ('busySince' in guard) {
+			this.logger.warn(skippedMessage(node.name, guard.busySince, clock.now()), { workflowId: this.getWorkflow().id, nodeName: node.name });
+			return null;
 		}
+		try {
+			return await pollOnce(this);
+		} finally {
+			guard.finish();
+		}
+	}
+}
+
+/** One poll: the new items (null when none), the memory moved only after success. */
+async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	try {
+		const { settings, options } = readSettings(ctx);
+		const client = await getClient(ctx, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
+		// Settings that change what is watched start the memory over (from "now").
+		const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
+		const failedSteps = settings.event === 'testResultNew' && options.includeFailedSteps === true;
+		const started = clock.now();
+		const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
+		const run: PollRun = {
+			client,
+			settings,
+			key,
+			now: clock.now,
+			deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
+			onUnreadable: (position, reason) => ctx.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
+		};
+
+		if (ctx.getMode() === 'manual') {
+			// "Fetch Test Event": a real record, new or not; the memory is neither read nor moved.
+			const sample = await fetchSample(run);
+			if (!sample) {
+				// Not an error: n8n shows its usual "no data" hint; the log says what was checked.
+				ctx.logger.info(`${NOTHING_YET[settings.event]} (checked ${checked(settings)}); the trigger still fires when one appears`, {
+					nodeName: ctx.getNode().name,
+				});
+				return null;
+			}
+			return [ctx.helpers.returnJsonArray(failedSteps ? await withFailedSteps(client, [sample]) : [sample])];
+		}
+
+		const staticData = ctx.getWorkflowStaticData('node');
+		const previous = settings.event === 'deviceDueSoon' ? readDueSoonState(staticData.cursor, key) : readState(staticData.cursor, settings.event, key);
+		// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
+		// it was, and the next poll emits what this one would have.
+		const outcome = await pollEvent(run, previous);
+		if (failedSteps) outcome.items = await withFailedSteps(client, outcome.items);
+		if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
+			staticData.cursor = outcome.state as unknown as IDataObject;
+		}
+		return outcome.items.length > 0 ? [ctx.helpers.returnJsonArray(outcome.items)] : null;
+	} catch (error) {
+		throw toNodeError(ctx.getNode(), error);
 	}
 }

@@ -80,6 +80,10 @@ beforeAll(async () => {
 	}
 	workflows['tec-test-fails'] = failingWorkflow();
 	workflows['tec-test-recycle-bin'] = recycleBinWorkflow();
+	workflows['tec-test-error-output'] = errorOutputWorkflow();
+	workflows['tec-test-get-v2'] = manualWorkflow('Test: Get (version 2)', [
+		{ ...ours('Get device 7', 1, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '7' } }), typeVersion: 2 },
+	]);
 	await n8n.importWorkflows(workflows);
 });
 
@@ -271,6 +275,29 @@ describe('the package in the n8n app (CLI)', () => {
 		expect(outcome.run!.data.resultData.runData['Get a device that does not exist'][0].executionStatus).toBe('error');
 	});
 
+	it('Continue (using error output): the failed item arrives on the error output, with the service’s description and HTTP code', async () => {
+		const outcome = await n8n.execute('tec-test-error-output');
+		expectSuccess(outcome);
+		const run = outcome.run!.data.resultData.runData['Get a device that does not exist'][0];
+		expect(run.data?.main[0] ?? []).toEqual([]);
+		expect(run.data?.main[1]).toHaveLength(1);
+		expect(run.data!.main[1]![0].json).toMatchObject({
+			error: expect.stringContaining('(HTTP 404)'),
+			details: { httpCode: 404, description: 'Device 999999 does not exist.' },
+		});
+		// The branch behind the error output ran with that item; the success branch did not run.
+		expect(itemsOf(outcome, 'On error')).toHaveLength(1);
+		expect(outcome.run!.data.resultData.runData['On success']).toBeUndefined();
+	});
+
+	it('a new node (version 2): Get’s default output names the properties', async () => {
+		const outcome = await n8n.execute('tec-test-get-v2');
+		expectSuccess(outcome);
+		const [device] = itemsOf(outcome, 'Get device 7');
+		expect(device.json.id).toBe(7);
+		expect(device.json.properties).toEqual(expect.objectContaining({ Designation: expect.any(String), 'Next test': expect.anything() }));
+	});
+
 	it('example workflows that start with another trigger are imported but not run by `n8n execute`', () => {
 		// `n8n execute` needs a Manual Trigger start node; these are listed in the test above.
 		for (const file of notExecutable) expect(examples[file].nodes.some((n) => n.type.startsWith('n8n-nodes-test-equipment-cloud.'))).toBe(true);
@@ -307,6 +334,29 @@ function failingWorkflow(): WorkflowJson {
 	return manualWorkflow('Test: a node that fails', [
 		ours('Get a device that does not exist', 1, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '999999' } }),
 	]);
+}
+
+/** Version 2 of the node with "On Error: Continue (using error output)", each output into a No-Op. */
+function errorOutputWorkflow(): WorkflowJson {
+	const get = {
+		...ours('Get a device that does not exist', 1, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '999999' } }),
+		typeVersion: 2,
+		onError: 'continueErrorOutput',
+	};
+	const noOp = (name: string, index: number, y: number) => ({
+		id: `b1f1a0de-0000-4000-8000-00000000002${index}`,
+		name,
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [440, y],
+		parameters: {},
+	});
+	const workflow = manualWorkflow('Test: error output', [get]);
+	workflow.nodes.push(noOp('On success', 1, -100), noOp('On error', 2, 100));
+	(workflow.connections as Record<string, unknown>)[get.name] = {
+		main: [[{ node: 'On success', type: 'main', index: 0 }], [{ node: 'On error', type: 'main', index: 0 }]],
+	};
+	return workflow;
 }
 
 function recycleBinWorkflow(): WorkflowJson {

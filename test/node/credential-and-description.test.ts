@@ -4,18 +4,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
-import type { Sandbox } from '../../sandbox/server';
 import { DEVICE_KEYS, CUSTOMER_KEYS } from '../../sandbox/properties';
 import { CREDENTIAL_TYPE, PACKAGE_DIR, callMethod, loadPackage, testCredential } from '../support/n8n';
-import { credentialsFor, sandboxForTests } from './helpers';
+import { credentialsFor, useSandbox } from './helpers';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-afterAll(async () => sandbox.stop());
+const sandbox = useSandbox();
 
 const credential = (token: string, extra: Record<string, string> = {}) => ({
 	accessToken: token,
@@ -164,7 +159,8 @@ describe('node and credential as n8n loads them', () => {
 		expect(description).toMatchObject({
 			name: 'testEquipmentCloud',
 			displayName: 'Test Equipment Cloud',
-			version: 1,
+			version: [1, 2],
+			defaultVersion: 2,
 			usableAsTool: true,
 			subtitle: expect.stringMatching(/operation.*resource/),
 			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
@@ -181,6 +177,16 @@ describe('node and credential as n8n loads them', () => {
 		expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
 		for (const f of ['testEquipmentCloud.svg', 'testEquipmentCloud.dark.svg']) {
 			expect(existsSync(join(PACKAGE_DIR, 'dist', 'credentials', f)), f).toBe(true);
+		}
+	});
+
+	it('the node panel finds both nodes by what users type: aliases and subcategories as n8n loads them', async () => {
+		const pkg = await loadPackage();
+		const codexOf = (name: string) => pkg.loader.types.nodes.find((n) => n.name === name)?.codex;
+		for (const name of ['testEquipmentCloud', 'testEquipmentCloudTrigger']) {
+			const codex = codexOf(name);
+			expect(codex?.alias, name).toEqual(expect.arrayContaining(['device', 'overdue', 'calibration', 'test result', 'PAT']));
+			expect(Object.keys(codex?.subcategories ?? {}), name).not.toHaveLength(0);
 		}
 	});
 

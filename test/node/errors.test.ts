@@ -3,21 +3,11 @@
  * HTTP code and the service's description, or NodeOperationError for bad parameters), 429s from
  * other traffic are waited out, continueOnFail returns the error per item.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../sandbox/server';
+import { describe, expect, it } from 'vitest';
 import { DEVICE } from '../../sandbox/properties';
-import { credentialsFor, run, sandboxForTests, settledRequests } from './helpers';
+import { credentialsFor, run, useSandbox, settledRequests } from './helpers';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-afterAll(async () => sandbox.stop());
-beforeEach(() => {
-	sandbox.account.reset();
-	sandbox.faults.clear();
-	sandbox.account.maintenance = false;
-});
+const sandbox = useSandbox();
 
 const listDevices = { resource: 'device', operation: 'getAll', limit: 3 };
 

@@ -5,23 +5,17 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NodeHelpers } from 'n8n-workflow';
 import type { INode, INodeParameters } from 'n8n-workflow';
-import type { Sandbox } from '../../sandbox/server';
 import { CREDENTIAL_TYPE, PACKAGE_DIR, loadPackage, runWorkflow, type WorkflowJson } from '../support/n8n';
-import { credentialsFor, sandboxForTests } from './helpers';
+import { credentialsFor, useSandbox } from './helpers';
 
 const EXAMPLES_DIR = join(PACKAGE_DIR, 'examples');
 // Workflows started by the polling trigger (*-trigger.json) are run by test/trigger/description.test.ts.
 const files = readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json') && !f.endsWith('-trigger.json')).sort();
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await sandboxForTests();
-});
-afterAll(async () => sandbox.stop());
-beforeEach(() => sandbox.account.reset());
+const sandbox = useSandbox();
 
 describe('example workflows', () => {
 	it('there is one per main use', () => {

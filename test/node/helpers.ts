@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { CREDENTIAL_TYPE, runNode, type RunNodeOptions } from '../support/n8n';
@@ -18,6 +19,36 @@ export async function sandboxForTests(): Promise<Sandbox> {
 	});
 	await new Promise((resolve) => setTimeout(resolve, 1100));
 	return sandbox;
+}
+
+/**
+ * The preamble of a node test file: one sandbox for the file (filled in `beforeAll`), and before
+ * each test the demo account reset, no faults, no maintenance.
+ */
+export function useSandbox(): Sandbox {
+	const sandbox = {} as Sandbox;
+	beforeAll(async () => {
+		Object.assign(sandbox, await sandboxForTests());
+	});
+	afterAll(async () => sandbox.stop());
+	beforeEach(() => {
+		sandbox.account.reset();
+		sandbox.faults.clear();
+		sandbox.account.maintenance = false;
+	});
+	return sandbox;
+}
+
+/** An ID in a resource locator's By ID mode. */
+export const byId = (id: string | number) => ({ __rl: true, mode: 'id', value: String(id) });
+
+/** The json of each item. */
+export const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((i) => i.json);
+
+/** Every item is paired with input item `item`. */
+export function expectPaired(items: Array<{ pairedItem?: unknown }>, item = 0) {
+	expect(items.length).toBeGreaterThan(0);
+	for (const it of items) expect(it.pairedItem).toEqual({ item });
 }
 
 export function credentialsFor(sandbox: Sandbox, token = sandbox.sandboxToken, extra: IDataObject = {}) {

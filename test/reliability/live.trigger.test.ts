@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { LiveTally, putLive } from '../support/live';
 import { run } from '../node/helpers';
-import { Poller, startWorld, type World } from '../trigger/helpers';
+import { Poller, startWorld, type World } from '../support/trigger';
 
 /**
  * The trigger's three events through n8n-core's poll context, and the action node's Return All

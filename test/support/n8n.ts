@@ -9,6 +9,8 @@
  */
 import path from 'node:path';
 import { Container } from '@n8n/di';
+import { Logger } from '@n8n/backend-common';
+import { vi } from 'vitest';
 import {
 	BinaryDataService,
 	CredentialTestContext,
@@ -275,6 +277,8 @@ export interface RunNodeOptions {
 
 export interface RunNodeResult {
 	items: INodeExecutionData[];
+	/** Every output of the node: [0] the main output, [1] the error output under "Continue (using error output)". */
+	outputs: INodeExecutionData[][];
 	/** The workflow-level error: a plain object (assert fields, not instanceof). */
 	error: (ExecutionError & IDataObject) | undefined;
 	run: IRun;
@@ -326,6 +330,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		const taskData = run.data.resultData.runData[nodeName]?.[0];
 		return {
 			items: taskData?.data?.main?.[0] ?? [],
+			outputs: (taskData?.data?.main ?? []).map((output) => output ?? []),
 			error: (run.data.resultData.error ?? taskData?.error) as RunNodeResult['error'],
 			run,
 			credentialsHelper,
@@ -431,6 +436,22 @@ export async function runPoll(opts: RunPollOptions): Promise<RunPollResult> {
 	};
 }
 
+/** The lines n8n's logger receives while `body` runs (n8n-core's nodes log through it). */
+export async function captureLogs<T>(body: () => Promise<T>): Promise<{ result: T; logs: Array<{ level: string; message: string }> }> {
+	const logger = Container.get(Logger);
+	const logs: Array<{ level: string; message: string }> = [];
+	const spies = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
+		vi.spyOn(logger, level).mockImplementation((message: string) => {
+			logs.push({ level, message });
+		}),
+	);
+	try {
+		return { result: await body(), logs };
+	} finally {
+		for (const spy of spies) spy.mockRestore();
+	}
+}
+
 // ---- whole workflows (the example files) ---------------------------------------------------------
 export interface WorkflowJson {
 	name: string;
@@ -472,7 +493,7 @@ export async function runWorkflow(json: WorkflowJson, credentials: CredentialSto
  * LoadOptionsContext (the editor's context: current parameters, credentials, request helpers).
  */
 export async function callMethod(args: {
-	kind: 'loadOptions' | 'listSearch';
+	kind: 'loadOptions' | 'listSearch' | 'resourceMapping';
 	method: string;
 	parameters: IDataObject;
 	credentials: CredentialStore;

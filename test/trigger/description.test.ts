@@ -4,17 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NodeHelpers } from 'n8n-workflow';
 import type { INode, INodeParameters, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 import { CREDENTIAL_TYPE, PACKAGE_DIR, TRIGGER_NODE_TYPE, callMethod, loadPackage, runWorkflow, type WorkflowJson } from '../support/n8n';
-import { credentials, overdueNow, startWorld, type World } from './helpers';
+import { credentials, overdueNow, useWorld } from '../support/trigger';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
+const world = useWorld();
 
 async function description(type: string): Promise<INodeTypeDescription> {
 	const pkg = await loadPackage();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
-import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from './helpers';
+import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
 let world: World;
 beforeAll(async () => {

@@ -2,23 +2,13 @@
  * Errors while polling (n8n errors with the service's description; a failed poll leaves the
  * static data as it was) and manual mode ("Fetch Test Event" through WorkflowExecute).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { DEVICE } from '../../sandbox/properties';
-import { Poller, credentials, ids, overdueNow, setOverdue, startWorld, type World } from './helpers';
-import { runPoll } from '../support/n8n';
+import { credentials, ids, overdueNow, Poller, setOverdue, useWorld } from '../support/trigger';
+import { captureLogs, runPoll } from '../support/n8n';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
-beforeEach(() => {
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.account.reset();
-	world.sandbox.account.license = 'active';
-	world.sandbox.faults.clear();
-});
+const world = useWorld();
 
 const notOverdue = () => [...world.sandbox.account.data.devices.keys()].filter((id) => !overdueNow(world.sandbox).has(id));
 
@@ -110,15 +100,23 @@ describe('manual mode ("Fetch Test Event")', () => {
 		expect(projects.items?.map((i) => (i.json as IDataObject).id)).toEqual([latest.id]);
 	});
 
-	it('nothing matches at all: a clear message instead of an empty run', async () => {
-		const manual = await runPoll({
-			parameters: {
-				event: 'deviceOverdue',
-				filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'equals', value: 'No such department' }] } }] },
-			},
-			credentials: credentials(world.sandbox),
-			mode: 'manual',
+	it('nothing matches at all: no error, n8n\'s usual "no data", and the log says what was checked', async () => {
+		const { result: manual, logs } = await captureLogs(
+			async () =>
+				await runPoll({
+					parameters: {
+						event: 'deviceOverdue',
+						filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'equals', value: 'No such department' }] } }] },
+					},
+					credentials: credentials(world.sandbox),
+					mode: 'manual',
+				}),
+		);
+		expect(manual.error).toBeUndefined();
+		expect(manual.items).toBeNull();
+		expect(logs).toContainEqual({
+			level: 'info',
+			message: expect.stringContaining('No overdue device matches the trigger’s filters right now (checked the overdueDevice list with 1 filter(s))'),
 		});
-		expect(manual.error?.message).toContain('No overdue device matches the trigger’s filters right now');
 	});
 });

@@ -2,20 +2,12 @@
  * Event "deviceOverdue", polled through n8n-core's PollContext against the sandbox over HTTP,
  * with the service's clock and data moving between polls.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
 import { DEVICE } from '../../sandbox/properties';
-import { DAY_MS, Poller, ids, overdueNow, random, setOverdue, sorted, startWorld, type World } from './helpers';
+import { DAY_MS, ids, overdueNow, Poller, random, setOverdue, sorted, useWorld } from '../support/trigger';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
-beforeEach(() => {
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.account.reset();
-});
+const world = useWorld();
 
 const notOverdue = () => [...world.sandbox.account.data.devices.keys()].filter((id) => !overdueNow(world.sandbox).has(id));
 

@@ -1,16 +1,8 @@
 /** Event "projectUpdated": updated_time watermark plus the ids at the boundary. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Poller, ids, random, sorted, startWorld, type World } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { ids, Poller, random, sorted, useWorld } from '../support/trigger';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
-beforeEach(() => {
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.account.reset();
-});
+const world = useWorld();
 
 const projects = () => world.sandbox.account.data.projects;
 const snapshot = () => new Map(projects().map((p) => [p.id, p.updated_time]));

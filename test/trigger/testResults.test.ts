@@ -2,21 +2,13 @@
  * Event "testResultNew": late uploads inside the lookback, Only Failed Results, filters, and the
  * size of the static data after 10 000 results.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { addDays } from '../../client/dates';
 import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
-import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from './helpers';
+import { DAY_MS, ids, Poller, random, sorted, useWorld } from '../support/trigger';
 
-let world: World;
-beforeAll(async () => {
-	world = await startWorld();
-});
-afterAll(async () => world.stop());
-beforeEach(() => {
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.account.reset({ size: { testResults: 600, devices: 240 } });
-});
+const world = useWorld({ testResults: 600, devices: 240 });
 
 const sync = (input: { device_id?: number; status?: 'passed' | 'failed'; test_date?: string; tester?: string }) =>
 	world.sandbox.account.syncTestResult({ device_id: 1, ...input });

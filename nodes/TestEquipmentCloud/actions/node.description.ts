@@ -1,12 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as customer from './customer';
-import * as device from './device';
-import * as file from './file';
-import * as overdueDevice from './overdueDevice';
-import * as project from './project';
-import * as recycleBin from './recycleBin';
-import * as subUser from './subUser';
-import * as testResult from './testResult';
+import type { NodeResource } from '../shared/resources';
+import { RESOURCES, RESOURCE_NAMES } from './node.type';
 
 /** The resource selector and every operation's parameters, in the order the form shows them. */
 export const properties: INodeProperties[] = [
@@ -15,24 +9,8 @@ export const properties: INodeProperties[] = [
 		name: 'resource',
 		type: 'options',
 		noDataExpression: true,
-		options: [
-			{ name: 'Customer', value: 'customer' },
-			{ name: 'Device', value: 'device' },
-			{ name: 'File', value: 'file' },
-			{ name: 'Overdue Device', value: 'overdueDevice' },
-			{ name: 'Project', value: 'project' },
-			{ name: 'Recycle Bin', value: 'recycleBin' },
-			{ name: 'Sub-User', value: 'subUser' },
-			{ name: 'Test Result', value: 'testResult' },
-		],
+		options: (Object.keys(RESOURCES) as NodeResource[]).map((value) => ({ name: RESOURCE_NAMES[value], value })),
 		default: 'device',
 	},
-	...customer.description,
-	...device.description,
-	...file.description,
-	...overdueDevice.description,
-	...project.description,
-	...recycleBin.description,
-	...subUser.description,
-	...testResult.description,
+	...Object.values(RESOURCES).flatMap((resource) => resource.description),
 ];

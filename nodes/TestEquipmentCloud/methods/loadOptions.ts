@@ -2,7 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n
 import { NodeOperationError } from 'n8n-workflow';
 import { FIELDS, type DataType, type Resource } from '../../../client';
 import { getClient, toNodeError } from '../transport';
-import { EVENT_RESOURCE, type TriggerEvent } from '../trigger/events';
+import { EVENT_RESOURCE, type TriggerEvent } from '../shared/events';
 
 interface KeyOption {
 	name: string;

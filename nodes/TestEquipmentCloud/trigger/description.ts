@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { filtersCollection, maxRetryWaitOption, simplifyOption, timeoutOption } from '../actions/common/descriptions';
+import { filtersCollection } from '../shared/filters.description';
+import { maxRetryWaitOption, simplifyOption, timeoutOption } from '../shared/options';
 
 export const DEFAULT_LOOKBACK_DAYS = 7;
 

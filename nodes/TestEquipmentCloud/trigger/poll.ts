@@ -13,9 +13,9 @@ import {
 	type ServiceClient,
 } from '../../../client';
 import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
-import { simplifyRecord } from '../actions/common/utils';
+import { simplifyRecord } from '../shared/records';
 import { fetchDueSoonSample, pollDueSoon, type DueSoonState } from './dueSoon';
-import { EVENT_LIST, type TriggerEvent } from './events';
+import { EVENT_LIST, type TriggerEvent } from '../shared/events';
 import {
 	STATE_VERSION,
 	decodeIds,

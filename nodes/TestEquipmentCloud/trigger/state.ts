@@ -24,7 +24,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import type { DueSoonState } from './dueSoon';
-import type { TriggerEvent } from './events';
+import type { TriggerEvent } from '../shared/events';
 
 export const STATE_VERSION = 1;
 

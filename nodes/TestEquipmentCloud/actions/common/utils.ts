@@ -1,19 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import {
-	propertyValues,
-	FILTER_KEY_TYPE,
-	encodePathId,
-	ValidationError,
-	validateFilter,
-	type DataType,
-	type FilterInput,
-	type ListQuery,
-	type OperationId,
-	type ServiceClient,
-} from '../../../../client';
+import { MAX_LIMIT, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { filtersFromParameter } from '../../shared/filters';
+import { isObject, simplifyRecord } from '../../shared/records';
+import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
-import { isPropertyResource, type ListResource } from './descriptions';
+import { DEFAULT_LIMIT } from './list.description';
 
 export interface CommonOptions {
 	maxRetryWait?: number;
@@ -33,14 +25,10 @@ export async function clientFor(ctx: IExecuteFunctions, i: number): Promise<Serv
 	return await getClient(ctx, { maxRetryWaitSeconds: maxRetryWait, timeoutSeconds: timeout });
 }
 
-function isObject(value: unknown): value is IDataObject {
-	return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `properties: [{name, value}, …]` → `properties: {name: value}` (the Simplify option). */
-export function simplifyRecord(record: unknown): unknown {
-	if (!isObject(record) || !Array.isArray(record.properties)) return record;
-	return { ...record, properties: propertyValues(record) as IDataObject };
+/** Simplify: version 1 reads Options › Simplify (off by default), version 2 the form's Simplify (on). */
+export function wantsSimplify(ctx: IExecuteFunctions, i: number): boolean {
+	if (ctx.getNode().typeVersion >= 2) return ctx.getNodeParameter('simplify', i, true) === true;
+	return getOptions(ctx, i).simplify === true;
 }
 
 /** One n8n item per record, each paired with the input item it came from. */
@@ -52,55 +40,9 @@ export function toItems(records: unknown, i: number, simplify = false): INodeExe
 	});
 }
 
-interface FilterEntry {
-	key?: number | string;
-	join?: string;
-	conditions?: { condition?: Array<{ keyword?: string; value?: string | number }> };
-}
-
-const FILTER_GROUPS: Array<[string, DataType]> = [
-	['date', 'Date'],
-	['number', 'Number'],
-	['text', 'Text'],
-];
-
-function conditionValue(dataType: DataType, value: unknown): string | number {
-	if (dataType === 'Date' && typeof value === 'string') {
-		const trimmed = value.trim();
-		// Expressions such as {{ $now }} give a timestamp: the filter compares days.
-		return /^\d{4}-\d{2}-\d{2}T/.test(trimmed) ? trimmed.slice(0, 10) : trimmed;
-	}
-	if (typeof value === 'string' || typeof value === 'number') return value;
-	return value === undefined || value === null ? '' : String(value);
-}
-
 /** Reads the Filters parameter and validates each filter with names the form shows. */
 export function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): FilterInput[] {
 	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
-}
-
-/** The Filters parameter's value (as n8n stores it) → validated filter inputs of the client. */
-export function filtersFromParameter(value: unknown, resource: ListResource): FilterInput[] {
-	const raw = (value ?? {}) as Record<string, FilterEntry[] | undefined>;
-	const keyType = FILTER_KEY_TYPE[resource];
-	const filters: FilterInput[] = [];
-	for (const [group, dataType] of FILTER_GROUPS) {
-		for (const [n, entry] of (raw[group] ?? []).entries()) {
-			const input: FilterInput = {
-				key: entry.key ?? '',
-				join: entry.join,
-				dataType,
-				conditions: (entry.conditions?.condition ?? []).map((c) => ({
-					keyword: String(c.keyword ?? ''),
-					value: conditionValue(dataType, c.value),
-				})),
-			};
-			// Throws a ValidationError naming the filter as the form shows it.
-			validateFilter(input, keyType, `Filters › ${dataType} Filter ${n + 1}`);
-			filters.push(input);
-		}
-	}
-	return filters;
 }
 
 export function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): ListQuery {
@@ -117,7 +59,11 @@ export function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListR
 	return query;
 }
 
-/** Get Many of any list: Return All streams every page; otherwise stops at Limit. */
+/**
+ * Get Many of any list: Return All streams every page; otherwise stops at Limit. Pages are the
+ * largest the service accepts (the client asks no more than Limit needs): reading N records
+ * costs about N / MAX_LIMIT requests at 5 per second. Only the record pickers page small.
+ */
 export async function executeList(
 	this: IExecuteFunctions,
 	i: number,
@@ -126,12 +72,12 @@ export async function executeList(
 ): Promise<INodeExecutionData[]> {
 	const query = readListQuery(this, i, resource);
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
-	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, 50) as number);
-	const simplify = isPropertyResource(resource) && getOptions(this, i).simplify === true;
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, DEFAULT_LIMIT) as number);
+	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
-	for await (const page of client.pages(operation, query, { maxItems: limit, incomplete: 'throw' })) {
+	for await (const page of client.pages(operation, query, { pageSize: MAX_LIMIT, maxItems: limit, incomplete: 'throw' })) {
 		out.push(...toItems(page, i, simplify));
 	}
 	return out;
@@ -143,8 +89,63 @@ export function idParameter(ctx: IExecuteFunctions, name: string, i: number): st
 	return String(value ?? '').trim();
 }
 
+/** The customer of a device's form (version 1: Customer ID text; version 2: the Customer picker); undefined when empty. */
+export function customerIdOf(ctx: IExecuteFunctions, i: number): number | string | undefined {
+	const v2 = ctx.getNode().typeVersion >= 2;
+	const value = v2 ? idParameter(ctx, 'customer', i) : String(ctx.getNodeParameter('customerId', i, '') ?? '').trim();
+	return value === '' ? undefined : bodyId(value, v2 ? 'Customer' : 'Customer ID');
+}
+
+/** A mapped value as the service takes it: dates as YYYY-MM-DD, empty as null. */
+function mappedValue(value: unknown): IDataObject[string] {
+	if (value === '' || value === undefined) return null;
+	if (value instanceof Date) return value.toISOString().slice(0, 10);
+	if (typeof value === 'object' && value !== null && typeof (value as { toISODate?: unknown }).toISODate === 'function') {
+		return (value as { toISODate: () => string }).toISODate();
+	}
+	if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) return value.slice(0, 10);
+	return value as IDataObject[string];
+}
+
+/** Version 2's resource mapper → `{ "<property key id>": value }` (by hand, or from input fields named like properties). */
+function readMappedValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
+	const mapper = ctx.getNodeParameter('fields', i, {}) as {
+		mappingMode?: string;
+		value?: IDataObject | null;
+		schema?: Array<{ id: string; displayName: string; removed?: boolean }>;
+	};
+	const schema = mapper.schema ?? [];
+	const properties: IDataObject = {};
+	if (mapper.mappingMode === 'autoMapInputData') {
+		const input = ctx.getInputData()[i]?.json ?? {};
+		for (const field of schema) {
+			if (field.removed) continue;
+			const key = field.displayName in input ? field.displayName : field.id in input ? field.id : undefined;
+			if (key !== undefined) properties[field.id] = mappedValue(input[key]);
+		}
+	} else {
+		for (const [id, value] of Object.entries(mapper.value ?? {})) {
+			if (value === undefined || value === null || value === '') continue;
+			if (!/^\d+$/.test(id)) {
+				throw new ValidationError('Properties', `"${id}" is not a property of the account; reload the properties and map again`);
+			}
+			properties[id] = mappedValue(value);
+		}
+	}
+	if (required && Object.keys(properties).length === 0) {
+		throw new ValidationError(
+			'Properties',
+			mapper.mappingMode === 'autoMapInputData'
+				? 'no input field is named like a property (map the properties below instead)'
+				: 'give at least one property a value',
+		);
+	}
+	return properties;
+}
+
 /** Form fields → `{ "<property key id>": value }`. */
 export function readPropertyValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
+	if (ctx.getNode().typeVersion >= 2) return readMappedValues(ctx, i, required);
 	const raw = ctx.getNodeParameter('propertyValues', i, {}) as { property?: Array<{ key?: string | number; value?: unknown }> };
 	const properties: IDataObject = {};
 	for (const [n, p] of (raw.property ?? []).entries()) {

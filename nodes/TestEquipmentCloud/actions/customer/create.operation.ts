@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions, writeProperties } from '../common/descriptions';
-import { clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { writeProperties } from '../common/write.description';
+import { clientFor, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
-const properties: INodeProperties[] = [...writeProperties({ resource: 'customer', update: false }), requestOptions(true)];
+const properties: INodeProperties[] = [...writeProperties({ resource: 'customer', update: false }), ...requestOptions(true)];
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['create'] } }, properties);
 
@@ -16,5 +17,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	}
 	const client = await clientFor(this, i);
 	const created = await client.call('customer.create', { body });
-	return toItems(created, i, getOptions(this, i).simplify === true);
+	return toItems(created, i, wantsSimplify(this, i));
 }

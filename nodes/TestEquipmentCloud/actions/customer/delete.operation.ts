@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { recordLocator } from '../common/locators';
 import { clientFor, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
@@ -16,7 +17,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to remove the customer completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['delete'] } }, properties);

@@ -1,29 +1,36 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { create, delete: del, getAll, update };
+export const operations = { create, delete: del, getAll, update };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'customer',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['customer'] } },
-		options: [
-			{ name: 'Create', value: 'create', description: 'Create a customer (or several from JSON)', action: 'Create a customer' },
-			{ name: 'Delete', value: 'delete', description: 'Delete a customer: to the recycle bin, or permanently', action: 'Delete a customer' },
-			{ name: 'Get Many', value: 'getAll', description: 'List customers with filters, sort and search', action: 'Get many customers' },
-			{ name: 'Update', value: 'update', description: 'Change properties of a customer (or several from JSON)', action: 'Update a customer' },
-		],
-		default: 'getAll',
+		create: {
+			name: 'Create',
+			description: 'Create a customer from property values; returns the new customer with its numeric ID',
+			action: 'Create a customer',
+		},
+		delete: {
+			name: 'Delete',
+			description: 'Delete a customer by customer ID: to the recycle bin, or permanently; returns the deleted ID',
+			action: 'Delete a customer',
+		},
+		getAll: {
+			name: 'Get Many',
+			description: 'List customers (ID, properties) with filters on properties, sort and search',
+			action: 'Get many customers',
+		},
+		update: {
+			name: 'Update',
+			description: 'Change property values of a customer by customer ID; returns the updated customer',
+			action: 'Update a customer',
+		},
 	},
-	...create.description,
-	...del.description,
-	...getAll.description,
-	...update.description,
-];
+	'getAll',
+);

@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions, writeProperties } from '../common/descriptions';
-import { bodyId, clientFor, getOptions, idParameter, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { recordLocator } from '../common/locators';
+import { writeProperties } from '../common/write.description';
+import { bodyId, clientFor, idParameter, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -10,7 +12,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { inputMode: ['fields'] } },
 	},
 	...writeProperties({ resource: 'customer', update: true }),
-	requestOptions(true),
+	...requestOptions(true),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['update'] } }, properties);
@@ -24,5 +26,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	}
 	const client = await clientFor(this, i);
 	const updated = await client.call('customer.update', { body });
-	return toItems(updated, i, getOptions(this, i).simplify === true);
+	return toItems(updated, i, wantsSimplify(this, i));
 }

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions, writeProperties } from '../common/descriptions';
-import { bodyId, clientFor, getOptions, readJsonInput, readPropertyValues, toItems } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { writeProperties } from '../common/write.description';
+import { clientFor, customerIdOf, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
-const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), requestOptions(true)];
+const properties: INodeProperties[] = [...writeProperties({ resource: 'device', update: false }), ...requestOptions(true)];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['create'] } }, properties);
 
@@ -13,11 +14,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		body = readJsonInput(this, i);
 	} else {
 		const fields: IDataObject = { properties: readPropertyValues(this, i, true) };
-		const customerId = String(this.getNodeParameter('customerId', i, '') ?? '').trim();
-		if (customerId !== '') fields.customer_id = bodyId(customerId, 'Customer ID');
+		const customerId = customerIdOf(this, i);
+		if (customerId !== undefined) fields.customer_id = customerId;
 		body = fields;
 	}
 	const client = await clientFor(this, i);
 	const created = await client.call('device.create', { body });
-	return toItems(created, i, getOptions(this, i).simplify === true);
+	return toItems(created, i, wantsSimplify(this, i));
 }

@@ -1,11 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions } from '../common/descriptions';
-import { clientFor, idParameter, toItems } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { deviceIdOf, recordLocator } from '../common/locators';
+import { clientFor, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
-		...recordLocator({ name: 'deviceId', displayName: 'Device', searchListMethod: 'searchDevices', placeholder: 'e.g. 1042' }),
+		...recordLocator({ name: 'deviceId', displayName: 'Device', searchListMethod: 'searchDevices', placeholder: 'e.g. 1042', barcode: true }),
 		description: 'The device to delete',
 	},
 	{
@@ -16,15 +17,15 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to remove the device completely (direct_delete). Off: it moves to the recycle bin and can be restored.',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['delete'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
-	const id = idParameter(this, 'deviceId', i);
 	const permanently = this.getNodeParameter('deletePermanently', i, false) as boolean;
 	const client = await clientFor(this, i);
+	const id = await deviceIdOf(this, 'deviceId', i, client);
 	const result = await client.delete('device.delete', id, permanently, 'Device');
 	return toItems(result ?? { id, deleted: true }, i);
 }

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as get from './get.operation';
@@ -7,29 +7,42 @@ import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 import * as updateMany from './updateMany.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { create, delete: del, get, getAll, update, updateMany };
+export const operations = { create, delete: del, get, getAll, update, updateMany };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'device',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['device'] } },
-		options: [
-			{ name: 'Create', value: 'create', description: 'Create a device (or several from JSON)', action: 'Create a device' },
-			{ name: 'Delete', value: 'delete', description: 'Delete a device: to the recycle bin, or permanently', action: 'Delete a device' },
-			{ name: 'Get', value: 'get', description: 'Get the details of a device', action: 'Get a device' },
-			{ name: 'Get Many', value: 'getAll', description: 'List devices with filters, sort and search', action: 'Get many devices' },
-			{ name: 'Update', value: 'update', description: 'Change properties of a device (or several from JSON)', action: 'Update a device' },
-			{ name: 'Update Many', value: 'updateMany', description: 'Set the same properties on several devices in one request', action: 'Update many devices' },
-		],
-		default: 'getAll',
+		create: {
+			name: 'Create',
+			description: 'Create a device under test from property values (optionally for a customer ID); returns the new device',
+			action: 'Create a device',
+		},
+		delete: {
+			name: 'Delete',
+			description: 'Delete a device by device ID: to the recycle bin, or permanently; returns the deleted ID',
+			action: 'Delete a device',
+		},
+		get: {
+			name: 'Get',
+			description: 'Get one device by device ID or barcode: its properties such as designation and next test date',
+			action: 'Get a device',
+		},
+		getAll: {
+			name: 'Get Many',
+			description: 'List devices under test (ID, properties) with filters on properties, sort and search',
+			action: 'Get many devices',
+		},
+		update: {
+			name: 'Update',
+			description: 'Change property values of a device by device ID; returns the updated device',
+			action: 'Update a device',
+		},
+		updateMany: {
+			name: 'Update Many',
+			description: 'Set the same property values on several devices (a list of device IDs) in one request',
+			action: 'Update many devices',
+		},
 	},
-	...create.description,
-	...del.description,
-	...get.description,
-	...getAll.description,
-	...update.description,
-	...updateMany.description,
-];
+	'getAll',
+);

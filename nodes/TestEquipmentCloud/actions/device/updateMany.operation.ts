@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { ValidationError } from '../../../../client';
-import { propertyValuesProperty, requestOptions } from '../common/descriptions';
-import { bodyId, clientFor, getOptions, readPropertyValues, toItems } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { propertyMapperProperty, propertyValuesProperty } from '../common/write.description';
+import { bodyId, clientFor, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -15,10 +16,14 @@ const properties: INodeProperties[] = [
 		description: 'The devices to edit: IDs separated by commas, or an expression giving an array of IDs',
 	},
 	{
-		...propertyValuesProperty(),
+		...propertyValuesProperty({ show: { '@version': [1] } }),
 		description: 'The properties to set on every listed device (the same values for all)',
 	},
-	requestOptions(true),
+	{
+		...propertyMapperProperty('map', { show: { '@version': [{ _cnd: { gte: 2 } }] } }),
+		description: 'The properties to set on every listed device (the same values for all)',
+	},
+	...requestOptions(true),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['updateMany'] } }, properties);
@@ -37,5 +42,5 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const result = (await client.call('device.updateMany', { body })) as IDataObject | null;
 	const records = result && Array.isArray(result.results) ? result.results : result;
-	return toItems(records, i, getOptions(this, i).simplify === true);
+	return toItems(records, i, wantsSimplify(this, i));
 }

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions } from '../common/descriptions';
-import { clientFor, idParameter } from '../common/utils';
+import { requestOptions } from '../common/list.description';
+import { bodyId, clientFor, idParameter } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,7 +21,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['download'] } }, properties);
@@ -34,10 +34,28 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const file = await client.downloadFile(fileId, 'File ID');
 	const fileName = file.fileName ?? `file-${fileId}`;
 	const binary = await this.helpers.prepareBinaryData(Buffer.from(file.data), fileName, file.mimeType);
+	if (this.getNode().typeVersion < 2) {
+		return [
+			{
+				json: { fileId, fileName, mimeType: binary.mimeType, fileSize: file.data.byteLength },
+				binary: { [binaryPropertyName]: binary },
+				pairedItem: { item: i },
+			},
+		];
+	}
+	// The item keeps what it came from (the test result or device), the file's facts in the
+	// service's naming, and the binary data of the input item besides the new file.
+	const input = this.getInputData()[i] ?? { json: {} };
 	return [
 		{
-			json: { fileId, fileName, mimeType: binary.mimeType, fileSize: file.data.byteLength },
-			binary: { [binaryPropertyName]: binary },
+			json: {
+				...input.json,
+				file_id: bodyId(fileId, 'File ID'),
+				file_name: fileName,
+				mime_type: binary.mimeType,
+				file_size: file.data.byteLength,
+			},
+			binary: { ...(input.binary ?? {}), [binaryPropertyName]: binary },
 			pairedItem: { item: i },
 		},
 	];

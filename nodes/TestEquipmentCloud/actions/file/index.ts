@@ -1,20 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as download from './download.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { download };
+export const operations = { download };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'file',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['file'] } },
-		options: [
-			{ name: 'Download', value: 'download', description: 'Download a file (such as a test report) as binary data', action: 'Download a file' },
-		],
-		default: 'download',
+		download: {
+			name: 'Download',
+			description: 'Download a file (such as a test report) by file ID as binary data',
+			action: 'Download a file',
+		},
 	},
-	...download.description,
-];
+	'download',
+);

@@ -1,20 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as getAll from './getAll.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { getAll };
+export const operations = { getAll };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'overdueDevice',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['overdueDevice'] } },
-		options: [
-			{ name: 'Get Many', value: 'getAll', description: 'List devices whose next test date has passed', action: 'Get many overdue devices' },
-		],
-		default: 'getAll',
+		getAll: {
+			name: 'Get Many',
+			description: 'List the devices whose next test (calibration, inspection) date has passed, with their properties',
+			action: 'Get many overdue devices',
+		},
 	},
-	...getAll.description,
-];
+	'getAll',
+);

@@ -1,20 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as getAll from './getAll.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { getAll };
+export const operations = { getAll };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'project',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['project'] } },
-		options: [
-			{ name: 'Get Many', value: 'getAll', description: 'List projects with filters, sort and search', action: 'Get many projects' },
-		],
-		default: 'getAll',
+		getAll: {
+			name: 'Get Many',
+			description: 'List projects (ID, name, last change time) with filters, sort and search',
+			action: 'Get many projects',
+		},
 	},
-	...getAll.description,
-];
+	'getAll',
+);

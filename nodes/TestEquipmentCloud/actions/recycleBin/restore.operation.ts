@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
 import { clientFor, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
@@ -13,7 +13,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. 7',
 		description: 'The ID of the recycle bin entry (the "ID" of Get Many, or recycle_bin_ID of a delete)',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['recycleBin'], operation: ['restore'] } }, properties);

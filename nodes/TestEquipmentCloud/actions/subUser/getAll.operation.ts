@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { listProperties } from '../common/descriptions';
+import { listProperties } from '../common/list.description';
 import { executeList } from '../common/utils';
 
 const properties: INodeProperties[] = listProperties('subUser');

@@ -1,20 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as getAll from './getAll.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { getAll };
+export const operations = { getAll };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'subUser',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['subUser'] } },
-		options: [
-			{ name: 'Get Many', value: 'getAll', description: 'List the users of the account', action: 'Get many users' },
-		],
-		default: 'getAll',
+		getAll: {
+			name: 'Get Many',
+			description: 'List the sub-users of the account (ID, name, e-mail)',
+			action: 'Get many users',
+		},
 	},
-	...getAll.description,
-];
+	'getAll',
+);

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { recordLocator, requestOptions } from '../common/descriptions';
+import { requestOptions } from '../common/list.description';
+import { recordLocator } from '../common/locators';
 import { clientFor, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
@@ -13,7 +14,7 @@ const properties: INodeProperties[] = [
 		}),
 		description: 'The test result to get, with its performed test steps and measured limits',
 	},
-	requestOptions(),
+	...requestOptions(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['testResult'], operation: ['get'] } }, properties);

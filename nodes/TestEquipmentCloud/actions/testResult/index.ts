@@ -1,23 +1,24 @@
 import type { INodeProperties } from 'n8n-workflow';
-import type { OperationExecute } from '../common/types';
+import { resourceDescription } from '../common/types';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export const operations: Record<string, { execute: OperationExecute }> = { get, getAll };
+export const operations = { get, getAll };
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = resourceDescription(
+	'testResult',
+	operations,
 	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['testResult'] } },
-		options: [
-			{ name: 'Get', value: 'get', description: 'Get a test result with its performed test steps and measured limits', action: 'Get a test result' },
-			{ name: 'Get Many', value: 'getAll', description: 'List test results with filters, sort and search', action: 'Get many test results' },
-		],
-		default: 'getAll',
+		get: {
+			name: 'Get',
+			description: 'Get one test result by test result ID with its performed test steps, measured values and limits, and file IDs',
+			action: 'Get a test result',
+		},
+		getAll: {
+			name: 'Get Many',
+			description: 'List test results (ID, device ID, test date, passed or failed) with filters, sort and search',
+			action: 'Get many test results',
+		},
 	},
-	...get.description,
-	...getAll.description,
-];
+	'getAll',
+);

@@ -1,5 +1,5 @@
 import type { OperationId } from '../../../client';
-import type { ListResource } from '../actions/common/descriptions';
+import type { ListResource } from './resources';
 
 /** The trigger's events. The values are public API: workflows store them. */
 export type TriggerEvent = 'deviceOverdue' | 'testResultNew' | 'projectUpdated' | 'deviceDueSoon';

@@ -1,10 +1,10 @@
-import { vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { DemoSize } from '../../sandbox/demo';
 import { DEVICE } from '../../sandbox/properties';
 import { addDays } from '../../client/dates';
-import { CREDENTIAL_TYPE, runPoll, type RunPollResult } from '../support/n8n';
+import { CREDENTIAL_TYPE, runPoll, type RunPollResult } from './n8n';
 
 export const DAY_MS = 86_400_000;
 
@@ -42,6 +42,26 @@ export async function startWorld(size: Partial<DemoSize> = {}): Promise<World> {
 			await sandbox.stop();
 		},
 	};
+}
+
+/**
+ * The preamble of a trigger test file: one world for the file, and before each test the
+ * service's clock back at noon, the demo account reset (with `size`), no faults, an active
+ * license. The returned object is filled in `beforeAll`.
+ */
+export function useWorld(size: Partial<DemoSize> = {}): World {
+	const world = {} as World;
+	beforeAll(async () => {
+		Object.assign(world, await startWorld());
+	});
+	afterAll(async () => world.stop());
+	beforeEach(() => {
+		world.sandbox.account.clockOffsetMs = 0;
+		world.sandbox.account.reset({ size });
+		world.sandbox.account.license = 'active';
+		world.sandbox.faults.clear();
+	});
+	return world;
 }
 
 /** A fresh token per poll: polls are not paced against each other (the trigger paces itself per token). */

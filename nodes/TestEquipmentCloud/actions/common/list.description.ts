@@ -127,7 +127,9 @@ export function requestOptions(withSimplify = false): INodeProperties[] {
 		displayOptions: version === 1 ? VERSION_1 : FROM_VERSION_2,
 	});
 	if (withSimplify) return [simplifyParameter, options(1), options(2)];
-	const { displayOptions: _all, ...plain } = options(1);
+	// Without Simplify the options are the same in every version: shown without a version filter.
+	const plain = options(1);
+	delete plain.displayOptions;
 	return [plain];
 }
 

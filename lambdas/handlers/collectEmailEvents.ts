@@ -1,0 +1,28 @@
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { onEvent } from '../email/digest';
+import { awsDeps } from '../email/aws';
+import { readEmailEnv } from '../email/env';
+import type { IncomingEvent } from '../email/facts';
+
+/**
+ * EventBridge rule target: files each event for the daily digest (and e-mails a failed test at
+ * once), once per event: Powertools Idempotency on the event's dedupeKey, so a redelivered event
+ * changes nothing. A failure throws: EventBridge retries, then the event goes to the DLQ.
+ */
+const logger = new Logger({ serviceName: 'test-equipment-cloud-email' });
+const env = readEmailEnv(process.env);
+const deps = awsDeps(env);
+const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+
+export const handler = makeIdempotent(
+	async (event: IncomingEvent, context: Context) => {
+		logger.addContext(context);
+		deps.mailer.registerLambdaContext(context);
+		const result = await onEvent(deps, event);
+		logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
+		return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
+	},
+	{ persistenceStore: deps.persistence, config },
+);

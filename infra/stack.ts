@@ -19,6 +19,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../lambdas/events/names';
 import type { AlertsConfig } from './config';
+import { EmailAlerts } from './emailAlerts';
 
 /** The header the API destination sends to n8n; its value lives in Secrets Manager. */
 export const WEBHOOK_HEADER = 'X-TEC-Webhook-Key';
@@ -40,7 +41,7 @@ export interface TestEquipmentCloudAlertsProps extends StackProps {
 
 /**
  * The deployable alerting stack: the two pollers on EventBridge Scheduler, their state table,
- * the token secret, a custom event bus with an archive, the overdue e-mail digest, the optional
+ * the token secret, a custom event bus with an archive, the alert e-mails (SES), the optional
  * n8n webhook, and alarms. Environment-agnostic: no lookups, no account or region baked in.
  */
 export class TestEquipmentCloudAlerts extends Stack {
@@ -49,14 +50,13 @@ export class TestEquipmentCloudAlerts extends Stack {
 	readonly tokenSecret: secretsmanager.Secret;
 	readonly topic: sns.Topic;
 	readonly pollers: { overdueDevices: NodejsFunction; testResults: NodejsFunction };
-	readonly digestFunction: NodejsFunction;
+	readonly email: EmailAlerts;
 	readonly schedulerDlq: sqs.Queue;
-	readonly digestDlq: sqs.Queue;
 	readonly webhookDlq?: sqs.Queue;
 	readonly alarms: cloudwatch.Alarm[] = [];
 
 	constructor(scope: Construct, id: string, props: TestEquipmentCloudAlertsProps) {
-		super(scope, id, { description: 'Test Equipment Cloud alerts: pollers, events, overdue e-mails, n8n webhook', ...props });
+		super(scope, id, { description: 'Test Equipment Cloud alerts: pollers, events, alert e-mails, n8n webhook', ...props });
 		const config = props.config;
 		Tags.of(this).add('project', 'test-equipment-cloud');
 		Tags.of(this).add('tec-environment', config.environment);
@@ -98,7 +98,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 			reason: 'The access token is issued in the Test Equipment Cloud web app; there is no API to mint one, so a rotation Lambda cannot rotate it. Rotate it by hand (put-secret-value); the pollers re-read it within 5 minutes.',
 		});
 
-		// ---- alerts: one encrypted topic for the digest e-mails and the alarms ----
+		// ---- alarms: one encrypted topic (the alert e-mails go out through SES) ----
 		const topicKey = new kms.Key(this, 'AlertsKey', {
 			description: 'Encrypts the Test Equipment Cloud alerts topic',
 			enableKeyRotation: true,
@@ -132,7 +132,6 @@ export class TestEquipmentCloudAlerts extends Stack {
 
 		// ---- dead-letter queues ----
 		this.schedulerDlq = this.deadLetterQueue('SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
-		this.digestDlq = this.deadLetterQueue('DigestDlq', 'digest events the e-mail function could not take or process');
 
 		// ---- the pollers ----
 		const common = {
@@ -199,25 +198,15 @@ export class TestEquipmentCloudAlerts extends Stack {
 		// Half a period later, so the two pollers do not share the token's request budget at once.
 		schedule('TestResultsSchedule', this.pollers.testResults, Math.floor(rate / 2), `Test results poll every ${rate} min (${config.timeZone}, hours ${hour})`);
 
-		// ---- the e-mail digest: rule → formatter → topic ----
-		this.digestFunction = this.nodeFunction('DigestEmail', 'lambdas/handlers/digestEmail.ts', {
-			description: 'Formats an Overdue Devices Digest into one readable e-mail and publishes it to the alerts topic',
-			timeout: Duration.seconds(30),
-			memorySize: 256,
-			environment: { ALERT_TOPIC_ARN: this.topic.topicArn, TIME_ZONE: config.timeZone, ALERT_SENDER: `TestEquipmentCloudAlerts (${config.environment})` },
-			retryAttempts: 2,
-			deadLetterQueue: this.digestDlq,
-		});
-		this.topic.grantPublish(this.digestFunction);
-		Validations.of(this.digestFunction.role as iam.Role).acknowledge({
-			id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-			reason: 'Publishing to an SNS topic encrypted with a customer managed key needs kms:GenerateDataKey* and kms:Decrypt (AWS documented publisher policy); the statement is limited to that one key.',
-		});
-		new events.Rule(this, 'DigestRule', {
-			description: 'Overdue Devices Digest -> one e-mail',
-			eventBus: this.bus,
-			eventPattern: { source: [EVENT_SOURCE], detailType: [DETAIL_TYPES.overdueDevicesDigest] },
-			targets: [new targets.LambdaFunction(this.digestFunction, { deadLetterQueue: this.digestDlq, retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+		// ---- the alert e-mails (SES): infra/emailAlerts.ts ----
+		this.email = new EmailAlerts(this, 'Email', {
+			config,
+			bus: this.bus,
+			table: this.table,
+			alarmTopic: this.topic,
+			schedulerDlq: this.schedulerDlq,
+			nodeFunction: (fid, entry, options) => this.nodeFunction(fid, entry, options),
+			deadLetterQueue: (qid, what) => this.deadLetterQueue(qid, what),
 		});
 
 		// ---- the n8n webhook (optional): rule → API destination ----
@@ -286,11 +275,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 			alarm(`${name}PollerErrors`, fn.metricErrors({ period, statistic: 'Sum' }), `The ${name} poller failed in 2 of the last 3 periods (see its log group)`, 3, 2);
 			alarm(`${name}PollerThrottles`, fn.metricThrottles({ period, statistic: 'Sum' }), `The ${name} poller was throttled (account concurrency)`);
 		}
-		alarm('DigestEmailErrors', this.digestFunction.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }), 'The digest e-mail function failed: an overdue e-mail may be late or missing');
-		alarm('DigestEmailThrottles', this.digestFunction.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }), 'The digest e-mail function was throttled');
 		const depth = (q: sqs.Queue) => q.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' });
 		alarm('SchedulerDlqDepth', depth(this.schedulerDlq), 'EventBridge Scheduler could not invoke a poller (messages in the scheduler DLQ)');
-		alarm('DigestDlqDepth', depth(this.digestDlq), 'A digest e-mail could not be sent (messages in the digest DLQ)');
 		if (this.webhookDlq) alarm('WebhookDlqDepth', depth(this.webhookDlq), 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');
 
 		new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });

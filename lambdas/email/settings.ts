@@ -35,7 +35,8 @@ const byName = (where: string) =>
 				if (name.trim() === '') ctx.addIssue({ code: 'custom', message: `${where}: a name is empty` });
 				const parsed = addressList(`${where}["${name}"]`).safeParse(list);
 				if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
-				else out[normalName(name)] = parsed.data;
+				else if (Object.keys(out).some((k) => normalName(k) === normalName(name))) ctx.addIssue({ code: 'custom', message: `${where}: "${name}" is listed twice (names match whatever their case and spacing)` });
+				else out[name.trim()] = parsed.data;
 			}
 			return out;
 		});
@@ -75,6 +76,8 @@ export const RecipientsSchema = z
 	});
 export type Recipients = z.infer<typeof RecipientsSchema>;
 
+const HOUR = 'digestHour must be a whole hour from 0 to 23 (local time of timeZone), e.g. 7';
+
 export const EmailSettingsSchema = z.object({
 	mailFrom: z
 		.string({ error: 'mailFrom is required: the sender address verified in Amazon SES, e.g. "Calibration alerts <alerts@lab.example.com>"' })
@@ -85,8 +88,8 @@ export const EmailSettingsSchema = z.object({
 		}),
 	digestHour: z.preprocess(
 		(v) => (v === undefined || v === '' ? 7 : typeof v === 'string' ? Number(v) : v),
-		z.number().int().min(0).max(23, 'digestHour must be a whole hour from 0 to 23 (local time of timeZone)'),
-	).refine((n) => Number.isInteger(n), 'digestHour must be a whole hour from 0 to 23 (local time of timeZone)'),
+		z.number({ error: HOUR }).int(HOUR).min(0, HOUR).max(23, HOUR),
+	),
 	immediateFailedTests: z.preprocess(
 		(v) => (v === undefined || v === '' ? true : v === 'true' ? true : v === 'false' ? false : v),
 		z.boolean({ error: 'immediateFailedTests must be true or false' }),
@@ -138,14 +141,21 @@ export interface Routable {
  */
 export function route(recipients: Recipients, device: Routable): string[] {
 	const out = new Set<string>();
-	const customer = device.customerName ? recipients.customers[normalName(device.customerName)] : undefined;
-	const department = device.department ? recipients.departments[normalName(device.department)] : undefined;
+	const customer = lookup(recipients.customers, device.customerName);
+	const department = lookup(recipients.departments, device.department);
 	for (const a of customer ?? []) out.add(a);
 	for (const a of department ?? []) out.add(a);
 	if (!customer && !department) for (const a of recipients.default) out.add(a);
 	const esc = recipients.escalation;
 	if (esc && (device.daysOverdue ?? 0) > esc.afterDays) for (const a of esc.to) out.add(a);
 	return [...out].sort();
+}
+
+function lookup(lists: Record<string, string[]>, name: string | null): string[] | undefined {
+	if (!name) return undefined;
+	const wanted = normalName(name);
+	for (const [key, list] of Object.entries(lists)) if (normalName(key) === wanted) return list;
+	return undefined;
 }
 
 /** Every address the settings name: the digest goes through them all. */

@@ -12,17 +12,25 @@ import type { IncomingEvent } from '../email/facts';
  * changes nothing. A failure throws: EventBridge retries, then the event goes to the DLQ.
  */
 const logger = new Logger({ serviceName: 'test-equipment-cloud-email' });
-const env = readEmailEnv(process.env);
-const deps = awsDeps(env);
-const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+let handle: ((event: IncomingEvent, context: Context) => Promise<unknown>) | undefined;
 
-export const handler = makeIdempotent(
-	async (event: IncomingEvent, context: Context) => {
-		logger.addContext(context);
-		deps.mailer.registerLambdaContext(context);
-		const result = await onEvent(deps, event);
-		logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
-		return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
-	},
-	{ persistenceStore: deps.persistence, config },
-);
+/** Cold start: configuration checked once, clear errors when it is wrong. */
+function wire() {
+	const deps = awsDeps(readEmailEnv(process.env));
+	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+	return makeIdempotent(
+		async (event: IncomingEvent, context: Context) => {
+			deps.mailer.registerLambdaContext(context);
+			const result = await onEvent(deps, event);
+			logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
+			return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
+		},
+		{ persistenceStore: deps.persistence, config },
+	);
+}
+
+export const handler = async (event: IncomingEvent, context: Context): Promise<unknown> => {
+	logger.addContext(context);
+	handle ??= wire();
+	return handle(event, context);
+};

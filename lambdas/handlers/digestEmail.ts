@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { awsDeps } from '../email/aws';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
-import { readEmailEnv } from '../email/env';
+import { readEmailEnv, type EmailEnv } from '../email/env';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
@@ -10,11 +10,15 @@ import { readEmailEnv } from '../email/env';
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`.
  */
 const logger = new Logger({ serviceName: 'test-equipment-cloud-email' });
-const env = readEmailEnv(process.env);
-const deps = awsDeps(env);
+let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
 
 export const handler = async (input: { scheduledTime?: string } | undefined, context: Context): Promise<DigestReport> => {
 	logger.addContext(context);
+	if (!wired) {
+		const env = readEmailEnv(process.env);
+		wired = { env, deps: awsDeps(env) };
+	}
+	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
 	try {

@@ -67,6 +67,7 @@ describe('bad settings: one error naming each field and what would be valid', ()
 		[{ mailFrom: undefined }, /mailFrom is required: the sender address verified in Amazon SES/],
 		[{ mailFrom: 'not an address' }, /mailFrom: "not an address" is not an address; expected alerts@lab\.example\.com/],
 		[{ digestHour: 24 }, /digestHour must be a whole hour from 0 to 23/],
+		[{ digestHour: 'seven' }, /digestHour must be a whole hour from 0 to 23/],
 		[{ immediateFailedTests: 'yes' }, /immediateFailedTests must be true or false/],
 		[{ recipients: { default: ['ops@'] } }, /recipients\.default: "ops@" is not an e-mail address/],
 		[{ recipients: { customers: { Acme: ['x'] } } }, /recipients\.customers\["Acme"\]: "x" is not an e-mail address/],
@@ -76,6 +77,7 @@ describe('bad settings: one error naming each field and what would be valid', ()
 		[{ recipients: {} }, /recipients: give at least a default list/],
 		[{ recipients: { default: ["a@example.com"], defaults: [] } }, /recipients: unknown "defaults"; valid keys are default, customers, departments, escalation/],
 		[{ recipients: '{not json' }, /recipients: expected an object/],
+		[{ recipients: { customers: { Acme: ['a@example.com'], ' ACME ': ['b@example.com'] } } }, /recipients.customers: " ACME " is listed twice/],
 	])('%j', (input, message) => {
 		const text = bad(input);
 		expect(text).toMatch(/^The e-mail settings \(cdk\.json context\) are not valid:\n {2}- /);

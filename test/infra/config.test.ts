@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromContext, parseConfig } from '../../infra/config';
 
-const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com' };
+const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com', mailFrom: 'alerts@example.com' };
 
 function problems(input: Record<string, unknown>): string {
 	try {
@@ -28,6 +28,7 @@ describe('stack settings (context or props)', () => {
 			n8nWebhookUrl: undefined,
 			reminderDays: 7,
 			lookbackDays: 7,
+			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
 		});
 	});
 

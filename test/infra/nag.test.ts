@@ -44,11 +44,11 @@ describe('cdk-nag (AWS Solutions)', () => {
 				'AccessToken: AwsSolutions-SMG4',
 				'WebhookKey: AwsSolutions-SMG4',
 				'SchedulerDlq: AwsSolutions-SQS3',
-				'DigestDlq: AwsSolutions-SQS3',
+				'EmailEventsDlq: AwsSolutions-SQS3',
 				'WebhookDlq: AwsSolutions-SQS3',
 				`OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
 				`TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
-				'DigestEmailRole: AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+				`Email/DigestScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.digest)}.Arn>:*]`,
 			].sort(),
 		);
 	});

@@ -6,7 +6,6 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { WEBHOOK_HEADER } from '../../infra/stack';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
 import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
 
 // Two variants, each synthesised once (with cdk-nag: a finding would throw here).
@@ -118,12 +117,12 @@ describe('the pollers', () => {
 	});
 
 	it('have their own log groups with a retention', () => {
-		for (const fnId of [...pollers(), basic.id(basic.stack.digestFunction)]) {
+		for (const fnId of [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest)]) {
 			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
 			expect(resources(basic)[logGroupId].Type).toBe('AWS::Logs::LogGroup');
 			expect(props(basic, logGroupId).RetentionInDays).toBe(30);
 		}
-		basic.template.resourceCountIs('AWS::Logs::LogGroup', 3);
+		basic.template.resourceCountIs('AWS::Logs::LogGroup', 4);
 	});
 
 	it('have async retries off (the next tick is the retry)', () => {
@@ -135,7 +134,7 @@ describe('the pollers', () => {
 	it('are bundled with esbuild: one minified file each, source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
-		expect(assets).toHaveLength(3);
+		expect(assets).toHaveLength(4);
 		for (const dir of assets) {
 			const files = readdirSync(join(outdir, dir)).sort();
 			expect(files).toEqual(['index.js', 'index.js.map']);
@@ -177,7 +176,8 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 				},
 			});
 		}
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+		// Plus the daily e-mail digest (test/infra/emailAlerts.test.ts).
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
 		// No legacy scheduled rules.
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
 	});
@@ -185,6 +185,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 	it('follow the configured rate, time zone and hours', () => {
 		const exprs = ofType(full, 'AWS::Scheduler::Schedule').map(([, s]) => [s.Properties.ScheduleExpression, s.Properties.ScheduleExpressionTimezone, s.Properties.Target.RetryPolicy.MaximumEventAgeInSeconds]);
 		expect(exprs.sort()).toEqual([
+			['cron(0 7 * * ? *)', 'Europe/Berlin', 7200],
 			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 		]);
@@ -287,18 +288,6 @@ describe('least privilege', () => {
 		}
 	});
 
-	it('the digest function: publish to the topic (and its key), its DLQ, its logs', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
-		const topicId = basic.id(basic.stack.topic);
-		const keyId = props(basic, topicId).KmsMasterKeyId['Fn::GetAtt'][0] as string;
-		expect(roleStatements(basic, roleOf(basic, fnId))).toEqual([
-			{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
-			{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: getAtt(basic.id(basic.stack.digestDlq)) },
-			{ Action: 'sns:Publish', Effect: 'Allow', Resource: ref(topicId) },
-			{ Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Effect: 'Allow', Resource: getAtt(keyId) },
-		]);
-	});
 
 	it('no identity policy has a wildcard action or resource, and no role has a managed policy', () => {
 		for (const s of [basic, full]) {
@@ -357,27 +346,8 @@ describe('the access token secret', () => {
 	});
 });
 
-describe('the overdue e-mail digest', () => {
-	it('a rule on Overdue Devices Digest invokes the formatter, with a DLQ and bounded retries', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		basic.template.hasResourceProperties('AWS::Events::Rule', {
-			EventBusName: ref(basic.id(basic.stack.bus)),
-			EventPattern: { source: ['test-equipment-cloud'], 'detail-type': ['Overdue Devices Digest'] },
-			State: 'ENABLED',
-			Targets: [{ Arn: getAtt(fnId), Id: 'Target0', DeadLetterConfig: { Arn: getAtt(basic.id(basic.stack.digestDlq)) }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 } }],
-		});
-		basic.template.resourceCountIs('AWS::Events::Rule', 1);
-		basic.template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', FunctionName: getAtt(fnId), Principal: 'events.amazonaws.com', SourceArn: Match.anyValue() });
-	});
+describe('the alarms topic', () => {
 
-	it('the formatter runs like the pollers and knows the topic and time zone; failures land in the DLQ', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		const p = props(basic, fnId);
-		expect(p).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 30, DeadLetterConfig: { TargetArn: getAtt(basic.id(basic.stack.digestDlq)) } });
-		expect(p.Environment.Variables).toMatchObject({ ALERT_TOPIC_ARN: ref(basic.id(basic.stack.topic)), TIME_ZONE: 'UTC' });
-		expect(props(full, full.id(full.stack.digestFunction)).Environment.Variables.TIME_ZONE).toBe('Europe/Berlin');
-		basic.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(fnId), MaximumRetryAttempts: 2 });
-	});
 
 	it('the topic is encrypted with a rotating KMS key, refuses plain HTTP and has the e-mail subscriptions', () => {
 		const topicId = basic.id(basic.stack.topic);
@@ -466,8 +436,9 @@ describe('alarms', () => {
 	const alarms = (s: Synth) => ofType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
 
 	it('cover poller errors and throttles, the formatter, and every DLQ; all go to the alerts topic', () => {
-		expect(alarms(basic)).toHaveLength(8);
-		expect(alarms(full)).toHaveLength(9);
+		// Pollers 4, scheduler DLQ 1, e-mails 4 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
+		expect(alarms(basic)).toHaveLength(9);
+		expect(alarms(full)).toHaveLength(10);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {
@@ -487,8 +458,8 @@ describe('alarms', () => {
 		full.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Period: 600 });
 	});
 
-	it('DLQ depth on the scheduler, digest and webhook DLQs', () => {
-		for (const q of [full.stack.schedulerDlq, full.stack.digestDlq, full.stack.webhookDlq!]) {
+	it('DLQ depth on the scheduler, e-mail events and webhook DLQs', () => {
+		for (const q of [full.stack.schedulerDlq, full.stack.email.eventsDlq, full.stack.webhookDlq!]) {
 			full.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
 				Namespace: 'AWS/SQS',
 				MetricName: 'ApproximateNumberOfMessagesVisible',

@@ -18,11 +18,11 @@ export function idempotencyStore(table: string, client: DynamoDBClient): DynamoD
 
 export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
-	const persistence = idempotencyStore(env.table, dynamo);
 	return {
 		store: new DynamoMailStore(env.table, dynamo),
-		mailer: new SesMailer(persistence, clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet }),
-		persistence,
+		// One persistence layer per idempotent function: each layer takes its function's key path.
+		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet }),
+		persistence: idempotencyStore(env.table, dynamo),
 		settings: env.settings,
 		timeZone: env.timeZone,
 		environment: env.environment,

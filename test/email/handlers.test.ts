@@ -1,5 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
+import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
 import { delivery, device, failedTest, INSULATION_STEP, overdue } from '../support/emailEvents';
 import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
@@ -10,8 +12,9 @@ import { LocalSes, mimeParts } from '../support/localSes';
  */
 let dynamo: Awaited<ReturnType<typeof startDynamo>>;
 let ses: LocalSes;
-let collect: (event: unknown, context: Context) => Promise<unknown>;
-let digest: (input: { scheduledTime?: string }, context: Context) => Promise<{ sent: unknown[] }>;
+// The handlers read their configuration at the first invocation, after beforeAll set it.
+const collect = (event: unknown, context: Context) => collectHandler(event as Parameters<typeof collectHandler>[0], context);
+const digest = digestHandler;
 
 const context = (requestId: string) => ({ awsRequestId: requestId, functionName: 'email', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 
@@ -32,8 +35,6 @@ beforeAll(async () => {
 		TEC_ENVIRONMENT: 'sandbox',
 		EMAIL_SETTINGS: JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['maintenance@example.com'] } }),
 	});
-	collect = (await import('../../lambdas/handlers/collectEmailEvents')).handler;
-	digest = (await import('../../lambdas/handlers/digestEmail')).handler;
 });
 afterAll(async () => {
 	await ses.stop();

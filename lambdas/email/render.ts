@@ -219,7 +219,7 @@ function limits(m: { lowLimit: number | null; highLimit: number | null; unit: st
 }
 
 function footerText(c: DigestContent): string {
-	return `Sent to ${c.recipient} for the devices routed to this address${c.escalationDays !== undefined ? `; "escalated" marks devices overdue for more than ${plural(c.escalationDays, 'day')}` : ''}. Daily digest (${c.timeZone}); nothing new means no e-mail.`;
+	return `Sent to ${c.recipient} for the devices routed to this address${c.escalationDays !== undefined ? `; "escalated" marks devices overdue for more than ${plural(c.escalationDays, 'day')}` : ''}. One digest a day (${c.timeZone} time); a day with nothing to report sends none.`;
 }
 
 function longDate(day: string): string {

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { createRunner } from '../lambdas/runner';
+import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
 /**
@@ -10,7 +11,10 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--state PATH] [--webhook URL] [--port N]
+                    [--outbox DIR] [--email-config FILE] [--digest-now]
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
+  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
@@ -28,6 +32,9 @@ async function main(): Promise<void> {
 				state: { type: 'string' },
 				webhook: { type: 'string' },
 				port: { type: 'string' },
+				outbox: { type: 'string' },
+				'email-config': { type: 'string' },
+				'digest-now': { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -85,18 +92,24 @@ async function main(): Promise<void> {
 			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 		},
 	});
+	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	const mail = createLocalMail({
+		environment,
+		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
+		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
+		configPath: args['email-config'],
+		log: logger,
+	});
+	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
 		client,
 		environment,
 		statePath: args.state ?? join(process.cwd(), '.state', `runner-${environment}.json`),
 		writeLine: (line) => process.stdout.write(line),
-		log: {
-			info: (m, x) => log('info', m, x),
-			warn: (m, x) => log('warn', m, x),
-			error: (m, x) => log('error', m, x),
-		},
+		log: logger,
 		webhookUrl: args.webhook,
 		eventBusName: process.env.EVENT_BUS_NAME,
+		publishers: [mail.publisher],
 	});
 
 	let stopping = false;
@@ -110,6 +123,8 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
+		await mail.afterCycle(args['digest-now'] === true).catch((error: Error) => log('error', 'The e-mail digest failed; the next cycle retries it', { error: error.message }));
+		args['digest-now'] = false;
 		if (args.once || stopping) break;
 		// The timer keeps the process alive between cycles (against a real account nothing else
 		// does); a signal clears it and ends the wait at once.

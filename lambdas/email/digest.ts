@@ -38,7 +38,7 @@ export class DigestError extends Error {
  * arrived in between goes into the next digest. A recipient that fails does not stop the others;
  * the run then fails as a whole so that it is retried and alarmed on.
  */
-export async function runDigest(deps: DigestDeps, day: string): Promise<DigestReport> {
+export async function runDigest(deps: DigestDeps, day: string, key = `digest:${day}`): Promise<DigestReport> {
 	const report: DigestReport = { day, sent: [], nothingToSay: [], failed: [] };
 	const overdue: OverdueDevice[] = [];
 	for await (const { value } of deps.store.list<OverdueEntry>(NS.overdue)) if (value.state === 'overdue' && value.device) overdue.push(value.device);
@@ -53,8 +53,8 @@ export async function runDigest(deps: DigestDeps, day: string): Promise<DigestRe
 				report.nothingToSay.push(recipient);
 				continue;
 			}
-			const email = envelope(deps, recipient, `digest:${day}`, renderDigest(content));
-			const receipt: SendReceipt = await deps.mailer.sendOnce({ key: `digest:${day}`, recipient, factKeys, email });
+			const email = envelope(deps, recipient, key, renderDigest(content));
+			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys, email });
 			await deps.store.deleteMany(NS.inbox(recipient), receipt.factKeys);
 			report.sent.push({ recipient, messageId: receipt.messageId, facts: receipt.factKeys.length });
 		} catch (error) {

@@ -1,4 +1,4 @@
-import { Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -81,6 +81,9 @@ export class EmailAlerts extends Construct {
 		// SES: only from the configured sender, through its address or its domain identity.
 		const sender = /<([^<>]+)>\s*$/.exec(config.email.mailFrom)?.[1] ?? config.email.mailFrom.trim();
 		const domain = sender.split('@')[1];
+		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
+			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
+		}
 		for (const fn of [this.collector, this.digest]) {
 			fn.addToRolePolicy(
 				new iam.PolicyStatement({

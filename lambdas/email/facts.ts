@@ -44,6 +44,8 @@ export const NS = {
 const DAY_MS = 86_400_000;
 /** Tombstones and the device directory are kept this long after the last event about a device. */
 const KEEP_MS = 180 * DAY_MS;
+/** A fact no digest took (its address left the settings, or every digest failed for weeks; the alarms say so) goes after this. */
+const INBOX_KEEP_MS = 60 * DAY_MS;
 
 export interface IncomingEvent {
 	source?: string;
@@ -71,7 +73,7 @@ export async function collectEvent(
 	if (event.source !== EVENT_SOURCE) return { ...result, ignored: `source "${event.source}" is not ${EVENT_SOURCE}` };
 	const { store, recipients, now } = deps;
 	const file = async (fact: Fact, addresses: string[]) => {
-		for (const r of addresses) await store.putMany(NS.inbox(r), [{ key: fact.key, value: fact }]);
+		for (const r of addresses) await store.putMany(NS.inbox(r), [{ key: fact.key, value: fact, expiresAt: now + INBOX_KEEP_MS }]);
 		result.recipients = addresses;
 		result.dedupeKey = fact.key;
 	};

@@ -209,9 +209,14 @@ describe('correct under failure', () => {
 
 	it('the send records live in the state table, under their own partition, with a TTL', async () => {
 		await collectAll(overdue(acme));
+		// Facts not taken by a digest expire too (DynamoDB TTL, in seconds), so nothing grows forever.
+		const filed = ((await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? []).filter((i) => i.pk.S?.startsWith('mail:inbox:'));
+		expect(filed).toHaveLength(1);
+		expect(Number(filed[0].expiresAt.N)).toBeGreaterThan(NOW / 1000 + 30 * 86_400);
 		await runDigest(deps, DAY);
 		const items = (await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? [];
 		const records = items.filter((i) => i.pk.S === 'idempotency:email');
+
 		expect(records.length).toBeGreaterThan(0);
 		for (const r of records) {
 			expect(r.status.S).toBe('COMPLETED');

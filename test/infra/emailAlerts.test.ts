@@ -1,3 +1,4 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
 import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES } from '../../infra/emailAlerts';
@@ -69,6 +70,10 @@ describe('the alert e-mails construct', () => {
 			s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: ref(fnId) }], Threshold: 1, AlarmActions: [ref(s.id(s.stack.topic))] });
 		}
 		s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: getAtt(s.id(s.stack.email.eventsDlq), 'QueueName') }] });
+	});
+
+	it('warns when mailFrom is still a placeholder', () => {
+		Annotations.fromStack(s.stack).hasWarning('/EmailAlertsTest/Email', Match.stringLikeRegexp('mailFrom alerts@lab.example.com is a placeholder'));
 	});
 
 	it('the old path is gone: no SNS publishing function, no rule on the Overdue Devices Digest', () => {

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createLocalMail } from '../../lambdas/email/local';
+import { silentLog } from '../../lambdas/ports';
+import { device, overdue } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
 
 const run = promisify(execFile);
@@ -38,4 +41,23 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 		expect((failed as { code: number }).code).toBe(1);
 		expect((failed as { stderr: string }).stderr).toContain('recipients.default: \\"nope\\" is not an e-mail address');
 	}, 90_000);
+});
+
+describe('the local digest clock', () => {
+	it('writes the digest once a day, at the digest hour of the time zone', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', digestHour: 7, recipients: { default: ['ops@example.com'] } }));
+		let now = Date.parse('2026-11-20T05:59:00Z'); // 06:59 in Berlin
+		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, now: () => now });
+		await mail.publisher.publish([overdue(device(1, { customerName: null, department: null }))]);
+		expect(await mail.afterCycle()).toEqual([]);
+		now = Date.parse('2026-11-20T06:00:00Z'); // 07:00
+		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-20', 'ops@example.com.eml')]);
+		now += 3_600_000;
+		expect(await mail.afterCycle()).toEqual([]);
+		now = Date.parse('2026-11-21T06:00:00Z');
+		// The next day: the device is still overdue.
+		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-21', 'ops@example.com.eml')]);
+	});
 });

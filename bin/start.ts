@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { createRunner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
@@ -13,12 +13,16 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--state PATH] [--webhook URL] [--port N]
                     [--outbox DIR] [--email-config FILE] [--digest-now]
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
+/** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
+let secret: string | undefined;
+
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
-	process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...extra })}\n`);
+	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
 }
 
 async function main(): Promise<void> {
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
 	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
+	if (baseUrl && token) secret = token;
 	if (!baseUrl || !token) {
 		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
 		baseUrl = sandbox.url;
@@ -110,6 +115,9 @@ async function main(): Promise<void> {
 		webhookUrl: args.webhook,
 		eventBusName: process.env.EVENT_BUS_NAME,
 		publishers: [mail.publisher],
+		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
+		// lapses within about one interval (and is dropped when the next runner takes the lock).
+		settings: { leaseMs: interval * 1000 },
 	});
 
 	let stopping = false;
@@ -125,6 +133,11 @@ async function main(): Promise<void> {
 		for (const r of reports) log('info', 'Poll run', { ...r });
 		await mail.afterCycle(args['digest-now'] === true).catch((error: Error) => log('error', 'The e-mail digest failed; the next cycle retries it', { error: error.message }));
 		args['digest-now'] = false;
+		if (args.once && runner.failed.length > 0) {
+			// Schedulers and monitors see a failed run in the exit code.
+			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });
+			process.exitCode = 1;
+		}
 		if (args.once || stopping) break;
 		// The timer keeps the process alive between cycles (against a real account nothing else
 		// does); a signal clears it and ends the wait at once.
@@ -137,6 +150,7 @@ async function main(): Promise<void> {
 		});
 		if (stopping) break;
 	}
+	runner.close();
 	await sandbox?.stop();
 }
 

@@ -1,7 +1,7 @@
 import { parseBaseUrl, sameOrigin, type BaseUrl } from './baseUrl';
 import { ENDPOINTS, resolvePath, type OperationId } from './catalogue';
-import { ServiceError, ValidationError, errorFromResponse, excerpt, tryParseJson } from './errors';
-import { bodyText, type Clock, type HttpMethod, type HttpResponse, type RequestFn } from './http';
+import { ServiceError, ValidationError, describeWait, errorFromResponse, excerpt, ruleForStatus, tryParseJson } from './errors';
+import { REDIRECT_STATUSES, bodyText, type Clock, type HttpMethod, type HttpResponse, type RequestFn } from './http';
 import type { Pacer } from './pacing';
 import { pageSignature, readPage } from './pagination';
 import { DEFAULT_PAGE_SIZE, MAX_LIMIT, deleteParams, listParams, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
@@ -172,7 +172,7 @@ export class ServiceClient {
 		}
 		let response: HttpResponse;
 		if (sameOrigin(url, this.base)) {
-			response = await this.send('GET', url, undefined, 'binary');
+			response = await this.attempts('GET', url, undefined, 'binary', this.options.request, true, (r) => r, 'anonymousElsewhere');
 		} else {
 			// An unreadable (or relative) link is refused like any other, not a TypeError.
 			const target = URL.canParse(url) ? new URL(url) : undefined;
@@ -208,34 +208,35 @@ export class ServiceClient {
 		request: RequestFn,
 		paced: boolean,
 		read: (response: HttpResponse) => T,
+		redirects: RedirectPolicy = paced ? 'sameOrigin' : 'httpsOnly',
 	): Promise<T> {
 		const { clock, onEvent } = this.options;
 		const path = pathOf(url, this.base);
 		let waited = 0;
 		let uncertain = false;
 		for (let attempt = 1; ; attempt++) {
-			if (paced) await this.options.pacer?.acquire();
+			const budgetLeft = this.retry.maxTotalWaitMs - waited;
 			const started = clock.now();
 			let error: ServiceError;
 			try {
-				const response = await request({
-					method,
-					url,
-					headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-					body,
-					responseType,
-					timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-				});
+				const response = await this.follow({ method, url, body, responseType, request, paced, redirects, path, budgetLeft });
 				onEvent?.({ type: 'response', method, path, status: response.status, durationMs: clock.now() - started, attempt });
 				if (response.status >= 200 && response.status < 300) return read(response);
+				const retryAfter = response.headers['retry-after'];
 				error = errorFromResponse({
 					status: response.status,
 					bodyText: bodyText(response.body),
 					method,
 					path,
-					retryAfterMs: parseRetryAfter(response.headers['retry-after'], clock.now()),
+					retryAfterMs: parseRetryAfter(retryAfter, clock.now()),
 				});
-				if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + (error.retryAfterMs ?? 1000));
+				if (error.retryAfterMs !== undefined && error.retryAfterMs > budgetLeft && isRetryable(error, method)) {
+					// The wait the service asked for does not fit the caller's budget: say so at once, and
+					// pause the token no longer than a plain 429 would (the next caller decides for itself).
+					if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(1000, budgetLeft));
+					throw beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs);
+				}
+				if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(error.retryAfterMs ?? 1000, budgetLeft));
 			} catch (cause) {
 				error =
 					cause instanceof ServiceError
@@ -248,6 +249,7 @@ export class ServiceClient {
 								cause,
 								message: `No response from the service for ${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
 							});
+				if (cause instanceof ServiceError && (cause.kind === 'redirect' || cause.advice !== undefined)) throw cause;
 			}
 			error.afterUncertainAttempt = uncertain;
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
@@ -259,6 +261,97 @@ export class ServiceClient {
 			await clock.sleep(wait);
 		}
 	}
+
+	/**
+	 * One attempt, following redirects by hand (every face's request function returns 3xx as is).
+	 * Same-origin redirects are followed with the token; 307/308 keep the method and body; a
+	 * 301/302/303 answer to a write is refused (a write never becomes a GET); a redirect to another
+	 * origin is refused naming both. Anonymous requests (download links on other hosts) follow
+	 * https redirects only.
+	 */
+	private async follow(a: {
+		method: HttpMethod;
+		url: string;
+		body: string | undefined;
+		responseType: 'text' | 'binary';
+		request: RequestFn;
+		paced: boolean;
+		redirects: RedirectPolicy;
+		path: string;
+		budgetLeft: number;
+	}): Promise<HttpResponse> {
+		let { url, request, paced } = a;
+		for (let hop = 0; ; hop++) {
+			if (paced) await this.options.pacer?.acquire(a.budgetLeft);
+			const response = await request({
+				method: a.method,
+				url,
+				headers: a.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+				body: a.body,
+				responseType: a.responseType,
+				timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+			});
+			const location = response.headers.location;
+			if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
+			const refuse = (why: string) =>
+				new ServiceError({
+					kind: 'redirect',
+					status: response.status,
+					method: a.method,
+					path: a.path,
+					message: `The service answered ${a.method} ${a.path} with a redirect (HTTP ${response.status}) ${why}`,
+				});
+			const target = URL.canParse(location, url) ? new URL(location, url) : undefined;
+			if (!target || (target.protocol !== 'https:' && target.protocol !== 'http:')) throw refuse(`to an unreadable or non-web address; not followed`);
+			if (hop >= MAX_REDIRECTS) throw refuse(`for the ${MAX_REDIRECTS + 1}th time; not followed (a redirect loop?)`);
+			if (paced && target.origin !== this.base.origin) {
+				const anonymous = this.options.requestAnonymous;
+				if (a.redirects !== 'anonymousElsewhere' || target.protocol !== 'https:' || !anonymous) {
+					throw refuse(
+						`to another origin (${target.origin}); refusing to follow it: the access token is only sent to ${this.base.origin}`,
+					);
+				}
+				// A download handed to another host (object storage): fetched there without the token.
+				request = anonymous;
+				paced = false;
+			} else if (!paced && target.protocol !== 'https:') {
+				throw refuse(`to ${target.origin}; downloads from other hosts must use https, so it was not followed`);
+			}
+			if (a.method !== 'GET' && response.status !== 307 && response.status !== 308) {
+				throw refuse(`to ${pathOf(target.href, this.base)}; a ${a.method} is never re-sent as a GET, so nothing was repeated`);
+			}
+			url = target.href;
+		}
+	}
+}
+
+/** Redirects followed within one attempt, at most. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * sameOrigin: API calls; the token never leaves the base URL's origin.
+ * anonymousElsewhere: a download; a redirect to another https host is fetched without the token.
+ * httpsOnly: an anonymous request; it follows https redirects only.
+ */
+type RedirectPolicy = 'sameOrigin' | 'anonymousElsewhere' | 'httpsOnly';
+
+/** A Retry-After longer than the caller's budget: the refusal, naming the wait asked for. */
+function beyondBudget(error: ServiceError, header: string, budgetMs: number): ServiceError {
+	const wait = describeWait(error.retryAfterMs ?? 0);
+	const asked = /^\s*\d+(\.\d+)?\s*$/.test(header) ? `${wait}` : `until ${header.trim()} (${wait})`;
+	const advice = `the service asked to wait ${asked} before retrying (Retry-After), longer than the retry budget of ${describeWait(budgetMs)}; try again later`;
+	return new ServiceError({
+		kind: error.kind,
+		status: error.status,
+		retryable: false,
+		description: error.description,
+		bodyExcerpt: error.bodyExcerpt,
+		retryAfterMs: error.retryAfterMs,
+		method: error.method,
+		path: error.path,
+		advice,
+		message: `${ruleForStatus(error.status ?? 429).message} (HTTP ${error.status} on ${error.method} ${error.path}): ${advice}`,
+	});
 }
 
 function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string): unknown {

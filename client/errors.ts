@@ -14,7 +14,9 @@ export type ServiceErrorKind =
 	| 'maintenance'
 	| 'server'
 	| 'network'
-	| 'invalidResponse';
+	| 'invalidResponse'
+	/** A redirect the client will not follow (another origin, or a write turned into a GET). */
+	| 'redirect';
 
 interface StatusRule {
 	kind: ServiceErrorKind;
@@ -64,6 +66,7 @@ export interface ServiceErrorInit {
 	method?: string;
 	path?: string;
 	cause?: unknown;
+	advice?: string;
 }
 
 export class ServiceError extends Error {
@@ -78,6 +81,11 @@ export class ServiceError extends Error {
 	readonly method?: string;
 	/** Path under /api/v1 without the query string (queries may hold user data). */
 	readonly path?: string;
+	/**
+	 * What the client adds to the service's refusal, e.g. that the wait the service asked for is
+	 * longer than the caller's retry budget. Faces show it after the status message.
+	 */
+	readonly advice?: string;
 	/**
 	 * Set by the client when an earlier attempt of the same request may have reached the service
 	 * (no answer, an unreadable answer or a 5xx): this answer may describe the first attempt's effect.
@@ -94,6 +102,7 @@ export class ServiceError extends Error {
 		this.retryAfterMs = init.retryAfterMs;
 		this.method = init.method;
 		this.path = init.path;
+		this.advice = init.advice;
 	}
 }
 
@@ -162,4 +171,26 @@ export function tryParseJson(text: string): JsonParseResult {
 	} catch (error) {
 		return { ok: false, error: error instanceof Error ? error.message : String(error) };
 	}
+}
+
+export const REDACTED = '[redacted]';
+
+/**
+ * The one redaction of the access token, used by every adapter that holds it: any text it passes
+ * on (answers read by the client, error messages, log lines) goes through here first. An upstream
+ * that echoes the request's Authorization header must not put the token into errors, logs or
+ * saved execution data. Tokens shorter than 8 characters are not secrets worth a blind replace
+ * (and would mangle ordinary text); the service's tokens are much longer.
+ */
+export function redactSecret(text: string, secret: string | undefined): string {
+	if (!secret || secret.length < 8 || !text.includes(secret)) return text;
+	return text.split(secret).join(REDACTED);
+}
+
+/** A wait in words: "45 s", "12 min", "24 h". */
+export function describeWait(ms: number): string {
+	const s = Math.ceil(ms / 1000);
+	if (s < 120) return `${s} s`;
+	if (s < 7200) return `${Math.round(s / 60)} min`;
+	return `${Math.round((s / 3600) * 10) / 10} h`;
 }

@@ -1,3 +1,5 @@
+import type { BaseUrl } from './baseUrl';
+import { ServiceError, describeWait } from './errors';
 import type { Clock } from './http';
 
 /**
@@ -50,7 +52,16 @@ export class Pacer {
 		return slot - now;
 	}
 
-	async acquire(): Promise<void> {
+	/**
+	 * Waits for a slot. A pause that another caller's 429 put on the token and that lasts longer
+	 * than `maxPauseMs` (this caller's own retry budget) fails at once instead of hanging.
+	 */
+	async acquire(maxPauseMs = Number.POSITIVE_INFINITY): Promise<void> {
+		const paused = this.pausedUntil - this.clock.now();
+		if (paused > maxPauseMs) {
+			const advice = `the service asked this access token to wait ${describeWait(paused)} (Retry-After of an earlier request), longer than the retry budget of ${describeWait(maxPauseMs)}; try again later`;
+			throw new ServiceError({ kind: 'rateLimit', status: 429, advice, message: `Too many requests: ${advice}` });
+		}
 		let wait = this.reserve();
 		while (wait > 0) {
 			await this.clock.sleep(wait);
@@ -71,6 +82,7 @@ export class Pacer {
 	 * counts arrivals, not plans. The widening is bounded.
 	 */
 	rateLimited(until: number): void {
+		// Callers pass a pause already bounded by their retry budget (see ServiceClient).
 		this.pausedUntil = Math.max(this.pausedUntil, until);
 		this.learnedMarginMs = Math.min(MAX_LEARNED_MARGIN_MS, this.learnedMarginMs + MARGIN_STEP_MS);
 	}
@@ -98,6 +110,15 @@ export class PacerRegistry {
 
 /** The process-wide registry: every face in one process shares a token's budget through it. */
 export const sharedPacers = new PacerRegistry();
+
+/**
+ * The token's pacing key for a base URL: the one way every face (node, trigger, Lambdas, runner)
+ * keys a token's budget, from the parsed base URL, so "https://x" and "https://x/api/v1/" share
+ * one budget of 5 requests per second.
+ */
+export function tokenPacingKey(token: string, environment: 'sandbox' | 'production', base: BaseUrl): string {
+	return pacingKey(token, `${environment} ${base.apiRoot}`);
+}
 
 /**
  * A stable, non-reversible key for a token (two independent 32-bit FNV-1a passes). It only

@@ -1,12 +1,12 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ConfigError, configFromContext } from './config';
 import { TestEquipmentCloudAlerts } from './stack';
 
 /**
  * The CDK app: `npx cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com` (see
  * README, "Deploy on AWS"). Environment-agnostic: the account and region come from the credentials
- * used to deploy. cdk-nag's AWS Solutions checks run on every synth.
+ * used to deploy. cdk-nag's AWS Solutions and Serverless checks run on every synth.
  */
 const app = new App();
 try {
@@ -19,5 +19,5 @@ try {
 	}
 	throw error;
 }
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

@@ -18,10 +18,10 @@ const whole = (name: string, fallback: number, min: number, max: number) =>
 		});
 
 export const ConfigSchema = z.object({
+	// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
 	TEC_BASE_URL: z.string({ error: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' }).transform((v, ctx) => {
 		try {
-			parseBaseUrl(v, 'TEC_BASE_URL');
-			return v;
+			return parseBaseUrl(v, 'TEC_BASE_URL');
 		} catch (error) {
 			ctx.addIssue({ code: 'custom', message: (error as Error).message });
 			return z.NEVER;
@@ -44,11 +44,14 @@ export class ConfigError extends Error {
 	override readonly name = 'ConfigError';
 }
 
+/** The one wording of a function's configuration error: every problem, each naming its variable. */
+export function invalidConfiguration(issues: ReadonlyArray<{ message: string }>): ConfigError {
+	return new ConfigError(`Invalid configuration: ${issues.map((i) => i.message).join('; ')}`);
+}
+
 export function readConfig(env: Record<string, string | undefined>): Config {
 	const parsed = ConfigSchema.safeParse(env);
-	if (!parsed.success) {
-		throw new ConfigError(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-	}
+	if (!parsed.success) throw invalidConfiguration(parsed.error.issues);
 	return parsed.data;
 }
 

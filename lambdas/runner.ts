@@ -28,10 +28,22 @@ export interface RunnerOptions {
 
 export interface Runner {
 	cycle(): Promise<RunReport[]>;
+	/** Pollers whose run failed in the last cycle (`npm start --once` exits non-zero then). */
+	readonly failed: string[];
+	/** Releases the state file's lock. */
+	close(): void;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
-	const store = new FileStateStore(options.statePath);
+	// The lock makes a second runner on this file refuse to start (it would announce twice).
+	const store = new FileStateStore(options.statePath, { lock: true });
+	if (store.staleLock) {
+		options.log.warn('Took over the state file from a runner that stopped without releasing it; its leases were dropped', {
+			statePath: options.statePath,
+			pid: store.staleLock.pid,
+		});
+	}
+	const failed: string[] = [];
 	const publishers: Publisher[] = [new LinePublisher(options.writeLine)];
 	if (options.eventBusName) publishers.push(new EventBridgePublisher({ busName: options.eventBusName, client: new EventBridgeClient({}), log: options.log }));
 	if (options.webhookUrl) publishers.push(new WebhookPublisher(options.webhookUrl, options.log));
@@ -39,8 +51,11 @@ export function createRunner(options: RunnerOptions): Runner {
 	const publisher = new FanOutPublisher(publishers);
 	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 	return {
+		failed,
+		close: () => store.close(),
 		async cycle() {
 			const reports: RunReport[] = [];
+			failed.length = 0;
 			for (const poll of [pollOverdueDevices, pollTestResults]) {
 				const ctx: PollerContext = {
 					client: options.client,
@@ -58,6 +73,7 @@ export function createRunner(options: RunnerOptions): Runner {
 					reports.push(await poll(ctx));
 				} catch (error) {
 					// One failed run is retried by the next cycle; the runner keeps going.
+					failed.push(poll.name);
 					options.log.error('A poll run failed; the next cycle retries it', { error: (error as Error).message });
 				}
 			}

@@ -1,5 +1,18 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { ServiceClient, noAnswerWithin, pacingKey, sharedPacers, type ClientEvent, type Clock, type HttpResponse, type RequestFn } from '../../client';
+import {
+	ServiceClient,
+	noAnswerWithin,
+	parseBaseUrl,
+	redactResponse,
+	redactSecret,
+	sharedPacers,
+	tokenPacingKey,
+	type BaseUrl,
+	type ClientEvent,
+	type Clock,
+	type HttpResponse,
+	type RequestFn,
+} from '../../client';
 
 export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 
@@ -10,7 +23,9 @@ export const systemClock: Clock = {
 
 /**
  * The request function over undici. The token lives only in this closure: it is added to
- * requests, never logged, never kept on an object that could be serialised.
+ * requests, never logged, never kept on an object that could be serialised, and removed from
+ * every answer and error before the client reads them. Undici follows no redirect: a 3xx goes
+ * back to the client, which follows same-origin ones only.
  */
 export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPONSE_BYTES): RequestFn {
 	return async (req) => {
@@ -38,17 +53,20 @@ export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPON
 			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
 				throw new Error(`${noAnswerWithin(req.timeoutMs)} (${(error as Error).message})`, { cause: error });
 			}
+			if (token !== undefined && error instanceof Error && error.message.includes(token)) throw new Error(redactSecret(error.message, token));
 			throw error;
 		}
 		const data = Buffer.concat(chunks);
 		const headers: HttpResponse['headers'] = {};
 		for (const [name, value] of Object.entries(response.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-		return { status: response.statusCode, headers, body: req.responseType === 'binary' ? new Uint8Array(data) : data.toString('utf8') };
+		const answer = { status: response.statusCode, headers, body: req.responseType === 'binary' ? new Uint8Array(data) : data.toString('utf8') };
+		return redactResponse(answer, token);
 	};
 }
 
 export interface ServiceConnection {
-	baseUrl: string;
+	/** Parsed once (lambdas/config.ts); a string is parsed here. */
+	baseUrl: BaseUrl | string;
 	token: string;
 	environment: 'sandbox' | 'production';
 	onEvent?: (event: ClientEvent) => void;
@@ -59,12 +77,13 @@ export interface ServiceConnection {
 /** A client paced per token: every caller in this process shares the token's budget. */
 export function connectService(c: ServiceConnection): ServiceClient {
 	const clock = c.clock ?? systemClock;
+	const base = typeof c.baseUrl === 'string' ? parseBaseUrl(c.baseUrl, 'TEC_BASE_URL') : c.baseUrl;
 	return new ServiceClient({
-		baseUrl: c.baseUrl,
+		baseUrl: base,
 		request: undiciRequestFn(c.token),
 		requestAnonymous: undiciRequestFn(undefined),
 		clock,
-		pacer: sharedPacers.forKey(pacingKey(c.token, `${c.environment}:${c.baseUrl}`), clock),
+		pacer: sharedPacers.forKey(tokenPacingKey(c.token, c.environment, base), clock),
 		timeoutMs: c.timeoutMs,
 		onEvent: c.onEvent,
 	});

@@ -1,22 +1,22 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Context } from 'aws-lambda';
 import { awsDeps } from '../email/aws';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
+import { logger, powertoolsHandler, tracer } from './powertools';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
  * sent once per day however often this runs (Powertools Idempotency in the SES mailer).
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`.
  */
-const logger = new Logger({ serviceName: 'test-equipment-cloud-email' });
 let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
 
-export const handler = async (input: { scheduledTime?: string } | undefined, context: Context): Promise<DigestReport> => {
-	logger.addContext(context);
+export const handler = powertoolsHandler(async (input: { scheduledTime?: string } | undefined, context: Context): Promise<DigestReport> => {
 	if (!wired) {
 		const env = readEmailEnv(process.env);
-		wired = { env, deps: awsDeps(env) };
+		wired = { env, deps: awsDeps(env, tracedClients()) };
 	}
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
@@ -29,4 +29,9 @@ export const handler = async (input: { scheduledTime?: string } | undefined, con
 		if (error instanceof DigestError) logger.error('Digest failed for some recipients; the retry sends only theirs', { day, failed: error.report.failed, sent: error.report.sent.length });
 		throw error;
 	}
-};
+});
+
+/** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */
+function tracedClients() {
+	return { dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})), ses: tracer.captureAWSv3Client(new SESv2Client({})) };
+}

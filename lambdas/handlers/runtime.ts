@@ -1,24 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { readConfig, settingsFrom, type Config } from '../config';
 import { DynamoStateStore } from '../adapters/dynamoStateStore';
 import { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, RunReport } from '../pollers/context';
+import { RUN_COMPLETED_METRIC } from './metricNames';
+import { logger, metrics, tracer } from './powertools';
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
 let config: Config | undefined;
-export const logger = new Logger({ serviceName: 'test-equipment-cloud-pollers' });
-export const metrics = new Metrics({ namespace: 'TestEquipmentCloud', serviceName: 'pollers' });
+
+/** The AWS SDK clients, one per container, traced by X-Ray (PutEvents, DynamoDB, the secret). */
+let aws: { dynamo: DynamoDBClient; events: EventBridgeClient; secrets: SecretsProvider } | undefined;
+function awsClients() {
+	aws ??= {
+		dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})),
+		events: tracer.captureAWSv3Client(new EventBridgeClient({})),
+		secrets: new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) }),
+	};
+	return aws;
+}
+
 
 /** The token is cached by Powertools for 5 minutes, then read again (rotation takes effect). */
 const TOKEN_MAX_AGE_S = 300;
 
-async function readToken(arn: string): Promise<string> {
-	const secret = await getSecret(arn, { maxAge: TOKEN_MAX_AGE_S });
+async function readToken(secrets: SecretsProvider, arn: string): Promise<string> {
+	const secret = await secrets.get(arn, { maxAge: TOKEN_MAX_AGE_S });
 	const text = typeof secret === 'string' ? secret.trim() : secret ? new TextDecoder().decode(secret).trim() : '';
 	if (text.startsWith('{')) {
 		const token = (JSON.parse(text) as { token?: unknown }).token;
@@ -27,10 +41,14 @@ async function readToken(arn: string): Promise<string> {
 	throw new Error('The access token secret is empty: put the token in it (see README, "Deploy on AWS")');
 }
 
-/** Runs one poller inside a Lambda invocation: wiring, metrics, a report as the result. */
+/**
+ * Runs one poller inside a Lambda invocation (wrapped by powertoolsHandler, which adds the request
+ * context to the logs and flushes the metrics): wiring, a report as the result.
+ */
 export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>, context: Context): Promise<RunReport> {
 	config ??= readConfig(process.env);
-	const token = await readToken(config.TEC_TOKEN_SECRET_ARN);
+	const clients = awsClients();
+	const token = await readToken(clients.secrets, config.TEC_TOKEN_SECRET_ARN);
 	const client = connectService({
 		baseUrl: config.TEC_BASE_URL,
 		token,
@@ -46,24 +64,23 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		error: (m: string, x?: Record<string, unknown>) => logger.error(m, x ?? {}),
 	};
 	const counters = { count: (name: string, value = 1) => metrics.addMetric(name, MetricUnit.Count, value) };
-	try {
-		const report = await poll({
-			client,
-			store: new DynamoStateStore(config.STATE_TABLE),
-			publisher: new EventBridgePublisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters }),
-			environment: config.TEC_ENVIRONMENT,
-			now: Date.now,
-			remainingMs: () => context.getRemainingTimeInMillis(),
-			log,
-			metrics: counters,
-			// The invocation cannot outlive its timeout, so neither needs the lease.
-			settings: settingsFrom(config, context.getRemainingTimeInMillis() + 30_000),
-			runId: `${context.awsRequestId ?? randomUUID()}`,
-		});
-		metrics.addMetric('RunDuration', MetricUnit.Milliseconds, report.durationMs);
-		logger.info('Poll run finished', { ...report });
-		return report;
-	} finally {
-		metrics.publishStoredMetrics();
-	}
+	const report = await poll({
+		client,
+		store: new DynamoStateStore(config.STATE_TABLE, clients.dynamo),
+		publisher: new EventBridgePublisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters, client: clients.events }),
+		environment: config.TEC_ENVIRONMENT,
+		now: Date.now,
+		remainingMs: () => context.getRemainingTimeInMillis(),
+		log,
+		metrics: counters,
+		// The invocation cannot outlive its timeout, so neither needs the lease.
+		settings: settingsFrom(config, context.getRemainingTimeInMillis() + 30_000),
+		runId: `${context.awsRequestId ?? randomUUID()}`,
+	});
+	// This invocation's metrics carry the poller as a dimension (cleared when they are flushed).
+	metrics.addDimension('poller', report.poller);
+	metrics.addMetric('RunDuration', MetricUnit.Milliseconds, report.durationMs);
+	if (report.complete) metrics.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
+	logger.info('Poll run finished', { ...report });
+	return report;
 }

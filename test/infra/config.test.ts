@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromContext, parseConfig } from '../../infra/config';
+import { FEATURE_FLAGS } from './synth';
 
 const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com', mailFrom: 'alerts@example.com' };
 
@@ -101,5 +102,12 @@ describe('stack settings (context or props)', () => {
 		expect(configFromContext((k) => app.node.tryGetContext(k))).toMatchObject({ environment: 'sandbox', scheduleRateMinutes: 5, alertEmails: ['alerts@example.com'] });
 		const overridden = new App({ context: { ...cdkJson.context, baseUrl: 'https://tec.acme.test', alertEmails: 'x@acme.test' } });
 		expect(configFromContext((k) => overridden.node.tryGetContext(k))).toMatchObject({ baseUrl: 'https://tec.acme.test', alertEmails: ['x@acme.test'] });
+	});
+});
+
+describe('cdk.json feature flags', () => {
+	it('holds every flag aws-cdk-lib recommends for the installed version, with its recommended value', () => {
+		const recommended = JSON.parse(readFileSync(require.resolve('aws-cdk-lib/recommended-feature-flags.json'), 'utf8')) as Record<string, unknown>;
+		expect(FEATURE_FLAGS).toEqual(recommended);
 	});
 });

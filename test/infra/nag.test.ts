@@ -1,12 +1,13 @@
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { BASE_CONFIG, synth } from './synth';
 
 // With the n8n webhook: the variant with the most resources. synth() registers cdk-nag's
-// AwsSolutionsChecks through Validations; an unacknowledged finding makes it throw.
+// AwsSolutionsChecks and ServerlessChecks through Validations; an unacknowledged finding makes it throw.
 const full = synth({ ...BASE_CONFIG, environment: 'production', n8nWebhookUrl: 'https://n8n.example.com/webhook/tec' });
 
 /** Every acknowledgement in the stack: rule id → reasons, with the construct path. */
@@ -21,7 +22,7 @@ function acknowledgements(stack: Stack): Array<{ path: string; id: string; reaso
 	return out;
 }
 
-describe('cdk-nag (AWS Solutions)', () => {
+describe('cdk-nag (AWS Solutions and Serverless)', () => {
 	it('passes: synth with the checks registered did not throw, and produced the stack', () => {
 		expect(Object.keys(full.json.Resources as object).length).toBeGreaterThan(40);
 	});
@@ -34,6 +35,14 @@ describe('cdk-nag (AWS Solutions)', () => {
 		expect(() => Template.fromStack(stack)).toThrow(/AwsSolutions-SQS(2|3|4)/);
 	});
 
+	it('the Serverless pack is a gate too: a function without tracing fails the synth', () => {
+		const app = new App();
+		const stack = new Stack(app, 'Untraced');
+		new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
+		Validations.of(app).addPlugins(new ServerlessChecks(app));
+		expect(() => Template.fromStack(stack)).toThrow(/Serverless-LambdaTracing/);
+	});
+
 	it('every acknowledged finding carries a written reason, and the list is the reviewed one', () => {
 		const acks = acknowledgements(full.stack);
 		for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
@@ -41,14 +50,19 @@ describe('cdk-nag (AWS Solutions)', () => {
 		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : full.stack.pollers.testResults);
 		expect(byRule).toEqual(
 			[
-				'AccessToken: AwsSolutions-SMG4',
-				'WebhookKey: AwsSolutions-SMG4',
-				'SchedulerDlq: AwsSolutions-SQS3',
-				'EmailEventsDlq: AwsSolutions-SQS3',
-				'WebhookDlq: AwsSolutions-SQS3',
-				`OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
-				`TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
+				'State/AccessToken: AwsSolutions-SMG4',
+				'N8nWebhook/Key: AwsSolutions-SMG4',
+				// Dead-letter queues are not themselves redriven.
+				...['Pollers/SchedulerDlq', 'Email/EventsDlq', 'N8nWebhook/Dlq', 'Alerts/DeliveryDlq'].flatMap((q) => [`${q}: AwsSolutions-SQS3`, `${q}: Serverless-SQSRedrivePolicy`]),
+				`Pollers/OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
+				`Pollers/TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
 				`Email/DigestScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.digest)}.Arn>:*]`,
+				// X-Ray's two actions have no resource-level permissions.
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
+				// A failed poller run is retried by the next tick, not replayed from a queue.
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
+				// The e-mail functions' failed invocations go to their dead-letter queues.
+				...['Email/Collector', 'Email/Digest'].map((f) => `${f}/Function: Serverless-LambdaAsyncFailureDestination`),
 			].sort(),
 		);
 	});

@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import Module, { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Stage } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -39,6 +39,22 @@ function roleStatements(s: Synth, roleLogicalId: string): Json[] {
 }
 const roleOf = (s: Synth, fnLogicalId: string) => props(s, fnLogicalId).Role['Fn::GetAtt'][0] as string;
 const NODE_BUILTINS = new Set(builtinModules);
+// Actions sorted: the recommended flag @aws-cdk/aws-iam:minimizePolicies sorts them.
+const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
+
+/** Runs `load` with the repository's node_modules on NODE_PATH, as the Lambda runtime has its SDK. */
+function withRuntimeNodePath<T>(load: () => T): T {
+	const before = process.env.NODE_PATH;
+	process.env.NODE_PATH = join(__dirname, '../../node_modules');
+	(Module as unknown as { _initPaths(): void })._initPaths();
+	try {
+		return load();
+	} finally {
+		if (before === undefined) delete process.env.NODE_PATH;
+		else process.env.NODE_PATH = before;
+		(Module as unknown as { _initPaths(): void })._initPaths();
+	}
+}
 const asList = (v: unknown) => (Array.isArray(v) ? v : [v]);
 
 /**
@@ -92,8 +108,10 @@ describe('the pollers', () => {
 			expect(p.Timeout).toBe(300);
 			expect(p.MemorySize).toBe(512);
 			expect(p.Handler).toBe('index.handler');
+			expect(p.TracingConfig).toEqual({ Mode: 'Active' });
 			expect(p.Environment.Variables).toEqual({
 				NODE_OPTIONS: '--enable-source-maps',
+				POWERTOOLS_SERVICE_NAME: 'pollers',
 				TEC_BASE_URL: 'https://tec.example.com',
 				TEC_ENVIRONMENT: 'sandbox',
 				TEC_TOKEN_SECRET_ARN: ref(secretId),
@@ -131,7 +149,7 @@ describe('the pollers', () => {
 		}
 	});
 
-	it('are bundled with esbuild: one minified file each, source maps without sources, loadable', () => {
+	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
 		expect(assets).toHaveLength(4);
@@ -140,16 +158,16 @@ describe('the pollers', () => {
 			expect(files).toEqual(['index.js', 'index.js.map']);
 			const code = readFileSync(join(outdir, dir, 'index.js'), 'utf8');
 			expect(code.length / code.split('\n').length).toBeGreaterThan(2000); // minified: long lines
+			expect(Buffer.byteLength(code)).toBeLessThanOrEqual(600 * 1024);
 			expect(code).toMatch(/sourceMappingURL=index\.js\.map/);
 			const map = JSON.parse(readFileSync(join(outdir, dir, 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown[] };
 			expect(map.sources.some((s) => s.includes('lambdas/handlers/'))).toBe(true);
 			expect((map.sourcesContent ?? []).filter((c) => c !== null)).toEqual([]);
-			// Everything is in the bundle: it loads with nothing installed next to it.
-			// (signature-v4-crt is an optional native add-on the SDK tries inside a try/catch, for SigV4a only.)
+			// Everything is in the bundle but the AWS SDK v3, which the Lambda runtime provides on its
+			// NODE_PATH (/var/runtime/node_modules); here the repository's node_modules stands in for it.
 			const required = new Set([...code.matchAll(/require\("(@[^"]+|[a-z][^"]*)"\)/g)].map((m) => m[1]).filter((m) => !m.startsWith('node:')));
-			required.delete('@aws-sdk/signature-v4-crt');
-			expect([...required].filter((m) => !NODE_BUILTINS.has(m))).toEqual([]);
-			const mod = createRequire(__filename)(join(outdir, dir, 'index.js')) as { handler?: unknown };
+			expect([...required].filter((m) => !NODE_BUILTINS.has(m) && !/^@(aws-sdk|smithy)\//.test(m))).toEqual([]);
+			const mod = withRuntimeNodePath(() => createRequire(__filename)(join(outdir, dir, 'index.js'))) as { handler?: unknown };
 			expect(typeof mod.handler).toBe('function');
 		}
 	});
@@ -214,8 +232,8 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 
 describe('the dead-letter queues', () => {
 	it('are encrypted, refuse plain HTTP and keep messages 14 days', () => {
-		basic.template.resourceCountIs('AWS::SQS::Queue', 2);
-		full.template.resourceCountIs('AWS::SQS::Queue', 3);
+		basic.template.resourceCountIs('AWS::SQS::Queue', 3);
+		full.template.resourceCountIs('AWS::SQS::Queue', 4);
 		for (const [queueId, queue] of ofType(full, 'AWS::SQS::Queue')) {
 			expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86400 });
 			full.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -263,17 +281,21 @@ describe('least privilege', () => {
 		for (const fn of [basic.stack.pollers.overdueDevices, basic.stack.pollers.testResults]) {
 			const fnId = basic.id(fn);
 			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
-			expect(roleStatements(basic, roleOf(basic, fnId))).toEqual([
+			// In any order (CDK adds X-Ray's when the function gets its tracing).
+			const statements = roleStatements(basic, roleOf(basic, fnId));
+			expect(statements).toHaveLength(5);
+			expect(statements).toEqual(expect.arrayContaining([
+				XRAY,
 				{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
 				{
 					Sid: 'StateTableItems',
-					Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
+					Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
 					Effect: 'Allow',
 					Resource: getAtt(tableId),
 				},
 				{ Sid: 'PublishEvents', Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(busId) },
 				{ Sid: 'ReadAccessToken', Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ref(secretId) },
-			]);
+			]));
 		}
 	});
 
@@ -289,7 +311,7 @@ describe('least privilege', () => {
 	});
 
 
-	it('no identity policy has a wildcard action or resource, and no role has a managed policy', () => {
+	it('no identity policy has a wildcard action or resource (but X-Ray\'s, which has no resources), and no role has a managed policy', () => {
 		for (const s of [basic, full]) {
 			for (const [, policy] of ofType(s, 'AWS::IAM::Policy')) {
 				for (const st of policy.Properties.PolicyDocument.Statement) {
@@ -298,7 +320,7 @@ describe('least privilege', () => {
 						expect(a).not.toMatch(/:\*$/);
 						if (a.includes('*')) expect(a).toBe('kms:GenerateDataKey*');
 					}
-					for (const r of asList(st.Resource)) expect(r).not.toBe('*');
+					if (JSON.stringify(st) !== JSON.stringify(XRAY)) for (const r of asList(st.Resource)) expect(r).not.toBe('*');
 					expect(st.Effect).toBe('Allow');
 				}
 			}
@@ -327,7 +349,7 @@ describe('the access token secret', () => {
 			// The webhook key reaches the connection only as a dynamic reference, resolved by CloudFormation.
 			const connections = ofType(s, 'AWS::Events::Connection');
 			for (const [, c] of connections) {
-				expect(JSON.stringify(c.Properties.AuthParameters.ApiKeyAuthParameters.ApiKeyValue)).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:",\{"Ref":"WebhookKey[0-9A-F]+"\},":SecretString:apiKeyValue::\}\}"\]\]\}$/);
+				expect(JSON.stringify(c.Properties.AuthParameters.ApiKeyAuthParameters.ApiKeyValue)).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:",\{"Ref":"N8nWebhookKey[0-9A-F]+"\},":SecretString:apiKeyValue::\}\}"\]\]\}$/);
 			}
 			// Long random-looking strings: only the asset file names (content hashes) may be there.
 			const strings: string[] = [];
@@ -379,9 +401,10 @@ describe('the alarms topic', () => {
 			},
 		});
 		const subs = ofType(basic, 'AWS::SNS::Subscription').map(([, s]) => s.Properties);
+		const redrive = { deadLetterTargetArn: getAtt(basic.id(basic.stack.alertDeliveryDlq)) };
 		expect(subs).toEqual([
-			{ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: ref(topicId) },
-			{ Protocol: 'email', Endpoint: 'lab-lead@example.com', TopicArn: ref(topicId) },
+			{ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: ref(topicId), RedrivePolicy: redrive },
+			{ Protocol: 'email', Endpoint: 'lab-lead@example.com', TopicArn: ref(topicId), RedrivePolicy: redrive },
 		]);
 	});
 });
@@ -426,7 +449,7 @@ describe('the n8n webhook', () => {
 	it('the header value is generated into a secret of the stack, never written in the template', () => {
 		const secrets = ofType(full, 'AWS::SecretsManager::Secret');
 		expect(secrets).toHaveLength(2);
-		const [, key] = secrets.find(([id]) => id.startsWith('WebhookKey'))!;
+		const [, key] = secrets.find(([id]) => id.startsWith('N8nWebhookKey'))!;
 		expect(key.Properties.SecretString).toBeUndefined();
 		expect(key.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'apiKeyValue', PasswordLength: 48, SecretStringTemplate: JSON.stringify({ headerName: WEBHOOK_HEADER }) });
 	});
@@ -435,15 +458,16 @@ describe('the n8n webhook', () => {
 describe('alarms', () => {
 	const alarms = (s: Synth) => ofType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
 
-	it('cover poller errors and throttles, the formatter, and every DLQ; all go to the alerts topic', () => {
-		// Pollers 4, scheduler DLQ 1, e-mails 4 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
-		expect(alarms(basic)).toHaveLength(9);
-		expect(alarms(full)).toHaveLength(10);
+	it('cover poller errors and throttles, a heartbeat per poller, the e-mail functions, and every DLQ; all go to the alerts topic', () => {
+		// Pollers 4, heartbeats 2, scheduler and alert delivery DLQs 2, e-mails 5 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
+		expect(alarms(basic)).toHaveLength(13);
+		expect(alarms(full)).toHaveLength(14);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {
 				expect(a.AlarmActions).toEqual([topic]);
 				expect(a.OKActions).toEqual([topic]);
+				if (a.AlarmName === undefined && /not completed a run/.test(a.AlarmDescription)) continue; // the heartbeats (own test)
 				expect(a).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
 			}
 		}
@@ -458,8 +482,8 @@ describe('alarms', () => {
 		full.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Period: 600 });
 	});
 
-	it('DLQ depth on the scheduler, e-mail events and webhook DLQs', () => {
-		for (const q of [full.stack.schedulerDlq, full.stack.email.eventsDlq, full.stack.webhookDlq!]) {
+	it('DLQ depth on the scheduler, e-mail events, alert delivery and webhook DLQs', () => {
+		for (const q of [full.stack.schedulerDlq, full.stack.email.eventsDlq, full.stack.alertDeliveryDlq, full.stack.webhookDlq!]) {
 			full.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
 				Namespace: 'AWS/SQS',
 				MetricName: 'ApproximateNumberOfMessagesVisible',

@@ -1,13 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll } from 'vitest';
 import { parseConfig, type AlertsConfig } from '../../infra/config';
 import { TestEquipmentCloudAlerts } from '../../infra/stack';
+
+/** The feature flags of cdk.json (aws-cdk-lib's recommended set), so tests synthesise what `cdk synth` does. */
+export const FEATURE_FLAGS: Record<string, unknown> = Object.fromEntries(
+	Object.entries((JSON.parse(readFileSync(join(__dirname, '../../cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context).filter(([key]) => key.startsWith('@aws-cdk')),
+);
 
 export const BASE_CONFIG = {
 	environment: 'sandbox',
@@ -26,24 +31,25 @@ export interface Synth {
 }
 
 /**
- * Synthesises the stack as `cdk synth` does: cdk-nag's AWS Solutions checks registered through
+ * Synthesises the stack as `cdk synth` does: cdk-nag's AWS Solutions and Serverless checks registered through
  * Validations, so any unacknowledged finding makes Template.fromStack throw (the gate).
  * NodejsFunction bundles the handlers with the local esbuild (a few seconds).
  */
 export function synth(input: Record<string, unknown>, stackId = 'TestEquipmentCloudAlerts'): Synth {
 	const outdir = mkdtempSync(join(tmpdir(), 'tec-cdk-'));
 	afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-	const app = new App({ outdir });
+	const app = new App({ outdir, context: FEATURE_FLAGS });
 	const config = parseConfig(input);
 	const stack = new TestEquipmentCloudAlerts(app, stackId, { config });
-	Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+	Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 	const template = Template.fromStack(stack);
 	return {
 		stack,
 		template,
 		json: template.toJSON(),
 		config,
-		id: (construct) => Stack.of(construct).getLogicalId((construct.node.defaultChild ?? construct) as CfnElement),
+		// resolve() honours overrideLogicalId (the state keeps its IDs from before the constructs).
+		id: (construct) => Stack.of(construct).resolve(((construct.node.defaultChild ?? construct) as CfnElement).logicalId) as string,
 	};
 }
 

@@ -42,6 +42,12 @@ const nextRun = (match: RegExp): Outcome => ({ type: 'nextRun', match });
 
 const FACES = ['nodeGetManyAll', 'nodeGet', 'nodeCreate', 'nodeUpdate', 'nodeDelete', 'triggerPoll', 'overduePoller', 'testResultsPoller', 'runner'] as const;
 type Face = (typeof FACES)[number];
+type Cells = [Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome, Outcome];
+
+/** One row of the table: an outcome per face, in the order of FACES. */
+function cells(...outcomes: Cells): Record<Face, Outcome> {
+	return Object.fromEntries(FACES.map((face, i) => [face, outcomes[i]])) as Record<Face, Outcome>;
+}
 
 interface Injected {
 	/** Resolves when the fault is over (outage windows end on their own) and cleared. */
@@ -106,88 +112,62 @@ function licence(state: 'expired' | 'expired427'): Row['inject'] {
 	};
 }
 
+// The errors the table expects, by name.
 const server = /Unexpected server error \(HTTP (500|502|503)\)/;
+const serverStatus = (status: number) => new RegExp(`Unexpected server error \\(HTTP ${status}\\)`);
 const licenceError = /licence has expired.*HTTP 42[67]/;
+const maintenance = /under maintenance; try again later \(HTTP 451\)/;
+const notJson = /answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** "No response from the service for <method> <path>…: no answer within the timeout of <within>". */
+function noAnswer(method: string, path: string, pathTail = '', within: string | '' = '1 s'): RegExp {
+	const tail = within === '' ? '' : `: no answer within the timeout of ${within}`;
+	return new RegExp(`No response from the service for ${method} ${escaped(path)}${pathTail}${tail}`);
+}
 
+/**
+ * The table. Each row's `cells(…)` lists one outcome per face, in this order:
+ * Get Many (Return All) | Get | Create | Update | Delete | Trigger poll | Overdue poller | Test-results poller | `npm start` runner
+ */
 export const MATRIX: Row[] = [
 	{
 		fault: '429 storm: 3 × 429 without Retry-After',
 		inject: fault({ kind: 'status', status: 429, count: 3 }),
 		retryKind: 'rateLimit',
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: cells(ok, ok, ok, ok, ok, ok, ok, ok, ok),
 	},
 	...[500, 502, 503].map(
 		(status): Row => ({
 			fault: `${status} × 2`,
 			inject: fault({ kind: 'status', status, count: 2 }),
 			retryKind: 'server',
-			expect: {
-				nodeGetManyAll: ok,
-				nodeGet: ok,
-				nodeCreate: error(new RegExp(`Unexpected server error \\(HTTP ${status}\\)`)), // a POST is never sent twice
-				nodeUpdate: ok,
-				nodeDelete: ok,
-				triggerPoll: ok,
-				overduePoller: ok,
-				testResultsPoller: ok,
-				runner: ok,
-			},
+			expect: cells(ok, ok, error(serverStatus(status)), ok, ok, ok, ok, ok, ok), // a POST is never sent twice
 		}),
 	),
 	{
 		fault: '503 outage of 3 s (longer than the node and poller retry budgets)',
 		inject: outage(3000, (s) => s.faults.add({ kind: 'status', status: 503 }), (s) => s.faults.clear(), statusCount(503)),
 		nodeMaxRetryWait: 1,
-		expect: {
-			nodeGetManyAll: error(server),
-			nodeGet: error(server),
-			nodeCreate: error(server),
-			nodeUpdate: error(server),
-			nodeDelete: error(server),
-			triggerPoll: nextRun(server),
-			overduePoller: nextRun(server),
-			testResultsPoller: nextRun(server),
-			runner: ok, // default budget 90 s
-		},
+		expect: cells(error(server), error(server), error(server), error(server), error(server), nextRun(server), nextRun(server), nextRun(server), ok), // runner: default budget 90 s
 	},
 	{
 		fault: '451 maintenance window of 1 s',
 		inject: outage(1000, (s) => (s.account.maintenance = true), (s) => (s.account.maintenance = false), statusCount(451)),
 		retryKind: 'maintenance',
-		expect: {
-			// The first maintenance wait (5-10 s) exceeds Max Retry Wait (4 s): the node fails at once.
-			nodeGetManyAll: error(/under maintenance; try again later \(HTTP 451\)/),
-			nodeGet: error(/under maintenance; try again later \(HTTP 451\)/),
-			nodeCreate: error(/under maintenance; try again later \(HTTP 451\)/),
-			nodeUpdate: error(/under maintenance; try again later \(HTTP 451\)/),
-			nodeDelete: error(/under maintenance; try again later \(HTTP 451\)/),
-			triggerPoll: nextRun(/under maintenance; try again later \(HTTP 451\)/),
-			overduePoller: ok,
-			testResultsPoller: ok,
-			runner: ok, // waits 5-10 s, then succeeds
-		},
+		// The first maintenance wait (5-10 s) exceeds Max Retry Wait (4 s): the node fails at once; the runner waits 5-10 s.
+		expect: cells(error(maintenance), error(maintenance), error(maintenance), error(maintenance), error(maintenance), nextRun(maintenance), ok, ok, ok),
 	},
 	...(['expired', 'expired427'] as const).map(
 		(state): Row => ({
 			fault: `licence ${state === 'expired' ? 426 : 427}`,
 			inject: licence(state),
-			expect: {
-				nodeGetManyAll: error(licenceError),
-				nodeGet: error(licenceError),
-				nodeCreate: error(licenceError),
-				nodeUpdate: error(licenceError),
-				nodeDelete: error(licenceError),
-				triggerPoll: nextRun(licenceError),
-				overduePoller: nextRun(licenceError),
-				testResultsPoller: nextRun(licenceError),
-				runner: nextRun(/licence has expired/),
-			},
+			expect: cells(error(licenceError), error(licenceError), error(licenceError), error(licenceError), error(licenceError), nextRun(licenceError), nextRun(licenceError), nextRun(licenceError), nextRun(/licence has expired/)),
 		}),
 	),
 	{
 		fault: 'slow responses: +300 ms on every request',
 		inject: fault({ kind: 'latency', latencyMs: 300 }),
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: cells(ok, ok, ok, ok, ok, ok, ok, ok, ok),
 	},
 	{
 		// 3 s: undici times out from 1 s on with a coarse (~0.5 s tick) timer, so a 1 s timeout may
@@ -196,88 +176,48 @@ export const MATRIX: Row[] = [
 		inject: fault({ kind: 'latency', latencyMs: 3000, count: 1 }),
 		retryKind: 'network',
 		nodeTimeout: 1,
-		expect: {
-			nodeGetManyAll: ok,
-			nodeGet: ok,
-			// The service may still act on a POST whose answer timed out: never sent twice.
-			nodeCreate: error(/No response from the service for POST \/data\/devices\/create\/: no answer within the timeout of 1 s/),
-			nodeUpdate: ok,
-			nodeDelete: ok,
-			triggerPoll: ok,
-			overduePoller: ok,
-			testResultsPoller: ok,
-			runner: ok,
-		},
+		// The service may still act on a POST whose answer timed out: never sent twice.
+		expect: cells(ok, ok, error(noAnswer('POST', '/data/devices/create/')), ok, ok, ok, ok, ok, ok),
 	},
 	{
 		fault: 'timeout: every response 3 s late (poller timeout 500 ms, node and runner 1 s)',
 		inject: fault({ kind: 'latency', latencyMs: 3000 }),
 		nodeTimeout: 1,
-		expect: {
-			nodeGetManyAll: error(/No response from the service for GET \/data\/devices\/all\/: no answer within the timeout of 1 s/),
-			nodeGet: error(/No response from the service for GET \/device\/detail\/1\/: no answer within the timeout of 1 s/),
-			nodeCreate: error(/No response from the service for POST \/data\/devices\/create\/: no answer within the timeout of 1 s/),
-			nodeUpdate: error(/No response from the service for PUT \/data\/devices\/edit\/: no answer within the timeout of 1 s/),
-			nodeDelete: error(/No response from the service for DELETE \/data\/devices\/delete\/\d+\/: no answer within the timeout of 1 s/),
-			triggerPoll: nextRun(/No response from the service for GET \/data\/devices\/overdue\/: no answer within the timeout of 1 s/),
-			overduePoller: nextRun(/No response from the service for GET \/data\/devices\/overdue\/: no answer within the timeout of 0.5 s \(Headers Timeout Error\)/),
-			testResultsPoller: nextRun(/No response from the service for GET \/tests_performed\/all\/: no answer within the timeout of 0.5 s/),
-			runner: nextRun(/No response from the service for GET .*: no answer within the timeout of 1 s/),
-		},
+		expect: cells(
+			error(noAnswer('GET', '/data/devices/all/')),
+			error(noAnswer('GET', '/device/detail/1/')),
+			error(noAnswer('POST', '/data/devices/create/')),
+			error(noAnswer('PUT', '/data/devices/edit/')),
+			error(noAnswer('DELETE', '/data/devices/delete/', '\\d+/')),
+			nextRun(noAnswer('GET', '/data/devices/overdue/')),
+			nextRun(noAnswer('GET', '/data/devices/overdue/', '', '0.5 s \\(Headers Timeout Error\\)')),
+			nextRun(noAnswer('GET', '/tests_performed/all/', '', '0.5 s')),
+			nextRun(/No response from the service for GET .*: no answer within the timeout of 1 s/),
+		),
 	},
 	{
 		fault: 'dropped connection × 2 (socket destroyed; the service may still act)',
 		inject: fault({ kind: 'drop', count: 2 }),
 		deleteRepeatFindsItDeleted: true,
 		retryKind: 'network',
-		expect: {
-			nodeGetManyAll: ok,
-			nodeGet: ok,
-			nodeCreate: error(/No response from the service for POST \/data\/devices\/create\//), // a POST is never sent twice
-			nodeUpdate: ok,
-			// The sandbox drops the socket but still runs the handler: the repeat finds the device in the
-			// bin (412), which after a lost answer means the delete succeeded.
-			nodeDelete: ok,
-			triggerPoll: ok,
-			overduePoller: ok,
-			testResultsPoller: ok,
-			runner: ok,
-		},
+		// Delete: the sandbox drops the socket but still runs the handler; the repeat finds the device in
+		// the bin (412), which after a lost answer means the delete succeeded.
+		expect: cells(ok, ok, error(noAnswer('POST', '/data/devices/create/', '', '')), ok, ok, ok, ok, ok, ok), // a POST is never sent twice
 	},
 	{
 		fault: 'truncated JSON × 2 (half the body, after the service acted)',
 		inject: fault({ kind: 'truncate', count: 2 }),
 		deleteRepeatFindsItDeleted: true,
 		retryKind: 'invalidResponse',
-		expect: {
-			nodeGetManyAll: ok,
-			nodeGet: ok,
-			nodeCreate: error(/answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/), // a POST is never sent twice
-			nodeUpdate: ok, // PUT re-sent: same edit again
-			// The DELETE had moved the device to the recycle bin; the repeat finds it there: succeeded.
-			nodeDelete: ok,
-			triggerPoll: ok,
-			overduePoller: ok,
-			testResultsPoller: ok,
-			runner: ok,
-		},
+		// PUT re-sent (same edit again); the DELETE had moved the device to the recycle bin, the repeat finds it there.
+		expect: cells(ok, ok, error(notJson), ok, ok, ok, ok, ok, ok), // a POST is never sent twice
 	},
 	{
 		fault: 'non-JSON body × 2 (an HTML proxy page with status 200/201)',
 		inject: fault({ kind: 'nonJson', count: 2 }),
 		deleteRepeatFindsItDeleted: true,
 		retryKind: 'invalidResponse',
-		expect: {
-			nodeGetManyAll: ok,
-			nodeGet: ok,
-			nodeCreate: error(/answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/), // a POST is never sent twice
-			nodeUpdate: ok,
-			nodeDelete: ok,
-			triggerPoll: ok,
-			overduePoller: ok,
-			testResultsPoller: ok,
-			runner: ok,
-		},
+		expect: cells(ok, ok, error(notJson), ok, ok, ok, ok, ok, ok), // a POST is never sent twice
 	},
 	{
 		fault: 'unknown extra fields and enum values (versioning drill)',
@@ -290,7 +230,7 @@ export const MATRIX: Row[] = [
 				},
 			};
 		},
-		expect: { nodeGetManyAll: ok, nodeGet: ok, nodeCreate: ok, nodeUpdate: ok, nodeDelete: ok, triggerPoll: ok, overduePoller: ok, testResultsPoller: ok, runner: ok },
+		expect: cells(ok, ok, ok, ok, ok, ok, ok, ok, ok),
 	},
 ];
 

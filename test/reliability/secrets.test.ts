@@ -141,9 +141,16 @@ describe('no token leaves its place', () => {
 		expect(ok.stdout).toContain('Device Overdue');
 		expect(ok.stderr).toContain('Retrying a request');
 		sandbox.account.license = 'expired427';
-		const failed = await run(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env }).finally(() => {
-			sandbox.account.license = 'active';
-		});
+		// A failed run: `--once` exits 1 (documented), with the cause on stderr.
+		const failed = await run(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env })
+			.then(
+				(r) => ({ ...r, code: 0 }),
+				(e: { stdout: string; stderr: string; code: number }) => e,
+			)
+			.finally(() => {
+				sandbox.account.license = 'active';
+			});
+		expect(failed.code).toBe(1);
 		expect(failed.stderr).toContain('A poll run failed');
 		capture('runner stdout', ok.stdout + failed.stdout);
 		capture('runner stderr', ok.stderr + failed.stderr);

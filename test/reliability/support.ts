@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ServiceClient, pacingKey, sharedPacers, type ClientEvent, type RetryOptions } from '../../client';
+import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions } from '../../client';
 import { addDays } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DEVICE } from '../../sandbox/properties';
@@ -25,13 +25,13 @@ export function pollerClient(
 	token: string,
 	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string } = {},
 ): ServiceClient {
-	const baseUrl = options.baseUrl ?? sandbox.url;
+	const baseUrl = parseBaseUrl(options.baseUrl ?? sandbox.url);
 	return new ServiceClient({
 		baseUrl,
 		request: undiciRequestFn(token),
 		requestAnonymous: undiciRequestFn(undefined),
 		clock: systemClock,
-		pacer: sharedPacers.forKey(pacingKey(token, `sandbox:${baseUrl}`), systemClock),
+		pacer: sharedPacers.forKey(tokenPacingKey(token, 'sandbox', baseUrl), systemClock),
 		retry: options.retry,
 		timeoutMs: options.timeoutMs,
 		onEvent: options.onEvent,

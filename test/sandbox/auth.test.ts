@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, type OperationId } from '../../client';
 import { SCOPES } from '../../sandbox/account';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, expectError, start } from './helpers';
+import { Api, start, useSandbox } from '../support/sandbox';
+import { expectError } from './helpers';
 
 /** Spec, Authentication: the header, 401 for invalid tokens, 413 for a missing permission. */
 
-let sandbox: Sandbox;
-let api: Api;
-
-beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
-});
-afterAll(async () => {
-	await sandbox?.stop();
-});
-beforeEach(async () => {
-	await api.admin.reset();
-});
+const api = useSandbox({ resetEach: true });
 
 const DEVICES = '/data/devices/all/';
 
@@ -38,7 +26,7 @@ describe('Authentication: invalid tokens answer 401 with a description', () => {
 	});
 
 	it('the sandbox token from startSandbox works with the documented header', async () => {
-		const a = await api.get(DEVICES, sandbox.sandboxToken);
+		const a = await api.get(DEVICES, api.sandbox.sandboxToken);
 		expect(a.status).toBe(200);
 	});
 

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, addMonthsPlain, expectError, ids, props, start, type Item } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { useSandbox, type Item } from '../support/sandbox';
+import { PATHS, addMonthsPlain, expectError, ids, props } from './helpers';
 
 /**
  * Spec: overdue devices, device detail (ID Barcode once), create/edit with object or array,
  * multiple_edit without enabled, delete → recycle bin, direct_delete, 412 on deleted items.
  */
 
-let sandbox: Sandbox;
-let api: Api;
-
-beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
-});
-afterAll(async () => {
-	await sandbox?.stop();
-});
-beforeEach(async () => {
-	await api.admin.reset();
-});
+const api = useSandbox({ resetEach: true });
 
 const CREATE = '/data/devices/create/';
 const EDIT = '/data/devices/edit/';

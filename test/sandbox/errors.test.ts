@@ -1,19 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, expectError, props, start, type Item } from './helpers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useSandbox, type Item } from '../support/sandbox';
+import { PATHS, expectError, props } from './helpers';
 
 /** Spec, Errors and Limits: every status of the error table with a JSON description; faults; versioning. */
 
-let sandbox: Sandbox;
-let api: Api;
-
-beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
-});
-afterAll(async () => {
-	await sandbox?.stop();
-});
+const api = useSandbox();
 afterEach(async () => {
 	await api.admin.clearFaults();
 	await api.admin.call('PUT', '/maintenance', { on: false });

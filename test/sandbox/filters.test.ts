@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FILTER_KEYWORDS, KEYWORD_DATA_TYPES, type DataType, type FilterInput, type FilterKeyType } from '../../client';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, expectError, filterQuery, ids, matchesFilter, props, start, type Item } from './helpers';
+import { useSandbox, type Item } from '../support/sandbox';
+import { PATHS, expectError, filterQuery, ids, matchesFilter, props } from './helpers';
 
 /**
  * Spec, Filter expressions: every keyword on every data type it applies to, checked against an
  * independent computation over the full unfiltered list; AND/OR chains; refusals.
  */
 
-let sandbox: Sandbox;
-let api: Api;
+const api = useSandbox();
 const full = new Map<string, Item[]>();
 
 interface Target {
@@ -31,8 +30,6 @@ const TARGETS: Target[] = [
 ];
 
 beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
 	// Recycle bin content: devices and a customer, deleted on three different days.
 	for (const id of [10, 11, 12]) expect((await api.call('DELETE', `/data/devices/delete/${id}/`)).status).toBe(200);
 	await api.admin.advance({ advance_days: 1 });
@@ -44,9 +41,6 @@ beforeAll(async () => {
 	// A device with missing values (Number, Date and Text missing).
 	expect((await api.call('POST', '/data/devices/create/', { body: { properties: { 1: 'Sparse lamp' } } })).status).toBe(201);
 	for (const t of TARGETS) full.set(t.path, await api.all(t.path));
-});
-afterAll(async () => {
-	await sandbox?.stop();
 });
 
 function valueOf(item: Item, key: number | string): unknown {

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, expectError, ids, listPath, matchesFilter, props, start, type Item } from './helpers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandbox, type Item } from '../support/sandbox';
+import { PATHS, expectError, ids, listPath, matchesFilter, props } from './helpers';
 
 /** Spec, Query parameters (lists): envelope, limit/offset, next/previous, enabled, ordering, search. */
 
-let sandbox: Sandbox;
-let api: Api;
+const api = useSandbox();
 
 beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
 	// A few deleted items so the recycle bin has something to list and page through.
 	for (const id of [5, 6, 7, 8, 9]) expect((await api.call('DELETE', `/data/devices/delete/${id}/`)).status).toBe(200);
 	for (const id of [3, 4]) expect((await api.call('DELETE', `/data/customers/delete/${id}/`)).status).toBe(200);
@@ -17,9 +14,6 @@ beforeAll(async () => {
 	const created = await api.call('POST', '/data/devices/create/', { body: { properties: { 1: 'Sparse lamp' } } });
 	expect(created.status).toBe(201);
 	sparseId = (created.body as unknown as Item).id;
-});
-afterAll(async () => {
-	await sandbox?.stop();
 });
 let sparseId = 0;
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, props, start } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { Api, start, useSandbox } from '../support/sandbox';
+import { PATHS, props } from './helpers';
 
 /** Issue 3, Scale: deterministic data from the seed; 100k devices generate and answer lists. */
 
@@ -44,15 +44,7 @@ describe('determinism', () => {
 });
 
 describe('100k devices', () => {
-	let sandbox: Sandbox;
-	let api: Api;
-	beforeAll(async () => {
-		sandbox = await start({ seed: 3, size: { devices: 100_000, customers: 200, testResults: 1000 } });
-		api = new Api(sandbox);
-	}, 60_000);
-	afterAll(async () => {
-		await sandbox?.stop();
-	});
+	const api = useSandbox({ seed: 3, size: { devices: 100_000, customers: 200, testResults: 1000 } });
 
 	it('generates 100k devices and lists them', async () => {
 		const body = await api.ok(`${PATHS.devices}?limit=1`);
@@ -71,7 +63,7 @@ describe('100k devices', () => {
 
 	it('two filters and ordering over 100k devices give the independently computed result', async () => {
 		const qs = '4=equals%22laboratory%22&5=greaterThan%2212%22&ordering=-3&limit=1000';
-		const expected = [...sandbox.account.data.devices.values()]
+		const expected = [...api.sandbox.account.data.devices.values()]
 			.filter((d) => String(d.values[4]).toLowerCase() === 'laboratory' && Number(d.values[5]) > 12)
 			.map((d) => ({ id: d.id, last: String(d.values[3]) }));
 		expected.sort((x, y) => (x.last < y.last ? 1 : x.last > y.last ? -1 : x.id - y.id));

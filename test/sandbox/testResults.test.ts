@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIELDS } from '../../client';
-import type { Sandbox } from '../../sandbox/server';
-import { Api, PATHS, expectError, start, type Item } from './helpers';
+import { useSandbox, type Item } from '../support/sandbox';
+import { PATHS, expectError } from './helpers';
 
 /** Spec: test results, performed test detail (steps, measured values, limits), file download links. */
 
-let sandbox: Sandbox;
-let api: Api;
-
-beforeAll(async () => {
-	sandbox = await start();
-	api = new Api(sandbox);
-});
-afterAll(async () => {
-	await sandbox?.stop();
-});
-beforeEach(async () => {
-	await api.admin.reset();
-});
+const api = useSandbox({ resetEach: true });
 
 interface Measurement {
 	name: string;
@@ -129,7 +117,7 @@ describe('file download links (valid 5 minutes)', () => {
 			const link = await api.call('PUT', `/files/download_link/${file.id}/`);
 			expect(link.status, link.text).toBe(200);
 			const { url, expires_at } = link.body as unknown as { url: string; expires_at: string };
-			expect(new URL(url).origin).toBe(sandbox.url);
+			expect(new URL(url).origin).toBe(api.sandbox.url);
 			const { now } = await api.admin.state();
 			expect(Date.parse(expires_at) - Date.parse(now)).toBe(5 * 60_000);
 			const res = await fetch(url);

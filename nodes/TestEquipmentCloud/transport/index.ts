@@ -18,10 +18,12 @@ import {
 	ServiceError,
 	ValidationError,
 	noAnswerWithin,
-	pacingKey,
 	parseBaseUrl,
+	redactResponse,
+	redactSecret,
 	ruleForStatus,
 	sharedPacers,
+	tokenPacingKey,
 	type Clock,
 	type HttpRequest,
 	type HttpResponse,
@@ -78,7 +80,24 @@ function timedOut(error: unknown): boolean {
 	return cause?.code === 'ECONNABORTED' && /timeout/i.test(String(cause.message));
 }
 
-function requestFn(ctx: Context, authenticated: boolean): RequestFn {
+/**
+ * A failure of n8n's helper as an error that carries no token: n8n's and axios's errors keep the
+ * request's configuration (headers included), so only the redacted message and code go on.
+ */
+function cleanError(error: unknown, token: string | undefined): Error {
+	const message = redactSecret(error instanceof Error ? error.message : String(error), token);
+	const clean = new Error(message);
+	const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.cause?.code ?? (error as { code?: unknown } | null)?.code;
+	if (typeof code === 'string') Object.assign(clean, { code });
+	return clean;
+}
+
+/**
+ * The request function over n8n's helper. Redirects are never followed by n8n (it would send the
+ * credential to wherever the answer points): the 3xx comes back to the client, which follows
+ * same-origin ones itself. Every answer loses the token before the client reads it.
+ */
+function requestFn(ctx: Context, token: string | undefined): RequestFn {
 	return async (request) => {
 		const options: IHttpRequestOptions = {
 			method: request.method,
@@ -89,25 +108,27 @@ function requestFn(ctx: Context, authenticated: boolean): RequestFn {
 			// on 4xx/5xx (and so never re-sends a refused request) nor parse the body.
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 			json: false,
 			encoding: request.responseType === 'binary' ? 'arraybuffer' : 'text',
 			timeout: request.timeoutMs,
 		};
-		const pending = authenticated
-			? ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
-			: ctx.helpers.httpRequest(options);
+		const pending =
+			token !== undefined
+				? ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)
+				: ctx.helpers.httpRequest(options);
 		// n8n reports its own timeout as "The connection was aborted, perhaps the server is offline";
 		// the client turns either error into one "No response from the service" error.
 		const response = (await pending.catch(async (error: unknown) => {
-			if (!timedOut(error)) return await Promise.reject(error);
+			if (!timedOut(error)) return await Promise.reject(cleanError(error, token));
 			const message = noAnswerWithin(request.timeoutMs);
 			return await Promise.reject(new NodeApiError(ctx.getNode(), { message }, { message }));
 		})) as FullResponse;
-		return {
-			status: response.statusCode,
-			headers: toHeaders(response.headers),
-			body: toBody(response.body, request.responseType),
-		};
+		return redactResponse(
+			{ status: response.statusCode, headers: toHeaders(response.headers), body: toBody(response.body, request.responseType) },
+			token,
+		);
 	};
 }
 
@@ -142,22 +163,20 @@ function connection(credentials: TestEquipmentCloudCredentials) {
 		String((production ? credentials.productionBaseUrl : credentials.sandboxBaseUrl) ?? ''),
 		production ? 'Production Base URL (credential)' : 'Sandbox Base URL (credential)',
 	);
-	const pacer = sharedPacers.forKey(
-		pacingKey(String(credentials.accessToken ?? ''), `${production ? 'production' : 'sandbox'} ${base.apiRoot}`),
-		clock,
-	);
-	return { base, pacer };
+	const token = String(credentials.accessToken ?? '');
+	const pacer = sharedPacers.forKey(tokenPacingKey(token, production ? 'production' : 'sandbox', base), clock);
+	return { base, pacer, token };
 }
 
 /** A client for the credential's environment, sharing the token's pacer with every caller. */
 export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
 	const { retry, timeoutMs } = clientOptions(settings);
 	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
-	const { base, pacer } = connection(credentials);
+	const { base, pacer, token } = connection(credentials);
 	return new ServiceClient({
 		baseUrl: base,
-		request: requestFn(ctx, true),
-		requestAnonymous: requestFn(ctx, false),
+		request: requestFn(ctx, token),
+		requestAnonymous: requestFn(ctx, undefined),
 		clock,
 		pacer,
 		retry,
@@ -170,19 +189,25 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
  * one adds the header itself; answers are read by the client core like everywhere else.
  */
 export function getCredentialTestClient(ctx: ICredentialTestFunctions, credentials: TestEquipmentCloudCredentials): ServiceClient {
-	const { base, pacer } = connection(credentials);
+	const { base, pacer, token } = connection(credentials);
 	const request: RequestFn = async (req) => {
-		const response = (await ctx.helpers.request({
-			method: req.method,
-			uri: req.url,
-			headers: { ...req.headers, authorization: `Token ${String(credentials.accessToken ?? '')}` },
-			body: req.body,
-			resolveWithFullResponse: true,
-			simple: false,
-			json: false,
-			timeout: req.timeoutMs,
-		})) as FullResponse;
-		return { status: response.statusCode, headers: toHeaders(response.headers), body: toBody(response.body, req.responseType) };
+		const response = (await ctx.helpers
+			.request({
+				method: req.method,
+				uri: req.url,
+				headers: { ...req.headers, authorization: `Token ${token}` },
+				body: req.body,
+				resolveWithFullResponse: true,
+				simple: false,
+				json: false,
+				timeout: req.timeoutMs,
+				// Redirects come back to the client, which follows same-origin ones only.
+				followRedirect: false,
+				followAllRedirects: false,
+				sendCredentialsOnCrossOriginRedirect: false,
+			})
+			.catch(async (error: unknown) => await Promise.reject(cleanError(error, token)))) as FullResponse;
+		return redactResponse({ status: response.statusCode, headers: toHeaders(response.headers), body: toBody(response.body, req.responseType) }, token);
 	};
 	// A credential test answers quickly: one retry at most, a few seconds of waiting.
 	return new ServiceClient({ baseUrl: base, request, clock, pacer, retry: { maxAttempts: 2, maxTotalWaitMs: 5000 } });
@@ -206,7 +231,9 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		// (the service accepted the request; its answer could not be read).
 		const status = error.status !== undefined && error.status >= 400 ? error.status : undefined;
 		const rule = status !== undefined ? ruleForStatus(status).message : undefined;
-		const message = rule === undefined ? error.message : rule.includes(`(HTTP ${status})`) ? rule : `${rule} (HTTP ${status})`;
+		const shown = rule === undefined ? error.message : rule.includes(`(HTTP ${status})`) ? rule : `${rule} (HTTP ${status})`;
+		// A redirect refused, or a wait beyond the budget: the client's own words say what happened.
+		const message = error.kind === 'redirect' ? error.message : error.advice !== undefined && rule !== undefined ? `${shown}: ${error.advice}` : shown;
 		const description = error.description ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
 		const response: JsonObject = {
 			message,

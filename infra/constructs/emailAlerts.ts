@@ -1,38 +1,34 @@
 import { Annotations, Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../lambdas/events/names';
-import type { AlertsConfig } from './config';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
+import type { AlertsConfig } from '../config';
+import type { Alarms } from './alarms';
+import { deadLetterQueue } from './deadLetterQueue';
+import { NodeFunction } from './nodeFunction';
 
 /** The events the e-mails are built from. */
 export const EMAIL_DETAIL_TYPES = [DETAIL_TYPES.deviceOverdue, DETAIL_TYPES.deviceOverdueResolved, DETAIL_TYPES.deviceDueSoon, DETAIL_TYPES.testResultFailed];
 export const EMAIL_EVENT_RETRY = { attempts: 8, maxEventAge: Duration.hours(6) };
 export const DIGEST_TIMEOUT = Duration.minutes(5);
-
-type FunctionOptions = { description: string; timeout: Duration; memorySize: number; environment: Record<string, string>; retryAttempts?: number; deadLetterQueue?: sqs.IQueue };
+/** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
+export const EMAIL_SERVICE = 'email';
 
 export interface EmailAlertsProps {
 	config: AlertsConfig;
 	bus: events.IEventBus;
 	table: dynamodb.ITable;
-	/** Where the alarms go (SNS stays the channel of the operational alarms). */
-	alarmTopic: sns.ITopic;
-	/** Undelivered schedule invocations. */
+	/** Undelivered schedule invocations (the scheduler's DLQ, shared with the pollers' schedules). */
 	schedulerDlq: sqs.IQueue;
-	/** The stack's function and dead-letter queue factories (bundling, logs, roles, encryption as everywhere). */
-	nodeFunction: (id: string, entry: string, options: FunctionOptions) => NodejsFunction;
-	deadLetterQueue: (id: string, what: string) => sqs.Queue;
+	/** The stack's alarms (SNS stays the channel of the operational alarms). */
+	alarms: Alarms;
 }
 
 /**
@@ -42,12 +38,11 @@ export interface EmailAlertsProps {
  * their idempotency records (Powertools) in the same table. Alarms on errors and undelivered events.
  */
 export class EmailAlerts extends Construct {
-	readonly collector: NodejsFunction;
-	readonly digest: NodejsFunction;
+	readonly collector: lambda.Function;
+	readonly digest: lambda.Function;
 	readonly eventsDlq: sqs.Queue;
 	readonly rule: events.Rule;
 	readonly schedule: scheduler.Schedule;
-	readonly alarms: cloudwatch.Alarm[] = [];
 
 	constructor(scope: Construct, id: string, props: EmailAlertsProps) {
 		super(scope, id);
@@ -58,24 +53,37 @@ export class EmailAlerts extends Construct {
 			EMAIL_SETTINGS: JSON.stringify(config.email),
 			TIME_ZONE: config.timeZone,
 			TEC_ENVIRONMENT: config.environment,
-			POWERTOOLS_SERVICE_NAME: 'test-equipment-cloud-email',
 		};
-		this.eventsDlq = props.deadLetterQueue('EmailEventsDlq', 'events the e-mail collector could not file within the retries');
-		this.collector = props.nodeFunction('EmailCollector', 'lambdas/handlers/collectEmailEvents.ts', {
-			description: 'Files the pollers\' events per recipient for the daily e-mail digest; e-mails a failed test at once',
+		this.eventsDlq = deadLetterQueue(this, 'EventsDlq', 'events the e-mail collector could not file within the retries');
+		const collector = new NodeFunction(this, 'Collector', {
+			entry: 'lambdas/handlers/collectEmailEvents.ts',
+			description: "Files the pollers' events per recipient for the daily e-mail digest; e-mails a failed test at once",
 			timeout: Duration.seconds(60),
 			memorySize: 256,
+			serviceName: EMAIL_SERVICE,
 			environment,
 			retryAttempts: 2,
 			deadLetterQueue: this.eventsDlq,
 		});
-		this.digest = props.nodeFunction('EmailDigest', 'lambdas/handlers/digestEmail.ts', {
+		const digest = new NodeFunction(this, 'Digest', {
+			entry: 'lambdas/handlers/digestEmail.ts',
 			description: 'Sends the daily digest e-mail to each recipient (Amazon SES), once per recipient and day',
 			timeout: DIGEST_TIMEOUT,
 			memorySize: 256,
+			serviceName: EMAIL_SERVICE,
 			environment,
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
+		});
+		this.collector = collector.function;
+		this.digest = digest.function;
+		Validations.of(this.collector).acknowledge({
+			id: 'Serverless-LambdaAsyncFailureDestination',
+			reason: 'Events the collector fails on after its retries land in its dead-letter queue (EventsDlq, with a depth alarm), the same queue the rule uses for events it cannot deliver: one place to look and replay from.',
+		});
+		Validations.of(this.digest).acknowledge({
+			id: 'Serverless-LambdaAsyncFailureDestination',
+			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',
 		});
 
 		// SES: only from the configured sender, through its address or its domain identity.
@@ -84,15 +92,15 @@ export class EmailAlerts extends Construct {
 		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
 			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
 		}
-		for (const fn of [this.collector, this.digest]) {
-			fn.addToRolePolicy(
+		for (const fn of [collector, digest]) {
+			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'EmailFacts',
 					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
 					resources: [table.tableArn],
 				}),
 			);
-			fn.addToRolePolicy(
+			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'SendAsTheSender',
 					actions: ['ses:SendEmail', 'ses:SendRawEmail'],
@@ -131,23 +139,9 @@ export class EmailAlerts extends Construct {
 			}),
 		});
 
-		const alarm = (id: string, metric: cloudwatch.IMetric, description: string) => {
-			const a = new cloudwatch.Alarm(this, id, {
-				alarmDescription: description,
-				metric,
-				threshold: 1,
-				comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				evaluationPeriods: 1,
-				treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-			});
-			a.addAlarmAction(new SnsAction(props.alarmTopic));
-			a.addOkAction(new SnsAction(props.alarmTopic));
-			this.alarms.push(a);
-		};
 		const period = Duration.minutes(5);
-		alarm('CollectorErrors', this.collector.metricErrors({ period, statistic: 'Sum' }), 'The e-mail collector failed (retried by EventBridge; see its log group)');
-		alarm('DigestErrors', this.digest.metricErrors({ period, statistic: 'Sum' }), 'The daily digest failed for some recipients (retried; the log names them)');
-		alarm('EmailThrottles', new cloudwatch.MathExpression({ expression: 'c + d', usingMetrics: { c: this.collector.metricThrottles({ period }), d: this.digest.metricThrottles({ period }) }, period }), 'An e-mail function was throttled');
-		alarm('EmailEventsDlqDepth', this.eventsDlq.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), 'Events the e-mail collector could not file (messages in its DLQ; replay them from the archive)');
+		props.alarms.function('EmailCollector', this.collector, period, 'e-mail collector');
+		props.alarms.function('EmailDigest', this.digest, period, 'daily e-mail digest');
+		props.alarms.queue('EmailEventsDlqDepth', this.eventsDlq, 'Events the e-mail collector could not file (messages in its DLQ; replay them from the archive)');
 	}
 }

@@ -1,0 +1,41 @@
+import { z } from 'zod/v4';
+import { Customer, DeleteResult, Device, OverdueDevice, Project, RecycleBinEntry, RestoreResult, SubUser, TestResult, TestResultDetail } from './resources';
+
+/**
+ * The output of each resource/operation of the action node (one item's `json`, as the node returns
+ * it without Simplify), from the same zod shapes as the service contract. `npm run contract` writes
+ * them where n8n looks for schema previews: `<node folder>/__schema__/v<node version>/<resource>/<operation>.json`.
+ */
+export const NODE_SCHEMA_DIR = 'nodes/TestEquipmentCloud/__schema__';
+/** The action node's version, as n8n pads it (1 → v1.0.0). */
+export const NODE_SCHEMA_VERSION = 'v1.0.0';
+
+/** What File → Download puts in `json` (the file itself is the item's binary data). */
+const DownloadedFile = z.object({
+	fileId: z.number().int(),
+	fileName: z.string(),
+	mimeType: z.string(),
+	fileSize: z.number().int().meta({ description: 'Bytes' }),
+});
+
+export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
+	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
+	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
+	file: { download: DownloadedFile },
+	overdueDevice: { getAll: OverdueDevice },
+	project: { getAll: Project },
+	recycleBin: { getAll: RecycleBinEntry, restore: RestoreResult },
+	subUser: { getAll: SubUser },
+	testResult: { get: TestResultDetail, getAll: TestResult },
+};
+
+/** Path (relative to the repository) → JSON Schema, for every resource/operation. */
+export function nodeOutputSchemas(): Record<string, unknown> {
+	const files: Record<string, unknown> = {};
+	for (const [resource, operations] of Object.entries(NODE_OUTPUTS)) {
+		for (const [operation, schema] of Object.entries(operations)) {
+			files[`${NODE_SCHEMA_DIR}/${NODE_SCHEMA_VERSION}/${resource}/${operation}.json`] = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
+		}
+	}
+	return files;
+}

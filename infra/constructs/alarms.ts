@@ -1,0 +1,99 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, RUN_COMPLETED_METRIC } from '../../lambdas/handlers/metricNames';
+import type { PollerName } from './pollers';
+
+/** Intervals without a complete run before the heartbeat alarm fires. */
+export const HEARTBEAT_INTERVALS = 3;
+
+export interface AlarmsProps {
+	topic: sns.ITopic;
+}
+
+/** Alarms on one topic (alarm and OK), each added in one line by the stack. */
+export class Alarms extends Construct {
+	readonly alarms: cloudwatch.Alarm[] = [];
+	private readonly topic: sns.ITopic;
+
+	constructor(scope: Construct, id: string, props: AlarmsProps) {
+		super(scope, id);
+		this.topic = props.topic;
+	}
+
+	/** Fires when the metric reaches 1 (errors, throttles, messages in a DLQ). */
+	add(id: string, metric: cloudwatch.IMetric, description: string, evaluationPeriods = 1, datapointsToAlarm = 1): cloudwatch.Alarm {
+		return this.register(
+			new cloudwatch.Alarm(this, id, {
+				alarmDescription: description,
+				metric,
+				threshold: 1,
+				comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				evaluationPeriods,
+				datapointsToAlarm,
+				treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+			}),
+		);
+	}
+
+	/** A function's errors (`evaluationPeriods`/`datapointsToAlarm`) and throttles. */
+	function(name: string, fn: lambda.IFunction, period: Duration, what: string, errorsOf: [number, number] = [1, 1]): void {
+		const [evaluationPeriods, datapointsToAlarm] = errorsOf;
+		const errors = evaluationPeriods === 1 ? `The ${what} failed` : `The ${what} failed in ${datapointsToAlarm} of the last ${evaluationPeriods} periods (see its log group)`;
+		this.add(`${name}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), errors, evaluationPeriods, datapointsToAlarm);
+		this.add(`${name}Throttles`, fn.metricThrottles({ period, statistic: 'Sum' }), `The ${what} was throttled (account concurrency)`);
+	}
+
+	/** Messages waiting in a dead-letter queue. */
+	queue(id: string, queue: sqs.IQueue, description: string): void {
+		this.add(id, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }), description);
+	}
+
+	/**
+	 * The heartbeat: a poller that has not completed a run in `HEARTBEAT_INTERVALS` intervals
+	 * (schedule disabled, throttled, failing, broken credentials) fires, because silence would
+	 * look like "nothing overdue". The pollers emit RunCompleted = 1 per complete run; missing
+	 * data counts as breaching. With active hours, the hours outside them count as complete
+	 * (metric math on the UTC hour; `utcHours` are the hours a run is expected).
+	 */
+	heartbeat(poller: PollerName, service: string, intervalMinutes: number, utcHours?: number[]): cloudwatch.Alarm {
+		const period = Duration.minutes(intervalMinutes);
+		const runs = new cloudwatch.Metric({
+			namespace: METRICS_NAMESPACE,
+			metricName: RUN_COMPLETED_METRIC,
+			dimensionsMap: { service, poller },
+			statistic: 'Sum',
+			period,
+		});
+		const metric = utcHours
+			? new cloudwatch.MathExpression({
+					expression: `IF(${utcHours.map((h) => `HOUR(filled) == ${h}`).join(' OR ')}, filled, 1)`,
+					usingMetrics: { filled: new cloudwatch.MathExpression({ expression: 'FILL(runs, 0)', usingMetrics: { runs }, period }) },
+					period,
+					label: `${poller} complete runs (hours outside the schedule count as 1)`,
+				})
+			: runs;
+		return this.register(
+			new cloudwatch.Alarm(this, `${poller[0].toUpperCase()}${poller.slice(1)}Heartbeat`, {
+				alarmDescription: `The ${poller} poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: schedule disabled, throttled, failing or the token is wrong (see its log group). No run is not "nothing to report".`,
+				metric,
+				threshold: 1,
+				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+				evaluationPeriods: HEARTBEAT_INTERVALS,
+				datapointsToAlarm: HEARTBEAT_INTERVALS,
+				treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+			}),
+		);
+	}
+
+	private register(alarm: cloudwatch.Alarm): cloudwatch.Alarm {
+		alarm.addAlarmAction(new SnsAction(this.topic));
+		alarm.addOkAction(new SnsAction(this.topic));
+		this.alarms.push(alarm);
+		return alarm;
+	}
+}

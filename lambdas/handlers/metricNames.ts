@@ -1,0 +1,4 @@
+/** Metric names the stack's alarms read: dependency-free, imported by infra and the handlers. */
+export const METRICS_NAMESPACE = 'TestEquipmentCloud';
+/** 1 per complete poller run, with the dimension `poller`: the heartbeat. */
+export const RUN_COMPLETED_METRIC = 'RunCompleted';

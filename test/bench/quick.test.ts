@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { lambdaEntries } from '../../bench/bundles';
+import { QUICK, type BenchRow } from '../../bench/lib';
+
+/**
+ * `npm run bench` in quick mode (small data): every row is there and every ratio is a finite
+ * number. Structure only; timings belong to the bench itself, never to a test.
+ */
+
+const ROOT = resolve(__dirname, '../..');
+
+async function quickBench(): Promise<{ quick: boolean; rows: BenchRow[] }> {
+	const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--json'], {
+		cwd: ROOT,
+		env: { ...process.env, BENCH_QUICK: '1' },
+		maxBuffer: 1 << 22,
+	});
+	return JSON.parse(stdout.trim().split('\n').pop()!) as { quick: boolean; rows: BenchRow[] };
+}
+
+describe('npm run bench, quick mode', () => {
+	it('prints every row with a finite ratio, against the limit and a baseline of the same run', { timeout: 300_000 }, async () => {
+		const { quick, rows } = await quickBench();
+		expect(quick).toBe(true);
+		const of = (bench: string) => rows.filter((r) => r.bench === bench);
+
+		expect(of('sandbox')).toHaveLength(2);
+		expect(of('overdue poller').map((r) => r.measure)).toEqual([
+			expect.stringMatching(/overdue devices: measured ÷ ideal/),
+			expect.stringMatching(/CPU per item/),
+			expect.stringMatching(/150 ms latency/),
+			expect.stringMatching(/peak RSS/),
+		]);
+
+		const results = of('test-results poller');
+		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
+		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);
+
+		const lambdas = Object.keys(lambdaEntries());
+		expect(lambdas.length).toBeGreaterThan(0);
+		for (const name of lambdas) {
+			const [row] = of(`Lambda ${name}`);
+			expect(row?.value).toMatch(/^\d+ KiB, init \d+ ms/);
+			expect(row?.ideal).toMatch(/KiB/);
+		}
+
+		const read = of(`read ${QUICK.nodeDevices.toLocaleString('en')} devices`);
+		expect(read.map((r) => r.measure)).toEqual([
+			expect.stringMatching(/^n8n node, Return All/),
+			expect.stringMatching(/^client at the largest page/),
+			expect.stringMatching(/^user's loop/),
+			'n8n node ÷ client at the largest page',
+		]);
+		// The three contenders are measured against the same limit.
+		expect(new Set(read.slice(0, 3).map((r) => r.ideal)).size).toBe(1);
+
+		for (const row of rows) {
+			expect(row.ratio, `${row.bench}: ${row.measure}`).toEqual(expect.any(Number));
+			expect(Number.isFinite(row.ratio) && row.ratio! > 0, `${row.bench}: ${row.measure} = ${row.ratio}`).toBe(true);
+		}
+	});
+});

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
-import { createRunner } from '../lambdas/runner';
+import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * `npm start`: the alerting pollers on the embedded sandbox (or a real account with
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
-const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--state PATH] [--webhook URL] [--port N]
+const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
                     [--outbox DIR] [--email-config FILE] [--digest-now]
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
 				once: { type: 'boolean' },
 				interval: { type: 'string' },
 				timeout: { type: 'string' },
+				budget: { type: 'string' },
 				state: { type: 'string' },
 				webhook: { type: 'string' },
 				port: { type: 'string' },
@@ -58,6 +59,12 @@ async function main(): Promise<void> {
 	const timeout = args.timeout === undefined ? DEFAULT_TIMEOUT_MS / 1000 : Number(args.timeout);
 	if (!Number.isFinite(timeout) || timeout < 1) {
 		process.stderr.write(`--timeout must be a number of seconds of at least 1 (how long one request waits for an answer), got "${args.timeout}"\n${USAGE}\n`);
+		process.exit(2);
+	}
+	// Each poll run stops before a page once its budget is spent, as the Lambda does at its timeout.
+	const budget = args.budget === undefined ? RUN_BUDGET_MS / 1000 : Number(args.budget);
+	if (!Number.isFinite(budget) || budget < 1) {
+		process.stderr.write(`--budget must be a number of seconds of at least 1 (how long one poll run may take), got "${args.budget}"\n${USAGE}\n`);
 		process.exit(2);
 	}
 	if (args.webhook !== undefined) {
@@ -118,6 +125,7 @@ async function main(): Promise<void> {
 		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
 		settings: { leaseMs: interval * 1000 },
+		runBudgetMs: Math.round(budget * 1000),
 	});
 
 	let stopping = false;

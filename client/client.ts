@@ -3,14 +3,29 @@ import { ENDPOINTS, resolvePath, type OperationId } from './catalogue';
 import { ServiceError, ValidationError, describeWait, errorFromResponse, excerpt, ruleForStatus, tryParseJson } from './errors';
 import { REDIRECT_STATUSES, bodyText, type Clock, type HttpMethod, type HttpResponse, type RequestFn } from './http';
 import type { Pacer } from './pacing';
-import { pageSignature, readPage } from './pagination';
-import { DEFAULT_PAGE_SIZE, MAX_LIMIT, deleteParams, listParams, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
+import {
+	MAX_JSON_DEPTH,
+	itemBound,
+	itemKey,
+	jsonDeeperThan,
+	maxPageBytes,
+	pageBound,
+	pageSignature,
+	readPage,
+	refusesPageSize,
+	sharedPageSizes,
+	smallerPageSize,
+	type Page,
+	type PagingAnomaly,
+	type PagingOutcome,
+} from './pagination';
+import { DEFAULT_PAGE_SIZE, MAX_LIMIT, PAGINATION, deleteParams, listParams, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
 import { DEFAULT_RETRY, isRetryable, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
 export type ClientEvent =
 	| { type: 'response'; method: HttpMethod; path: string; status: number; durationMs: number; attempt: number }
 	| { type: 'retry'; method: HttpMethod; path: string; kind: ServiceError['kind']; status?: number; waitMs: number; attempt: number }
-	| { type: 'paginationStopped'; path: string; reason: 'repeatedNext' | 'repeatedPage' };
+	| { type: 'paginationStopped'; path: string; reason: PagingAnomaly; detail: string };
 
 export interface ServiceClientOptions {
 	baseUrl: string | BaseUrl;
@@ -41,6 +56,14 @@ export interface PageOptions {
 	maxItems?: number;
 	/** Items to skip first (`offset` of the first request): to go on where an earlier call stopped. */
 	offset?: number;
+	/**
+	 * Re-read this many items before each page boundary (less than the page size) and yield only
+	 * items whose `id` was not yielded before in this scan; when the re-read part does not reach the
+	 * previous page, step back one page once, else end incomplete (`shifted`). For exact scans.
+	 */
+	overlap?: number;
+	/** `'throw'`: a scan that ends incomplete (other than by `maxItems`) throws a ServiceError naming why. */
+	incomplete?: 'return' | 'throw';
 }
 
 export interface DownloadedFile {
@@ -71,12 +94,16 @@ export class ServiceClient {
 	}
 
 	/** Sends and parses JSON; an unreadable answer to an idempotent request is retried like a 5xx. */
-	sendJson(method: HttpMethod, url: string, body?: string): Promise<unknown> {
+	sendJson(method: HttpMethod, url: string, body?: string, maxChars?: number): Promise<unknown> {
 		if (!sameOrigin(url, this.base)) {
 			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
 		}
 		const path = pathOf(url, this.base);
-		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path));
+		// A refused body (too large, too deep) is not retried: the same answer would come again.
+		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars)).then((value) => {
+			if (value instanceof RefusedBody) throw value.error;
+			return value;
+		});
 	}
 
 	/**
@@ -97,70 +124,179 @@ export class ServiceClient {
 
 	/**
 	 * Streams a list page by page (never more than one page held). Follows `next` only on the
-	 * base URL's origin; stops on an empty page, a repeated page or a repeated `next`.
+	 * base URL's origin. Its return value says whether the list was read to its normal end; any
+	 * odd answer (see `PagingAnomaly`) ends the scan incomplete, and paging always ends (bounds in
+	 * `PAGING_BOUNDS`). With `overlap`, each page re-reads the end of the one before, so that a
+	 * list shifting while it is read loses nothing (items are yielded once per scan, by id).
 	 */
-	async *pages(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown[]> {
+	async *pages(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown[], PagingOutcome> {
 		const validated = validateListQuery(operation, query);
-		const pageSize = validateLimit(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize', MAX_LIMIT);
-		let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
+		let pageSize = validateLimit(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize', MAX_LIMIT);
 		if (options.maxItems !== undefined) validateLimit(options.maxItems, 'limit', Number.MAX_SAFE_INTEGER);
-		let offset = options.offset ?? 0;
-		if (!Number.isSafeInteger(offset) || offset < 0) throw new ValidationError('offset', `must be a whole number of 0 or more, got ${String(offset)}`);
+		let overlap = options.overlap ?? 0;
+		if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap >= pageSize) {
+			throw new ValidationError('overlap', `must be a whole number from 0 to ${pageSize - 1} (less than the page size), got ${String(overlap)}`);
+		}
+		let start = options.offset ?? 0;
+		if (!Number.isSafeInteger(start) || start < 0) throw new ValidationError('offset', `must be a whole number of 0 or more, got ${String(start)}`);
+		const sizeKey = this.base.apiRoot;
+		const learned = sharedPageSizes.get(sizeKey);
+		if (learned !== undefined && learned < pageSize) {
+			pageSize = learned;
+			overlap = Math.min(overlap, pageSize - 1);
+		}
 		const path = resolvePath(operation);
-		const listUrl = (offset: number, limit: number) =>
-			`${this.base.apiRoot}${path}${queryString(listParams(validated, { limit, offset }))}`;
+		const listUrl = (offset: number, limit: number) => `${this.base.apiRoot}${path}${queryString(listParams(validated, { limit, offset }))}`;
+		const stop = (reason: PagingAnomaly, detail: string): PagingOutcome => {
+			if (reason !== 'maxItems') this.options.onEvent?.({ type: 'paginationStopped', path, reason, detail });
+			return { complete: false, reason, detail };
+		};
+		const strict = (outcome: PagingOutcome): PagingOutcome => {
+			if (outcome.complete || outcome.reason === 'maxItems' || options.incomplete !== 'throw') return outcome;
+			throw new ServiceError({ kind: 'invalidResponse', path, method: 'GET', message: `The list ${path} could not be read to its end (${outcome.reason}): ${outcome.detail}` });
+		};
 
-		let asked = Math.min(pageSize, remaining);
-		let url = listUrl(offset, asked);
+		let remaining = options.maxItems ?? Number.POSITIVE_INFINITY;
+		let follow: string | undefined; // a `next` link to follow (without overlap)
 		const visited = new Set<string>();
-		let previous: string | undefined;
+		const signatures = new Set<string>();
+		const yielded = overlap > 0 ? new Set<string>() : undefined;
+		let tail: string[] = []; // keys of the last items read, to find the previous page again
+		let steppedBack = false;
+		let probed = false; // the request after a full last page was made
+		let announced: number | undefined;
+		let effectiveSize = pageSize; // the smallest page size the service actually serves
+		let pagesRead = 0;
+		let delivered = 0;
 
-		while (remaining > 0) {
-			if (visited.has(url)) {
-				this.options.onEvent?.({ type: 'paginationStopped', path, reason: 'repeatedNext' });
-				return;
-			}
+		for (;;) {
+			// A followed link asks for the size it names (else the service's own page size, at most ours).
+			const linkLimit = follow === undefined ? Number.NaN : Number(paramOf(follow, PAGINATION.limitParam));
+			const asked = follow === undefined ? Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0)) : Number.isSafeInteger(linkLimit) && linkLimit > 0 ? linkLimit : pageSize;
+			const url = follow ?? listUrl(start, asked);
+			// Only a link from the service can loop; the client's own steps back (overlap) are deliberate.
+			if (follow !== undefined && visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
 			visited.add(url);
-			const page = readPage(await this.sendJson('GET', url), path);
-			if (page.items.length === 0) return;
-			const signature = pageSignature(page.items);
-			if (signature === previous) {
-				this.options.onEvent?.({ type: 'paginationStopped', path, reason: 'repeatedPage' });
-				return;
-			}
-			previous = signature;
-			const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
-			offset += page.items.length;
-			remaining -= items.length;
-			yield items;
-			if (remaining <= 0) return;
-
-			if (page.shape === 'envelope' && page.next) {
-				if (!sameOrigin(page.next, this.base)) {
-					throw new ServiceError({
-						kind: 'invalidResponse',
-						path,
-						message: `Refusing to follow a "next" link to another origin (${safeOrigin(page.next)}); the access token is only sent to ${this.base.origin}`,
-					});
+			let page: Page;
+			try {
+				page = readPage(await this.sendJson('GET', url, undefined, maxPageBytes(asked)), path);
+			} catch (error) {
+				if (refusesPageSize(error) && (follow === undefined || linkLimit > 1) && asked > 1) {
+					pageSize = smallerPageSize(error, asked);
+					effectiveSize = Math.min(effectiveSize, pageSize);
+					overlap = Math.min(overlap, pageSize - 1);
+					sharedPageSizes.remember(sizeKey, pageSize);
+					visited.delete(url);
+					if (follow !== undefined) follow = withParam(follow, PAGINATION.limitParam, String(pageSize));
+					continue;
 				}
-				url = page.next;
+				throw error;
+			}
+			pagesRead++;
+			const count = page.shape === 'envelope' ? page.count : undefined;
+			// The first count bounds the scan: a count that keeps growing must not keep it going.
+			if (count !== undefined) announced ??= count;
+			const read = page.items.length;
+			const end = start + read;
+			const more =
+				page.shape === 'envelope' && page.next ? true : page.shape === 'envelope' && page.next === null ? false : count !== undefined ? end < count : read >= asked;
+			const next = page.shape === 'envelope' ? page.next : undefined;
+			// A page larger than asked is refused whole: its items cannot be trusted to be the ones asked for.
+			if (read > asked) return strict(stop('pageTooLarge', `the page at offset ${start} has ${read} items; ${asked} were asked for`));
+			const items = page.items;
+
+			if (read === 0) {
+				if (more) return strict(stop('emptyPage', `an empty page at offset ${start} although ${next ? 'a next link' : `count ${count}`} says more follow`));
+				if (count !== undefined && count > start) return strict(stop('countMismatch', `the list ended at ${start} items but count says ${count}`));
+				return { complete: true };
+			}
+			if (!steppedBack) {
+				const signature = pageSignature(items);
+				if (signatures.has(signature)) return strict(stop('repeatedPage', `the page at offset ${start} repeats an earlier page`));
+				signatures.add(signature);
+			}
+
+			let fresh = items;
+			if (yielded) {
+				let anchor = -1;
+				if (tail.length > 0) {
+					const position = new Map(items.map((item, i) => [itemKey(item), i]));
+					for (let k = tail.length - 1; k >= 0 && anchor < 0; k--) anchor = position.get(tail[k]) ?? -1;
+					if (anchor < 0) {
+						// The list shifted by more than the overlap: read further back once.
+						if (steppedBack || start === 0) return strict(stop('shifted', `the page at offset ${start} does not contain the end of the page before (the list shifted by more than the overlap of ${overlap})`));
+						steppedBack = true;
+						start = Math.max(0, start - pageSize + overlap);
+						continue;
+					}
+				}
+				steppedBack = false;
+				fresh = items.slice(anchor + 1).filter((item) => !yielded.has(itemKey(item)));
+				tail = items.slice(-(overlap + 1)).map(itemKey);
+			}
+			if (fresh.length > remaining) fresh = fresh.slice(0, remaining);
+			remaining -= fresh.length;
+			delivered += fresh.length;
+			if (yielded) for (const item of fresh) yielded.add(itemKey(item));
+			if (fresh.length > 0) yield fresh;
+
+			if (remaining <= 0) return more ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };
+			if (!more) {
+				if (count !== undefined && count !== end) return strict(stop('countMismatch', `the list ended at ${end} items but count says ${count}`));
+				if (read < asked || probed) return { complete: true };
+				// ASSUMED: a full last page is checked with one more request (offset = its end): a
+				// `count` and `next` that lie alike would otherwise cut the list at a page boundary.
+				probed = true;
+				follow = undefined;
+				start = yielded ? end - Math.min(overlap, read - 1) : end;
 				continue;
 			}
-			const lastPage =
-				page.shape === 'envelope' && page.next === null
-					? true
-					: page.shape === 'envelope' && page.count !== undefined
-						? offset >= page.count
-						: page.items.length < asked; // no paging hints: a short page is the last
-			if (lastPage) return;
-			asked = Math.min(pageSize, remaining);
-			url = listUrl(offset, asked);
+			const nextOffset = next ? paramOf(next, PAGINATION.offsetParam) : undefined;
+			if (nextOffset !== undefined && /^\d+$/.test(nextOffset) && Number(nextOffset) < end) {
+				return strict(stop('repeatedNext', `the next link points back to offset ${nextOffset} after ${end} items`));
+			}
+			if (count !== undefined && end >= count) return strict(stop('countMismatch', `count says ${count} items but more follow after ${end}`));
+			if (read < asked) effectiveSize = Math.min(effectiveSize, read);
+			if (delivered > itemBound(announced, pageSize)) {
+				return strict(stop('tooManyItems', `${delivered} items read; the service announced ${announced ?? 'no count'}`));
+			}
+			if (pagesRead >= pageBound(announced, Math.max(1, effectiveSize - overlap))) {
+				return strict(stop('tooManyPages', `${pagesRead} pages read; the service announced ${announced ?? 'no count'} items`));
+			}
+
+			if (next && !sameOrigin(next, this.base)) {
+				throw new ServiceError({
+					kind: 'invalidResponse',
+					path,
+					message: `Refusing to follow a "next" link to another origin (${safeOrigin(next)}); the access token is only sent to ${this.base.origin}`,
+				});
+			}
+			if (yielded || !next) {
+				follow = undefined;
+				start = yielded ? end - Math.min(overlap, read - 1) : end;
+				continue;
+			}
+			follow = learned !== undefined || pageSize < (options.pageSize ?? DEFAULT_PAGE_SIZE) ? withParam(next, PAGINATION.limitParam, String(pageSize), true) : next;
+			start = end;
 		}
 	}
 
-	/** Every item of a list, one at a time. */
-	async *items(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown> {
-		for await (const page of this.pages(operation, query, options)) yield* page;
+	/** Every item of a list, one at a time; returns how the scan ended, like `pages`. */
+	async *items(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown, PagingOutcome> {
+		const pages = this.pages(operation, query, options);
+		let finished = false;
+		try {
+			for (;;) {
+				const next = await pages.next();
+				if (next.done) {
+					finished = true;
+					return next.value;
+				}
+				yield* next.value;
+			}
+		} finally {
+			if (!finished) await pages.return({ complete: false, reason: 'maxItems', detail: 'the caller stopped reading' });
+		}
 	}
 
 	/** Generates the download link (valid 5 minutes) and fetches the file at once. */
@@ -354,9 +490,18 @@ function beyondBudget(error: ServiceError, header: string, budgetMs: number): Se
 	});
 }
 
-function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string): unknown {
+/** An answer refused unread (thrown by `sendJson` after the retry loop, so it is not retried). */
+class RefusedBody {
+	constructor(readonly error: ServiceError) {}
+}
+
+function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number): unknown {
 	const text = bodyText(response.body);
 	if (text.trim() === '') return null;
+	const refuse = (why: string) =>
+		new RefusedBody(new ServiceError({ kind: 'invalidResponse', status: response.status, retryable: false, method, path, message: `The service answered HTTP ${response.status} to ${method} ${path} with ${why}; refusing to read it` }));
+	if (maxChars !== undefined && text.length > maxChars) return refuse(`${text.length} characters, more than a page of this size can hold (${maxChars})`);
+	if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
 	const parsed = tryParseJson(text);
 	if (parsed.ok) return parsed.value;
 	throw new ServiceError({
@@ -390,6 +535,27 @@ function pathOf(url: string, base: BaseUrl): string {
 		return pathname.startsWith(apiPath) ? pathname.slice(apiPath.length) || '/' : pathname;
 	} catch {
 		return '?';
+	}
+}
+
+function paramOf(url: string, name: string): string | undefined {
+	try {
+		return new URL(url).searchParams.get(name) ?? undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** `url` with its query parameter `name` set (only lowered, with `onlyLower`). */
+function withParam(url: string, name: string, value: string, onlyLower = false): string {
+	try {
+		const u = new URL(url);
+		const current = u.searchParams.get(name);
+		if (current === null || (onlyLower && Number(current) <= Number(value))) return url;
+		u.searchParams.set(name, value);
+		return u.toString();
+	} catch {
+		return url;
 	}
 }
 

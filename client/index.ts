@@ -11,3 +11,4 @@ export * from './retry';
 export * from './fields';
 export * from './dates';
 export * from './records';
+export * from './overdue';

@@ -16,7 +16,7 @@ export function readPage(value: unknown, where: string): Page {
 			shape: 'envelope',
 			items: v.results,
 			next: typeof v.next === 'string' && v.next !== '' ? v.next : v.next === null ? null : undefined,
-			count: typeof v.count === 'number' && Number.isFinite(v.count) ? v.count : undefined,
+			count: typeof v.count === 'number' && Number.isSafeInteger(v.count) && v.count >= 0 ? v.count : undefined,
 		};
 	}
 	throw new ServiceError({
@@ -28,7 +28,131 @@ export function readPage(value: unknown, where: string): Page {
 
 /** Identifies a page cheaply, to notice a server that answers the same page again. */
 export function pageSignature(items: unknown[]): string {
-	const idOf = (item: unknown): string =>
-		item && typeof item === 'object' && 'id' in item ? String((item as { id: unknown }).id) : JSON.stringify(item);
-	return `${items.length}:${idOf(items[0])}:${idOf(items[items.length - 1])}`;
+	return `${items.length}:${itemKey(items[0])}:${itemKey(items[items.length - 1])}`;
+}
+
+/** An item's identity within one scan: its `id`, else its JSON. */
+export function itemKey(item: unknown): string {
+	if (item && typeof item === 'object' && 'id' in item) return `#${String((item as { id: unknown }).id)}`;
+	try {
+		return JSON.stringify(item) ?? 'undefined';
+	} catch {
+		return '?';
+	}
+}
+
+/** Why a scan ended before the list's normal end. */
+export type PagingAnomaly =
+	/** A `next` link seen before, or one that points back to an offset already read. */
+	| 'repeatedNext'
+	/** The same page (length, first and last item) answered twice in one scan. */
+	| 'repeatedPage'
+	/** An empty page although the service said more items follow. */
+	| 'emptyPage'
+	/** `count` disagrees with what was read (the list ended before it, or goes on past it). */
+	| 'countMismatch'
+	/** More pages than the announced `count` can fill (or the hard cap without a count). */
+	| 'tooManyPages'
+	/** More items than the announced `count` plus the margin (or the hard cap without a count). */
+	| 'tooManyItems'
+	/** A page with more items than asked for (refused whole: not the items asked for). */
+	| 'pageTooLarge'
+	/** The re-read overlap does not reach the previous page: the list shifted more than the overlap. */
+	| 'shifted'
+	/** The caller's own `maxItems` was reached before the end. */
+	| 'maxItems';
+
+export type PagingOutcome = { complete: true } | { complete: false; reason: PagingAnomaly; detail: string };
+
+/**
+ * ASSUMED (the spec publishes no bounds): a scan may read at most the first `count` the service
+ * announced plus 10 % (at least one page) of margin — lists change while they are read — and
+ * without any `count` at most the hard cap. Paging ends in every case.
+ */
+export const PAGING_BOUNDS = {
+	marginShare: 0.1,
+	hardCap: { pages: 10_000, items: 2_000_000 },
+	/** Pages beyond what the items could fill, before `tooManyPages`. */
+	extraPages: 2,
+} as const;
+
+export function itemBound(announced: number | undefined, pageSize: number): number {
+	if (announced === undefined) return PAGING_BOUNDS.hardCap.items;
+	return Math.min(PAGING_BOUNDS.hardCap.items, announced + Math.max(pageSize, Math.ceil(announced * PAGING_BOUNDS.marginShare)));
+}
+
+export function pageBound(announced: number | undefined, pageSize: number): number {
+	if (announced === undefined) return PAGING_BOUNDS.hardCap.pages;
+	return Math.min(PAGING_BOUNDS.hardCap.pages, Math.ceil(itemBound(announced, pageSize) / pageSize) + PAGING_BOUNDS.extraPages);
+}
+
+/**
+ * ASSUMED (the service's largest page is not published): a 400 whose description names `limit`
+ * refuses the page size. The client retries with the largest size the description names below the
+ * one asked (e.g. "from 1 to 500"), else half of it, and remembers the size for that base URL
+ * (process-wide, like the pacers) so later scans ask for it at once.
+ */
+export function refusesPageSize(error: unknown): error is ServiceError {
+	return error instanceof ServiceError && error.status === 400 && /\blimit\b/i.test(error.description ?? error.message);
+}
+
+export function smallerPageSize(error: ServiceError, asked: number): number {
+	const text = error.description ?? error.message;
+	const named = [...text.matchAll(/\d+/g)].map((m) => Number(m[0])).filter((n) => Number.isSafeInteger(n) && n >= 1 && n < asked);
+	return named.length > 0 ? Math.max(...named) : Math.max(1, Math.floor(asked / 2));
+}
+
+export class PageSizeMemory {
+	private readonly sizes = new Map<string, number>();
+
+	/** The largest page the service at `key` accepted, when it refused a larger one. */
+	get(key: string): number | undefined {
+		return this.sizes.get(key);
+	}
+
+	remember(key: string, size: number): void {
+		const known = this.sizes.get(key);
+		if (known === undefined || size < known) this.sizes.set(key, size);
+	}
+
+	forget(key: string): void {
+		this.sizes.delete(key);
+	}
+}
+
+/** The process-wide memory of refused page sizes, keyed by API root. */
+export const sharedPageSizes = new PageSizeMemory();
+
+/**
+ * ASSUMED: no answer of this service nests deeper than a few levels (a test result with steps and
+ * limits is about 6). Deeper JSON is refused before it is parsed: recursive code anywhere
+ * downstream (serialising events, n8n copying items) would otherwise overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether `text` (JSON) nests arrays/objects deeper than `max`; one pass, no recursion. */
+export function jsonDeeperThan(text: string, max: number): boolean {
+	let depth = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (inString) {
+			if (c === 92) i++; // backslash: skip the escaped character
+			else if (c === 34) inString = false;
+		} else if (c === 34) inString = true;
+		else if (c === 91 || c === 123) {
+			if (++depth > max) return true;
+		} else if (c === 93 || c === 125) depth--;
+	}
+	return false;
+}
+
+/**
+ * ASSUMED: one record of this service stays well under 64 KB of JSON; a page answer is refused
+ * unread when its body exceeds the size asked × that (memory stays bounded per page).
+ */
+export const MAX_ITEM_BYTES = 64 * 1024;
+
+export function maxPageBytes(asked: number): number {
+	return (asked + 1) * MAX_ITEM_BYTES;
 }

@@ -24,7 +24,12 @@ export interface RunnerOptions {
 	settings?: Partial<PollerSettings>;
 	/** More receivers of every event (the local alert e-mails). */
 	publishers?: Publisher[];
+	/** Time one poll run may take, as the Lambda's timeout gives it (default RUN_BUDGET_MS). */
+	runBudgetMs?: number;
 }
+
+/** A run's time budget outside AWS: the pollers' Lambda timeout (infra/stack.ts, POLLER_TIMEOUT). */
+export const RUN_BUDGET_MS = 5 * 60_000;
 
 export interface Runner {
 	cycle(): Promise<RunReport[]>;
@@ -57,13 +62,14 @@ export function createRunner(options: RunnerOptions): Runner {
 			const reports: RunReport[] = [];
 			failed.length = 0;
 			for (const poll of [pollOverdueDevices, pollTestResults]) {
+				const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
 				const ctx: PollerContext = {
 					client: options.client,
 					store,
 					publisher,
 					environment: options.environment,
 					now: Date.now,
-					remainingMs: () => Number.POSITIVE_INFINITY,
+					remainingMs: () => deadline - Date.now(),
 					log: options.log,
 					metrics: { count: () => undefined },
 					settings,

@@ -2,17 +2,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLoopbackHost } from '../client';
 import { ApiError, SCOPES, type Account, type Environment, type LicenseState } from './account';
 import type { Faults, FaultInput } from './faults';
-import type { Stats } from './server';
+import type { LiveMode } from './live';
+import type { PagingSettings, Stats } from './stats';
 
 export const ADMIN_ROOT = '/_admin';
 
 /**
  * The sandbox's own controls, outside the service's interface: tokens, reset, maintenance,
- * licence, clock, versioning drill, fault injection, simulated test-result uploads.
+ * licence, clock, versioning drill, fault injection (incl. odd list answers), page size, simulated test-result uploads.
  * Only answered on loopback connections.
  */
-export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats }): void {
-	const { account, faults, stats } = ctx;
+export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings; live: LiveMode }): void {
+	const { account, faults, stats, paging, live } = ctx;
 	const body = (r: FastifyRequest) => (r.body ?? {}) as Record<string, unknown>;
 
 	app.register(
@@ -101,6 +102,16 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				return { now: new Date(account.now()).toISOString(), today: account.today() };
 			});
 
+			admin.get('/paging', async () => ({ max_page_size: paging.maxPageSize ?? null }));
+			admin.put('/paging', async (request) => {
+				const max = body(request).max_page_size;
+				if (max !== null && !(typeof max === 'number' && Number.isSafeInteger(max) && max >= 1)) {
+					throw new ApiError(400, 'max_page_size: expected a whole number of at least 1, or null for no limit below the maximum.');
+				}
+				paging.maxPageSize = max ?? undefined;
+				return { max_page_size: paging.maxPageSize ?? null };
+			});
+
 			admin.get('/faults', async () => faults.all());
 			admin.post('/faults', async (request, reply) => {
 				try {
@@ -130,6 +141,23 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				return { touched: true };
 			});
 			admin.get('/stats', async () => stats);
+
+			// Live mode: changes while lists are read; GET answers the ground truth.
+			admin.get('/live', async () => live.truth());
+			admin.put('/live', async (request) => {
+				try {
+					return { on: live.on, ...live.configure(body(request)) };
+				} catch (e) {
+					throw new ApiError(400, (e as Error).message);
+				}
+			});
+			admin.post('/live/step', async (request) => {
+				const changes = body(request).changes ?? 1;
+				if (typeof changes !== 'number' || !Number.isSafeInteger(changes) || changes < 0 || changes > 10_000) {
+					throw new ApiError(400, 'changes: expected a whole number from 0 to 10000.');
+				}
+				return { changes: live.step(changes) };
+			});
 		},
 		{ prefix: ADMIN_ROOT },
 	);

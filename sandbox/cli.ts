@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SEED, DEFAULT_SIZE } from './demo';
 import { startSandbox } from './server';
 
-const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production]`;
+const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N]`;
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number, min = 0): number {
 	if (raw === undefined) return fallback;
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
 				customers: { type: 'string' },
 				'test-results': { type: 'string' },
 				environment: { type: 'string' },
+				'max-page-size': { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
 		host: values.host ?? '127.0.0.1',
 		seed: wholeNumber('seed', values.seed, DEFAULT_SEED),
 		environment: values.environment as 'sandbox' | 'production' | undefined,
+		maxPageSize: values['max-page-size'] === undefined ? undefined : wholeNumber('max-page-size', values['max-page-size'], 0, 1),
 		size: {
 			devices: wholeNumber('devices', values.devices, DEFAULT_SIZE.devices),
 			customers: wholeNumber('customers', values.customers, DEFAULT_SIZE.customers, 1),

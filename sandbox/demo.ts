@@ -96,7 +96,8 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 			customer_id: device.customer_id ?? null,
 			project_id: rnd.pick(projects).id,
 			test_date: testDate,
-			synced_time: isoTime(Date.parse(`${testDate}T16:00:00Z`) + lagDays * 86_400_000 + rnd.int(0, 3_600_000)),
+			// Uploaded after the test, but never after now (the service stamps the upload with its clock).
+			synced_time: isoTime(Math.min(now, Date.parse(`${testDate}T16:00:00Z`) + lagDays * 86_400_000 + rnd.int(0, 3_600_000))),
 			status: rnd.chance(0.12) ? 'failed' : 'passed',
 			tester: rnd.pick(TESTER),
 			test_sequence: rnd.pick(SEQUENCE),

@@ -3,10 +3,12 @@ import { ENDPOINTS, FILTER_KEY_TYPE, ValidationError, fieldType, type OperationI
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
 import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
-import { Faults, type Fault } from './faults';
+import { Faults, bendList, planList, type Fault } from './faults';
+import { LiveMode } from './live';
 import { parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
+import type { PagingSettings, Stats } from './stats';
 import {
 	fileContent,
 	renderBinEntry,
@@ -23,6 +25,8 @@ export interface SandboxOptions extends AccountOptions {
 	host?: string;
 	/** One line per request (status and time, never a token). Default: silent. */
 	log?: (line: string) => void;
+	/** The largest `limit` answered; above it a list answers 400 naming `limit` (default: the client's MAX_LIMIT). */
+	maxPageSize?: number;
 }
 
 export interface Sandbox {
@@ -33,14 +37,15 @@ export interface Sandbox {
 	sandboxToken: string;
 	account: Account;
 	faults: Faults;
+	/** Live mode: changes while lists are read, and the ground truth (sandbox/live.ts). */
+	live: LiveMode;
 	stats: Stats;
+	/** Paging settings, changeable while running (also `PUT /_admin/paging`). */
+	paging: PagingSettings;
 	stop(): Promise<void>;
 }
 
-export interface Stats {
-	requests: number;
-	byStatus: Record<string, number>;
-}
+export type { Stats } from './stats';
 
 export const API_ROOT = '/api/v1';
 
@@ -111,8 +116,10 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const account = new Account(options);
 	const faults = new Faults(options.seed ?? 1);
+	const live = new LiveMode(account);
 	const limiter = new RateLimiter();
 	const stats: Stats = { requests: 0, byStatus: {} };
+	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
 	const log = options.log ?? (() => undefined);
 	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
 	const sandboxToken = account.createToken({ label: 'demo (all scopes)' }).token;
@@ -144,6 +151,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		reply.status(404).send({ description: `No endpoint ${request.method} ${request.url.split('?')[0]}.` });
 	});
 
+	// A page larger than the configured maximum is refused first (so it draws no fault).
+	app.addHook('onRequest', async (request, reply) => {
+		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get('limit'));
+		if (request.method === 'GET' && request.url.startsWith(API_ROOT) && paging.maxPageSize !== undefined && limit > paging.maxPageSize) {
+			return reply.status(400).send({ description: `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
+		}
+	});
 	// Fault injection runs before everything else the service does.
 	app.addHook('onRequest', async (request, reply) => {
 		if (!request.url.startsWith(API_ROOT)) return;
@@ -201,7 +215,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
 		const list = parseListRequest(source, query, { enabled });
-		const { count, items } = runList(source, all, list);
+		const hit = (request as FastifyRequest & { faults?: Fault[] }).faults ?? [];
+		const plan = planList(hit, source.resource, list.offset, list.limit);
+		const head = plan.head.slice(plan.offset, plan.offset + list.limit);
+		const { count, items } = runList(source, all, { ...list, offset: Math.max(0, plan.offset - plan.head.length), limit: list.limit - head.length });
+		const total = count + plan.head.length;
+		const served = head.length + items.length;
 		const link = (offset: number) => {
 			const params = new URLSearchParams();
 			for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') params.append(k, String(v));
@@ -209,12 +228,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			params.set('offset', String(offset));
 			return `${request.protocol}://${request.headers.host}${request.url.split('?')[0]}?${params.toString()}`;
 		};
-		return {
-			count,
-			next: list.offset + items.length < count ? link(list.offset + items.length) : null,
+		const answer = {
+			count: total,
+			next: plan.offset + served < total ? link(list.offset + served) : null,
 			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
-			results: items.map((item) => render(item, list.enabled)),
+			results: [...head, ...items.map((item) => render(item, list.enabled))],
 		};
+		live.pageServed();
+		return bendList(hit, answer, list, link);
 	}
 
 	// ---- customers and devices ---------------------------------------------------------
@@ -324,7 +345,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const openApi = buildOpenApi();
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
-	registerAdmin(app, { account, faults, stats });
+	registerAdmin(app, { account, faults, stats, paging, live });
 
 	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 	const address = app.server.address();
@@ -337,7 +358,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		sandboxToken,
 		account,
 		faults,
+		live,
 		stats,
+		paging,
 		stop: async () => {
 			await app.close();
 		},

@@ -142,7 +142,16 @@ const VALUES: Array<{ prefix: string; keys: 'ids' | 'any'; value: z.ZodType }> =
 		}),
 	},
 	{ prefix: 'results:', keys: 'ids', value: z.looseObject({ testDate: z.string() }) },
-	{ prefix: 'cursor:', keys: 'any', value: z.looseObject({ watermark: calendarDay }) },
+	// The test-results cursor (ResultsCursor): syncedAt (null = no results yet) and the boundary; watermark from earlier versions.
+	{
+		prefix: 'cursor:',
+		keys: 'any',
+		value: z.looseObject({
+			syncedAt: finite.nullable().optional(),
+			boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
+			watermark: calendarDay.optional(),
+		}),
+	},
 ];
 
 function shapeOf(value: unknown): string {

@@ -1,4 +1,4 @@
-import type { ListQuery, OperationId, ServiceClient } from '../../client';
+import type { ListQuery, OperationId, PageOptions, PagingOutcome, ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -7,7 +7,7 @@ export interface PollerSettings {
 	pageSize: number;
 	/** Re-send `Device Overdue` every N days while a device stays overdue; 0 = never. */
 	reminderDays: number;
-	/** Test results dated up to this many days before the watermark are still picked up. */
+	/** Only when upgrading a cursor of the earlier version (by test date): the days read again. */
 	lookbackDays: number;
 	/** Devices listed in one digest; the count covers all. */
 	digestMaxDevices: number;
@@ -15,6 +15,8 @@ export interface PollerSettings {
 	safetyMs: number;
 	/** How long a run may hold its lease (longer than the Lambda timeout). */
 	leaseMs: number;
+	/** Items re-read at each page boundary of the overdue scan; unset = scanOverlap(pageSize), 0 = none. */
+	overlap?: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -47,6 +49,10 @@ export interface RunReport {
 	complete: boolean;
 	skipped?: 'leaseHeld';
 	stoppedForTime?: boolean;
+	/** Why the scan was not read to its normal end (then nothing that needs the whole list ran). */
+	incomplete?: { reason: string; detail: string };
+	/** Overdue poller: devices missing from a complete scan, and what their targeted reads said. */
+	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number };
 	pages: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;
@@ -54,6 +60,20 @@ export interface RunReport {
 }
 
 export const DAY_MS = 86_400_000;
+
+/** Items re-read before each page boundary of a scan (a fifth of a page, at most 20). */
+export function scanOverlap(pageSize: number): number {
+	return Math.max(1, Math.min(20, Math.floor(pageSize / 5)));
+}
+
+/**
+ * Clock sanity: the time to stamp on new state. Never earlier than the newest time already stored
+ * (a clock set back would otherwise date a new episode or watermark in the past, and the next run
+ * with the right clock would think days had passed).
+ */
+export function stampTime(clockNow: number, newestStored: number | undefined): number {
+	return newestStored !== undefined && Number.isFinite(newestStored) && newestStored > clockNow ? newestStored : clockNow;
+}
 
 export function newReport(poller: RunReport['poller']): RunReport {
 	return { poller, complete: false, pages: 0, itemsSeen: 0, emitted: {}, durationMs: 0 };
@@ -82,24 +102,46 @@ export async function withLease(ctx: PollerContext, report: RunReport, work: () 
 	return report;
 }
 
-/** Pages of a list, checking the time budget before each request. */
-export async function* budgetedPages(ctx: PollerContext, report: RunReport, operation: OperationId, query: ListQuery): AsyncGenerator<unknown[]> {
-	const pages = ctx.client.pages(operation, query, { pageSize: ctx.settings.pageSize });
+/**
+ * Pages of a list, checking the time budget before each request. Returns true only when the list
+ * was read to its normal end; otherwise the report, the log and the `ScanIncomplete` metric say why.
+ */
+export async function* budgetedPages(
+	ctx: PollerContext,
+	report: RunReport,
+	operation: OperationId,
+	query: ListQuery,
+	options: PageOptions = {},
+): AsyncGenerator<unknown[], boolean> {
+	const pages = ctx.client.pages(operation, query, { pageSize: ctx.settings.pageSize, ...options });
+	let outcome: PagingOutcome | undefined;
 	try {
 		for (;;) {
 			if (ctx.remainingMs() < ctx.settings.safetyMs) {
 				report.stoppedForTime = true;
 				ctx.log.warn('Stopping before the time budget runs out; the next run resumes', { poller: report.poller, pages: report.pages });
-				return;
+				return false;
 			}
 			const next = await pages.next();
-			if (next.done) return;
+			if (next.done) {
+				outcome = next.value ?? { complete: true };
+				break;
+			}
 			report.pages++;
 			report.itemsSeen += next.value.length;
 			ctx.metrics.count('ItemsSeen', next.value.length);
 			yield next.value;
 		}
 	} finally {
-		await pages.return(undefined);
+		if (!outcome) await pages.return({ complete: false, reason: 'maxItems', detail: 'the run stopped reading' });
 	}
+	if (outcome.complete) return true;
+	report.incomplete = { reason: outcome.reason, detail: outcome.detail };
+	ctx.log.warn('The list was not read to its end; nothing that needs the whole list is announced this run', {
+		poller: report.poller,
+		reason: outcome.reason,
+		detail: outcome.detail,
+	});
+	ctx.metrics.count('ScanIncomplete');
+	return false;
 }

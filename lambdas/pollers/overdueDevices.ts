@@ -1,8 +1,9 @@
+import { checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOf } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
-import { readOverdueDevice } from './records';
+import { DAY_MS, budgetedPages, countEmitted, newReport, scanOverlap, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { readableRecords, readingOfOverdueDevice } from './records';
 
 /** What the poller remembers per device (one item each in the state store). */
 export interface DeviceState {
@@ -21,37 +22,79 @@ export interface DeviceState {
 /** Resolved devices are kept this long so a return to the list counts as a new episode. */
 const RESOLVED_RETENTION_MS = 400 * DAY_MS;
 
+/** Targeted reads per run to confirm that devices left the list; the rest wait for the next run. */
+export const MAX_CONFIRMATIONS_PER_RUN = 500;
+
+/** The newest time a run has stamped (clock sanity, see stampTime). */
+interface ClockMark {
+	at: number;
+}
+
 /**
  * One run: fetch the overdue list, announce devices that entered it (and reminders), then, on a
  * complete scan, those that left it, then one digest. Every page is published before its state
  * is written, so a run that dies part-way loses nothing: the next one re-announces what was not
  * recorded, with the same dedupe keys.
+ *
+ * A device missing from a scan of several pages is only a candidate: the offset-paged list shifts
+ * when devices before the cursor leave it, so one at a page boundary can go unseen. Each candidate
+ * is confirmed with a targeted read of that device (client/overdue.ts) before it is announced as
+ * resolved; one still overdue stays in its episode. A scan of one page is a snapshot and needs no
+ * confirmation. Nothing is resolved unless the scan ended normally.
  */
 export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('overdueDevices');
 	const ns = `overdue:${ctx.environment}`;
+	const clockNs = `clock:${ctx.environment}`;
 	const key = (id: number) => `device-overdue:${ctx.environment}:${id}`;
 	return withLease(ctx, report, async () => {
 		const states = new Map<number, DeviceState>();
 		for await (const item of ctx.store.list<DeviceState>(ns)) states.set(Number(item.key), item.value);
 		const seen = new Set<number>();
-		const now = ctx.now();
+		const clockNow = ctx.now();
+		const mark = await ctx.store.get<ClockMark>(clockNs, 'overdueDevices');
+		// New episodes are stamped no earlier than the newest stamp of an earlier run.
+		let now = stampTime(clockNow, mark?.at);
 		const { reminderDays } = ctx.settings;
+		let serviceToday: string | undefined;
+		let remindersTrusted = true;
 
-		for await (const page of budgetedPages(ctx, report, 'overdueDevice.list', {})) {
+		// In the list's own order (ASSUMED stable: by id); the overlap keeps deletes before the cursor
+		// from hiding a device at a page boundary.
+		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? scanOverlap(ctx.settings.pageSize) });
+		let complete: boolean;
+		for (;;) {
+			const next = await scan.next();
+			if (next.done) {
+				complete = next.value;
+				break;
+			}
+			const page = next.value;
+			for (const raw of page) serviceToday = laterDay(serviceToday, serviceTodayOf(raw));
+			if (serviceToday !== undefined) {
+				// The list's own today is the reference: a clock behind it does not date episodes in
+				// the past, and a clock more than a day off sends no reminders (they would come early).
+				now = Math.max(now, dayMs(serviceToday));
+				const skewDays = Math.abs(dayMs(dayString(clockNow)) - dayMs(serviceToday)) / DAY_MS;
+				if (skewDays > 1 && remindersTrusted) {
+					remindersTrusted = false;
+					ctx.log.warn('This clock disagrees with the service about the date; no reminders this run', { clock: dayString(clockNow), service: serviceToday });
+					ctx.metrics.count('ClockSkew');
+				}
+			}
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: DeviceState }> = [];
-			for (const raw of page) {
-				const device = readOverdueDevice(raw);
-				if (!device || seen.has(device.id)) continue;
+			for (const device of readableRecords(page, report.itemsSeen - page.length, readingOfOverdueDevice, { ...ctx, list: 'overdueDevice.list' })) {
+				if (seen.has(device.id)) continue;
 				seen.add(device.id);
 				const state = states.get(device.id);
 				if (!state || !state.overdue) {
 					const episode = (state?.episode ?? 0) + 1;
 					events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
 					writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
-				} else if (reminderDays > 0) {
-					const due = Math.floor((now - state.since) / (reminderDays * DAY_MS));
+				} else if (reminderDays > 0 && remindersTrusted) {
+					// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
+					const due = Math.floor((clockNow - state.since) / (reminderDays * DAY_MS));
 					if (due > state.reminders) {
 						events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
 						writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
@@ -63,27 +106,10 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
 		}
+		await ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: now } }]);
 		if (report.stoppedForTime) return;
 
-		// A complete scan: whatever was overdue and is no longer listed has been resolved.
-		const resolved = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));
-		for (let i = 0; i < resolved.length; i += 100) {
-			const chunk = resolved.slice(i, i + 100);
-			const events = chunk.map(([id, s]) =>
-				makeEvent(
-					DETAIL_TYPES.deviceOverdueResolved,
-					ctx.environment,
-					`${key(id)}:${s.episode}:resolved`,
-					{ device: { id, designation: s.device.designation, idBarcode: s.device.idBarcode }, episode: s.episode, overdueSince: new Date(s.since).toISOString() },
-					now,
-				),
-			);
-			await ctx.publisher.publish(events);
-			countEmitted(report, events, ctx.metrics);
-			const writes = chunk.map(([id, s]) => ({ key: String(id), value: { ...s, overdue: false, digestPending: false }, expiresAt: now + RESOLVED_RETENTION_MS }));
-			await ctx.store.putMany(ns, writes);
-			for (const w of writes) states.set(Number(w.key), w.value);
-		}
+		if (complete) await resolveLeft(ctx, report, states, seen, serviceToday, now, key, ns);
 
 		// One digest for every announced device not yet in a published digest (this run's and any
 		// a crashed run left behind).
@@ -94,6 +120,63 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			countEmitted(report, [digest], ctx.metrics);
 			await ctx.store.putMany(ns, pending.map(([id, s]) => ({ key: String(id), value: { ...s, digestPending: false } })));
 		}
-		report.complete = true;
+		report.complete = complete && !report.stoppedForTime;
 	});
+}
+
+/** Announces the devices that have really left the list: missing from the scan and confirmed. */
+async function resolveLeft(
+	ctx: PollerContext,
+	report: RunReport,
+	states: Map<number, DeviceState>,
+	seen: Set<number>,
+	serviceToday: string | undefined,
+	now: number,
+	key: (id: number) => string,
+	ns: string,
+): Promise<void> {
+	const candidates = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));
+	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0 };
+	report.resolveChecks = checks;
+	const snapshot = report.pages <= 1;
+	let reads = 0;
+	for (let i = 0; i < candidates.length; i += 100) {
+		const chunk: Array<[number, DeviceState]> = [];
+		for (const [id, s] of candidates.slice(i, i + 100)) {
+			if (!snapshot) {
+				if (reads >= MAX_CONFIRMATIONS_PER_RUN || ctx.remainingMs() < ctx.settings.safetyMs) {
+					checks.deferred++;
+					continue;
+				}
+				reads++;
+				const check = await checkStillOverdue(ctx.client, id, serviceToday);
+				if (check !== 'left') {
+					checks.stillOverdue++;
+					continue;
+				}
+			}
+			chunk.push([id, s]);
+		}
+		checks.left += chunk.length;
+		const events = chunk.map(([id, s]) =>
+			makeEvent(
+				DETAIL_TYPES.deviceOverdueResolved,
+				ctx.environment,
+				`${key(id)}:${s.episode}:resolved`,
+				{ device: { id, designation: s.device.designation, idBarcode: s.device.idBarcode }, episode: s.episode, overdueSince: new Date(s.since).toISOString() },
+				now,
+			),
+		);
+		await ctx.publisher.publish(events);
+		countEmitted(report, events, ctx.metrics);
+		const writes = chunk.map(([id, s]) => ({ key: String(id), value: { ...s, overdue: false, digestPending: false }, expiresAt: now + RESOLVED_RETENTION_MS }));
+		await ctx.store.putMany(ns, writes);
+		for (const w of writes) states.set(Number(w.key), w.value);
+	}
+	if (checks.stillOverdue > 0) {
+		// Missed by the scan although still listed: the list shifted under the cursor.
+		ctx.log.info('Devices missing from the scan are still overdue (the list shifted while it was read)', { count: checks.stillOverdue });
+		ctx.metrics.count('ScanShiftMissed', checks.stillOverdue);
+	}
+	if (checks.deferred > 0) ctx.log.info('Confirmation of some resolved devices waits for the next run', { count: checks.deferred });
 }

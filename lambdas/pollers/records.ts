@@ -1,5 +1,6 @@
-import { propertyValues } from '../../client';
-import type { OverdueDevice } from '../events/schemas';
+import { dayString, propertyValues } from '../../client';
+import { OverdueDevice } from '../events/schemas';
+import type { Log, Metrics } from '../ports';
 
 /**
  * Reading the service's records tolerantly: unknown fields are ignored, missing ones become
@@ -28,7 +29,47 @@ function text(v: unknown): string | null {
 }
 
 function int(v: unknown): number | null {
-	return typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null;
+	const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : Number.NaN;
+	return Number.isSafeInteger(n) ? n : null;
+}
+
+/** An identifier: a positive safe integer (as a number or a string of digits), else null. */
+export function positiveId(v: unknown): number | null {
+	const n = int(v);
+	return n !== null && n > 0 ? n : null;
+}
+
+/** A calendar day (YYYY-MM-DD, optionally followed by a time) that exists, else null. */
+export function calendarDay(v: unknown): string | null {
+	if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(v)) return null;
+	const day = v.slice(0, 10);
+	const ms = Date.parse(`${day}T00:00:00Z`);
+	return Number.isNaN(ms) || dayString(ms) !== day ? null : day;
+}
+
+/** A record as read: usable, or why not (never announced, logged and counted by the caller). */
+export type Reading<T> = { record: T } | { unreadable: string };
+
+const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `"${v.slice(0, 40)}"` : typeof v === 'object' ? 'an object' : String(v));
+
+/**
+ * The usable records of one page. One bad record never stops a run: each unreadable one is
+ * logged with its position in the list, counted (metric `RecordsSkipped`) and skipped.
+ */
+export function readableRecords<T>(page: unknown[], firstPosition: number, read: (raw: unknown) => Reading<T>, out: { log: Log; metrics: Metrics; list: string }): T[] {
+	const records: T[] = [];
+	let skipped = 0;
+	for (const [i, raw] of page.entries()) {
+		const reading = read(raw);
+		if ('record' in reading) {
+			records.push(reading.record);
+			continue;
+		}
+		skipped++;
+		out.log.warn('Skipped a record that cannot be read', { list: out.list, position: firstPosition + i, reason: reading.unreadable });
+	}
+	if (skipped > 0) out.metrics.count('RecordsSkipped', skipped);
+	return records;
 }
 
 /** Property values by lower-case name (names differ in case between accounts). */
@@ -41,23 +82,31 @@ function pick(props: Map<string, unknown>, names: readonly string[]): string | n
 	return null;
 }
 
-export function readOverdueDevice(raw: unknown): OverdueDevice | undefined {
-	if (!raw || typeof raw !== 'object') return undefined;
+export function readingOfOverdueDevice(raw: unknown): Reading<OverdueDevice> {
+	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
-	const id = int(r.id);
-	if (id === null) return undefined;
+	const id = positiveId(r.id);
+	if (id === null) return { unreadable: `id is not a positive whole number: ${describe(r.id)}` };
 	const props = propertiesByName(r);
-	return {
+	const device = {
 		id,
 		designation: pick(props, PROPERTY_NAMES.designation),
 		idBarcode: pick(props, PROPERTY_NAMES.idBarcode),
 		department: pick(props, PROPERTY_NAMES.department),
-		customerId: int(r.customer_id),
+		customerId: positiveId(r.customer_id),
 		customerName: text(r.customer_name),
 		lastTestedDate: pick(props, PROPERTY_NAMES.lastTested),
 		nextTestDate: text(r.next_test_date) ?? pick(props, PROPERTY_NAMES.nextTest),
 		daysOverdue: int(r.days_overdue),
 	};
+	// The event schema is the last word: a record it would refuse is skipped here, not in the page loop.
+	const checked = OverdueDevice.safeParse(device);
+	return checked.success ? { record: checked.data } : { unreadable: `device ${id}: ${checked.error.issues[0]?.message ?? 'invalid'}` };
+}
+
+export function readOverdueDevice(raw: unknown): OverdueDevice | undefined {
+	const reading = readingOfOverdueDevice(raw);
+	return 'record' in reading ? reading.record : undefined;
 }
 
 export interface TestResultRecord {
@@ -72,24 +121,34 @@ export interface TestResultRecord {
 	testSequence: string | null;
 }
 
-export function readTestResult(raw: unknown): TestResultRecord | undefined {
-	if (!raw || typeof raw !== 'object') return undefined;
+export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
+	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
-	const id = int(r.id);
-	const deviceId = int(r.device_id);
-	const testDate = text(r.test_date);
-	if (id === null || deviceId === null || testDate === null) return undefined;
+	const id = positiveId(r.id);
+	if (id === null) return { unreadable: `id is not a positive whole number: ${describe(r.id)}` };
+	const deviceId = positiveId(r.device_id);
+	if (deviceId === null) return { unreadable: `test result ${id}: device_id is not a positive whole number: ${describe(r.device_id)}` };
+	const testDate = calendarDay(r.test_date);
+	if (testDate === null) return { unreadable: `test result ${id}: test_date is not a date: ${describe(r.test_date)}` };
+	const synced = text(r.synced_time);
 	return {
-		id,
-		deviceId,
-		customerId: int(r.customer_id),
-		projectId: int(r.project_id),
-		testDate: testDate.slice(0, 10),
-		syncedTime: text(r.synced_time),
-		status: text(r.status) ?? 'unknown',
-		tester: text(r.tester),
-		testSequence: text(r.test_sequence),
+		record: {
+			id,
+			deviceId,
+			customerId: positiveId(r.customer_id),
+			projectId: positiveId(r.project_id),
+			testDate,
+			syncedTime: synced !== null && !Number.isNaN(Date.parse(synced)) ? synced : null,
+			status: text(r.status) ?? 'unknown',
+			tester: text(r.tester),
+			testSequence: text(r.test_sequence),
+		},
 	};
+}
+
+export function readTestResult(raw: unknown): TestResultRecord | undefined {
+	const reading = readingOfTestResult(raw);
+	return 'record' in reading ? reading.record : undefined;
 }
 
 /** passed → true, failed → false, anything this version does not know → null. */

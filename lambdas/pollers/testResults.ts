@@ -1,20 +1,51 @@
-import { addDays } from '../../client/dates';
+import { dayMs, dayString } from '../../client/dates';
+import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
-import { passedOf, readTestResult } from './records';
+import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 
-/** The watermark: the calendar day up to which a complete run has seen every result. */
+/**
+ * Following the uploads. The poller reads results by upload time (`synced_time`), not by test date:
+ * a result dated on any day, uploaded at any moment, sorts after everything read before it.
+ *
+ * ASSUMED (the spec lists `synced_time` and day-granular date filters, nothing more):
+ * - the service stamps `synced_time` with its own clock when a result is uploaded, and a result is
+ *   listed at most SETTLE_MS after that stamp (uploads may become visible slightly out of order);
+ * - `synced_time=newerOrSame"<day>"` selects results uploaded on or after that calendar day, and
+ *   `ordering=synced_time` lists them oldest upload first (results are not removed).
+ * So a run asks for the uploads since the day of (cursor − SETTLE_MS): it re-reads at most the
+ * uploads of that day before the cursor, then what is new. Requests per run ≈ new results / page
+ * size + one day's uploads / page size, whatever the lookback.
+ */
+export const SETTLE_MS = 10 * 60_000;
+
+/** Result ids read in a run are remembered this long after their upload (or the run, if later). */
+const SEEN_RETENTION_MS = 3 * DAY_MS;
+
+/** Where reading the uploads has got to. */
 export interface ResultsCursor {
-	watermark: string;
+	/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
+	syncedAt?: number | null;
+	/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
+	boundary?: Array<[number, number]>;
+	/** Earlier versions: the calendar day up to which results were read by test date. */
+	watermark?: string;
+}
+
+/** Readable synced_time in ms, or undefined. */
+function syncedMs(text: string | null): number | undefined {
+	if (text === null) return undefined;
+	const ms = Date.parse(text);
+	return Number.isFinite(ms) ? ms : undefined;
 }
 
 /**
- * One run: list results dated from (watermark − lookback) on, announce each one not seen
- * before, then move the watermark to the day the run started (only after a complete scan).
- * Results the equipment uploads late still fall inside the lookback window; a result id is
- * remembered longer than the window, so each is announced once. The first run records the
- * window without announcing it (no flood of history).
+ * One run: announce each result uploaded since the cursor and not announced before, page by page
+ * (published before recorded, so a crash re-announces with the same dedupe key), then move the
+ * cursor to the newest upload read. The first run records the newest upload without announcing
+ * history. A scan that stops for time moves the cursor to what it read; a scan that ended
+ * abnormally does not move it (the remembered ids keep the next run from announcing twice).
  */
 export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('testResults');
@@ -22,57 +53,107 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 	const cursorNs = `cursor:${ctx.environment}`;
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
-		const today = new Date(now).toISOString().slice(0, 10);
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
-		const { lookbackDays } = ctx.settings;
-		const from = addDays(cursor?.watermark ?? today, -lookbackDays);
-		const seen = new Set<number>();
-		for await (const item of ctx.store.list<{ testDate: string }>(seenNs)) seen.add(Number(item.key));
-		// Remembered longer than any result can stay inside the window.
-		const expiresAt = now + (lookbackDays + 2) * DAY_MS;
+		if (!cursor) {
+			await startCursor(ctx, report, cursorNs);
+			return;
+		}
+		// The cursor comes from the service's own stamps; this machine's clock plays no part in it.
+		const from: number | null =
+			cursor.syncedAt !== undefined ? cursor.syncedAt : cursor.watermark ? dayMs(cursor.watermark) - ctx.settings.lookbackDays * DAY_MS : null;
+		const readUpTo = from === null ? Number.NEGATIVE_INFINITY : from - SETTLE_MS;
+		const seen = new Set<number>((cursor.boundary ?? []).map(([id]) => id));
+		for await (const item of ctx.store.list<unknown>(seenNs)) seen.add(Number(item.key));
 
-		const query = {
-			filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }],
-			ordering: { key: 'test_date', direction: 'asc' as const },
+		const query: ListQuery = {
+			filters: from === null ? [] : [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: dayString(readUpTo) }] }],
+			ordering: { key: 'synced_time', direction: 'asc' },
 		};
-		for await (const page of budgetedPages(ctx, report, 'testResult.list', query)) {
+		let newest = from ?? undefined;
+		const recent = new Map<number, number>((cursor.boundary ?? []).map(([id, at]) => [id, at]));
+		const pages = budgetedPages(ctx, report, 'testResult.list', query);
+		let complete: boolean;
+		for (;;) {
+			const next = await pages.next();
+			if (next.done) {
+				complete = next.value;
+				break;
+			}
 			const events: TecEvent[] = [];
-			const writes: Array<{ key: string; value: { testDate: string }; expiresAt: number }> = [];
-			for (const raw of page) {
-				const r = readTestResult(raw);
-				if (!r || seen.has(r.id)) continue;
-				seen.add(r.id);
-				if (cursor) {
-					events.push(
-						makeEvent(
-							DETAIL_TYPES.testResultRecorded,
-							ctx.environment,
-							`test-result-recorded:${ctx.environment}:${r.id}`,
-							{
-								testResult: {
-									id: r.id,
-									status: r.status,
-									passed: passedOf(r.status),
-									testDate: r.testDate,
-									syncedTime: r.syncedTime,
-									projectId: r.projectId,
-									testSequence: r.testSequence,
-									tester: r.tester,
-								},
-								device: { id: r.deviceId, customerId: r.customerId },
-							},
-							now,
-						),
-					);
+			const writes: Array<{ key: string; value: { synced: number }; expiresAt: number }> = [];
+			for (const r of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
+				const at = syncedMs(r.syncedTime);
+				if (at === undefined) {
+					// Followed by its upload time, a result without one cannot be placed: skipped, said.
+					ctx.log.warn('Skipping a test result without a readable synced_time', { list: 'testResult.list', id: r.id });
+					ctx.metrics.count('RecordsSkipped');
+					continue;
 				}
-				writes.push({ key: String(r.id), value: { testDate: r.testDate }, expiresAt });
+				if (newest === undefined || at > newest) newest = at;
+				recent.set(r.id, at);
+				if (at < readUpTo || seen.has(r.id)) continue;
+				seen.add(r.id);
+				events.push(
+					makeEvent(
+						DETAIL_TYPES.testResultRecorded,
+						ctx.environment,
+						`test-result-recorded:${ctx.environment}:${r.id}`,
+						{
+							testResult: {
+								id: r.id,
+								status: r.status,
+								passed: passedOf(r.status),
+								testDate: r.testDate,
+								syncedTime: r.syncedTime,
+								projectId: r.projectId,
+								testSequence: r.testSequence,
+								tester: r.tester,
+							},
+							device: { id: r.deviceId, customerId: r.customerId },
+						},
+						now,
+					),
+				);
+				// Clock sanity: kept relative to the upload when this clock is behind the service.
+				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(seenNs, writes);
+			// Only the settle window before the newest upload is kept for the boundary.
+			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);
 		}
-		if (report.stoppedForTime) return;
-		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { watermark: today } }]);
-		report.complete = true;
+		if (!complete && !report.stoppedForTime) return;
+		const syncedAt = newest ?? null;
+		const boundary: Array<[number, number]> =
+			syncedAt === null ? [] : [...recent.entries()].filter(([, at]) => at >= syncedAt - SETTLE_MS && at <= syncedAt);
+		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { syncedAt, boundary } }]);
+		report.complete = complete;
 	});
+}
+
+/** Uploads read by the first run to learn where the account stands. */
+const START_PAGE = 100;
+
+/**
+ * The first run: the newest upload becomes the cursor, with the uploads of its settle window as
+ * the boundary (so they are not announced later); nothing is announced.
+ */
+async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: string): Promise<void> {
+	const query: ListQuery = { ordering: { key: 'synced_time', direction: 'desc' } };
+	let syncedAt: number | null = null;
+	const boundary: Array<[number, number]> = [];
+	for await (const page of ctx.client.pages('testResult.list', query, { pageSize: START_PAGE, maxItems: START_PAGE })) {
+		report.pages++;
+		for (const raw of page) {
+			const r = readTestResult(raw);
+			const at = r ? syncedMs(r.syncedTime) : undefined;
+			if (!r || at === undefined) continue;
+			if (syncedAt === null || at > syncedAt) syncedAt = at;
+			boundary.push([r.id, at]);
+		}
+	}
+	const value: ResultsCursor = { syncedAt, boundary: syncedAt === null ? [] : boundary.filter(([, at]) => at >= syncedAt! - SETTLE_MS) };
+	await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value }]);
+	report.complete = true;
 }

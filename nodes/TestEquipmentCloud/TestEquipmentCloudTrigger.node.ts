@@ -88,6 +88,7 @@ export class TestEquipmentCloudTrigger implements INodeType {
 				key,
 				now: clock.now,
 				deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
+				onUnreadable: (position, reason) => this.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
 			};
 
 			if (this.getMode() === 'manual') {

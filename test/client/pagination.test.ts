@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ServiceClient, ServiceError, ValidationError, pageSignature, readPage, type ClientEvent } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -98,7 +98,7 @@ describe('pages: starting at an offset', () => {
 			return json(200, { count: data.length, results: data.slice(offset, offset + limit) });
 		});
 		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 2, offset: 3 })))).toEqual(data.slice(3));
-		expect(r.calls.map((c) => c.query.get('offset'))).toEqual(['3', '5']);
+		expect(r.calls.map((c) => c.query.get('offset'))).toEqual(['3', '5', '7']);
 	});
 
 	for (const offset of [-1, 1.5, Number.NaN]) {
@@ -137,10 +137,32 @@ describe('pages: envelopes', () => {
 		expect(r.calls.map((c) => c.query.toString())).toEqual(['limit=2', 'limit=2&offset=2', 'limit=2&offset=4']);
 	});
 
-	it('with count, a full last page does not cause another request', async () => {
-		const { clock, r, client } = setup((req) => json(200, { count: 4, results: items(2, Number(req.query.get('offset') ?? 0)) }));
-		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 2 })))).toHaveLength(4);
-		expect(r.calls).toHaveLength(2);
+	it('with count, a full last page is checked with one more request (empty: complete)', async () => {
+		const data = items(4);
+		const { clock, r, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 4, results: data.slice(offset, offset + 2) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 2 });
+		const pages = [];
+		let next = await clock.run(gen.next());
+		for (; !next.done; next = await clock.run(gen.next())) pages.push(next.value);
+		expect(pages.flat()).toEqual(data);
+		expect(next.value).toEqual({ complete: true });
+		expect(r.calls.map((c) => c.query.get('offset'))).toEqual([null, '2', '4']);
+	});
+
+	it('count and next that lie alike at a page boundary are caught by that request', async () => {
+		// The service says 4 items and ends next there, but 6 exist.
+		const data = items(6);
+		const { clock, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 4, next: null, results: data.slice(offset, offset + 2) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 2 });
+		let next = await clock.run(gen.next());
+		while (!next.done) next = await clock.run(gen.next());
+		expect(next.value).toMatchObject({ complete: false, reason: 'countMismatch' });
 	});
 
 	it('next: null stops even after a full page', async () => {
@@ -182,7 +204,7 @@ describe('pages: envelopes', () => {
 		const pages = await clock.run(collect(client.pages('device.list', {}, { pageSize: 2 })));
 		expect(pages).toEqual([items(2), items(2, 2)]);
 		expect(r.calls.map((c) => c.url)).toEqual([`${LIST}?limit=2`, loop]);
-		expect(events.filter((e) => e.type === 'paginationStopped')).toEqual([{ type: 'paginationStopped', path: '/data/devices/all/', reason: 'repeatedNext' }]);
+		expect(events.filter((e) => e.type === 'paginationStopped')).toEqual([{ type: 'paginationStopped', path: '/data/devices/all/', reason: 'repeatedNext', detail: expect.any(String) }]);
 	});
 
 	it('a next back to the first page stops', async () => {
@@ -238,11 +260,14 @@ describe('pages: limits and streaming', () => {
 		expect(r.calls.map((c) => c.query.toString())).toEqual(['limit=4', 'limit=2&offset=4']);
 	});
 
-	it('maxItems slices a page larger than asked', async () => {
-		const { clock, r, client } = setup(() => json(200, { count: 50, results: items(10) }));
-		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 10, maxItems: 3 })))).toEqual(items(3));
+	it('a page larger than asked is refused whole (pageTooLarge), even with maxItems', async () => {
+		const { clock, r, client, events } = setup(() => json(200, { count: 50, results: items(10) }));
+		const gen = client.pages('device.list', {}, { pageSize: 10, maxItems: 3 });
+		const first = await clock.run(gen.next());
+		expect(first).toEqual({ done: true, value: { complete: false, reason: 'pageTooLarge', detail: 'the page at offset 0 has 10 items; 3 were asked for' } });
 		expect(r.calls).toHaveLength(1);
 		expect(r.calls[0].query.get('limit')).toBe('3');
+		expect(events.filter((e) => e.type === 'paginationStopped')).toHaveLength(1);
 	});
 
 	it('maxItems stops following next links', async () => {
@@ -261,7 +286,7 @@ describe('pages: limits and streaming', () => {
 		const second = await clock.run(gen.next());
 		expect(second.value).toEqual(items(3, 3));
 		expect(r.calls).toHaveLength(2);
-		await gen.return(undefined);
+		await gen.return({ complete: true });
 		expect(r.calls).toHaveLength(2);
 	});
 
@@ -316,5 +341,159 @@ describe('readPage and pageSignature', () => {
 		expect(pageSignature(items(3))).not.toBe(pageSignature(items(3, 3)));
 		expect(pageSignature(items(3))).not.toBe(pageSignature(items(2)));
 		expect(pageSignature(['a', 'b'])).not.toBe(pageSignature(['a', 'c']));
+	});
+});
+
+describe('pages: overlap, on a list that changes while it is read', () => {
+	/** A list that deletes and inserts items (at seeded positions) before answering each request. */
+	function shiftingList(n: number, changes: Array<{ deletes: number; inserts: number; seed: number }>) {
+		let list = items(n);
+		let nextId = 10_000;
+		const deleted = new Set<number>();
+		const handler: Handler = (req, i) => {
+			const change = i > 0 ? changes[i - 1] : undefined;
+			if (change) {
+				let seed = change.seed;
+				const rnd = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), m === 0 ? 0 : seed % m);
+				for (let k = 0; k < change.deletes && list.length > 0; k++) deleted.add(list.splice(rnd(list.length), 1)[0].id);
+				for (let k = 0; k < change.inserts; k++) list.splice(rnd(list.length + 1), 0, { id: ++nextId, designation: `N${nextId}` });
+				list = [...list];
+			}
+			const limit = Number(req.query.get('limit'));
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: list.length, next: offset + limit < list.length ? `${LIST}?limit=${limit}&offset=${offset + limit}` : null, results: list.slice(offset, offset + limit) });
+		};
+		return { handler, stable: () => items(n).map((x) => x.id).filter((id) => !deleted.has(id)) };
+	}
+
+	async function scan(client: ServiceClient, clock: ReturnType<typeof newClock>, pageSize: number, overlap: number) {
+		const gen = client.pages('device.list', {}, { pageSize, overlap });
+		const ids: number[] = [];
+		let next = await clock.run(gen.next());
+		for (; !next.done; next = await clock.run(gen.next())) ids.push(...(next.value as Array<{ id: number }>).map((x) => x.id));
+		return { ids, outcome: next.value };
+	}
+
+	it('property: no item twice; a complete scan has every item that stayed in the list; an unchanged list is complete', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.nat(60),
+				fc.integer({ min: 3, max: 12 }),
+				fc.array(fc.record({ deletes: fc.nat(3), inserts: fc.nat(3), seed: fc.nat() }), { maxLength: 25 }),
+				async (n, pageSize, changes) => {
+					const overlap = Math.min(3, pageSize - 1);
+					const list = shiftingList(n, changes);
+					const { clock, client } = setup(list.handler);
+					const { ids, outcome } = await scan(client, clock, pageSize, overlap);
+					expect(new Set(ids).size, 'no item twice').toBe(ids.length);
+					if (outcome.complete) {
+						const seen = new Set(ids);
+						expect(list.stable().filter((id) => !seen.has(id)), 'every item that stayed').toEqual([]);
+					}
+					if (changes.every((c) => c.deletes === 0 && c.inserts === 0)) {
+						expect(outcome).toEqual({ complete: true });
+						expect(ids).toEqual(items(n).map((x) => x.id));
+					}
+				},
+			),
+			{ numRuns: 300 },
+		);
+	});
+
+	it('without overlap, deletes before the cursor lose items; with it, none are lost', async () => {
+		const changes = Array.from({ length: 10 }, (_, i) => ({ deletes: 1, inserts: 0, seed: i }));
+		const plain = setup(shiftingList(40, changes).handler);
+		const lost = await scan(plain.client, plain.clock, 10, 0);
+		const overlapped = shiftingList(40, changes);
+		const withOverlap = setup(overlapped.handler);
+		const kept = await scan(withOverlap.client, withOverlap.clock, 10, 3);
+		expect(kept.outcome).toEqual({ complete: true });
+		expect(overlapped.stable().filter((id) => !kept.ids.includes(id))).toEqual([]);
+		expect(lost.ids.length).toBeLessThan(kept.ids.length);
+	});
+
+	it('a shift larger than the overlap steps back once, then says shifted', async () => {
+		// Before every request but the first, the 8 items at the head leave the list.
+		let list = items(60);
+		const { clock, client, events } = setup((req, i) => {
+			if (i > 0) list = list.slice(8);
+			const limit = Number(req.query.get('limit'));
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: list.length, next: offset + limit < list.length ? `${LIST}?offset=${offset + limit}` : null, results: list.slice(offset, offset + limit) });
+		});
+		const { outcome } = await scan(client, clock, 10, 2);
+		expect(outcome).toMatchObject({ complete: false, reason: 'shifted' });
+		expect(events.filter((e) => e.type === 'paginationStopped').map((e) => (e as { reason: string }).reason)).toEqual(['shifted']);
+	});
+
+	it('overlap must be smaller than the page size', async () => {
+		const { clock, r, client } = setup(arrayServer(items(3)));
+		const e = await rejected(clock.run(collect(client.pages('device.list', {}, { pageSize: 5, overlap: 5 }))));
+		expect(e.message).toBe('overlap: must be a whole number from 0 to 4 (less than the page size), got 5');
+		expect(r.calls).toHaveLength(0);
+	});
+});
+
+describe('pages: bounds and guards', () => {
+	it('property: jsonDeeperThan agrees with the nesting depth of any JSON value', () => {
+		const depth = (v: unknown): number => (v && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+		fc.assert(
+			fc.property(fc.jsonValue({ maxDepth: 8 }), fc.nat(10), (value, max) => {
+				expect(jsonDeeperThan(JSON.stringify(value), max)).toBe(depth(value) > max);
+			}),
+			{ numRuns: 500 },
+		);
+		expect(jsonDeeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 100)).toBe(true);
+		expect(jsonDeeperThan('{"a":"[[[[[[\\"[[[["}', 1)).toBe(false); // brackets inside strings do not count
+	});
+
+	it('a body nested deeper than the limit is refused unread, naming the request, and not retried', async () => {
+		const { clock, r, client } = setup(() => ({ status: 200, headers: {}, body: `{"results":[${'['.repeat(5000)}${']'.repeat(5000)}]}` }));
+		const e = (await rejected(clock.run(collect(client.pages('device.list'))))) as ServiceError;
+		expect(e.message).toBe('The service answered HTTP 200 to GET /data/devices/all/ with JSON nested deeper than 100 levels; refusing to read it');
+		expect(r.calls).toHaveLength(1);
+	});
+
+	it('a page body larger than the size asked can hold is refused unread', async () => {
+		const { clock, client } = setup(() => json(200, { results: [{ id: 1, blob: 'x'.repeat(3 * 64 * 1024) }] }));
+		const e = await rejected(clock.run(collect(client.pages('device.list', {}, { pageSize: 1 }))));
+		expect(e.message).toMatch(/^The service answered HTTP 200 to GET \/data\/devices\/all\/ with \d+ characters, more than a page of this size can hold \(131072\); refusing to read it$/);
+	});
+
+	it('more items than count + margin end tooManyItems; without a count, the hard cap ends it', async () => {
+		// A service whose count keeps growing ahead of the reader, with next links forward for ever.
+		const { clock, r, client } = setup((req) => {
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: offset + 100, next: `${LIST}?limit=10&offset=${offset + 10}`, results: items(10, offset) });
+		});
+		const gen = client.pages('device.list', {}, { pageSize: 10 });
+		let next = await clock.run(gen.next());
+		while (!next.done) next = await clock.run(gen.next());
+		expect(next.value).toEqual({ complete: false, reason: 'tooManyItems', detail: '120 items read; the service announced 100' });
+		expect(r.calls).toHaveLength(12);
+		expect(itemBound(undefined, 10)).toBe(PAGING_BOUNDS.hardCap.items);
+		expect(pageBound(undefined, 10)).toBe(PAGING_BOUNDS.hardCap.pages);
+		expect(itemBound(1000, 100)).toBe(1100);
+		expect(itemBound(10, 100)).toBe(110);
+	});
+
+	it('a 400 naming limit: retried with the size the description names, else half; remembered per base URL', async () => {
+		expect(smallerPageSize(new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description: 'limit: must be from 1 to 250' }), 1000)).toBe(250);
+		expect(smallerPageSize(new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description: 'limit too large' }), 1000)).toBe(500);
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const data = items(7);
+		const { clock, r, client } = setup((req) => {
+			const limit = Number(req.query.get('limit'));
+			if (limit > 3) return json(400, { description: 'limit: at most 3' });
+			const offset = Number(req.query.get('offset') ?? 0);
+			return json(200, { count: 7, results: data.slice(offset, offset + limit) });
+		});
+		expect(await clock.run(collect(client.items('device.list', {}, { pageSize: 100 })))).toEqual(data);
+		expect(r.calls.map((c) => c.query.get('limit'))).toEqual(['100', '3', '3', '3']);
+		expect(sharedPageSizes.get(base)).toBe(3);
+		await clock.run(collect(client.items('device.list', {}, { pageSize: 100 })));
+		expect(r.calls.slice(4).map((c) => c.query.get('limit'))).toEqual(['3', '3', '3']);
+		sharedPageSizes.forget(base);
 	});
 });

@@ -5,6 +5,7 @@
  * request) and, at the end, that the "foreign host" (a second local server that links point to)
  * received nothing. Nothing may crash: every row settles into a value or a typed error.
  */
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,15 +18,19 @@ import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { makeEvent, entrySize, MAX_ENTRY_BYTES } from '../../lambdas/events/event';
 import { DETAIL_TYPES } from '../../lambdas/events/schemas';
 import { buildDigest } from '../../lambdas/pollers/digest';
+import type { IDataObject } from 'n8n-workflow';
+import type { TecEvent } from '../../lambdas/events/event';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
+import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { unreadableRecords, type FaultInput, type OddAnswer } from '../../sandbox/faults';
 import { PublishError } from '../../lambdas/ports';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws } from '../support/localAws';
 import { credentialsFor } from '../node/helpers';
-import { runNode } from '../support/n8n';
-import { makeOverdue, pollerClient, startForeignHost, trackUnhandled, type ForeignHost } from './support';
+import { runNode, runPoll } from '../support/n8n';
+import { FAST_RETRY, makeOverdue, pollerClient, spawnRunner, startForeignHost, trackUnhandled, type ForeignHost } from './support';
 
 let sandbox: Sandbox;
 let foreign: ForeignHost;
@@ -479,4 +484,228 @@ describe('hostile and bad input', () => {
 		expect(unhandled.seen).toEqual([]);
 		console.info(`bad-input table (observed):\n| input | face | outcome | requests to the sandbox |\n|---|---|---|---|\n${observed.join('\n')}`);
 	});
+});
+
+// ---- odd list answers on every face -----------------------------------------------------------------------
+/**
+ * Each odd answer the sandbox can give to a list (`sandbox/faults.ts`, OddAnswer) against every face
+ * that reads whole lists. The sandbox refuses pages above 50 (`maxPageSize`), so every face first
+ * adapts its page size and every list spans several pages. Asserted for every cell: paging ends
+ * within a bounded number of requests, nothing that needs a complete scan is announced (no
+ * `Device Overdue Resolved`, no new episode, no re-emitted device, the test-results watermark
+ * unmoved), and the run ends with a clear error or an incomplete report naming the reason.
+ */
+const ODD: Array<{ answer: OddAnswer; what: string; fault: Partial<FaultInput>; reason?: RegExp }> = [
+	{ answer: 'countLow', what: '`count` half the truth', fault: {}, reason: /countMismatch/ },
+	{ answer: 'countHigh', what: '`count` twice the truth', fault: {}, reason: /countMismatch/ },
+	{ answer: 'nextLoop', what: '`next` pointing to the page just read', fault: {}, reason: /repeatedNext/ },
+	{ answer: 'nextBack', what: '`next` of page 2 pointing back to page 1', fault: { skip: 1, count: 1 }, reason: /repeatedNext|countMismatch/ },
+	// The first anomaly seen is named: where the list ends on a page boundary, `next` contradicts `count` first.
+	{ answer: 'endlessNext', what: 'endless `next`, pages alternating', fault: {}, reason: /repeatedPage|countMismatch/ },
+	// On the last page the sandbox's empty page has no `next`: then `count` is what contradicts it.
+	{ answer: 'emptyPage', what: 'an empty 200 page (page 2)', fault: { skip: 1, count: 1 }, reason: /emptyPage|countMismatch/ },
+	{ answer: 'pageTooLarge', what: '10^6 items when 50 were asked', fault: { count: 1 }, reason: /more than a page of this size can hold/ },
+	{ answer: 'wrongShape', what: 'records of the wrong shape (ids −3, 0, 2^53, "abc", 1.5; null, a string; bad dates)', fault: {} },
+	{ answer: 'deepRecord', what: 'a record nested 100,000 levels deep', fault: { count: 1 }, reason: /nested deeper than 100 levels/ },
+];
+const OVERDUE_PATH = '/data/devices/overdue/';
+const RESULTS_PATH = '/tests_performed/all/';
+const MAX_PAGE = 50;
+/** A faulted run may need: adaptation + up to one page per 50 items + the bounds' margin. */
+const MAX_REQUESTS = 40;
+
+describe('odd list answers on every face', () => {
+	let odd: Sandbox;
+	const oddTable: string[] = [];
+	const row = (answer: string, face: string, outcome: string, requests: number, announced: string) =>
+		oddTable.push(`| ${answer} | ${face} | ${outcome.replace(/\n/g, ' ').replace(/\|/g, '/').slice(0, 150)} | ${requests} | ${announced} |`);
+	const inject = (answer: OddAnswer, fault: Partial<FaultInput>, path: string) => odd.faults.add({ ...fault, kind: answer, path });
+	const memory = () => {
+		const events: TecEvent[] = [];
+		return { events, publish: async (e: TecEvent[]) => void events.push(...e) };
+	};
+	const bareOutcome = (r: { complete?: boolean; incomplete?: { reason: string } } | undefined, e: Error | undefined) =>
+		e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.incomplete?.reason ?? 'stopped'}`;
+
+	beforeAll(async () => {
+		odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE });
+		const used = new Set<number>();
+		const overdueCount = () => [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
+		while (overdueCount() < 130) makeOverdue(odd, used);
+	});
+	afterAll(async () => {
+		await odd.stop();
+		console.info(`odd-answer table (observed):\n| odd answer | face | outcome | requests | announced |\n|---|---|---|---|---|\n${oddTable.join('\n')}`);
+	});
+
+	const pollerCtx = (store: FileStateStore, publisher: ReturnType<typeof memory>, counted: Record<string, number>, logs: string[]) => ({
+		client: pollerClient(odd, odd.sandboxToken, { retry: FAST_RETRY }),
+		store,
+		publisher,
+		environment: 'sandbox' as const,
+		now: () => odd.account.now(),
+		remainingMs: () => 600_000,
+		log: { info: () => undefined, warn: (m: string, x?: Record<string, unknown>) => void logs.push(`${m} ${JSON.stringify(x)}`), error: () => undefined },
+		metrics: { count: (name: string, value = 1) => void (counted[name] = (counted[name] ?? 0) + value) },
+		settings: { ...DEFAULT_SETTINGS, safetyMs: 0 },
+		runId: 'odd',
+	});
+
+	it('overdue poller: no false Resolved, no new episode, the run says why', async () => {
+		for (const o of ODD) {
+			const store = new FileStateStore(join(tmpdir(), `tec-odd-${process.pid}-${o.answer}.json`));
+			const publisher = memory();
+			const counted: Record<string, number> = {};
+			const logs: string[] = [];
+			const ctx = pollerCtx(store, publisher, counted, logs);
+			const first = await pollOverdueDevices(ctx);
+			expect(first.complete, o.answer).toBe(true);
+			const announcedFirst = publisher.events.length;
+			inject(o.answer, o.fault, OVERDUE_PATH);
+			const before = odd.stats.requests;
+			const rssBefore = process.memoryUsage().rss;
+			const second = await pollOverdueDevices(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
+			await settle();
+			const requests = odd.stats.requests - before;
+			const rssGrowth = process.memoryUsage().rss - rssBefore;
+			odd.faults.clear();
+			const duringFault = publisher.events.slice(announcedFirst);
+			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+			expect(rssGrowth, `${o.answer}: memory`).toBeLessThan(256 * MB);
+			expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue Resolved'), `${o.answer}: no false Resolved`).toEqual([]);
+			if (o.reason) {
+				expect(second.r?.complete ?? false, o.answer).toBe(false);
+				expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
+				if (second.r) expect(counted.ScanIncomplete, `${o.answer}: metric`).toBe(1);
+			} else {
+				expect(second.e, o.answer).toBeUndefined();
+				expect(second.r?.complete, o.answer).toBe(true);
+				expect(counted.RecordsSkipped, `${o.answer}: counted`).toBe(unreadableRecords('overdueDevice').length);
+				expect(logs.filter((l) => l.startsWith('Skipped a record')).length).toBe(unreadableRecords('overdueDevice').length);
+				expect(logs.find((l) => l.startsWith('Skipped a record')), 'logged with its position').toMatch(/"position":0/);
+			}
+			// Every device is still overdue in the state; the next clean run resolves nothing and starts no episode.
+			const states = [];
+			for await (const item of store.list<{ overdue: boolean; episode: number }>('overdue:sandbox')) states.push(item.value);
+			expect(states.every((s) => s.overdue && s.episode === 1), `${o.answer}: state untouched`).toBe(true);
+			const third = await pollOverdueDevices(ctx);
+			expect(third.complete).toBe(true);
+			const later = publisher.events.slice(announcedFirst);
+			expect(later.filter((e) => e['detail-type'] === 'Device Overdue Resolved' || (e['detail-type'] === 'Device Overdue' && (e.detail.data as { episode: number }).episode > 1))).toEqual([]);
+			expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing re-announced`).toEqual([]);
+			row(o.what, 'overdue poller', bareOutcome(second.r, second.e), requests, `0 Resolved, 0 new episodes (RSS +${Math.round(rssGrowth / MB)} MB)`);
+		}
+	}, 240_000);
+
+	it('test-results poller: each uploaded result announced once, the watermark moves only after a complete run', async () => {
+		const store = new FileStateStore(join(tmpdir(), `tec-odd-results-${process.pid}.json`));
+		const publisher = memory();
+		const counted: Record<string, number> = {};
+		const ctx = pollerCtx(store, publisher, counted, []);
+		expect((await pollTestResults(ctx)).complete).toBe(true); // the first run records the window
+		// Uploads for devices that are not overdue, so the overdue list the other faces read stays as it is.
+		const devices = [...odd.account.data.devices.values()].filter((d) => !odd.account.isOverdue(d)).map((d) => d.id);
+		for (const o of ODD) {
+			const uploaded = Array.from({ length: 60 }, (_, i) => odd.account.syncTestResult({ device_id: devices[i % devices.length], status: i % 3 ? 'passed' : 'failed' }).id);
+			const cursor = await store.get('cursor:sandbox', 'testResults');
+			inject(o.answer, o.fault, RESULTS_PATH);
+			const before = odd.stats.requests;
+			const second = await pollTestResults(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
+			const requests = odd.stats.requests - before;
+			odd.faults.clear();
+			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+			if (o.reason) {
+				expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
+				expect(await store.get('cursor:sandbox', 'testResults'), `${o.answer}: watermark unmoved`).toEqual(cursor);
+			} else {
+				expect(second.r?.complete, o.answer).toBe(true);
+			}
+			const third = await pollTestResults(ctx);
+			expect(third.complete).toBe(true);
+			const keys = publisher.events.map((e) => e.detail.metadata.dedupeKey);
+			expect(keys.length, 'no duplicate dedupe key').toBe(new Set(keys).size);
+			const announced = new Set(publisher.events.map((e) => (e.detail.data as { testResult: { id: number } }).testResult.id));
+			expect(uploaded.filter((id) => !announced.has(id)), `${o.answer}: every uploaded result announced`).toEqual([]);
+			expect([...announced].filter((id) => id >= 900_000_000), 'no unreadable record announced').toEqual([]);
+			row(o.what, 'test-results poller', bareOutcome(second.r, second.e), requests, '60 of 60 once (across this and the next run)');
+		}
+		expect(counted.RecordsSkipped).toBe(unreadableRecords('testResult').length);
+	}, 240_000);
+
+	it('trigger poll (n8n-core, Device Overdue): nothing emitted, a failed poll leaves the state as it was', async () => {
+		const token = odd.account.createToken({ label: 'odd trigger' }).token;
+		const poll = (staticData: IDataObject) => runPoll({ parameters: { event: 'deviceOverdue' }, credentials: credentialsFor(odd, token), staticData });
+		let state = (await poll({})).staticData;
+		for (const o of ODD) {
+			inject(o.answer, o.fault, OVERDUE_PATH);
+			const before = odd.stats.requests;
+			const faulted = await poll(state);
+			const requests = odd.stats.requests - before;
+			odd.faults.clear();
+			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+			expect(faulted.items ?? [], `${o.answer}: nothing emitted`).toEqual([]);
+			if (faulted.error) {
+				expect(faulted.error.name).toBe('NodeApiError');
+				expect(faulted.staticData, `${o.answer}: state unchanged`).toEqual(state);
+			} else state = faulted.staticData;
+			const clean = await poll(state);
+			expect(clean.error).toBeUndefined();
+			expect(clean.items ?? [], `${o.answer}: no device re-emitted`).toEqual([]);
+			state = clean.staticData;
+			row(o.what, 'trigger poll', faulted.error ? `NodeApiError: ${faulted.error.message}` : 'poll ok, scan kept as incomplete or complete', requests, '0 items; next poll 0 items');
+		}
+	}, 240_000);
+
+	it('node Get Many, Return All (n8n-core): a clear error naming why, never a silent part of the list', async () => {
+		const token = odd.account.createToken({ label: 'odd node' }).token;
+		const total = odd.account.data.devices.size;
+		for (const o of ODD) {
+			inject(o.answer, o.fault, '/data/devices/all/');
+			const before = odd.stats.requests;
+			const r = await runNode({ credentials: credentialsFor(odd, token), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
+			const requests = odd.stats.requests - before;
+			odd.faults.clear();
+			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+			if (o.reason) {
+				expect(r.error?.name, o.answer).toBe('NodeApiError');
+				expect(`${r.error?.message} ${String(r.error?.description ?? '')}`, o.answer).toMatch(o.reason);
+				row(o.what, 'node Return All', `NodeApiError: ${r.error!.message}`, requests, '—');
+			} else {
+				// The action node lists what the service holds, unreadable records included.
+				expect(r.error).toBeUndefined();
+				expect(r.items).toHaveLength(total + unreadableRecords('device').length);
+				row(o.what, 'node Return All', `accepted: ${r.items.length} items`, requests, '—');
+			}
+		}
+	}, 240_000);
+
+	it('`npm start --once` (child process): ends, no false Resolved, the log names why', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-odd-runner-'));
+		const baseline = join(dir, 'baseline.json');
+		const env = { TEC_BASE_URL: odd.url, TEC_TOKEN: odd.account.createToken({ label: 'odd runner' }).token };
+		const first = spawnRunner(['--once', '--state', baseline], env);
+		await first.exited();
+		const overdueNow = [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
+		expect(first.events().filter((e) => e['detail-type'] === 'Device Overdue').length).toBe(overdueNow);
+		for (const o of ODD) {
+			const statePath = join(dir, `${o.answer}.json`);
+			copyFileSync(baseline, statePath);
+			inject(o.answer, o.fault, OVERDUE_PATH);
+			const before = odd.stats.requests;
+			const r = spawnRunner(['--once', '--state', statePath], env);
+			const code = await r.exited();
+			const requests = odd.stats.requests - before;
+			odd.faults.clear();
+			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(2 * MAX_REQUESTS);
+			expect(r.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved' || e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing announced`).toEqual([]);
+			expect(r.stderr.join('\n')).not.toMatch(/RangeError|Maximum call stack|at .*\.ts:\d+/);
+			const run = r.logs().find((l) => l.message === 'Poll run' && l.poller === 'overdueDevices');
+			const failed = r.logs().find((l) => l.message === 'A poll run failed; the next cycle retries it');
+			const why = r.logs().find((l) => String(l.message).startsWith('The list was not read to its end') && l.poller === 'overdueDevices');
+			const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(why?.reason)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
+			if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
+			else expect(outcome).toBe('complete');
+			row(o.what, '`npm start --once`', `${outcome} (exit ${code})`, requests, '0 events');
+		}
+	}, 300_000);
 });

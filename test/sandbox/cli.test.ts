@@ -98,6 +98,18 @@ describe('npm run sandbox (sandbox/cli.ts)', () => {
 		expect(c).not.toEqual(a);
 	});
 
+	it('--max-page-size 40 refuses larger pages with a 400 naming limit; GET /_admin/paging reports it', async () => {
+		const { child, first, exit } = await startCli(['--max-page-size', '40', '--devices', '10', '--quiet']);
+		const get = (limit: number) => fetch(`${first.url}/api/v1/data/devices/all/?limit=${limit}`, { headers: { authorization: `Token ${first.sandboxToken}` } });
+		const refused = await get(41);
+		expect(refused.status).toBe(400);
+		expect(((await refused.json()) as { description: string }).description).toBe('limit: must be a whole number from 1 to 40, got 41.');
+		expect((await get(40)).status).toBe(200);
+		expect(await (await fetch(`${first.adminUrl}/paging`)).json()).toEqual({ max_page_size: 40 });
+		child.kill('SIGTERM');
+		await exit;
+	});
+
 	it('a bad argument exits with code 2 and a usage line on stderr', async () => {
 		const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', 'abc'], { cwd: ROOT });
 		let stderr = '';

@@ -26,11 +26,12 @@ describe('testResultNew', () => {
 		sync({ test_date: world.today() });
 		const poller = new Poller(world, { event: 'testResultNew' });
 		expect(await poller.poll()).toEqual([]);
-		expect(poller.staticData.cursor).toMatchObject({ v: 1, event: 'testResultNew', from: addDays(world.today(), -7) });
+		// The window now starts at the upload day of the newest result.
+		expect(poller.staticData.cursor).toMatchObject({ v: 1, event: 'testResultNew', from: world.today() });
 		expect(await poller.poll()).toEqual([]);
 	});
 
-	it('a result uploaded late (dated 5 days before) is caught; one dated before the lookback is not', async () => {
+	it('results uploaded late are caught once, whatever their test date (5 or 30 days before)', async () => {
 		const poller = new Poller(world, { event: 'testResultNew' });
 		await poller.poll();
 		world.advance(DAY_MS);
@@ -38,9 +39,8 @@ describe('testResultNew', () => {
 		const tooOld = sync({ test_date: addDays(world.today(), -30) });
 		const fresh = sync({ test_date: world.today() });
 		const emitted = await poller.poll();
-		expect(ids(emitted)).toEqual([late.id, fresh.id]);
+		expect(ids(emitted)).toEqual([late.id, tooOld.id, fresh.id]);
 		expect(emitted[0]).toMatchObject({ id: late.id, status: 'failed', test_date: late.test_date, device_id: 1 });
-		expect(emitted.map((r) => r.id)).not.toContain(tooOld.id);
 		expect(await poller.poll()).toEqual([]);
 	});
 
@@ -57,7 +57,6 @@ describe('testResultNew', () => {
 		const failed = new Poller(world, { event: 'testResultNew', onlyFailed: true });
 		await all.poll();
 		await failed.poll();
-		let previousDay = world.today();
 		const seen = new Map<number, number>();
 		let total = 0;
 		let totalFailed = 0;
@@ -70,8 +69,8 @@ describe('testResultNew', () => {
 					roll < 0.7 ? world.today() : roll < 0.9 ? addDays(world.today(), -rnd.int(1, 6)) : addDays(world.today(), -rnd.int(20, 60));
 				synced.push({ ...sync({ device_id: rnd.int(1, 240), status: rnd.next() < 0.3 ? 'failed' : 'passed', test_date: testDate }) });
 			}
-			// Inside the window: dated on or after (day of the last poll − lookback).
-			const expected = synced.filter((r) => String(r.test_date) >= addDays(previousDay, -7));
+			// Every upload, whatever its test date.
+			const expected = synced;
 			const emitted = await all.poll();
 			expect(ids(emitted), `poll ${i + 1}`).toEqual(ids(expected));
 			const emittedFailed = await failed.poll();
@@ -80,7 +79,6 @@ describe('testResultNew', () => {
 			for (const r of emitted) seen.set(Number(r.id), (seen.get(Number(r.id)) ?? 0) + 1);
 			total += emitted.length;
 			totalFailed += emittedFailed.length;
-			previousDay = world.today();
 		}
 		expect(total).toBeGreaterThan(150);
 		expect(totalFailed).toBeGreaterThan(30);
@@ -150,11 +148,11 @@ describe('bounded static data', () => {
 		expect(JSON.stringify([...emittedIds]).length).toBeGreaterThan(45_000);
 		console.log(`testResultNew static data after 10 000 results: max ${max} characters, last ${JSON.stringify(poller.staticData).length}`);
 		expect(max).toBeLessThan(BOUND);
-		// What it holds: the ids of the results dated inside the window (8 days of ~100), no more.
+		// What it holds: the ids of the results uploaded on the newest upload day (~100), no more.
 		const seen = (poller.staticData.cursor as { seen: Record<string, string> }).seen;
-		expect(Object.keys(seen).length).toBeLessThanOrEqual(8);
+		expect(Object.keys(seen).length).toBeLessThanOrEqual(2);
 		const held = Object.values(seen).reduce((n, text) => n + decodeIds(text).length, 0);
-		expect(held).toBeGreaterThan(700);
-		expect(held).toBeLessThan(900);
+		expect(held).toBeGreaterThanOrEqual(100);
+		expect(held).toBeLessThan(210);
 	}, 60_000);
 });

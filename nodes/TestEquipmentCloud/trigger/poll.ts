@@ -3,7 +3,10 @@ import {
 	MAX_LIMIT,
 	ValidationError,
 	addDays,
+	checkStillOverdue,
 	dayString,
+	laterDay,
+	serviceTodayOf,
 	type FilterInput,
 	type ListQuery,
 	type OperationId,
@@ -43,6 +46,8 @@ export interface PollRun {
 	now: () => number;
 	/** Stop paging after this time (n8n's poll budget); undefined = no limit. */
 	deadline?: number;
+	/** Told of each record skipped as unreadable (position in the list, why); it is never emitted. */
+	onUnreadable?: (position: number, reason: string) => void;
 }
 
 /**
@@ -51,8 +56,15 @@ export interface PollRun {
  */
 export const SCAN_PAGE_SIZE = MAX_LIMIT;
 
+/** Items re-read at each page boundary, so deletes before the cursor cannot hide an item. */
+export const SCAN_OVERLAP = 20;
+
+/** Targeted reads per poll to confirm that devices left the overdue list; the rest wait. */
+export const MAX_CONFIRMATIONS = 100;
+
 const TEST_DATE = 'test_date';
 const UPDATED_TIME = 'updated_time';
+const SYNCED_TIME = 'synced_time';
 
 function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -62,7 +74,31 @@ function isObject(value: unknown): value is IDataObject {
 function recordId(record: IDataObject): number | undefined {
 	const id = record.id;
 	const n = typeof id === 'number' ? id : typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : NaN;
-	return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+	return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** A calendar day YYYY-MM-DD (a time may follow) that exists. */
+function isCalendarDay(value: unknown): boolean {
+	if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(value)) return false;
+	const ms = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
+	return !Number.isNaN(ms) && dayString(ms) === value.slice(0, 10);
+}
+
+/** The records of a page the trigger can use; one bad record is skipped (and reported), never emitted. */
+function readable(run: PollRun, operation: OperationId, page: unknown[], first: number): IDataObject[] {
+	const records: IDataObject[] = [];
+	for (const [i, record] of page.entries()) {
+		const reason = !isObject(record)
+			? 'not an object'
+			: recordId(record) === undefined
+				? `id is not a positive whole number: ${JSON.stringify(record.id) ?? 'none'}`
+				: operation === 'testResult.list' && !isCalendarDay(record.test_date)
+					? `test_date is not a date: ${JSON.stringify(record.test_date) ?? 'none'}`
+					: undefined;
+		if (reason === undefined) records.push(record as IDataObject);
+		else run.onUnreadable?.(first + i, reason);
+	}
+	return records;
 }
 
 /** Refuses a filter on the field the trigger itself uses to follow the list. */
@@ -89,8 +125,9 @@ function resultFilters(settings: PollSettings): FilterInput[] {
 }
 
 /**
- * Pages through a list; `onPage` sees each page. Returns false when it stopped before the end
- * because the poll's time budget ran out (only when `stoppable`).
+ * Pages through a list (with an overlap at page boundaries); `onPage` sees each page. `complete`
+ * is true only when the list was read to its normal end: not when the poll's time budget ran out
+ * (only when `stoppable`) and not when paging stopped on an odd answer.
  */
 async function scan(
 	run: PollRun,
@@ -100,12 +137,20 @@ async function scan(
 	onPage: (records: IDataObject[]) => void,
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
-	for await (const page of run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE })) {
+	let position = 0;
+	const reader = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP });
+	for (;;) {
+		const next = await reader.next();
+		// Odd answers from the service end the scan incomplete: nothing may count as gone.
+		if (next.done) return { complete: next.value.complete, pages };
+		onPage(readable(run, operation, next.value, position));
+		position += next.value.length;
 		pages++;
-		onPage(page.filter(isObject));
-		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) return { complete: false, pages };
+		if (stoppable && run.deadline !== undefined && run.now() > run.deadline) {
+			await reader.return({ complete: false, reason: 'maxItems', detail: 'the poll ran out of time' });
+			return { complete: false, pages };
+		}
 	}
-	return { complete: true, pages };
 }
 
 function output(records: IDataObject[], settings: PollSettings): IDataObject[] {
@@ -116,48 +161,60 @@ function output(records: IDataObject[], settings: PollSettings): IDataObject[] {
 
 async function pollOverdue(run: PollRun, previous: OverdueState | undefined): Promise<PollOutcome> {
 	const before = previous ? new Set(decodeIds(previous.ids)) : undefined;
-	const goneBefore = previous ? new Set(decodeIds(previous.gone)) : new Set<number>();
 	const listed = new Set<number>();
 	const entered: IDataObject[] = [];
+	let serviceToday: string | undefined;
 	// A first poll always reads the whole list: it is what later polls compare with.
 	const { complete, pages } = await scan(run, 'overdueDevice.list', { filters: run.settings.filters }, previous !== undefined, (records) => {
 		for (const record of records) {
+			serviceToday = laterDay(serviceToday, serviceTodayOf(record));
 			const id = recordId(record);
 			if (id === undefined || listed.has(id)) continue;
 			listed.add(id);
 			if (before && !before.has(id)) entered.push(record);
 		}
 	});
-	let ids: Set<number>;
-	let gone = new Set<number>();
-	if (!before || (complete && pages <= 1)) {
-		// One page is a snapshot: whatever is not on it has left the list.
-		ids = listed;
-	} else {
-		// Pages read one after another can shift while devices leave the list, so a device
-		// missing from a longer scan is kept for one more scan before it counts as gone (else it
-		// could be announced twice). A scan cut short by the time budget forgets nothing.
-		ids = new Set(listed);
+	const ids = new Set(listed);
+	if (before) {
+		// A device missing from the scan is forgotten (so that its return is emitted) only when it
+		// has really left: a scan of one page is a snapshot; in a longer one the list can shift
+		// under the cursor, so each is confirmed with a targeted read (client/overdue.ts). One still
+		// overdue is kept: with filters, a device that left only the filtered list stays remembered
+		// while it is overdue. A scan that did not end normally forgets nothing.
+		let reads = 0;
 		for (const id of before) {
 			if (listed.has(id)) continue;
-			if (!complete || !goneBefore.has(id)) {
+			if (!complete) {
 				ids.add(id);
-				if (complete) gone.add(id);
+				continue;
 			}
+			if (pages <= 1) continue;
+			const deadlinePassed = run.deadline !== undefined && run.now() > run.deadline;
+			if (reads >= MAX_CONFIRMATIONS || deadlinePassed || (await checkStillOverdue(run.client, id, serviceToday)) !== 'left') ids.add(id);
+			reads++;
 		}
-		if (!complete) gone = new Set([...goneBefore].filter((id) => !listed.has(id)));
 	}
 	return {
 		items: output(entered, run.settings),
-		state: { v: STATE_VERSION, event: 'deviceOverdue', key: run.key, ids: encodeIds(ids), gone: encodeIds(gone) },
+		state: { v: STATE_VERSION, event: 'deviceOverdue', key: run.key, ids: encodeIds(ids), gone: '' },
 	};
 }
 
 // ---- testResultNew ----------------------------------------------------------------------------
 
+/**
+ * Results are followed by upload time (`synced_time`, day-granular filter; ASSUMED: the service
+ * stamps it with its own clock at upload, and ids are given at upload so id order lists new
+ * uploads last). A result dated on any day is new when it is uploaded. The window starts at the
+ * upload day of the newest result seen, less SETTLE_MS for uploads that become visible late.
+ */
+const SETTLE_MS = 10 * 60_000;
+
 async function pollResults(run: PollRun, previous: ResultsState | undefined): Promise<PollOutcome> {
 	const { settings } = run;
+	refuseFilterOn(settings.filters, SYNCED_TIME, 'the trigger follows it to find new uploads');
 	const today = dayString(run.now());
+	// Only the first poll reads the clock: it remembers the recent uploads without emitting them.
 	const from = previous ? previous.from : addDays(today, -settings.lookbackDays);
 	const seen = new Map<string, Set<number>>();
 	const known = new Set<number>();
@@ -166,34 +223,43 @@ async function pollResults(run: PollRun, previous: ResultsState | undefined): Pr
 		seen.set(day, new Set(ids));
 		for (const id of ids) known.add(id);
 	}
-	const filters = [...resultFilters(settings), { key: TEST_DATE, conditions: [{ keyword: 'newerOrSame', value: from }] }];
+	const remember = (day: string, id: number) => {
+		let ids = seen.get(day);
+		if (!ids) seen.set(day, (ids = new Set()));
+		ids.add(id);
+	};
+	const filters = [...resultFilters(settings), { key: SYNCED_TIME, conditions: [{ keyword: 'newerOrSame', value: from }] }];
 	const emitted: IDataObject[] = [];
+	const inThisPoll = new Set<number>();
+	let newest: number | undefined;
 	const { complete } = await scan(
 		run,
 		'testResult.list',
-		// In id order new uploads come last, so pages do not shift while results arrive.
 		{ filters, ordering: { key: 'id', direction: 'asc' } },
 		previous !== undefined,
 		(records) => {
 			for (const record of records) {
 				const id = recordId(record);
-				if (id === undefined || known.has(id)) continue;
-				const testDate = typeof record.test_date === 'string' ? record.test_date.slice(0, 10) : '';
-				const day = /^\d{4}-\d{2}-\d{2}$/.test(testDate) ? testDate : today;
+				const synced = typeof record[SYNCED_TIME] === 'string' ? Date.parse(record[SYNCED_TIME] as string) : NaN;
+				if (id === undefined || Number.isNaN(synced) || inThisPoll.has(id)) continue;
+				inThisPoll.add(id);
+				const day = dayString(synced);
 				if (day < from) continue; // not asked for; never listed again
+				if (newest === undefined || synced > newest) newest = synced;
+				// Every listed id is kept under its upload day, so it stays known while it is listed.
+				remember(day, id);
+				if (known.has(id)) continue;
 				known.add(id);
-				let ids = seen.get(day);
-				if (!ids) seen.set(day, (ids = new Set()));
-				ids.add(id);
 				if (previous && (!settings.onlyFailed || isFailed(record))) emitted.push(record);
 			}
 		},
 	);
-	// Only a complete scan moves the window: the next poll starts lookback days before today.
+	// Only a complete scan moves the window, to the upload day of the newest result (from the
+	// service's stamps, not this host's clock).
 	let next = from;
-	if (complete) {
-		const candidate = addDays(today, -settings.lookbackDays);
-		if (candidate > next) next = candidate; // a longer lookback never reaches back before what was seen
+	if (complete && newest !== undefined) {
+		const candidate = dayString(newest - SETTLE_MS);
+		if (candidate > next) next = candidate;
 	}
 	const kept: Record<string, string> = {};
 	for (const day of [...seen.keys()].sort()) {

@@ -5,14 +5,16 @@
  *
  * - deviceOverdue: the ids of the devices on the overdue list at the last poll. A device is
  *   announced when it is on the list and was not at the last poll, so one that leaves the list
- *   (tested) and comes back later is announced again. Bounded by the size of the overdue list.
+ *   (tested) and comes back later is announced again; one missing from a scan of several pages is
+ *   forgotten only after a targeted read confirms it left (see poll.ts). Bounded by the size of
+ *   the overdue list.
  *   (A watermark cannot work here: a device enters the list when today passes its next test
  *   date, or when an edit moves that date into the past, so there is no ordered field to follow.)
- * - testResultNew: a window start day (the day of the last complete poll minus the lookback)
- *   and the ids of the results seen inside the window, grouped by test date so whole days drop
- *   out as the window moves on. Results uploaded late still fall inside the window; results
- *   dated before it are never listed again, so forgetting them is safe. Bounded by the number of
- *   results dated inside the lookback window.
+ * - testResultNew: a window start day by upload time (`synced_time`: the upload day of the newest
+ *   result seen) and the ids of the results uploaded inside the window, grouped by upload day so
+ *   whole days drop out as the window moves on. A result is new when it is uploaded, whatever its
+ *   test date; results uploaded before the window are never listed again, so forgetting them is
+ *   safe. Bounded by about one day's uploads.
  * - projectUpdated: the newest `updated_time` seen and the ids of the projects updated at
  *   exactly that time (the boundary), so a project updated again later is announced again and
  *   one updated in the same second as the watermark is not lost. A few bytes.
@@ -36,15 +38,15 @@ export interface OverdueState extends StateBase {
 	event: 'deviceOverdue';
 	/** Devices on the list at the last poll. */
 	ids: string;
-	/** Devices missing from the last scan of a list longer than one page, not yet forgotten. */
+	/** Written empty: earlier versions kept devices missing once here (now confirmed by a targeted read). */
 	gone: string;
 }
 
 export interface ResultsState extends StateBase {
 	event: 'testResultNew';
-	/** First test date (YYYY-MM-DD) the next poll asks for. */
+	/** First upload day (synced_time, YYYY-MM-DD) the next poll asks for. */
 	from: string;
-	/** Test date → ids of the results seen with that date. */
+	/** Upload day → ids of the results seen uploaded that day (earlier versions: test date). */
 	seen: Record<string, string>;
 }
 

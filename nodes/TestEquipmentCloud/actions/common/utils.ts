@@ -130,7 +130,8 @@ export async function executeList(
 	const simplify = isPropertyResource(resource) && getOptions(this, i).simplify === true;
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];
-	for await (const page of client.pages(operation, query, { maxItems: limit })) {
+	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
+	for await (const page of client.pages(operation, query, { maxItems: limit, incomplete: 'throw' })) {
 		out.push(...toItems(page, i, simplify));
 	}
 	return out;

@@ -1,0 +1,179 @@
+import { addDays } from '../client/dates';
+import type { Account } from './account';
+import { DEVICE } from './properties';
+import { Random } from './random';
+
+/**
+ * Live mode: the account changes between and while list pages are served, as a real account does
+ * while technicians work: devices tested (they leave the overdue list), made overdue, created and
+ * deleted; results uploaded with today's and older test dates. Seeded, so a failing round can be
+ * replayed. It keeps the ground truth tests compare with: every change, and how often each device
+ * entered and left the overdue list.
+ */
+export interface LiveSettings {
+	seed: number;
+	/** Changes applied after each list page served (between the pages of one scan). */
+	changesPerPage: number;
+	/** Relative weights of the kinds of change. */
+	weights: Record<LiveChangeKind, number>;
+}
+
+export type LiveChangeKind = 'test' | 'makeOverdue' | 'create' | 'delete' | 'upload';
+
+export interface LiveChange {
+	seq: number;
+	kind: LiveChangeKind;
+	deviceId: number;
+	resultId?: number;
+}
+
+export const DEFAULT_LIVE: LiveSettings = {
+	seed: 1,
+	changesPerPage: 2,
+	weights: { test: 3, makeOverdue: 3, create: 1, delete: 1, upload: 3 },
+};
+
+export interface LiveTruth {
+	on: boolean;
+	today: string;
+	changes: number;
+	/** Devices on the overdue list now. */
+	overdue: number[];
+	/** Every test result id that exists. */
+	results: number[];
+	/** Device id → times it entered / left the overdue list while live mode watched. */
+	arrivals: Record<string, number>;
+	departures: Record<string, number>;
+}
+
+const KINDS: readonly LiveChangeKind[] = ['test', 'makeOverdue', 'create', 'delete', 'upload'];
+
+export class LiveMode {
+	on = false;
+	settings: LiveSettings = DEFAULT_LIVE;
+	private rnd = new Random(DEFAULT_LIVE.seed);
+	private seq = 0;
+	readonly changes: LiveChange[] = [];
+	readonly arrivals = new Map<number, number>();
+	readonly departures = new Map<number, number>();
+
+	constructor(private readonly account: Account) {}
+
+	/** Turns live mode on (a fresh record of changes), changes its settings, or turns it off. */
+	configure(input: { on?: unknown; seed?: unknown; changes_per_page?: unknown; weights?: unknown }): LiveSettings {
+		const seed = input.seed === undefined ? this.settings.seed : Number(input.seed);
+		if (!Number.isSafeInteger(seed)) throw new Error('seed: expected a whole number');
+		const perPage = input.changes_per_page === undefined ? this.settings.changesPerPage : Number(input.changes_per_page);
+		if (!Number.isSafeInteger(perPage) || perPage < 0 || perPage > 1000) throw new Error('changes_per_page: expected a whole number from 0 to 1000');
+		const weights = { ...this.settings.weights };
+		if (input.weights !== undefined) {
+			if (!input.weights || typeof input.weights !== 'object') throw new Error(`weights: expected an object with ${KINDS.join(', ')}`);
+			for (const [k, v] of Object.entries(input.weights)) {
+				if (!(KINDS as readonly string[]).includes(k) || typeof v !== 'number' || !(v >= 0)) {
+					throw new Error(`weights.${k}: expected one of ${KINDS.join(', ')} with a number of 0 or more`);
+				}
+				weights[k as LiveChangeKind] = v;
+			}
+		}
+		this.settings = { seed, changesPerPage: perPage, weights };
+		const wasOn = this.on;
+		this.on = input.on !== false;
+		if (this.on && !wasOn) {
+			// Turning it on starts a fresh record; changing settings or turning it off keeps it.
+			this.rnd = new Random(seed);
+			this.changes.length = 0;
+			this.arrivals.clear();
+			this.departures.clear();
+		}
+		return this.settings;
+	}
+
+	/** Called by the server after it has rendered a list page. */
+	pageServed(): void {
+		if (this.on) this.step(this.settings.changesPerPage);
+	}
+
+	/** Applies `count` random changes now; answers them. */
+	step(count: number): LiveChange[] {
+		const done: LiveChange[] = [];
+		for (let i = 0; i < count; i++) {
+			const change = this.change(this.pickKind());
+			if (change) done.push(change);
+		}
+		return done;
+	}
+
+	truth(): LiveTruth {
+		const today = this.account.today();
+		const overdue: number[] = [];
+		for (const d of this.account.data.devices.values()) if (this.account.isOverdue(d, today)) overdue.push(d.id);
+		return {
+			on: this.on,
+			today,
+			changes: this.changes.length,
+			overdue,
+			results: [...this.account.data.testResults.keys()],
+			arrivals: Object.fromEntries(this.arrivals),
+			departures: Object.fromEntries(this.departures),
+		};
+	}
+
+	private pickKind(): LiveChangeKind {
+		const total = KINDS.reduce((s, k) => s + this.settings.weights[k], 0);
+		let x = this.rnd.next() * total;
+		for (const k of KINDS) {
+			x -= this.settings.weights[k];
+			if (x < 0) return k;
+		}
+		return 'upload';
+	}
+
+	private devices(overdue: boolean): number[] {
+		const today = this.account.today();
+		const ids: number[] = [];
+		for (const d of this.account.data.devices.values()) if (this.account.isOverdue(d, today) === overdue) ids.push(d.id);
+		return ids;
+	}
+
+	/** Runs one change, counting the device's moves on and off the overdue list. */
+	private change(kind: LiveChangeKind): LiveChange | undefined {
+		const a = this.account;
+		const today = a.today();
+		const pool = kind === 'test' ? this.devices(true) : kind === 'makeOverdue' ? this.devices(false) : [...a.data.devices.keys()];
+		if (kind !== 'create' && pool.length === 0) return undefined;
+		const target = kind === 'create' ? undefined : this.rnd.pick(pool);
+		const before = target !== undefined && a.isOverdue(a.data.devices.get(target)!, today);
+		let deviceId = target ?? 0;
+		let resultId: number | undefined;
+		switch (kind) {
+			case 'test':
+				// Tested today: the equipment uploads the result, which moves Last tested.
+				resultId = a.syncTestResult({ device_id: deviceId, status: this.rnd.chance(0.2) ? 'failed' : 'passed', test_date: today }).id;
+				break;
+			case 'makeOverdue':
+				a.edit('device', { id: deviceId, properties: { [DEVICE.lastTested]: addDays(today, -this.rnd.int(800, 1500)) } }, 'live');
+				break;
+			case 'create': {
+				const overdue = this.rnd.chance(0.5);
+				const lastTested = addDays(today, overdue ? -this.rnd.int(800, 1500) : -this.rnd.int(0, 200));
+				const record = a.create('device', { properties: { [DEVICE.designation]: `Live device ${this.seq + 1}`, [DEVICE.lastTested]: lastTested, [DEVICE.testInterval]: 12 } }, 'live');
+				deviceId = record.id;
+				break;
+			}
+			case 'delete':
+				a.delete('device', deviceId, this.rnd.chance(0.5));
+				break;
+			case 'upload':
+				// An upload dated today or up to 10 days back (late sync); older dates keep Last tested.
+				resultId = a.syncTestResult({ device_id: deviceId, status: this.rnd.chance(0.2) ? 'failed' : 'passed', test_date: addDays(today, -this.rnd.int(0, 10)) }).id;
+				break;
+		}
+		const device = a.data.devices.get(deviceId);
+		const after = device !== undefined && a.isOverdue(device, today);
+		if (!before && after) this.arrivals.set(deviceId, (this.arrivals.get(deviceId) ?? 0) + 1);
+		if (before && !after) this.departures.set(deviceId, (this.departures.get(deviceId) ?? 0) + 1);
+		const change: LiveChange = { seq: ++this.seq, kind, deviceId, ...(resultId !== undefined ? { resultId } : {}) };
+		this.changes.push(change);
+		return change;
+	}
+}

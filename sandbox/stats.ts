@@ -1,0 +1,10 @@
+/** Counters and settings the server and its admin interface share (kept apart so neither imports the other). */
+export interface Stats {
+	requests: number;
+	byStatus: Record<string, number>;
+}
+
+export interface PagingSettings {
+	/** The largest `limit` a list answers; undefined = the client's MAX_LIMIT. */
+	maxPageSize?: number;
+}

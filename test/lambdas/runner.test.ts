@@ -1,0 +1,39 @@
+/** The `npm start` runner's time budget: a run stops before a page once it is spent, as the Lambda does. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunner } from '../../lambdas/runner';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { pollerClient } from '../reliability/support';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, size: { devices: 200, customers: 5, testResults: 20 } });
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
+
+describe('runner time budget', () => {
+	it('a run whose pages come slowly stops for time, incomplete, and announces no Resolved', async () => {
+		const lines: string[] = [];
+		const runner = createRunner({
+			client: pollerClient(sandbox, sandbox.sandboxToken),
+			environment: 'sandbox',
+			statePath: join(mkdtempSync(join(tmpdir(), 'tec-budget-')), 'state.json'),
+			writeLine: (line) => lines.push(line),
+			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+			settings: { pageSize: 5 },
+			runBudgetMs: 1000,
+		});
+		sandbox.faults.add({ kind: 'latency', latencyMs: 400, path: '/data/devices/overdue/' });
+		const [overdue] = await runner.cycle();
+		sandbox.faults.clear();
+		expect(overdue.poller).toBe('overdueDevices');
+		expect(overdue.stoppedForTime).toBe(true);
+		expect(overdue.complete).toBe(false);
+		expect(overdue.pages).toBeGreaterThan(0);
+		expect(lines.map((l) => JSON.parse(l) as { 'detail-type': string }).filter((e) => e['detail-type'] === 'Device Overdue Resolved')).toEqual([]);
+	}, 30_000);
+});

@@ -1,19 +1,23 @@
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
+import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
 /**
  * `npm start`: the alerting pollers on the embedded sandbox (or a real account with
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
-const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N] [--due-soon-days 30,7]
+const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now]
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
+  The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
+  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
 /** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
@@ -36,6 +40,9 @@ async function main(): Promise<void> {
 				webhook: { type: 'string' },
 				port: { type: 'string' },
 				'due-soon-days': { type: 'string' },
+				outbox: { type: 'string' },
+				'email-config': { type: 'string' },
+				'digest-now': { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -106,18 +113,24 @@ async function main(): Promise<void> {
 			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 		},
 	});
+	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	const mail = createLocalMail({
+		environment,
+		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
+		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
+		configPath: args['email-config'],
+		log: logger,
+	});
+	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
 		client,
 		environment,
 		statePath: args.state ?? join(process.cwd(), '.state', `runner-${environment}.json`),
 		writeLine: (line) => process.stdout.write(line),
-		log: {
-			info: (m, x) => log('info', m, x),
-			warn: (m, x) => log('warn', m, x),
-			error: (m, x) => log('error', m, x),
-		},
+		log: logger,
 		webhookUrl: args.webhook,
 		eventBusName: process.env.EVENT_BUS_NAME,
+		publishers: [mail.publisher],
 		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
 		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
@@ -136,6 +149,8 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
+		await mail.afterCycle(args['digest-now'] === true).catch((error: Error) => log('error', 'The e-mail digest failed; the next cycle retries it', { error: error.message }));
+		args['digest-now'] = false;
 		if (args.once && runner.failed.length > 0) {
 			// Schedulers and monitors see a failed run in the exit code.
 			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });

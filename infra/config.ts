@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
  * The stack's settings, from CDK context (`cdk deploy -c key=value`, or cdk.json) or props.
@@ -25,6 +26,11 @@ export interface AlertsConfig {
 	lookbackDays: number;
 	/** Lead stages of `Device Due Soon` in days, as "30,7" ("0" = off); unset = the pollers' default. */
 	dueSoonDays?: string;
+	/**
+	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests;
+	 * lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
+	 */
+	email: EmailSettings;
 }
 
 export const CONTEXT_KEYS = [
@@ -38,6 +44,10 @@ export const CONTEXT_KEYS = [
 	'reminderDays',
 	'lookbackDays',
 	'dueSoonDays',
+	'mailFrom',
+	'recipients',
+	'digestHour',
+	'immediateFailedTests',
 ] as const;
 
 export const DEFAULTS = {
@@ -157,13 +167,16 @@ const Schema = z.object({
 /** Checks and normalises the settings; every problem is listed in one error. */
 export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 	const parsed = Schema.safeParse(input);
-	if (!parsed.success) {
-		const problems = parsed.error.issues.map((i) => `  - ${i.message}`).join('\n');
+	const recipients = blankToUndefined(input.recipients) ?? (parsed.success ? { default: parsed.data.alertEmails } : { default: ['alerts@example.com'] });
+	const email = EmailSettingsSchema.safeParse({ ...input, recipients });
+	if (!parsed.success || !email.success) {
+		const issues = [...(parsed.error?.issues ?? []), ...(email.error?.issues ?? [])];
+		const problems = issues.map((i) => `  - ${i.message}`).join('\n');
 		throw new ConfigError(
 			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
 		);
 	}
-	return parsed.data as AlertsConfig;
+	return { ...(parsed.data as Omit<AlertsConfig, 'email'>), email: email.data };
 }
 
 /** Reads the settings from a construct's context (node.tryGetContext). */

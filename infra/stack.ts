@@ -11,7 +11,7 @@ import type { AlertsConfig } from './config';
 import { activeUtcHours } from './activeHours';
 import { Alarms } from './constructs/alarms';
 import { AlertsTopic } from './constructs/alertsTopic';
-import { DigestEmail } from './constructs/digestEmail';
+import { EmailAlerts } from './constructs/emailAlerts';
 import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
 import { POLLER_SERVICE, Pollers } from './constructs/pollers';
@@ -30,8 +30,8 @@ export interface TestEquipmentCloudAlertsProps extends StackProps {
 
 /**
  * The deployable alerting stack, composed of its parts (infra/constructs/): the event bus, the
- * pollers' state, the pollers on their schedules, the alerts topic, the overdue e-mail digest, the
- * optional n8n webhook, and alarms. Environment-agnostic: no lookups, no account or region.
+ * pollers' state, the pollers on their schedules, the alarms topic, the alert e-mails (SES), the optional
+ * n8n webhook, and alarms. Environment-agnostic: no lookups, no account or region.
  */
 export class TestEquipmentCloudAlerts extends Stack {
 	readonly bus: events.EventBus;
@@ -39,15 +39,14 @@ export class TestEquipmentCloudAlerts extends Stack {
 	readonly tokenSecret: secretsmanager.Secret;
 	readonly topic: sns.Topic;
 	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function; dueSoon: lambda.Function };
-	readonly digestFunction: lambda.Function;
 	readonly schedulerDlq: sqs.Queue;
-	readonly digestDlq: sqs.Queue;
+	readonly email: EmailAlerts;
 	readonly alertDeliveryDlq: sqs.Queue;
 	readonly webhookDlq?: sqs.Queue;
 	readonly alarms: cloudwatch.Alarm[];
 
 	constructor(scope: Construct, id: string, props: TestEquipmentCloudAlertsProps) {
-		super(scope, id, { description: 'Test Equipment Cloud alerts: pollers, events, overdue e-mails, n8n webhook', ...props });
+		super(scope, id, { description: 'Test Equipment Cloud alerts: pollers, events, alert e-mails, n8n webhook', ...props });
 		const config = props.config;
 		Tags.of(this).add('project', 'test-equipment-cloud');
 		Tags.of(this).add('tec-environment', config.environment);
@@ -60,10 +59,10 @@ export class TestEquipmentCloudAlerts extends Stack {
 		const state = new PollerState(this, 'State', { environment: config.environment });
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
-		const digest = new DigestEmail(this, 'Digest', { config, bus: events.bus, topic: alerts.topic });
+		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });
+		const email = new EmailAlerts(this, 'Email', { config, bus: events.bus, table: state.table, schedulerDlq: pollers.schedulerDlq, alarms });
 		const webhook = config.n8nWebhookUrl ? new N8nWebhook(this, 'N8nWebhook', { bus: events.bus, url: config.n8nWebhookUrl }) : undefined;
 
-		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });
 		const rate = config.scheduleRateMinutes;
 		const period = Duration.minutes(Math.max(5, rate));
 		const hours = activeUtcHours(config.activeHours, config.timeZone);
@@ -74,10 +73,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 		alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
 		alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
 		alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
-		alarms.function('DigestEmail', digest.function, Duration.minutes(5), 'digest e-mail function (an overdue e-mail may be late or missing)');
-		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller (messages in the scheduler DLQ)');
+		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
-		alarms.queue('DigestDlqDepth', digest.dlq, 'A digest e-mail could not be sent (messages in the digest DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');
 
 		this.bus = events.bus;
@@ -85,9 +82,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 		this.tokenSecret = state.tokenSecret;
 		this.topic = alerts.topic;
 		this.pollers = pollers.functions;
-		this.digestFunction = digest.function;
 		this.schedulerDlq = pollers.schedulerDlq;
-		this.digestDlq = digest.dlq;
+		this.email = email;
 		this.alertDeliveryDlq = alerts.deliveryDlq;
 		this.webhookDlq = webhook?.dlq;
 		this.alarms = alarms.alarms;

@@ -23,6 +23,8 @@ export interface RunnerOptions {
 	webhookUrl?: string;
 	eventBusName?: string;
 	settings?: Partial<PollerSettings>;
+	/** More receivers of every event (the local alert e-mails). */
+	publishers?: Publisher[];
 	/** Time one poll run may take, as the Lambda's timeout gives it (default RUN_BUDGET_MS). */
 	runBudgetMs?: number;
 	/** The pollers' clock (default the host's); the embedded sandbox lends its own, so moving it moves due dates. */
@@ -53,6 +55,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	const publishers: Publisher[] = [new LinePublisher(options.writeLine)];
 	if (options.eventBusName) publishers.push(new EventBridgePublisher({ busName: options.eventBusName, client: new EventBridgeClient({}), log: options.log }));
 	if (options.webhookUrl) publishers.push(new WebhookPublisher(options.webhookUrl, options.log));
+	publishers.push(...(options.publishers ?? []));
 	const publisher = new FanOutPublisher(publishers);
 	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 	return {

@@ -92,11 +92,11 @@ describe('the stack adds a heartbeat per poller', () => {
 			expect((h.Metrics as Json[]).find((m) => String(m.Expression).startsWith('IF(')).Expression).toContain('HOUR(filled) == 5 OR');
 		}
 	});
-	it('the pollers are traced (X-Ray active) and name their Powertools service', () => {
-		for (const fn of [s.stack.pollers.overdueDevices, s.stack.pollers.testResults, s.stack.digestFunction]) {
+	it('the pollers and the e-mail functions are traced (X-Ray active) and name their Powertools service', () => {
+		for (const fn of [s.stack.pollers.overdueDevices, s.stack.pollers.testResults, s.stack.email.collector, s.stack.email.digest]) {
 			const p = (s.json.Resources as Record<string, Json>)[s.id(fn)].Properties;
 			expect(p.TracingConfig).toEqual({ Mode: 'Active' });
-			expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toMatch(/^(pollers|digest-email)$/);
+			expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toMatch(/^(pollers|email)$/);
 		}
 	});
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromContext, parseConfig } from '../../infra/config';
 import { FEATURE_FLAGS } from './synth';
 
-const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com' };
+const minimal = { baseUrl: 'https://tec.example.com', alertEmails: 'ops@example.com', mailFrom: 'alerts@example.com' };
 
 function problems(input: Record<string, unknown>): string {
 	try {
@@ -29,6 +29,7 @@ describe('stack settings (context or props)', () => {
 			n8nWebhookUrl: undefined,
 			reminderDays: 7,
 			lookbackDays: 7,
+			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
 		});
 	});
 

@@ -53,16 +53,17 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 				'State/AccessToken: AwsSolutions-SMG4',
 				'N8nWebhook/Key: AwsSolutions-SMG4',
 				// Dead-letter queues are not themselves redriven.
-				...['Pollers/SchedulerDlq', 'Digest/Dlq', 'N8nWebhook/Dlq', 'Alerts/DeliveryDlq'].flatMap((q) => [`${q}: AwsSolutions-SQS3`, `${q}: Serverless-SQSRedrivePolicy`]),
+				...['Pollers/SchedulerDlq', 'Email/EventsDlq', 'N8nWebhook/Dlq', 'Alerts/DeliveryDlq'].flatMap((q) => [`${q}: AwsSolutions-SQS3`, `${q}: Serverless-SQSRedrivePolicy`]),
 				`Pollers/OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
 				`Pollers/TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
 				`Pollers/DueSoonScheduleRole: AwsSolutions-IAM5[Resource::<${poller('d')}.Arn>:*]`,
-				'Digest/DigestEmail/Role: AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+				`Email/DigestScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.digest)}.Arn>:*]`,
 				// X-Ray's two actions have no resource-level permissions.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Digest/DigestEmail'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
 				// A failed poller run is retried by the next tick, not replayed from a queue.
 				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
-				'Digest/DigestEmail/Function: Serverless-LambdaAsyncFailureDestination',
+				// The e-mail functions' failed invocations go to their dead-letter queues.
+				...['Email/Collector', 'Email/Digest'].map((f) => `${f}/Function: Serverless-LambdaAsyncFailureDestination`),
 			].sort(),
 		);
 	});

@@ -135,12 +135,12 @@ describe('the pollers', () => {
 	});
 
 	it('have their own log groups with a retention', () => {
-		for (const fnId of [...pollers(), basic.id(basic.stack.digestFunction)]) {
+		for (const fnId of [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest)]) {
 			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
 			expect(resources(basic)[logGroupId].Type).toBe('AWS::Logs::LogGroup');
 			expect(props(basic, logGroupId).RetentionInDays).toBe(30);
 		}
-		basic.template.resourceCountIs('AWS::Logs::LogGroup', 4);
+		basic.template.resourceCountIs('AWS::Logs::LogGroup', 5);
 	});
 
 	it('have async retries off (the next tick is the retry)', () => {
@@ -152,7 +152,7 @@ describe('the pollers', () => {
 	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
-		expect(assets).toHaveLength(4);
+		expect(assets).toHaveLength(5);
 		for (const dir of assets) {
 			const files = readdirSync(join(outdir, dir)).sort();
 			expect(files).toEqual(['index.js', 'index.js.map']);
@@ -195,7 +195,8 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 				},
 			});
 		}
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+		// Plus the daily e-mail digest (test/infra/emailAlerts.test.ts).
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
 		// No legacy scheduled rules.
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
 	});
@@ -203,6 +204,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 	it('follow the configured rate, time zone and hours', () => {
 		const exprs = ofType(full, 'AWS::Scheduler::Schedule').map(([, s]) => [s.Properties.ScheduleExpression, s.Properties.ScheduleExpressionTimezone, s.Properties.Target.RetryPolicy.MaximumEventAgeInSeconds]);
 		expect(exprs.sort()).toEqual([
+			['cron(0 7 * * ? *)', 'Europe/Berlin', 7200],
 			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(2/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
@@ -310,21 +312,6 @@ describe('least privilege', () => {
 		}
 	});
 
-	it('the digest function: publish to the topic (and its key), its DLQ, its logs', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
-		const topicId = basic.id(basic.stack.topic);
-		const keyId = props(basic, topicId).KmsMasterKeyId['Fn::GetAtt'][0] as string;
-		const statements = roleStatements(basic, roleOf(basic, fnId));
-		expect(statements).toHaveLength(5);
-		expect(statements).toEqual(expect.arrayContaining([
-			XRAY,
-			{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
-			{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: getAtt(basic.id(basic.stack.digestDlq)) },
-			{ Action: 'sns:Publish', Effect: 'Allow', Resource: ref(topicId) },
-			{ Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Effect: 'Allow', Resource: getAtt(keyId) },
-		]));
-	});
 
 	it('no identity policy has a wildcard action or resource (but X-Ray\'s, which has no resources), and no role has a managed policy', () => {
 		for (const s of [basic, full]) {
@@ -383,27 +370,8 @@ describe('the access token secret', () => {
 	});
 });
 
-describe('the overdue e-mail digest', () => {
-	it('a rule on Overdue Devices Digest invokes the formatter, with a DLQ and bounded retries', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		basic.template.hasResourceProperties('AWS::Events::Rule', {
-			EventBusName: ref(basic.id(basic.stack.bus)),
-			EventPattern: { source: ['test-equipment-cloud'], 'detail-type': ['Overdue Devices Digest'] },
-			State: 'ENABLED',
-			Targets: [{ Arn: getAtt(fnId), Id: 'Target0', DeadLetterConfig: { Arn: getAtt(basic.id(basic.stack.digestDlq)) }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 } }],
-		});
-		basic.template.resourceCountIs('AWS::Events::Rule', 1);
-		basic.template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', FunctionName: getAtt(fnId), Principal: 'events.amazonaws.com', SourceArn: Match.anyValue() });
-	});
+describe('the alarms topic', () => {
 
-	it('the formatter runs like the pollers and knows the topic and time zone; failures land in the DLQ', () => {
-		const fnId = basic.id(basic.stack.digestFunction);
-		const p = props(basic, fnId);
-		expect(p).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 30, DeadLetterConfig: { TargetArn: getAtt(basic.id(basic.stack.digestDlq)) } });
-		expect(p.Environment.Variables).toMatchObject({ ALERT_TOPIC_ARN: ref(basic.id(basic.stack.topic)), TIME_ZONE: 'UTC' });
-		expect(props(full, full.id(full.stack.digestFunction)).Environment.Variables.TIME_ZONE).toBe('Europe/Berlin');
-		basic.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(fnId), MaximumRetryAttempts: 2 });
-	});
 
 	it('the topic is encrypted with a rotating KMS key, refuses plain HTTP and has the e-mail subscriptions', () => {
 		const topicId = basic.id(basic.stack.topic);
@@ -492,9 +460,10 @@ describe('the n8n webhook', () => {
 describe('alarms', () => {
 	const alarms = (s: Synth) => ofType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
 
-	it('cover poller errors and throttles, a heartbeat per poller, the formatter, and every DLQ; all go to the alerts topic', () => {
-		expect(alarms(basic)).toHaveLength(14);
-		expect(alarms(full)).toHaveLength(15);
+	it('cover poller errors and throttles, a heartbeat per poller, the e-mail functions, and every DLQ; all go to the alerts topic', () => {
+		// Pollers 6, heartbeats 3, scheduler and alert delivery DLQs 2, e-mails 5 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
+		expect(alarms(basic)).toHaveLength(16);
+		expect(alarms(full)).toHaveLength(17);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {
@@ -515,8 +484,8 @@ describe('alarms', () => {
 		full.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Period: 600 });
 	});
 
-	it('DLQ depth on the scheduler, digest, alert delivery and webhook DLQs', () => {
-		for (const q of [full.stack.schedulerDlq, full.stack.digestDlq, full.stack.alertDeliveryDlq, full.stack.webhookDlq!]) {
+	it('DLQ depth on the scheduler, e-mail events, alert delivery and webhook DLQs', () => {
+		for (const q of [full.stack.schedulerDlq, full.stack.email.eventsDlq, full.stack.alertDeliveryDlq, full.stack.webhookDlq!]) {
 			full.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
 				Namespace: 'AWS/SQS',
 				MetricName: 'ApproximateNumberOfMessagesVisible',

@@ -18,6 +18,7 @@ export const BASE_CONFIG = {
 	environment: 'sandbox',
 	baseUrl: 'https://tec.example.com',
 	alertEmails: 'ops@example.com,lab-lead@example.com',
+	mailFrom: 'Calibration alerts <alerts@lab.example.com>',
 } as const;
 
 export interface Synth {

@@ -1,0 +1,147 @@
+import { Annotations, Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
+import type { AlertsConfig } from '../config';
+import type { Alarms } from './alarms';
+import { deadLetterQueue } from './deadLetterQueue';
+import { NodeFunction } from './nodeFunction';
+
+/** The events the e-mails are built from. */
+export const EMAIL_DETAIL_TYPES = [DETAIL_TYPES.deviceOverdue, DETAIL_TYPES.deviceOverdueResolved, DETAIL_TYPES.deviceDueSoon, DETAIL_TYPES.testResultFailed];
+export const EMAIL_EVENT_RETRY = { attempts: 8, maxEventAge: Duration.hours(6) };
+export const DIGEST_TIMEOUT = Duration.minutes(5);
+/** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
+export const EMAIL_SERVICE = 'email';
+
+export interface EmailAlertsProps {
+	config: AlertsConfig;
+	bus: events.IEventBus;
+	table: dynamodb.ITable;
+	/** Undelivered schedule invocations (the scheduler's DLQ, shared with the pollers' schedules). */
+	schedulerDlq: sqs.IQueue;
+	/** The stack's alarms (SNS stays the channel of the operational alarms). */
+	alarms: Alarms;
+}
+
+/**
+ * The alert e-mails: a rule sends the pollers' events to a collector that files them per
+ * recipient in the state table (and e-mails a failed test at once), and a daily schedule at the
+ * digest hour runs the digest, which sends one e-mail per recipient with Amazon SES. Both keep
+ * their idempotency records (Powertools) in the same table. Alarms on errors and undelivered events.
+ */
+export class EmailAlerts extends Construct {
+	readonly collector: lambda.Function;
+	readonly digest: lambda.Function;
+	readonly eventsDlq: sqs.Queue;
+	readonly rule: events.Rule;
+	readonly schedule: scheduler.Schedule;
+
+	constructor(scope: Construct, id: string, props: EmailAlertsProps) {
+		super(scope, id);
+		const { config, table } = props;
+		const stack = Stack.of(this);
+		const environment = {
+			STATE_TABLE: table.tableName,
+			EMAIL_SETTINGS: JSON.stringify(config.email),
+			TIME_ZONE: config.timeZone,
+			TEC_ENVIRONMENT: config.environment,
+		};
+		this.eventsDlq = deadLetterQueue(this, 'EventsDlq', 'events the e-mail collector could not file within the retries');
+		const collector = new NodeFunction(this, 'Collector', {
+			entry: 'lambdas/handlers/collectEmailEvents.ts',
+			description: "Files the pollers' events per recipient for the daily e-mail digest; e-mails a failed test at once",
+			timeout: Duration.seconds(60),
+			memorySize: 256,
+			serviceName: EMAIL_SERVICE,
+			environment,
+			retryAttempts: 2,
+			deadLetterQueue: this.eventsDlq,
+		});
+		const digest = new NodeFunction(this, 'Digest', {
+			entry: 'lambdas/handlers/digestEmail.ts',
+			description: 'Sends the daily digest e-mail to each recipient (Amazon SES), once per recipient and day',
+			timeout: DIGEST_TIMEOUT,
+			memorySize: 256,
+			serviceName: EMAIL_SERVICE,
+			environment,
+			retryAttempts: 2,
+			deadLetterQueue: props.schedulerDlq,
+		});
+		this.collector = collector.function;
+		this.digest = digest.function;
+		Validations.of(this.collector).acknowledge({
+			id: 'Serverless-LambdaAsyncFailureDestination',
+			reason: 'Events the collector fails on after its retries land in its dead-letter queue (EventsDlq, with a depth alarm), the same queue the rule uses for events it cannot deliver: one place to look and replay from.',
+		});
+		Validations.of(this.digest).acknowledge({
+			id: 'Serverless-LambdaAsyncFailureDestination',
+			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',
+		});
+
+		// SES: only from the configured sender, through its address or its domain identity.
+		const sender = /<([^<>]+)>\s*$/.exec(config.email.mailFrom)?.[1] ?? config.email.mailFrom.trim();
+		const domain = sender.split('@')[1];
+		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
+			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
+		}
+		for (const fn of [collector, digest]) {
+			fn.role.addToPolicy(
+				new iam.PolicyStatement({
+					sid: 'EmailFacts',
+					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+					resources: [table.tableArn],
+				}),
+			);
+			fn.role.addToPolicy(
+				new iam.PolicyStatement({
+					sid: 'SendAsTheSender',
+					actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+					resources: [sender, domain].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })),
+					conditions: { StringEquals: { 'ses:FromAddress': sender } },
+				}),
+			);
+		}
+
+		this.rule = new events.Rule(this, 'EventsRule', {
+			description: 'Overdue, resolved, due-soon and failed-test events -> the e-mail collector',
+			eventBus: props.bus,
+			eventPattern: { source: [EVENT_SOURCE], detailType: EMAIL_DETAIL_TYPES },
+			targets: [new targets.LambdaFunction(this.collector, { deadLetterQueue: this.eventsDlq, retryAttempts: EMAIL_EVENT_RETRY.attempts, maxEventAge: EMAIL_EVENT_RETRY.maxEventAge })],
+		});
+
+		const role = new iam.Role(this, 'DigestScheduleRole', {
+			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+			description: 'EventBridge Scheduler: the daily e-mail digest',
+		});
+		const fnLogicalId = stack.resolve((this.digest.node.defaultChild as lambda.CfnFunction).logicalId) as string;
+		Validations.of(role).acknowledge({
+			id: `AwsSolutions-IAM5[Resource::<${fnLogicalId}.Arn>:*]`,
+			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
+		});
+		this.schedule = new scheduler.Schedule(this, 'DigestSchedule', {
+			description: `Daily e-mail digest at ${config.email.digestHour}:00 (${config.timeZone})`,
+			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), timeZone: TimeZone.of(config.timeZone) }),
+			target: new LambdaInvoke(this.digest, {
+				role,
+				// The day the digest is for: a retry or a late delivery still means that day.
+				input: scheduler.ScheduleTargetInput.fromObject({ scheduledTime: scheduler.ContextAttribute.scheduledTime }),
+				deadLetterQueue: props.schedulerDlq,
+				retryAttempts: 4,
+				maxEventAge: Duration.hours(2),
+			}),
+		});
+
+		const period = Duration.minutes(5);
+		props.alarms.function('EmailCollector', this.collector, period, 'e-mail collector');
+		props.alarms.function('EmailDigest', this.digest, period, 'daily e-mail digest');
+		props.alarms.queue('EmailEventsDlqDepth', this.eventsDlq, 'Events the e-mail collector could not file (messages in its DLQ; replay them from the archive)');
+	}
+}

@@ -1,0 +1,31 @@
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { DynamoMailStore } from '../adapters/dynamoMailStore';
+import { SesMailer } from '../adapters/sesMailer';
+import type { DigestDeps } from './digest';
+import type { EmailEnv } from './env';
+
+/**
+ * The e-mail functions' wiring in AWS: facts and idempotency records in the stack's state table
+ * (idempotency records under their own partition, expiring through the table's TTL attribute).
+ */
+export const IDEMPOTENCY_PARTITION = 'idempotency:email';
+
+export function idempotencyStore(table: string, client: DynamoDBClient): DynamoDBPersistenceLayer {
+	return new DynamoDBPersistenceLayer({ tableName: table, keyAttr: 'pk', sortKeyAttr: 'sk', staticPkValue: IDEMPOTENCY_PARTITION, expiryAttr: 'expiresAt', awsSdkV3Client: client });
+}
+
+export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
+	const dynamo = clients.dynamo ?? new DynamoDBClient({});
+	return {
+		store: new DynamoMailStore(env.table, dynamo),
+		// One persistence layer per idempotent function: each layer takes its function's key path.
+		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet }),
+		persistence: idempotencyStore(env.table, dynamo),
+		settings: env.settings,
+		timeZone: env.timeZone,
+		environment: env.environment,
+		now: Date.now,
+	};
+}

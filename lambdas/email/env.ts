@@ -1,0 +1,37 @@
+import { z } from 'zod/v4';
+import { parseEmailSettings, type EmailSettings } from './settings';
+
+/** What the e-mail functions read from their environment, once per cold start. */
+const EnvSchema = z.object({
+	STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
+	EMAIL_SETTINGS: z.string({ error: 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app)' }).min(2),
+	TIME_ZONE: z.string().default('UTC'),
+	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
+	SES_CONFIGURATION_SET: z.string().optional(),
+});
+
+export interface EmailEnv {
+	table: string;
+	settings: EmailSettings;
+	timeZone: string;
+	environment: 'sandbox' | 'production';
+	configurationSet?: string;
+}
+
+export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv {
+	const parsed = EnvSchema.safeParse(env);
+	if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+	let json: unknown;
+	try {
+		json = JSON.parse(parsed.data.EMAIL_SETTINGS);
+	} catch (error) {
+		throw new Error(`Invalid configuration: EMAIL_SETTINGS is not JSON (${(error as Error).message})`);
+	}
+	return {
+		table: parsed.data.STATE_TABLE,
+		settings: parseEmailSettings(json, 'EMAIL_SETTINGS'),
+		timeZone: parsed.data.TIME_ZONE,
+		environment: parsed.data.TEC_ENVIRONMENT,
+		configurationSet: parsed.data.SES_CONFIGURATION_SET || undefined,
+	};
+}

@@ -1,0 +1,140 @@
+import type { z } from 'zod/v4';
+import {
+	DETAIL_TYPES,
+	DeviceDueSoonDetail,
+	DeviceOverdueDetail,
+	DeviceOverdueResolvedDetail,
+	EVENT_SOURCE,
+	TestResultFailedDetail,
+	type DueDevice,
+	type FailedStep,
+	type OverdueDevice,
+} from '../events/schemas';
+import type { MailStore } from './ports';
+import { route, type Recipients } from './settings';
+
+/**
+ * The facts an e-mail is built from, collected from the events (the pollers stay the only
+ * readers of the service). Each fact is filed in the inbox of every recipient it is routed to;
+ * the digest takes them out once the e-mail carrying them went out.
+ */
+export type Fact =
+	| { kind: 'overdue'; key: string; at: string; device: OverdueDevice; episode: number }
+	| { kind: 'dueSoon'; key: string; at: string; device: DueDevice; stage: number }
+	| { kind: 'failed'; key: string; at: string; device: FailedDevice; testResult: FailedTest; failedSteps: FailedStep[]; failedStepCount: number; truncatedSteps: number };
+
+type FailedData = z.infer<typeof TestResultFailedDetail>['data'];
+export type FailedTest = FailedData['testResult'];
+export type FailedDevice = FailedData['device'] & { customerName: string | null; department: string | null };
+
+/** A device the overdue list holds now (`overdue`), or a tombstone that keeps a late event from reviving it. */
+export interface OverdueEntry {
+	state: 'overdue' | 'resolved';
+	episode: number;
+	device?: OverdueDevice;
+}
+
+export const NS = {
+	inbox: (recipient: string) => `mail:inbox:${recipient}`,
+	overdue: 'mail:overdue',
+	/** Customer and department of devices seen in events: failed-test events carry only ids. */
+	devices: 'mail:device',
+} as const;
+
+const DAY_MS = 86_400_000;
+/** Tombstones and the device directory are kept this long after the last event about a device. */
+const KEEP_MS = 180 * DAY_MS;
+/** A fact no digest took (its address left the settings, or every digest failed for weeks; the alarms say so) goes after this. */
+const INBOX_KEEP_MS = 60 * DAY_MS;
+
+export interface IncomingEvent {
+	source?: string;
+	'detail-type'?: string;
+	detail?: unknown;
+}
+
+export interface CollectResult {
+	detailType: string;
+	dedupeKey?: string;
+	/** Recipients whose inbox got the fact. */
+	recipients: string[];
+	/** Facts to alert at once (failed tests, when immediate e-mails are on). */
+	immediate: Array<{ recipient: string; fact: Fact }>;
+	ignored?: string;
+}
+
+/** Files one event. Writes are keyed by the event's dedupeKey, so running it twice changes nothing. */
+export async function collectEvent(
+	event: IncomingEvent,
+	deps: { store: MailStore; recipients: Recipients; immediateFailedTests: boolean; now: number },
+): Promise<CollectResult> {
+	const type = event['detail-type'] ?? '';
+	const result: CollectResult = { detailType: type, recipients: [], immediate: [] };
+	if (event.source !== EVENT_SOURCE) return { ...result, ignored: `source "${event.source}" is not ${EVENT_SOURCE}` };
+	const { store, recipients, now } = deps;
+	const file = async (fact: Fact, addresses: string[]) => {
+		for (const r of addresses) await store.putMany(NS.inbox(r), [{ key: fact.key, value: fact, expiresAt: now + INBOX_KEEP_MS }]);
+		result.recipients = addresses;
+		result.dedupeKey = fact.key;
+	};
+
+	switch (type) {
+		case DETAIL_TYPES.deviceOverdue: {
+			const { metadata, data } = parse(DeviceOverdueDetail, event.detail, type);
+			await remember(store, data.device, now);
+			const known = await store.get<OverdueEntry>(NS.overdue, String(data.device.id));
+			// An event of an episode that already ended (delivered late) changes nothing.
+			if (known && (known.episode > data.episode || (known.episode === data.episode && known.state === 'resolved'))) return { ...result, ignored: 'episode already resolved' };
+			await store.putMany(NS.overdue, [{ key: String(data.device.id), value: { state: 'overdue', episode: data.episode, device: data.device } satisfies OverdueEntry }]);
+			// Reminders only refresh the device: the digest lists it as still overdue anyway.
+			if (data.reminder === 0) await file({ kind: 'overdue', key: metadata.dedupeKey, at: metadata.occurredAt, device: data.device, episode: data.episode }, route(recipients, data.device));
+			return result;
+		}
+		case DETAIL_TYPES.deviceOverdueResolved: {
+			const { data } = parse(DeviceOverdueResolvedDetail, event.detail, type);
+			const known = await store.get<OverdueEntry>(NS.overdue, String(data.device.id));
+			if (known && known.episode > data.episode) return { ...result, ignored: 'a later episode is open' };
+			await store.putMany(NS.overdue, [{ key: String(data.device.id), value: { state: 'resolved', episode: data.episode } satisfies OverdueEntry, expiresAt: now + KEEP_MS }]);
+			return result;
+		}
+		case DETAIL_TYPES.deviceDueSoon: {
+			const { metadata, data } = parse(DeviceDueSoonDetail, event.detail, type);
+			await remember(store, data.device, now);
+			await file({ kind: 'dueSoon', key: metadata.dedupeKey, at: metadata.occurredAt, device: data.device, stage: data.stage }, route(recipients, data.device));
+			return result;
+		}
+		case DETAIL_TYPES.testResultFailed: {
+			const { metadata, data } = parse(TestResultFailedDetail, event.detail, type);
+			const seen = await store.get<{ customerName: string | null; department: string | null }>(NS.devices, String(data.device.id));
+			// ASSUMED: a failed test routes like its device; a device never seen in an overdue or
+			// due-soon event has no known customer or department and goes to the default list.
+			const device: FailedDevice = { ...data.device, customerName: seen?.customerName ?? null, department: seen?.department ?? null };
+			const fact: Fact = {
+				kind: 'failed',
+				key: metadata.dedupeKey,
+				at: metadata.occurredAt,
+				device,
+				testResult: data.testResult,
+				failedSteps: data.failedSteps,
+				failedStepCount: data.failedStepCount,
+				truncatedSteps: data.truncatedSteps,
+			};
+			const to = route(recipients, device);
+			await file(fact, to);
+			if (deps.immediateFailedTests) result.immediate = to.map((recipient) => ({ recipient, fact }));
+			return result;
+		}
+		default:
+			return { ...result, ignored: `detail-type "${type}" is not used by the e-mails` };
+	}
+}
+
+async function remember(store: MailStore, device: { id: number; customerName: string | null; department: string | null }, now: number): Promise<void> {
+	await store.putMany(NS.devices, [{ key: String(device.id), value: { customerName: device.customerName, department: device.department }, expiresAt: now + KEEP_MS }]);
+}
+
+function parse<T extends z.ZodType>(schema: T, detail: unknown, type: string): z.infer<T> {
+	const parsed = schema.safeParse(detail);
+	if (!parsed.success) throw new Error(`The "${type}" event does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+	return parsed.data;
+}

@@ -1,0 +1,81 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { FileMailStore } from '../adapters/fileMailStore';
+import { OutboxMailer } from '../adapters/outboxMailer';
+import type { TecEvent } from '../events/event';
+import type { Log, Publisher } from '../ports';
+import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
+import { parseEmailSettings } from './settings';
+
+/**
+ * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
+ * local JSON file for the facts and an outbox folder instead of SES. Settings come from a JSON
+ * file with the CDK context keys (mailFrom, recipients, digestHour, immediateFailedTests,
+ * timeZone, alertEmails), by default cdk.json's "context": the e-mail previewed is the one deployed.
+ */
+export interface LocalMailOptions {
+	environment: 'sandbox' | 'production';
+	outboxDir: string;
+	statePath: string;
+	/** A JSON file of settings, or a cdk.json (its "context" is used). */
+	configPath?: string;
+	log: Log;
+	now?: () => number;
+}
+
+export interface LocalMail {
+	/** Gives every event the pollers emit to the collector. */
+	publisher: Publisher;
+	outboxDir: string;
+	/** Runs the digest when its hour has come today (or now, when asked); returns the files written. */
+	afterCycle(digestNow?: boolean): Promise<string[]>;
+}
+
+export function createLocalMail(options: LocalMailOptions): LocalMail {
+	const path = resolve(options.configPath ?? 'cdk.json');
+	if (!existsSync(path)) throw new Error(`The e-mail settings file ${path} does not exist (--email-config FILE: JSON with mailFrom, recipients, digestHour, timeZone)`);
+	let json: Record<string, unknown>;
+	try {
+		json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+	} catch (error) {
+		throw new Error(`The e-mail settings file ${path} is not JSON (${(error as Error).message})`);
+	}
+	const input = (typeof json.context === 'object' && json.context !== null ? json.context : json) as Record<string, unknown>;
+	const alertEmails = typeof input.alertEmails === 'string' ? input.alertEmails.split(/[,;\s]+/).filter(Boolean) : input.alertEmails;
+	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
+	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
+	const now = options.now ?? Date.now;
+	const mailer = new OutboxMailer(resolve(options.outboxDir));
+	const store = new FileMailStore(options.statePath, now);
+	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now };
+	let reported = 0;
+
+	return {
+		outboxDir: mailer.dir,
+		publisher: {
+			async publish(events: TecEvent[]) {
+				for (const e of events) await onEvent(deps, { source: e.source, 'detail-type': e['detail-type'], detail: e.detail });
+			},
+		},
+		async afterCycle(digestNow = false) {
+			const t = now();
+			const day = localDay(t, timeZone);
+			let ran = true;
+			if (digestNow) {
+				// A preview on request: its own key, so it is written even when today's digest went out.
+				await runDigest(deps, day, `digest:${day}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`);
+			} else if (localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastDigest')) !== day) {
+				await runDigest(deps, day);
+				await store.putMany('mail:local', [{ key: 'lastDigest', value: day }]);
+			} else ran = false;
+			// Failed-test e-mails written during the cycle, and the digest.
+			const written = mailer.written.slice(reported);
+			reported = mailer.written.length;
+			if (written.length > 0) options.log.info(`Wrote ${written.length} e-mail(s) to the outbox (not sent): open the .eml in a mail app or the .html in a browser`, { outbox: mailer.dir, files: written });
+			else if (ran) options.log.info('The digest had nothing to say: no e-mail', { outbox: mailer.dir, day });
+			return written;
+		},
+	};
+}
+
+export const DEFAULT_OUTBOX = join('.state', 'outbox');

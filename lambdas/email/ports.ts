@@ -1,0 +1,47 @@
+import type { StateStore, StoredItem } from '../ports';
+
+/**
+ * The ports of the e-mail alerts. The store is the pollers' state store plus deletes (facts
+ * leave a recipient's inbox once an e-mail carrying them went out); one adapter each in AWS
+ * (DynamoDB, SES) and under `npm start` (a JSON file, an outbox folder).
+ */
+export interface MailStore extends Pick<StateStore, 'list' | 'get' | 'putMany'> {
+	deleteMany(namespace: string, keys: string[]): Promise<void>;
+}
+
+export type { StoredItem };
+
+/** One e-mail, both parts, ready to send. */
+export interface OutgoingEmail {
+	from: string;
+	to: string;
+	subject: string;
+	text: string;
+	html: string;
+	/** RFC 5322 Message-ID (with the angle brackets), stable for the same e-mail. */
+	messageId: string;
+	date: Date;
+}
+
+export interface SendRequest {
+	/** What the e-mail is, e.g. `digest:2026-11-20` or `failed:<dedupeKey>`; with the recipient, the idempotency key. */
+	key: string;
+	recipient: string;
+	/** The inbox facts the e-mail carries: removed from the inbox once it is sent. */
+	factKeys: string[];
+	email: OutgoingEmail;
+}
+
+export interface SendReceipt {
+	messageId: string;
+	/** The facts of the e-mail that was actually sent (on a repeat: of the first one). */
+	factKeys: string[];
+}
+
+export interface Mailer {
+	/**
+	 * Sends the e-mail unless one with the same key and recipient was sent before; then returns
+	 * that earlier receipt. A failed send leaves no trace, so a retry sends.
+	 */
+	sendOnce(request: SendRequest): Promise<SendReceipt>;
+}

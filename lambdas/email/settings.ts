@@ -1,0 +1,167 @@
+import { z } from 'zod/v4';
+
+/**
+ * The e-mail settings: who gets which devices, from which sender, at which hour. One schema,
+ * checked by the CDK app at deploy (infra/config.ts, cdk.json context), by the Lambdas at cold
+ * start and by `npm start`, so a mistake is named the same way everywhere.
+ */
+const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
+
+const address = (where: string) =>
+	z.string({ error: `${where}: expected an e-mail address` }).transform((v, ctx) => {
+		const t = v.trim();
+		if (!EMAIL.test(t)) {
+			ctx.addIssue({ code: 'custom', message: `${where}: "${v}" is not an e-mail address (expected e.g. lab-lead@example.com)` });
+			return z.NEVER;
+		}
+		return t.toLowerCase();
+	});
+
+const addressList = (where: string) =>
+	z.preprocess(
+		(v) => (typeof v === 'string' ? v.split(/[,;\s]+/).filter(Boolean) : v),
+		z
+			.array(address(where), { error: `${where}: expected a list of e-mail addresses, e.g. ["lab-lead@example.com"]` })
+			.max(50, `${where}: at most 50 addresses (use a mailing list for more)`)
+			.transform((list) => [...new Set(list)]),
+	);
+
+const byName = (where: string) =>
+	z
+		.record(z.string(), z.unknown(), { error: `${where}: expected an object of name → addresses, e.g. {"Acme GmbH": ["custodian@acme.example"]}` })
+		.transform((map, ctx) => {
+			const out: Record<string, string[]> = {};
+			for (const [name, list] of Object.entries(map)) {
+				if (name.trim() === '') ctx.addIssue({ code: 'custom', message: `${where}: a name is empty` });
+				const parsed = addressList(`${where}["${name}"]`).safeParse(list);
+				if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+				else if (Object.keys(out).some((k) => normalName(k) === normalName(name))) ctx.addIssue({ code: 'custom', message: `${where}: "${name}" is listed twice (names match whatever their case and spacing)` });
+				else out[name.trim()] = parsed.data;
+			}
+			return out;
+		});
+
+function objectError(where: string, keys: string, expected: string) {
+	return (issue: { code?: string; keys?: string[] }) =>
+		issue.code === 'unrecognized_keys' ? `${where}: unknown ${issue.keys?.map((k) => `"${k}"`).join(', ')}; valid keys are ${keys}` : `${where}: expected ${expected}`;
+}
+
+export const RecipientsSchema = z
+	.object(
+		{
+			default: addressList('recipients.default').default([]),
+			customers: byName('recipients.customers').default({}),
+			departments: byName('recipients.departments').default({}),
+			escalation: z
+				.object(
+					{
+						afterDays: z
+							.number({ error: 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650' })
+							.int('recipients.escalation.afterDays: expected a whole number of days from 1 to 3650')
+							.min(1, 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650')
+							.max(3650, 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650'),
+						to: addressList('recipients.escalation.to').refine((l) => l.length > 0, 'recipients.escalation.to: at least one address'),
+					},
+					{ error: objectError('recipients.escalation', 'afterDays, to', '{"afterDays": 30, "to": ["manager@example.com"]}') },
+				)
+				.strict()
+				.optional(),
+		},
+		{ error: objectError('recipients', 'default, customers, departments, escalation', 'an object with default, customers, departments and escalation') },
+	)
+	.strict()
+	.superRefine((r, ctx) => {
+		const any = r.default.length + Object.keys(r.customers).length + Object.keys(r.departments).length;
+		if (any === 0) ctx.addIssue({ code: 'custom', message: 'recipients: give at least a default list (recipients.default) or a customer or department list' });
+	});
+export type Recipients = z.infer<typeof RecipientsSchema>;
+
+const HOUR = 'digestHour must be a whole hour from 0 to 23 (local time of timeZone), e.g. 7';
+
+export const EmailSettingsSchema = z.object({
+	mailFrom: z
+		.string({ error: 'mailFrom is required: the sender address verified in Amazon SES, e.g. "Calibration alerts <alerts@lab.example.com>"' })
+		.superRefine((v, ctx) => {
+			const m = /^\s*(?:([^<>]*\S)\s*)?<([^<>]+)>\s*$/.exec(v);
+			const addr = m ? m[2] : v.trim();
+			if (!EMAIL.test(addr) || /[\r\n]/.test(v)) ctx.addIssue({ code: 'custom', message: `mailFrom: "${v}" is not an address; expected alerts@lab.example.com or "Calibration alerts <alerts@lab.example.com>"` });
+		}),
+	digestHour: z.preprocess(
+		(v) => (v === undefined || v === '' ? 7 : typeof v === 'string' ? Number(v) : v),
+		z.number({ error: HOUR }).int(HOUR).min(0, HOUR).max(23, HOUR),
+	),
+	immediateFailedTests: z.preprocess(
+		(v) => (v === undefined || v === '' ? true : v === 'true' ? true : v === 'false' ? false : v),
+		z.boolean({ error: 'immediateFailedTests must be true or false' }),
+	),
+	recipients: z.preprocess((v) => {
+		if (typeof v !== 'string') return v;
+		try {
+			return JSON.parse(v) as unknown;
+		} catch {
+			return v;
+		}
+	}, RecipientsSchema),
+});
+export type EmailSettings = z.infer<typeof EmailSettingsSchema>;
+
+export class EmailSettingsError extends Error {
+	override readonly name = 'EmailSettingsError';
+}
+
+/** Checks the settings; every problem in one error, each naming its field and what would be valid. */
+export function parseEmailSettings(input: unknown, source: string): EmailSettings {
+	const parsed = EmailSettingsSchema.safeParse(input);
+	if (!parsed.success) {
+		const problems = parsed.error.issues.map((i) => {
+			const generic = i.message.startsWith('Invalid') || i.message.startsWith('Too') || i.message.startsWith('Expected');
+			return `  - ${generic ? `${i.path.join('.') || 'settings'}: ${i.message}` : i.message}`;
+		});
+		throw new EmailSettingsError(`The e-mail settings (${source}) are not valid:\n${problems.join('\n')}`);
+	}
+	return parsed.data;
+}
+
+/** Names match whatever their case and surrounding or doubled spaces. */
+export function normalName(name: string): string {
+	return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** What routing looks at: the device's customer and department (by name), and how long it is overdue. */
+export interface Routable {
+	customerName: string | null;
+	department: string | null;
+	daysOverdue?: number | null;
+}
+
+/**
+ * The addresses a device goes to: the lists of its customer and of its department (both when both
+ * match), the default list when neither matches, and the escalation list as well when it is overdue
+ * for more than `afterDays` days. Sorted, no address twice.
+ */
+export function route(recipients: Recipients, device: Routable): string[] {
+	const out = new Set<string>();
+	const customer = lookup(recipients.customers, device.customerName);
+	const department = lookup(recipients.departments, device.department);
+	for (const a of customer ?? []) out.add(a);
+	for (const a of department ?? []) out.add(a);
+	if (!customer && !department) for (const a of recipients.default) out.add(a);
+	const esc = recipients.escalation;
+	if (esc && (device.daysOverdue ?? 0) > esc.afterDays) for (const a of esc.to) out.add(a);
+	return [...out].sort();
+}
+
+function lookup(lists: Record<string, string[]>, name: string | null): string[] | undefined {
+	if (!name) return undefined;
+	const wanted = normalName(name);
+	for (const [key, list] of Object.entries(lists)) if (normalName(key) === wanted) return list;
+	return undefined;
+}
+
+/** Every address the settings name: the digest goes through them all. */
+export function allRecipients(recipients: Recipients): string[] {
+	const out = new Set<string>(recipients.default);
+	for (const list of [...Object.values(recipients.customers), ...Object.values(recipients.departments)]) for (const a of list) out.add(a);
+	for (const a of recipients.escalation?.to ?? []) out.add(a);
+	return [...out].sort();
+}

@@ -1,0 +1,41 @@
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import type { Context } from 'aws-lambda';
+import { onEvent } from '../email/digest';
+import { awsDeps } from '../email/aws';
+import { readEmailEnv } from '../email/env';
+import type { IncomingEvent } from '../email/facts';
+import { logger, powertoolsHandler, tracer } from './powertools';
+
+/**
+ * EventBridge rule target: files each event for the daily digest (and e-mails a failed test at
+ * once), once per event: Powertools Idempotency on the event's dedupeKey, so a redelivered event
+ * changes nothing. A failure throws: EventBridge retries, then the event goes to the DLQ.
+ */
+let handle: ((event: IncomingEvent, context: Context) => Promise<unknown>) | undefined;
+
+/** Cold start: configuration checked once, clear errors when it is wrong. */
+function wire() {
+	const deps = awsDeps(readEmailEnv(process.env), tracedClients());
+	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+	return makeIdempotent(
+		async (event: IncomingEvent, context: Context) => {
+			deps.mailer.registerLambdaContext(context);
+			const result = await onEvent(deps, event);
+			logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
+			return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
+		},
+		{ persistenceStore: deps.persistence, config },
+	);
+}
+
+export const handler = powertoolsHandler(async (event: IncomingEvent, context: Context): Promise<unknown> => {
+	handle ??= wire();
+	return handle(event, context);
+});
+
+/** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */
+function tracedClients() {
+	return { dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})), ses: tracer.captureAWSv3Client(new SESv2Client({})) };
+}

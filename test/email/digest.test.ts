@@ -1,0 +1,231 @@
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { awsDeps } from '../../lambdas/email/aws';
+import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
+import { NS } from '../../lambdas/email/facts';
+import { parseEmailSettings } from '../../lambdas/email/settings';
+import { delivery, device, dueSoon, failedTest, INSULATION_STEP, overdue, resolved } from '../support/emailEvents';
+import { createStateTable, startDynamo } from '../support/localAws';
+import { LocalSes, mimeParts } from '../support/localSes';
+
+const NOW = Date.parse('2026-11-20T06:00:00Z');
+const DAY = '2026-11-20';
+const settings = parseEmailSettings(
+	{
+		mailFrom: 'Calibration alerts <alerts@lab.example.com>',
+		recipients: {
+			default: ['maintenance@example.com'],
+			customers: { 'Acme Instruments': ['custodian@acme.example'] },
+			departments: { ICU: ['icu@example.com'] },
+			escalation: { afterDays: 60, to: ['manager@example.com'] },
+		},
+	},
+	'test',
+);
+
+const acme = device(1, { customerName: 'Acme Instruments', department: 'Workshop', nextTestDate: '2026-11-10', daysOverdue: 9 });
+const icu = device(2, { customerName: 'Birch Medical', department: 'ICU', nextTestDate: '2026-11-15', daysOverdue: 4 });
+const stray = device(3, { customerName: 'Other Co', department: 'Stores', nextTestDate: '2026-08-01', daysOverdue: 110 });
+
+let dynamo: Awaited<ReturnType<typeof startDynamo>>;
+let ses: LocalSes;
+let table = 0;
+let deps: DigestDeps;
+
+beforeAll(async () => {
+	process.env.AWS_LAMBDA_FUNCTION_NAME = 'email-test';
+	dynamo = await startDynamo('email-0');
+	ses = await new LocalSes().start();
+});
+afterAll(async () => {
+	await ses.stop();
+	await dynamo.stop();
+});
+beforeEach(async () => {
+	// A fresh table per test (dynalite is in memory): tests do not see each other's records.
+	const name = `email-${++table}`;
+	await createStateTable(dynamo.client, name);
+	ses.sent.length = 0;
+	ses.calls = 0;
+	ses.failCall = () => undefined;
+	const aws = awsDeps({ table: name, settings, timeZone: 'Europe/Berlin', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
+	// As in Lambda: an unfinished send counts as in progress for the invocation's remaining time.
+	aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+	deps = { ...aws, now: () => NOW };
+});
+
+const to = (address: string) => ses.sent.filter((m) => m.to.includes(address)).map((m) => mimeParts(m.raw));
+const collectAll = async (...events: Parameters<typeof delivery>[0][]) => {
+	for (const e of events) await onEvent(deps, delivery(e));
+};
+
+describe('the daily digest from the events, sent with SES', () => {
+	it('each recipient gets one e-mail with only the devices routed to them', async () => {
+		await collectAll(overdue(acme), overdue(icu), overdue(stray), dueSoon(device(4, { customerName: 'Acme Instruments', department: null }), '2026-12-01', 12));
+		const report = await runDigest(deps, DAY);
+		expect(report.sent.map((s) => s.recipient)).toEqual(['custodian@acme.example', 'icu@example.com', 'maintenance@example.com', 'manager@example.com']);
+		expect(ses.sent).toHaveLength(4);
+
+		const [custodian] = to('custodian@acme.example');
+		expect(custodian.headers.from).toBe('"Calibration alerts" <alerts@lab.example.com>');
+		expect(custodian.headers.subject).toBe('Calibration digest Friday, 20 November 2026: 1 newly overdue, 1 coming due (sandbox)');
+		expect(custodian.text).toContain('Device 1 (ID TE-00001), Acme Instruments / Workshop: 10 days overdue (was due 2026-11-10)');
+		expect(custodian.text).toContain('Device 4 (ID TE-00004), Acme Instruments: due 2026-12-01 (in 11 days)');
+		expect(custodian.text).not.toContain('Device 2');
+		expect(custodian.html).toContain('Device 1');
+		expect(to('icu@example.com')[0].text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)\n- Device 2 /);
+		// Routed to no list: the default list; overdue for more than 60 days: the escalation list too.
+		expect(to('maintenance@example.com')[0].text).toContain('Device 3 (ID TE-00003), Other Co / Stores: 111 days overdue');
+		expect(to('manager@example.com')[0].text).toContain('Device 3');
+		expect(to('manager@example.com')[0].text).not.toContain('Device 1');
+	});
+
+	it('the next day: yesterday\'s news is gone, the devices still overdue are listed, longest first', async () => {
+		await collectAll(overdue(acme), overdue(device(5, { customerName: 'Acme Instruments', nextTestDate: '2026-10-01' })));
+		await runDigest(deps, DAY);
+		ses.sent.length = 0;
+		await runDigest(deps, '2026-11-21');
+		const [next] = to('custodian@acme.example');
+		expect(next.headers.subject).toBe('Calibration digest Saturday, 21 November 2026: 2 still overdue (sandbox)');
+		expect(next.text).toMatch(/STILL OVERDUE, LONGEST FIRST \(2\)\n- Device 5 .*51 days overdue.*\n- Device 1 .*11 days overdue/);
+	});
+
+	it('nothing to say, no e-mail: a device resolved before the digest, an empty inbox', async () => {
+		await collectAll(overdue(acme), resolved(acme));
+		const report = await runDigest(deps, DAY);
+		expect(ses.calls).toBe(0);
+		expect(report.nothingToSay).toContain('custodian@acme.example');
+		// A late Device Overdue of the resolved episode does not bring it back.
+		await collectAll(overdue(acme));
+		await runDigest(deps, DAY);
+		expect(ses.calls).toBe(0);
+	});
+
+	it('a failed test: an e-mail at once, and a section of the digest with the failed steps, values and limits', async () => {
+		await collectAll(dueSoon(icu, '2026-12-24', 35));
+		await collectAll(failedTest(icu, 900, [INSULATION_STEP]));
+		const now = to('icu@example.com');
+		expect(now).toHaveLength(1);
+		expect(now[0].headers.subject).toBe('Test failed: Device 2 (TE-00002), 1 failed step (sandbox)');
+		expect(now[0].text).toContain('Step 4 Insulation resistance, R iso: measured 1.4 MΩ, limits ≥ 2 MΩ');
+		await runDigest(deps, DAY);
+		const digest = to('icu@example.com')[1];
+		expect(digest.text).toContain('FAILED TESTS SINCE THE LAST DIGEST (1)');
+		expect(digest.html).toContain('Insulation resistance');
+	});
+
+	it('immediate e-mails can be turned off', async () => {
+		deps = { ...deps, settings: { ...settings, immediateFailedTests: false } };
+		await collectAll(failedTest(stray, 901, [INSULATION_STEP]));
+		expect(ses.calls).toBe(0);
+		await runDigest(deps, DAY);
+		expect(to('maintenance@example.com')[0].text).toContain('FAILED TESTS SINCE THE LAST DIGEST (1)');
+	});
+
+	it('the day is the local day the run was scheduled for, whenever it runs', () => {
+		expect(digestDay({ scheduledTime: '2026-11-19T23:30:00Z' }, NOW, 'Europe/Berlin')).toBe('2026-11-20');
+		expect(digestDay({ scheduledTime: '2026-11-19T23:30:00Z' }, NOW, 'UTC')).toBe('2026-11-19');
+		expect(digestDay(undefined, NOW, 'America/New_York')).toBe('2026-11-20');
+	});
+});
+
+describe('correct under failure', () => {
+	it('redelivered events are filed once; a second run of the same day sends nothing more', async () => {
+		const e = overdue(acme);
+		await collectAll(e, e, e);
+		await runDigest(deps, DAY);
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+		expect(to('custodian@acme.example')[0].text.match(/Device 1 /g)).toHaveLength(1);
+	});
+
+	it('the schedule firing twice at once: each recipient still gets one e-mail', async () => {
+		await collectAll(overdue(acme), overdue(icu), overdue(stray));
+		const runs = await Promise.allSettled([runDigest(deps, DAY), runDigest(deps, DAY)]);
+		// A run that met the other's send in progress fails for that recipient (and is retried): never a second e-mail.
+		for (const r of runs) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DigestError);
+		await runDigest(deps, DAY);
+		const counts = new Map<string, number>();
+		for (const m of ses.sent) for (const a of m.to) counts.set(a, (counts.get(a) ?? 0) + 1);
+		expect(Object.fromEntries(counts)).toEqual({ 'custodian@acme.example': 1, 'icu@example.com': 1, 'maintenance@example.com': 1, 'manager@example.com': 1 });
+	});
+
+	it('a send that fails is retried by the next run, without a second e-mail to those already served', async () => {
+		await collectAll(overdue(acme), overdue(icu));
+		ses.failCall = (_call, addresses) => (addresses.includes('icu@example.com') ? { status: 500, type: 'InternalFailure' } : undefined);
+		const first = await runDigest(deps, DAY).catch((e: unknown) => e);
+		expect(first).toBeInstanceOf(DigestError);
+		expect((first as DigestError).report.failed.map((f) => f.recipient)).toEqual(['icu@example.com']);
+		expect((first as DigestError).message).toMatch(/could not be sent to 1 recipient\(s\): icu@example\.com/);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+
+		ses.failCall = () => undefined;
+		const retry = await runDigest(deps, DAY);
+		expect(retry.failed).toEqual([]);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+		expect(to('icu@example.com')).toHaveLength(1);
+		expect(to('icu@example.com')[0].text).toContain('Device 2');
+	});
+
+	it('a crash between sending and clearing the inbox: the rerun sends nothing, and a fact that came in between waits for the next digest', async () => {
+		await collectAll(overdue(acme));
+		const deleteMany = deps.store.deleteMany.bind(deps.store);
+		deps.store.deleteMany = async () => {
+			throw new Error('crashed before clearing the inbox');
+		};
+		await expect(runDigest(deps, DAY)).rejects.toThrow(/crashed before clearing the inbox/);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+
+		deps.store.deleteMany = deleteMany;
+		const late = device(6, { customerName: 'Acme Instruments', nextTestDate: '2026-11-19' });
+		await collectAll(overdue(late));
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+		const inbox: string[] = [];
+		for await (const { key } of deps.store.list(NS.inbox('custodian@acme.example'))) inbox.push(key);
+		expect(inbox).toEqual([late.id].map((id) => `device-overdue:${id}:1`));
+
+		await runDigest(deps, '2026-11-21');
+		const [, next] = to('custodian@acme.example');
+		expect(next.text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)\n- Device 6 /);
+	});
+
+	it('a crash while filing an event: the redelivery files it everywhere, once', async () => {
+		const putMany = deps.store.putMany.bind(deps.store);
+		let inboxWrites = 0;
+		deps.store.putMany = async (ns, items) => {
+			if (ns.startsWith('mail:inbox:') && ++inboxWrites === 2) throw new Error('crashed midway');
+			return putMany(ns, items);
+		};
+		// Acme customer and ICU department: two inboxes.
+		const both = device(7, { customerName: 'Acme Instruments', department: 'ICU' });
+		await expect(onEvent(deps, delivery(overdue(both)))).rejects.toThrow(/crashed midway/);
+		await onEvent(deps, delivery(overdue(both)));
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')[0].text.match(/Device 7 /g)).toHaveLength(1);
+		expect(to('icu@example.com')[0].text.match(/Device 7 /g)).toHaveLength(1);
+	});
+
+	it('the send records live in the state table, under their own partition, with a TTL', async () => {
+		await collectAll(overdue(acme));
+		// Facts not taken by a digest expire too (DynamoDB TTL, in seconds), so nothing grows forever.
+		const filed = ((await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? []).filter((i) => i.pk.S?.startsWith('mail:inbox:'));
+		expect(filed).toHaveLength(1);
+		expect(Number(filed[0].expiresAt.N)).toBeGreaterThan(NOW / 1000 + 30 * 86_400);
+		await runDigest(deps, DAY);
+		const items = (await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? [];
+		const records = items.filter((i) => i.pk.S === 'idempotency:email');
+
+		expect(records.length).toBeGreaterThan(0);
+		for (const r of records) {
+			expect(r.status.S).toBe('COMPLETED');
+			expect(Number(r.expiresAt.N)).toBeGreaterThan(Date.now() / 1000 + 2 * 86_400);
+		}
+		// Without the record, the same day would be sent again: the record is what keeps it once.
+		for (const r of records) await dynamo.client.send(new DeleteItemCommand({ TableName: `email-${table}`, Key: { pk: r.pk, sk: r.sk } }));
+		await collectAll(overdue(icu));
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')).toHaveLength(2);
+	});
+});

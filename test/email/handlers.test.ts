@@ -1,0 +1,77 @@
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
+import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
+import { delivery, device, failedTest, INSULATION_STEP, overdue } from '../support/emailEvents';
+import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
+import { LocalSes, mimeParts } from '../support/localSes';
+
+/**
+ * The deployed handlers, as Lambda runs them: configuration from the environment, real AWS SDK
+ * clients (DynamoDB on dynalite, SES v2 on a local wire-level endpoint), Powertools Idempotency.
+ */
+let dynamo: Awaited<ReturnType<typeof startDynamo>>;
+let ses: LocalSes;
+// The handlers read their configuration at the first invocation, after beforeAll set it.
+const collect = (event: unknown, context: Context) => collectHandler(event as Parameters<typeof collectHandler>[0], context);
+const digest = digestHandler;
+
+const context = (requestId: string) => ({ awsRequestId: requestId, functionName: 'email', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
+
+beforeAll(async () => {
+	dynamo = await startDynamo('email-handlers');
+	ses = await new LocalSes().start();
+	Object.assign(process.env, {
+		AWS_REGION: AWS_TEST_CONFIG.region,
+		AWS_ACCESS_KEY_ID: 'test',
+		AWS_SECRET_ACCESS_KEY: 'test',
+		AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
+		AWS_ENDPOINT_URL_SESV2: ses.url,
+		AWS_LAMBDA_FUNCTION_NAME: 'email',
+		POWERTOOLS_DEV: 'true',
+		POWERTOOLS_LOG_LEVEL: 'ERROR',
+		STATE_TABLE: dynamo.table,
+		TIME_ZONE: 'Europe/Berlin',
+		TEC_ENVIRONMENT: 'sandbox',
+		EMAIL_SETTINGS: JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['maintenance@example.com'] } }),
+	});
+});
+afterAll(async () => {
+	await ses.stop();
+	await dynamo.stop();
+});
+
+describe('the deployed e-mail handlers', () => {
+	it('a redelivered digest invocation sends once; a redelivered event is filed once, even after the digest took it', async () => {
+		const e = overdue(device(1, { customerName: null, department: null, nextTestDate: '2026-11-10' }));
+		await collect(delivery(e), context('c-1'));
+		await collect(delivery(e), context('c-2'));
+		const scheduled = { scheduledTime: '2026-11-20T06:00:00Z' };
+		const first = await digest(scheduled, context('d-1'));
+		const again = await digest(scheduled, context('d-2'));
+		expect(first.sent).toHaveLength(1);
+		expect(again.sent).toEqual(first.sent);
+		expect(ses.sent).toHaveLength(1);
+		expect(mimeParts(ses.sent[0].raw).text).toContain('NEWLY OVERDUE SINCE THE LAST DIGEST (1)');
+
+		// EventBridge delivers the same event once more, after the digest: nothing new tomorrow.
+		await collect(delivery(e), context('c-3'));
+		await digest({ scheduledTime: '2026-11-21T06:00:00Z' }, context('d-3'));
+		expect(ses.sent).toHaveLength(2);
+		expect(mimeParts(ses.sent[1].raw).text).not.toContain('NEWLY OVERDUE');
+		expect(mimeParts(ses.sent[1].raw).text).toContain('STILL OVERDUE, LONGEST FIRST (1)');
+	});
+
+	it('a failed test is e-mailed at once, once, however often the event comes', async () => {
+		const before = ses.sent.length;
+		const e = failedTest(device(9, { customerName: null, department: null }), 4711, [INSULATION_STEP]);
+		await collect(delivery(e), context('f-1'));
+		await collect(delivery(e), context('f-2'));
+		expect(ses.sent.length - before).toBe(1);
+		expect(mimeParts(ses.sent.at(-1)!.raw).headers.subject).toMatch(/^Test failed: Device 9/);
+	});
+
+	it('an event without a dedupeKey is refused (it would not be idempotent)', async () => {
+		await expect(collect({ source: 'test-equipment-cloud', 'detail-type': 'Device Overdue', detail: {} }, context('x-1'))).rejects.toThrow();
+	});
+});

@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createLocalMail } from '../../lambdas/email/local';
+import { silentLog } from '../../lambdas/ports';
+import { device, overdue } from '../support/emailEvents';
+import { mimeParts } from '../support/localSes';
+
+const run = promisify(execFile);
+const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
+const cwd = join(__dirname, '..', '..');
+const env = { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' };
+
+describe('npm start: the alert e-mails in an outbox folder', () => {
+	it('--digest-now writes each recipient\'s digest (MIME with both parts, and the HTML) and says where', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'Lab alerts <alerts@lab.example.com>', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'], escalation: { afterDays: 1, to: ['boss@example.com'] } } }));
+		const out = await run(process.execPath, [...START, '--once', '--digest-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env });
+		const logs = out.stderr.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; outbox?: string; files?: string[] });
+		expect(logs.find((l) => l.message.startsWith('Alert e-mails go to the outbox folder'))?.outbox).toBe(join(dir, 'outbox'));
+		const written = logs.find((l) => l.message.startsWith('Wrote '))!;
+		expect(written.files!.map((f) => f.split('/').pop()).sort()).toEqual(['boss@example.com.eml', 'ops@example.com.eml']);
+		const folder = readdirSync(join(dir, 'outbox'))[0];
+		expect(readdirSync(join(dir, 'outbox', folder)).filter((f) => !f.endsWith('.json')).sort()).toEqual(['boss@example.com.eml', 'boss@example.com.html', 'ops@example.com.eml', 'ops@example.com.html']);
+		const eml = mimeParts(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.eml'), 'utf8'));
+		expect(eml.headers.from).toBe('"Lab alerts" <alerts@lab.example.com>');
+		expect(eml.headers.subject).toMatch(/^Calibration digest .*: \d+ newly overdue(, [^(]+)? \(sandbox\)$/);
+		expect(eml.text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(\d+\)/);
+		expect(eml.html).toBe(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.html'), 'utf8'));
+	}, 90_000);
+
+	it('bad e-mail settings stop it with an error naming the field', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['nope'] } }));
+		const failed = await run(process.execPath, [...START, '--once', '--state', join(dir, 'state.json'), '--email-config', config], { cwd, env }).catch((e: { code: number; stderr: string }) => e);
+		expect((failed as { code: number }).code).toBe(1);
+		expect((failed as { stderr: string }).stderr).toContain('recipients.default: \\"nope\\" is not an e-mail address');
+	}, 90_000);
+});
+
+describe('the local digest clock', () => {
+	it('writes the digest once a day, at the digest hour of the time zone', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', digestHour: 7, recipients: { default: ['ops@example.com'] } }));
+		let now = Date.parse('2026-11-20T05:59:00Z'); // 06:59 in Berlin
+		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, now: () => now });
+		await mail.publisher.publish([overdue(device(1, { customerName: null, department: null }))]);
+		expect(await mail.afterCycle()).toEqual([]);
+		now = Date.parse('2026-11-20T06:00:00Z'); // 07:00
+		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-20', 'ops@example.com.eml')]);
+		now += 3_600_000;
+		expect(await mail.afterCycle()).toEqual([]);
+		now = Date.parse('2026-11-21T06:00:00Z');
+		// The next day: the device is still overdue.
+		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-21', 'ops@example.com.eml')]);
+	});
+});

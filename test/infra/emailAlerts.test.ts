@@ -1,0 +1,103 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../infra/config';
+import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES } from '../../infra/constructs/emailAlerts';
+import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
+
+// Synthesised with cdk-nag's checks registered (synth() throws on an unacknowledged finding).
+const recipients = { default: ['ops@example.com'], customers: { 'Acme Instruments': ['custodian@acme.example'] }, escalation: { afterDays: 30, to: ['manager@example.com'] } };
+const s = synth({ ...BASE_CONFIG, timeZone: 'Europe/Berlin', digestHour: '6', recipients: JSON.stringify(recipients) }, 'EmailAlertsTest');
+
+type Json = ReturnType<typeof JSON.parse>;
+const resources = (x: Synth) => x.json.Resources as Record<string, { Type: string; Properties: Record<string, Json> }>;
+const props = (id: string) => resources(s)[id].Properties;
+const statements = (fnId: string) => {
+	const roleId = props(fnId).Role['Fn::GetAtt'][0] as string;
+	return Object.values(resources(s))
+		.filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === roleId))
+		.flatMap((r) => r.Properties.PolicyDocument.Statement);
+};
+
+describe('the alert e-mails construct', () => {
+	const collector = s.id(s.stack.email.collector);
+	const digest = s.id(s.stack.email.digest);
+
+	it('a rule sends the overdue, resolved, due-soon and failed-test events to the collector, with retries and a DLQ', () => {
+		s.template.hasResourceProperties('AWS::Events::Rule', {
+			EventBusName: ref(s.id(s.stack.bus)),
+			EventPattern: { source: ['test-equipment-cloud'], 'detail-type': ['Device Overdue', 'Device Overdue Resolved', 'Device Due Soon', 'Test Result Failed'] },
+			Targets: [{ Arn: getAtt(collector), Id: 'Target0', DeadLetterConfig: { Arn: getAtt(s.id(s.stack.email.eventsDlq)) }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 } }],
+		});
+		expect(EMAIL_DETAIL_TYPES).toHaveLength(4);
+	});
+
+	it('the digest runs daily at the digest hour in the stack\'s time zone, told the time it was scheduled for', () => {
+		s.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+			ScheduleExpression: 'cron(0 6 * * ? *)',
+			ScheduleExpressionTimezone: 'Europe/Berlin',
+			Target: { Arn: getAtt(digest), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(s.id(s.stack.schedulerDlq)) } },
+		});
+		expect(props(digest).Timeout).toBe(DIGEST_TIMEOUT.toSeconds());
+	});
+
+	it('both functions get the validated settings, the state table and the time zone', () => {
+		for (const fnId of [collector, digest]) {
+			const vars = props(fnId).Environment.Variables;
+			expect(vars).toMatchObject({ STATE_TABLE: ref(s.id(s.stack.table)), TIME_ZONE: 'Europe/Berlin', TEC_ENVIRONMENT: 'sandbox' });
+			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, recipients: { ...recipients, departments: {} } });
+			expect(vars).not.toHaveProperty('ALERT_TOPIC_ARN');
+		}
+	});
+
+	it('least privilege: the state table, and SES only as the configured sender', () => {
+		for (const fnId of [collector, digest]) {
+			const st = statements(fnId);
+			const table = st.find((x: Json) => x.Sid === 'EmailFacts');
+			expect(table.Resource).toEqual(getAtt(s.id(s.stack.table)));
+			expect(table.Action).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']));
+			const sesSt = st.find((x: Json) => x.Sid === 'SendAsTheSender');
+			expect(sesSt.Action).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+			expect(sesSt.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
+			expect(JSON.stringify(sesSt.Resource)).toContain(':identity/alerts@lab.example.com');
+			expect(JSON.stringify(sesSt.Resource)).toContain(':identity/lab.example.com');
+			expect(JSON.stringify(st)).not.toContain('sns:Publish');
+		}
+	});
+
+	it('alarms on collector and digest errors, throttles and the events DLQ, to the alarms topic', () => {
+		for (const fnId of [collector, digest]) {
+			for (const metric of ['Errors', 'Throttles']) {
+				s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Dimensions: [{ Name: 'FunctionName', Value: ref(fnId) }], Threshold: 1, AlarmActions: [ref(s.id(s.stack.topic))] });
+			}
+		}
+		s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: getAtt(s.id(s.stack.email.eventsDlq), 'QueueName') }] });
+	});
+
+	it('warns when mailFrom is still a placeholder', () => {
+		Annotations.fromStack(s.stack).hasWarning('/EmailAlertsTest/Email', Match.stringLikeRegexp('mailFrom alerts@lab.example.com is a placeholder'));
+	});
+
+	it('the old path is gone: no SNS publishing function, no rule on the Overdue Devices Digest', () => {
+		const rules = Object.values(resources(s)).filter((r) => r.Type === 'AWS::Events::Rule');
+		expect(rules.flatMap((r) => r.Properties.EventPattern['detail-type'])).not.toContain('Overdue Devices Digest');
+	});
+});
+
+describe('the e-mail settings are checked at deploy', () => {
+	it('refuses bad settings with the same messages as the Lambdas and npm start', () => {
+		let message = '';
+		try {
+			parseConfig({ ...BASE_CONFIG, mailFrom: undefined, digestHour: '25', recipients: '{"customers":{"Acme":["nope"]}}' });
+		} catch (error) {
+			message = (error as Error).message;
+		}
+		expect(message).toMatch(/^The TestEquipmentCloudAlerts settings are not valid:/);
+		expect(message).toContain('mailFrom is required: the sender address verified in Amazon SES');
+		expect(message).toContain('digestHour must be a whole hour from 0 to 23');
+		expect(message).toContain('recipients.customers["Acme"]: "nope" is not an e-mail address');
+	});
+
+	it('without recipients, everything goes to alertEmails', () => {
+		expect(parseConfig({ ...BASE_CONFIG }).email.recipients.default).toEqual(['ops@example.com', 'lab-lead@example.com']);
+	});
+});

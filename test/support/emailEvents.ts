@@ -1,0 +1,79 @@
+import { makeEvent, type TecEvent } from '../../lambdas/events/event';
+import { DETAIL_TYPES, type DueDevice, type FailedStep, type OverdueDevice } from '../../lambdas/events/schemas';
+
+/**
+ * Events as the pollers emit them (built with the contract's makeEvent, so each is checked
+ * against its schema), for the e-mail tests and the README preview.
+ */
+const T = Date.parse('2026-11-19T10:00:00Z');
+
+export function device(id: number, over: Partial<OverdueDevice> = {}): OverdueDevice {
+	return {
+		id,
+		designation: `Device ${id}`,
+		idBarcode: `TE-${String(id).padStart(5, '0')}`,
+		department: 'Calibration Lab',
+		customerId: 10,
+		customerName: 'Acme Instruments',
+		lastTestedDate: '2025-11-01',
+		nextTestDate: '2026-11-01',
+		daysOverdue: 18,
+		...over,
+	};
+}
+
+export function overdue(d: OverdueDevice, episode = 1, reminder = 0, at = T): TecEvent {
+	return makeEvent(DETAIL_TYPES.deviceOverdue, 'sandbox', `device-overdue:${d.id}:${episode}${reminder ? `:reminder:${reminder}` : ''}`, { device: d, episode, reminder }, at);
+}
+
+export function resolved(d: OverdueDevice, episode = 1, at = T): TecEvent {
+	return makeEvent(
+		DETAIL_TYPES.deviceOverdueResolved,
+		'sandbox',
+		`device-overdue-resolved:${d.id}:${episode}`,
+		{ device: { id: d.id, designation: d.designation, idBarcode: d.idBarcode }, episode, overdueSince: new Date(T - 86_400_000).toISOString() },
+		at,
+	);
+}
+
+export function dueSoon(d: OverdueDevice, nextTestDate: string, daysLeft: number, stage = 30, at = T): TecEvent {
+	const { daysOverdue: _omit, ...rest } = d;
+	const due: DueDevice = { ...rest, nextTestDate, daysLeft };
+	return makeEvent(DETAIL_TYPES.deviceDueSoon, 'sandbox', `device-due-soon:${d.id}:${nextTestDate}:${stage}`, { device: due, stage }, at);
+}
+
+export function failedTest(d: OverdueDevice, resultId: number, steps: FailedStep[], at = T): TecEvent {
+	return makeEvent(
+		DETAIL_TYPES.testResultFailed,
+		'sandbox',
+		`test-result-failed:${resultId}`,
+		{
+			testResult: { id: resultId, status: 'failed', passed: false, testDate: '2026-11-19T09:12:00Z', syncedTime: '2026-11-19T09:20:00Z', projectId: null, testSequence: 'IEC 62353', tester: 'J. Keller' },
+			device: { id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode },
+			failedSteps: steps,
+			failedStepCount: steps.length,
+			truncatedSteps: 0,
+		},
+		at,
+	);
+}
+
+export const INSULATION_STEP: FailedStep = {
+	step: 4,
+	name: 'Insulation resistance',
+	status: 'failed',
+	measurements: [{ name: 'R iso', value: 1.4, unit: 'MΩ', lowLimit: 2, highLimit: null, passed: false }],
+	truncatedMeasurements: 0,
+};
+export const LEAKAGE_STEP: FailedStep = {
+	step: 6,
+	name: 'Patient leakage current',
+	status: 'failed',
+	measurements: [{ name: 'I leak', value: 142, unit: 'µA', lowLimit: null, highLimit: 100, passed: false }],
+	truncatedMeasurements: 0,
+};
+
+/** An EventBridge delivery of an event to a Lambda target (what the collector receives). */
+export function delivery(e: TecEvent): { source: string; 'detail-type': string; time: string; detail: unknown; id: string } {
+	return { source: e.source, 'detail-type': e['detail-type'], time: e.time, detail: e.detail, id: e.detail.metadata.id };
+}

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { AWS_TEST_CONFIG } from './localAws';
+
+export interface SesMessage {
+	to: string[];
+	/** The raw MIME message as SES received it. */
+	raw: string;
+	messageId: string;
+}
+
+/**
+ * A wire-level stand-in for Amazon SES v2 `SendEmail` (REST-JSON, `POST /v2/email/outbound-emails`)
+ * for a real `SESv2Client`: it keeps what it accepted and can fail calls on a script.
+ */
+export class LocalSes {
+	readonly sent: SesMessage[] = [];
+	calls = 0;
+	/** Fails a call with this status and error type when it returns one. */
+	failCall: (call: number, to: string[]) => { status: number; type: string } | undefined = () => undefined;
+	private server!: Server;
+	url = '';
+
+	async start(): Promise<this> {
+		this.server = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', () => {
+				const reply = (status: number, payload: unknown, type?: string) => {
+					res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
+					res.end(JSON.stringify(payload));
+				};
+				if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') return reply(404, { message: `no route ${req.method} ${req.url}` }, 'NotFoundException');
+				const call = ++this.calls;
+				const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Destination?: { ToAddresses?: string[] }; Content?: { Raw?: { Data?: string } } };
+				const to = body.Destination?.ToAddresses ?? [];
+				const data = body.Content?.Raw?.Data;
+				if (!data) return reply(400, { message: 'Content.Raw.Data is required here' }, 'BadRequestException');
+				const failure = this.failCall(call, to);
+				if (failure) return reply(failure.status, { message: 'scripted failure' }, failure.type);
+				const messageId = `ses-${call}`;
+				this.sent.push({ to, raw: Buffer.from(data, 'base64').toString('utf8'), messageId });
+				reply(200, { MessageId: messageId });
+			});
+		});
+		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		return this;
+	}
+
+	client(maxAttempts = 1): SESv2Client {
+		return new SESv2Client({ ...AWS_TEST_CONFIG, endpoint: this.url, maxAttempts });
+	}
+
+	stop(): Promise<void> {
+		return new Promise((r) => this.server.close(() => r()));
+	}
+}
+
+/** The decoded parts of a MIME message built by lambdas/email/mime.ts. */
+export function mimeParts(raw: string): { headers: Record<string, string>; text: string; html: string } {
+	const [head] = raw.split('\r\n\r\n');
+	const headers: Record<string, string> = {};
+	for (const line of head.replace(/\r\n /g, ' ').split('\r\n')) {
+		const i = line.indexOf(':');
+		headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+	}
+	const boundary = /boundary="([^"]+)"/.exec(headers['content-type'] ?? '')?.[1];
+	const part = (type: string) => {
+		const p = raw.split(`--${boundary}`).find((s) => s.includes(`Content-Type: ${type}`));
+		return p ? Buffer.from(p.split('\r\n\r\n')[1].replace(/\s+/g, ''), 'base64').toString('utf8') : '';
+	};
+	return { headers, text: part('text/plain'), html: part('text/html') };
+}

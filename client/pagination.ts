@@ -64,6 +64,15 @@ export type PagingAnomaly =
 
 export type PagingOutcome = { complete: true } | { complete: false; reason: PagingAnomaly; detail: string };
 
+/**
+ * Items re-read at each page boundary by a scan that must see every item once (`overlap`): enough
+ * for the deletes before the cursor that a live list sees between two pages, never more than a
+ * fifth of a page.
+ */
+export function boundaryOverlap(pageSize: number): number {
+	return Math.max(1, Math.min(20, Math.floor(pageSize / 5)));
+}
+
 /** What a caller hands `return()` when it stops reading a list before its end. */
 export const STOPPED_READING: PagingOutcome = { complete: false, reason: 'maxItems', detail: 'the caller stopped reading' };
 

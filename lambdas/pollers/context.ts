@@ -15,7 +15,7 @@ export interface PollerSettings {
 	safetyMs: number;
 	/** How long a run may hold its lease (longer than the Lambda timeout). */
 	leaseMs: number;
-	/** Items re-read at each page boundary of the overdue scan; unset = scanOverlap(pageSize), 0 = none. */
+	/** Items re-read at each page boundary of the overdue scan; unset = boundaryOverlap(pageSize), 0 = none. */
 	overlap?: number;
 	/** Lead stages of `Device Due Soon`, in days before the due date; empty or [0] = off. */
 	dueSoonStages: number[];
@@ -63,11 +63,6 @@ export interface RunReport {
 }
 
 export const DAY_MS = 86_400_000;
-
-/** Items re-read before each page boundary of a scan (a fifth of a page, at most 20). */
-export function scanOverlap(pageSize: number): number {
-	return Math.max(1, Math.min(20, Math.floor(pageSize / 5)));
-}
 
 /**
  * Clock sanity: the time to stamp on new state. Never earlier than the newest time already stored

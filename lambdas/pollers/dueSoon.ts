@@ -1,7 +1,7 @@
-import { MAX_LIMIT, STOPPED_READING, addDays, dayMs, daysBetween, isCalendarDate, propertyValues, type ListQuery, type PageOptions } from '../../client';
+import { MAX_LIMIT, STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyValues, type ListQuery, type PageOptions } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type DueDevice } from '../events/schemas';
-import { DAY_MS, countEmitted, newReport, scanOverlap, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
 import { readOverdueDevice } from './records';
 
 /**
@@ -125,7 +125,7 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 			ordering: { key: nextTestKey, direction: 'asc' },
 		};
 		const pageSize = Math.min(ctx.settings.pageSize, MAX_LIMIT);
-		const options: PageOptions = { pageSize, overlap: ctx.settings.overlap ?? scanOverlap(pageSize) };
+		const options: PageOptions = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
 		const pages = ctx.client.pages('device.list', query, options);
 		const seen = new Set<number>();
 		let names: Map<number, string | null> | undefined;

@@ -1,8 +1,8 @@
-import { checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOf } from '../../client';
+import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOf } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, newReport, scanOverlap, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, newReport, stampTime, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
 
 /** What the poller remembers per device (one item each in the state store). */
@@ -61,7 +61,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 
 		// In the list's own order (ASSUMED stable: by id); the overlap keeps deletes before the cursor
 		// from hiding a device at a page boundary.
-		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? scanOverlap(ctx.settings.pageSize) });
+		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(ctx.settings.pageSize) });
 		let complete: boolean;
 		for (;;) {
 			const next = await scan.next();

@@ -1,4 +1,4 @@
-import { MAX_LIMIT } from '../../../client';
+import { MAX_LIMIT, boundaryOverlap } from '../../../client';
 
 /**
  * The trigger reads whole lists (the overdue list, the results inside the window, the projects
@@ -8,4 +8,4 @@ import { MAX_LIMIT } from '../../../client';
 export const SCAN_PAGE_SIZE = MAX_LIMIT;
 
 /** Items re-read at each page boundary, so deletes before the cursor cannot hide an item. */
-export const SCAN_OVERLAP = 20;
+export const SCAN_OVERLAP = boundaryOverlap(SCAN_PAGE_SIZE);

@@ -1,4 +1,4 @@
-import { STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
+import { MAX_LIMIT, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -22,7 +22,7 @@ export interface PollerSettings {
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
-	pageSize: 1000,
+	pageSize: MAX_LIMIT,
 	reminderDays: 7,
 	lookbackDays: 7,
 	digestMaxDevices: 100,

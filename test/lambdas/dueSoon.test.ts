@@ -1,29 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient, type RequestFn } from '../../client';
 import { addDays, daysBetween } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { pollDueSoon, stageFor } from '../../lambdas/pollers/dueSoon';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { DEVICE } from '../../sandbox/properties';
-import { startSandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, type World } from './harness';
+import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
 
-let world: World;
-let stopDynamo: () => Promise<void>;
+const world = usePollerWorld({ devices: 400, customers: 8, testResults: 20 });
 let table: string;
 
-beforeAll(async () => {
-	const dynamo = await startDynamo();
-	stopDynamo = dynamo.stop;
-	world = { sandbox: await startSandbox({ port: 0, size: { devices: 400, customers: 8, testResults: 20 } }), aws: await new LocalAws().start(), dynamo: dynamo.client };
-});
-afterAll(async () => {
-	await world.sandbox.stop();
-	await world.aws.stop();
-	await stopDynamo();
-});
 beforeEach(async () => {
 	world.sandbox.account.reset();
 	world.sandbox.account.clockOffsetMs = 0;

@@ -1,29 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { MAX_ENTRY_BYTES, entrySize, type TecEvent } from '../../lambdas/events/event';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
-import { startSandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, type World } from './harness';
+import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
 
-let world: World;
-let stopDynamo: () => Promise<void>;
+const world = usePollerWorld({ devices: 40, customers: 4, testResults: 30 });
 let table: string;
 let detailRequests = 0;
 
-beforeAll(async () => {
-	const dynamo = await startDynamo();
-	stopDynamo = dynamo.stop;
-	world = { sandbox: await startSandbox({ port: 0, size: { devices: 40, customers: 4, testResults: 30 } }), aws: await new LocalAws().start(), dynamo: dynamo.client };
-});
-afterAll(async () => {
-	await world.sandbox.stop();
-	await world.aws.stop();
-	await stopDynamo();
-});
 beforeEach(async () => {
 	world.sandbox.account.reset();
 	world.sandbox.faults.clear();

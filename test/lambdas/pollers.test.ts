@@ -1,28 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEVICE } from '../../sandbox/properties';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { addDays } from '../../client/dates';
-import { startSandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, type World } from './harness';
+import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
 
-let world: World;
-let stopDynamo: () => Promise<void>;
+const world = usePollerWorld({ devices: 80, customers: 6, testResults: 60 });
 let table: string;
 
-beforeAll(async () => {
-	const dynamo = await startDynamo();
-	stopDynamo = dynamo.stop;
-	world = { sandbox: await startSandbox({ port: 0, size: { devices: 80, customers: 6, testResults: 60 } }), aws: await new LocalAws().start(), dynamo: dynamo.client };
-});
-afterAll(async () => {
-	await world.sandbox.stop();
-	await world.aws.stop();
-	await stopDynamo();
-});
 beforeEach(async () => {
 	world.sandbox.account.reset();
 	world.sandbox.account.clockOffsetMs = 0;

@@ -28,7 +28,7 @@ import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { newTable } from '../lambdas/harness';
+import { newTable } from '../support/pollers';
 import { LocalAws, startDynamo } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
 import { credentialsFor } from '../node/helpers';

@@ -5,7 +5,7 @@ import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { startSandbox } from '../../sandbox/server';
 import { LocalAws, startDynamo } from '../support/localAws';
-import { newTable, pollerContext, type World } from '../lambdas/harness';
+import { newTable, pollerContext, type World } from '../support/pollers';
 import { LiveTally, putLive } from '../support/live';
 import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type RequestFn } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';

@@ -4,8 +4,10 @@ import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
 import type { StateStore } from '../../lambdas/ports';
-import type { Sandbox } from '../../sandbox/server';
-import { createStateTable, type LocalAws } from '../support/localAws';
+import { afterAll, beforeAll } from 'vitest';
+import type { DemoSize } from '../../sandbox/demo';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { LocalAws, createStateTable, startDynamo } from './localAws';
 
 let tables = 0;
 
@@ -20,6 +22,26 @@ export interface World {
 	sandbox: Sandbox;
 	aws: LocalAws;
 	dynamo: DynamoDBClient;
+}
+
+/**
+ * One sandbox, DynamoDB (dynalite) and EventBridge endpoint for a test file, started before its
+ * tests and stopped after them. The returned world is filled in `beforeAll`.
+ */
+export function usePollerWorld(size: Partial<DemoSize>): World {
+	const world = {} as World;
+	let stopDynamo: (() => Promise<void>) | undefined;
+	beforeAll(async () => {
+		const dynamo = await startDynamo();
+		stopDynamo = dynamo.stop;
+		Object.assign(world, { sandbox: await startSandbox({ port: 0, size }), aws: await new LocalAws().start(), dynamo: dynamo.client });
+	});
+	afterAll(async () => {
+		await world.sandbox?.stop();
+		await world.aws?.stop();
+		await stopDynamo?.();
+	});
+	return world;
 }
 
 /** A poller context on real adapters: the sandbox over HTTP, DynamoDB (dynalite), EventBridge (local wire endpoint). */

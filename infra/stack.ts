@@ -16,7 +16,7 @@ import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
 import { POLLER_SERVICE, Pollers } from './constructs/pollers';
 import { PollerState } from './constructs/state';
-import { EventSchemaRegistry } from './eventSchemas';
+import { EventSchemaRegistry } from './constructs/eventSchemas';
 
 export { ARCHIVE_RETENTION } from './constructs/eventBus';
 export { DLQ_RETENTION } from './constructs/deadLetterQueue';

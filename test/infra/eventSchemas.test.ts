@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { bindingName, committedSchemas, openApiDocument, schemaName, toOpenApiSchema } from '../../infra/eventSchemas';
+import { bindingName, committedSchemas, openApiDocument, schemaName, toOpenApiSchema } from '../../infra/constructs/eventSchemas';
 import { makeEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES, type DetailType } from '../../lambdas/events/names';
 import { BASE_CONFIG, synth } from './synth';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CfnOutput } from 'aws-cdk-lib';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
 import { Construct } from 'constructs';
-import { DETAIL_TYPES, EVENT_SOURCE, EVENT_VERSION, type DetailType } from '../lambdas/events/names';
+import { DETAIL_TYPES, EVENT_SOURCE, EVENT_VERSION, type DetailType } from '../../lambdas/events/names';
 
 /**
  * The event contract in an EventBridge Schema Registry of the stack's own, so consumers find
@@ -15,7 +15,7 @@ import { DETAIL_TYPES, EVENT_SOURCE, EVENT_VERSION, type DetailType } from '../l
  * envelope whose `detail` refers to the detail schema), which is what its code bindings expect.
  */
 
-const SCHEMA_DIR = join(__dirname, '..', 'lambdas', 'events', 'schemas');
+const SCHEMA_DIR = join(__dirname, '..', '..', 'lambdas', 'events', 'schemas');
 
 type Json = Record<string, unknown>;
 

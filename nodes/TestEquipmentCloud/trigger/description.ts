@@ -59,7 +59,7 @@ export const properties: INodeProperties[] = [
 				typeOptions: { minValue: 0, maxValue: 365 },
 				default: DEFAULT_LOOKBACK_DAYS,
 				description:
-					'How many days before the last poll a test may be dated and still trigger when its result is uploaded late. Larger values catch later uploads and keep more IDs in the workflow’s static data.',
+					'How many days of uploads the first poll remembers without triggering. Results are followed by upload time, so each triggers once when it is uploaded, whatever its test date.',
 				displayOptions: { show: { '/event': ['testResultNew'] } },
 			},
 			{

@@ -703,7 +703,12 @@ describe('odd list answers on every face', () => {
 			const failed = r.logs().find((l) => l.message === 'A poll run failed; the next cycle retries it');
 			const why = r.logs().find((l) => String(l.message).startsWith('The list was not read to its end') && l.poller === 'overdueDevices');
 			const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(why?.reason)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
-			if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
+			if (o.answer === 'nextBack' && run?.complete) {
+				// The overdue scan overlaps its pages: it reads them by offset and takes from `next` only
+				// that more follow, so a `next` pointing back can be harmless to it; complete then means
+				// it saw every overdue device.
+				expect(Number(run.itemsSeen), o.answer).toBeGreaterThanOrEqual(overdueNow);
+			} else if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
 			else expect(outcome).toBe('complete');
 			row(o.what, '`npm start --once`', `${outcome} (exit ${code})`, requests, '0 events');
 		}

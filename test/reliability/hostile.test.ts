@@ -212,7 +212,7 @@ export const CASES: Case[] = [
 			expect: { refused: /Max Retry Wait \(Seconds\): must be a number of seconds, 0 or more, got/, name: 'NodeOperationError', requests: 0 },
 		}),
 	),
-	{ input: 'Limit 1e9 (huge but whole: every item, pages of 100)', face: 'node', run: async () => (await nodeList({ limit: 1e9 })).items.length, expect: { accepted: (n) => expect(n).toBe(240), requests: 3 } },
+	{ input: 'Limit 1e9 (huge but whole: every item, pages of the largest size)', face: 'node', run: async () => (await nodeList({ limit: 1e9 })).items.length, expect: { accepted: (n) => expect(n).toBe(240), requests: 1 } },
 	...[0, -5, 1001, 2.5, '10'].map(
 		(pageSize): Case => ({
 			input: `page size ${JSON.stringify(pageSize)} (client)`,
@@ -516,6 +516,8 @@ const MAX_REQUESTS = 40;
 
 describe('odd list answers on every face', () => {
 	let odd: Sandbox;
+	/** Requests the odd sandbox answered, less its 429s: paging bounds count reads, not pacing on a busy machine. */
+	const answered = () => odd.stats.requests - (odd.stats.byStatus['429'] ?? 0);
 	const oddTable: string[] = [];
 	const row = (answer: string, face: string, outcome: string, requests: number, announced: string) =>
 		oddTable.push(`| ${answer} | ${face} | ${outcome.replace(/\n/g, ' ').replace(/\|/g, '/').slice(0, 150)} | ${requests} | ${announced} |`);
@@ -562,11 +564,11 @@ describe('odd list answers on every face', () => {
 			expect(first.complete, o.answer).toBe(true);
 			const announcedFirst = publisher.events.length;
 			inject(o.answer, o.fault, OVERDUE_PATH);
-			const before = odd.stats.requests;
+			const before = answered();
 			const rssBefore = process.memoryUsage().rss;
 			const second = await pollOverdueDevices(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
 			await settle();
-			const requests = odd.stats.requests - before;
+			const requests = answered() - before;
 			const rssGrowth = process.memoryUsage().rss - rssBefore;
 			odd.faults.clear();
 			const duringFault = publisher.events.slice(announcedFirst);
@@ -609,9 +611,9 @@ describe('odd list answers on every face', () => {
 			const uploaded = Array.from({ length: 60 }, (_, i) => odd.account.syncTestResult({ device_id: devices[i % devices.length], status: i % 3 ? 'passed' : 'failed' }).id);
 			const cursor = await store.get('cursor:sandbox', 'testResults');
 			inject(o.answer, o.fault, RESULTS_PATH);
-			const before = odd.stats.requests;
+			const before = answered();
 			const second = await pollTestResults(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
-			const requests = odd.stats.requests - before;
+			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
 			if (o.reason) {
@@ -638,9 +640,9 @@ describe('odd list answers on every face', () => {
 		let state = (await poll({})).staticData;
 		for (const o of ODD) {
 			inject(o.answer, o.fault, OVERDUE_PATH);
-			const before = odd.stats.requests;
+			const before = answered();
 			const faulted = await poll(state);
-			const requests = odd.stats.requests - before;
+			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
 			expect(faulted.items ?? [], `${o.answer}: nothing emitted`).toEqual([]);
@@ -661,9 +663,9 @@ describe('odd list answers on every face', () => {
 		const total = odd.account.data.devices.size;
 		for (const o of ODD) {
 			inject(o.answer, o.fault, '/data/devices/all/');
-			const before = odd.stats.requests;
+			const before = answered();
 			const r = await runNode({ credentials: credentialsFor(odd, token), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
-			const requests = odd.stats.requests - before;
+			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
 			if (o.reason) {
@@ -691,10 +693,10 @@ describe('odd list answers on every face', () => {
 			const statePath = join(dir, `${o.answer}.json`);
 			copyFileSync(baseline, statePath);
 			inject(o.answer, o.fault, OVERDUE_PATH);
-			const before = odd.stats.requests;
+			const before = answered();
 			const r = spawnRunner(['--once', '--state', statePath], env);
 			const code = await r.exited();
-			const requests = odd.stats.requests - before;
+			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(2 * MAX_REQUESTS);
 			expect(r.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved' || e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing announced`).toEqual([]);

@@ -10,7 +10,6 @@
 import path from 'node:path';
 import { Container } from '@n8n/di';
 import { Logger } from '@n8n/backend-common';
-import { vi } from 'vitest';
 import {
 	BinaryDataService,
 	CredentialTestContext,
@@ -438,17 +437,16 @@ export async function runPoll(opts: RunPollOptions): Promise<RunPollResult> {
 
 /** The lines n8n's logger receives while `body` runs (n8n-core's nodes log through it). */
 export async function captureLogs<T>(body: () => Promise<T>): Promise<{ result: T; logs: Array<{ level: string; message: string }> }> {
-	const logger = Container.get(Logger);
+	// Plain method swapping (no test framework here: the benchmarks load this file too).
+	const logger = Container.get(Logger) as unknown as Record<string, (message: string) => void>;
 	const logs: Array<{ level: string; message: string }> = [];
-	const spies = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
-		vi.spyOn(logger, level).mockImplementation((message: string) => {
-			logs.push({ level, message });
-		}),
-	);
+	const levels = ['debug', 'info', 'warn', 'error'] as const;
+	const originals = levels.map((level) => [level, logger[level]] as const);
+	for (const level of levels) logger[level] = (message: string) => void logs.push({ level, message });
 	try {
 		return { result: await body(), logs };
 	} finally {
-		for (const spy of spies) spy.mockRestore();
+		for (const [level, original] of originals) logger[level] = original;
 	}
 }
 

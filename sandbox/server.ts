@@ -118,7 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
 	const limiter = new RateLimiter();
-	const stats: Stats = { requests: 0, byStatus: {} };
+	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
 	const log = options.log ?? (() => undefined);
 	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
@@ -130,6 +130,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	app.addHook('onResponse', async (request, reply) => {
 		stats.requests++;
 		stats.byStatus[reply.statusCode] = (stats.byStatus[reply.statusCode] ?? 0) + 1;
+		const route = request.url.split('?')[0];
+		stats.byPath[route] = (stats.byPath[route] ?? 0) + 1;
 		const started = (request as FastifyRequest & { startedAt?: number }).startedAt ?? performance.now();
 		const path = request.url.replace(/\/files\/download\/[^/?]+/, '/files/download/…');
 		log(`${isoTime(Date.now())} ${request.method} ${path} ${reply.statusCode} ${(performance.now() - started).toFixed(1)}ms`);

@@ -2,6 +2,8 @@
 export interface Stats {
 	requests: number;
 	byStatus: Record<string, number>;
+	/** Requests per path (without the query). */
+	byPath: Record<string, number>;
 }
 
 export interface PagingSettings {

@@ -56,7 +56,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		const now = ctx.now();
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
 		if (!cursor) {
-			await startCursor(ctx, report, cursorNs);
+			await startCursor(ctx, report, cursorNs, seenNs);
 			return;
 		}
 		// The cursor comes from the service's own stamps; this machine's clock plays no part in it.
@@ -135,28 +135,28 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 	});
 }
 
-/** Uploads read by the first run to learn where the account stands. */
-const START_PAGE = 100;
-
 /**
- * The first run: the newest upload becomes the cursor, with the uploads of its settle window as
- * the boundary (so they are not announced later); nothing is announced.
+ * The first run: the newest upload becomes the cursor, and every upload of its settle window is
+ * remembered as seen (however many there are), so none of them is announced later; nothing is
+ * announced. Reads newest first and stops at the first upload older than the window.
  */
-async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: string): Promise<void> {
+async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: string, seenNs: string): Promise<void> {
+	const now = ctx.now();
 	const query: ListQuery = { ordering: { key: 'synced_time', direction: 'desc' } };
 	let syncedAt: number | null = null;
-	const boundary: Array<[number, number]> = [];
-	for await (const page of ctx.client.pages('testResult.list', query, { pageSize: START_PAGE, maxItems: START_PAGE })) {
+	const seen: Array<{ key: string; value: { synced: number }; expiresAt: number }> = [];
+	reading: for await (const page of ctx.client.pages('testResult.list', query, { pageSize: ctx.settings.pageSize })) {
 		report.pages++;
 		for (const raw of page) {
 			const r = readTestResult(raw);
 			const at = r ? syncedMs(r.syncedTime) : undefined;
 			if (!r || at === undefined) continue;
 			if (syncedAt === null || at > syncedAt) syncedAt = at;
-			boundary.push([r.id, at]);
+			if (at < syncedAt - SETTLE_MS) break reading;
+			seen.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 		}
 	}
-	const value: ResultsCursor = { syncedAt, boundary: syncedAt === null ? [] : boundary.filter(([, at]) => at >= syncedAt! - SETTLE_MS) };
-	await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value }]);
+	await ctx.store.putMany(seenNs, seen);
+	await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { syncedAt, boundary: [] } }]);
 	report.complete = true;
 }

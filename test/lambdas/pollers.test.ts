@@ -183,6 +183,18 @@ describe('test results poller', () => {
 		expect(world.aws.accepted).toHaveLength(0);
 	});
 
+	it('first run on a busy account: every upload of the settle window is remembered, none announced later', async () => {
+		// 250 uploads a minute before the first run (more than one page of the first run's reads).
+		const account = world.sandbox.account;
+		const at = new Date(account.now() - 60_000).toISOString();
+		for (let i = 0; i < 250; i++) account.syncTestResult({ device_id: 1 + (i % 20), status: i % 7 === 0 ? 'failed' : 'passed', test_date: account.today(), synced_time: at });
+		await pollTestResults(pollerContext(world, table, { settings: { pageSize: 100 } }));
+		expect(world.aws.accepted).toHaveLength(0);
+		const fresh = account.syncTestResult({ device_id: 2, status: 'passed', test_date: account.today() });
+		await pollTestResults(pollerContext(world, table, { settings: { pageSize: 100 } }));
+		expect(ofType('Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id)).toEqual([fresh.id]);
+	});
+
 	it('a new result and a late-synced one (dated days ago, uploaded now) are each announced once', async () => {
 		await pollTestResults(pollerContext(world, table));
 		const today = world.sandbox.account.today();

@@ -127,6 +127,8 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 			now: clock.now,
 			deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
 			onUnreadable: (position, reason) => ctx.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
+			onIncomplete: (reason, detail) =>
+				ctx.logger.warn(`The list was not read to its end (${reason}: ${detail}); this poll announces nothing that needs the whole list`),
 		};
 
 		if (ctx.getMode() === 'manual') {

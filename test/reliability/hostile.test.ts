@@ -29,7 +29,7 @@ import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws } from '../support/localAws';
 import { credentialsFor } from '../node/helpers';
-import { runNode, runPoll } from '../support/n8n';
+import { captureLogs, runNode, runPoll } from '../support/n8n';
 import { FAST_RETRY, makeOverdue, pollerClient, spawnRunner, startForeignHost, trackUnhandled, type ForeignHost } from './support';
 
 let sandbox: Sandbox;
@@ -642,11 +642,13 @@ describe('odd list answers on every face', () => {
 		for (const o of ODD) {
 			inject(o.answer, o.fault, OVERDUE_PATH);
 			const before = answered();
-			const faulted = await poll(state);
+			const { result: faulted, logs } = await captureLogs(() => poll(state));
 			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
 			expect(faulted.items ?? [], `${o.answer}: nothing emitted`).toEqual([]);
+			// A poll that read the list only in part says why in n8n's log.
+			if (!faulted.error && o.reason) expect(logs.some((l) => l.level === 'warn' && o.reason!.test(l.message)), `${o.answer}: logged why`).toBe(true);
 			if (faulted.error) {
 				expect(faulted.error.name).toBe('NodeApiError');
 				expect(faulted.staticData, `${o.answer}: state unchanged`).toEqual(state);

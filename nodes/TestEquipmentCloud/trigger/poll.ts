@@ -52,6 +52,8 @@ export interface PollRun {
 	deadline?: number;
 	/** Told of each record skipped as unreadable (position in the list, why); it is never emitted. */
 	onUnreadable?: (position: number, reason: string) => void;
+	/** Told when a scan ends before the list's end (odd answers from the service), and why. */
+	onIncomplete?: (reason: string, detail: string) => void;
 }
 
 
@@ -138,7 +140,10 @@ async function scan(
 	for (;;) {
 		const next = await reader.next();
 		// Odd answers from the service end the scan incomplete: nothing may count as gone.
-		if (next.done) return { complete: next.value.complete, pages };
+		if (next.done) {
+			if (!next.value.complete) run.onIncomplete?.(next.value.reason, next.value.detail);
+			return { complete: next.value.complete, pages };
+		}
 		onPage(readable(run, operation, next.value, position));
 		position += next.value.length;
 		pages++;

@@ -3,35 +3,18 @@ import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { bundleHandler } from '../../infra/bundling';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws';
+import { captureOutput, useHandlerWorld } from '../support/handlers';
 
 /**
  * The deployed artefact itself: the poller bundle as the stack builds it (AWS SDK from the
  * runtime's NODE_PATH, zod without locales, undici's request only), loaded from a folder with
  * nothing beside it and run end to end against the sandbox and local AWS endpoints.
  */
-let sandbox: Sandbox;
-let aws: LocalAws;
-let dynamo: Awaited<ReturnType<typeof startDynamo>>;
+const world = useHandlerWorld({ devices: 30, customers: 3, testResults: 10 });
 const dir = mkdtempSync(join(tmpdir(), 'tec-bundle-'));
-const SECRET_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-BnDl3x';
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, size: { devices: 30, customers: 3, testResults: 10 } });
-	aws = await new LocalAws().start();
-	dynamo = await startDynamo('tec-bundle-state');
-	aws.secrets.set(SECRET_ARN, JSON.stringify({ token: sandbox.sandboxToken }));
-	useLambdaEnvironment({ baseUrl: sandbox.url, secretArn: SECRET_ARN, table: dynamo.table, bus: 'tec-alerts', aws, dynamoUrl: dynamo.url });
-});
-afterAll(async () => {
-	await sandbox.stop();
-	await aws.stop();
-	await dynamo.stop();
-	rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Loads a bundle with the repository's node_modules on NODE_PATH, as Lambda has its AWS SDK. */
 function loadWithRuntimePath(file: string): { handler: (event: unknown, context: Context) => Promise<{ complete: boolean }> } {
@@ -52,22 +35,14 @@ describe('the poller bundle', () => {
 		const bytes = await bundleHandler(join(__dirname, '../../lambdas/handlers/overdueDevices.ts'), join(dir, 'overdue'));
 		expect(bytes).toBeLessThanOrEqual(600 * 1024);
 		const { handler } = loadWithRuntimePath(join(dir, 'overdue', 'index.js'));
-		const out: string[] = [];
-		// The Logger writes to process.stdout, or to console when POWERTOOLS_DEV is set: catch both.
-		const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
-		const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void out.push(args.map(String).join(' '))));
-		let report: { complete: boolean };
-		try {
-			report = await handler({}, { awsRequestId: 'req-bundle-1', functionName: 'OverdueDevicesPoller', getRemainingTimeInMillis: () => 120_000 } as unknown as Context);
-		} finally {
-			write.mockRestore();
-			for (const spy of spies) spy.mockRestore();
-		}
+		const { result: report, lines: out } = await captureOutput(() =>
+			handler({}, { awsRequestId: 'req-bundle-1', functionName: 'OverdueDevicesPoller', getRemainingTimeInMillis: () => 120_000 } as unknown as Context),
+		);
 		expect(report.complete).toBe(true);
-		expect(aws.events().filter((e) => e['detail-type'] === 'Device Overdue').length).toBeGreaterThan(0);
+		expect(world.aws.events().filter((e) => e['detail-type'] === 'Device Overdue').length).toBeGreaterThan(0);
 		const finished = out.find((l) => /"message":\s*"Poll run finished"/.test(l));
 		expect(finished).toMatch(/"function_request_id":\s*"req-bundle-1"/);
-		expect(out.join('')).not.toContain(sandbox.sandboxToken);
+		expect(out.join('')).not.toContain(world.sandbox.sandboxToken);
 	});
 
 	it('fails the bundle, not the Lambda, when Lambda code imports from undici more than request', async () => {

@@ -1,26 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ServiceClient, type RequestFn } from '../../client';
 import { addDays, daysBetween } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { pollDueSoon, stageFor } from '../../lambdas/pollers/dueSoon';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { DEVICE } from '../../sandbox/properties';
-import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
+import { newTable, pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 400, customers: 8, testResults: 20 });
-let table: string;
-
-beforeEach(async () => {
-	world.sandbox.account.reset();
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.faults.clear();
-	world.aws.accepted.length = 0;
-	table = await newTable(world.dynamo);
-});
-afterEach(() => {
-	for (const e of world.aws.events()) expect(schemaErrors(e), e['detail-type']).toEqual([]);
-});
+const scenario = useFreshScenarios(world);
 
 const account = () => world.sandbox.account;
 const DAY = 86_400_000;
@@ -60,7 +48,7 @@ describe('Device Due Soon poller', () => {
 		const want = expected([30, 7]);
 		expect(want.length).toBeGreaterThan(5);
 		expect(want.some((k) => k.endsWith(':7'))).toBe(true);
-		const report = await pollDueSoon(pollerContext(world, table, { settings: { pageSize: 7 } }));
+		const report = await pollDueSoon(pollerContext(world, scenario.table(), { settings: { pageSize: 7 } }));
 		expect(report.complete).toBe(true);
 		expect(report.pages).toBeGreaterThan(1);
 		expect(announced()).toEqual(want);
@@ -80,27 +68,27 @@ describe('Device Due Soon poller', () => {
 
 		// Steady state: nothing new.
 		world.aws.accepted.length = 0;
-		expect((await pollDueSoon(pollerContext(world, table))).complete).toBe(true);
+		expect((await pollDueSoon(pollerContext(world, scenario.table()))).complete).toBe(true);
 		expect(dueSoon()).toHaveLength(0);
 	});
 
 	it('lead stages: a device is announced again when it enters the next stage, once', async () => {
 		const { id, days } = deviceDueIn(15, 30);
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(announced()).toContain(`${id}:${addDays(account().today(), days)}:30`);
 		world.aws.accepted.length = 0;
 		account().clockOffsetMs += (days - 6) * DAY; // 6 days left: inside the 7-day stage
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(announced()).toContain(`${id}:${account().data.devices.get(id)!.values[DEVICE.nextTest]}:7`);
 		expect(announced().filter((k) => k.startsWith(`${id}:`))).toHaveLength(1);
 		world.aws.accepted.length = 0;
 		account().clockOffsetMs += 2 * DAY;
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(announced().filter((k) => k.startsWith(`${id}:`))).toEqual([]);
 	});
 
 	it('configurable stages; 0 turns the poller off without a single request', async () => {
-		await pollDueSoon(pollerContext(world, table, { settings: { dueSoonStages: [14] } }));
+		await pollDueSoon(pollerContext(world, scenario.table(), { settings: { dueSoonStages: [14] } }));
 		expect(announced()).toEqual(expected([14]));
 		world.aws.accepted.length = 0;
 		const before = world.sandbox.stats.requests;
@@ -112,27 +100,27 @@ describe('Device Due Soon poller', () => {
 
 	it('a device re-tested before its due date starts over with its new due date', async () => {
 		const { id } = deviceDueIn(1, 7);
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		account().syncTestResult({ device_id: id, status: 'passed' });
 		const newDue = account().data.devices.get(id)!.values[DEVICE.nextTest] as string;
 		expect(newDue > addDays(account().today(), 30)).toBe(true);
 		world.aws.accepted.length = 0;
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(dueSoon()).toHaveLength(0);
 		// Months later the new due date comes within 30 days: announced again, for the new date.
 		account().clockOffsetMs += (daysBetween(account().today(), newDue) - 25) * DAY;
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(announced()).toContain(`${id}:${newDue}:30`);
 	});
 
 	it('a due date that passes: the device leaves "coming due" for the overdue list, no Resolved, no due-soon event', async () => {
 		const { id, days } = deviceDueIn(0, 7);
-		await pollOverdueDevices(pollerContext(world, table));
-		await pollDueSoon(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		world.aws.accepted.length = 0;
 		account().clockOffsetMs += (days + 1) * DAY;
-		await pollDueSoon(pollerContext(world, table));
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(dueSoon().filter((e) => (e.detail.data as { device: { id: number } }).device.id === id)).toEqual([]);
 		const types = world.aws.events().map((e) => e['detail-type']);
 		expect(types).not.toContain('Device Overdue Resolved');
@@ -140,10 +128,10 @@ describe('Device Due Soon poller', () => {
 	});
 
 	it('a clock set back: passed due dates do not come back into a stage, nothing is announced twice', async () => {
-		await pollDueSoon(pollerContext(world, table));
+		await pollDueSoon(pollerContext(world, scenario.table()));
 		world.aws.accepted.length = 0;
 		account().clockOffsetMs -= 10 * DAY;
-		const report = await pollDueSoon(pollerContext(world, table));
+		const report = await pollDueSoon(pollerContext(world, scenario.table()));
 		expect(report.complete).toBe(true);
 		expect(dueSoon()).toEqual([]);
 	});
@@ -165,12 +153,12 @@ describe('Device Due Soon poller', () => {
 			return res;
 		};
 		const want = expected([30, 7]);
-		const ctx = pollerContext(world, table, { settings: { pageSize: 6 } });
+		const ctx = pollerContext(world, scenario.table(), { settings: { pageSize: 6 } });
 		ctx.client = new ServiceClient({ baseUrl: world.sandbox.url, request, clock: systemClock });
 		await pollDueSoon(ctx);
 		// Every announcement is a real fact of the moment it was read.
 		for (const key of announced()) expect(want).toContain(key);
-		await pollDueSoon(pollerContext(world, table, { settings: { pageSize: 6 } }));
+		await pollDueSoon(pollerContext(world, scenario.table(), { settings: { pageSize: 6 } }));
 		const still = want.filter((k) => !retested.some((id) => k.startsWith(`${id}:`)));
 		for (const key of still) expect(announced()).toContain(key);
 		expect(new Set(dueSoon().map((e) => e.detail.metadata.dedupeKey)).size).toBe(dueSoon().length);

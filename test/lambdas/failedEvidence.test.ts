@@ -1,30 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { MAX_ENTRY_BYTES, entrySize, type TecEvent } from '../../lambdas/events/event';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
-import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
+import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 40, customers: 4, testResults: 30 });
-let table: string;
+const scenario = useFreshScenarios(world);
 let detailRequests = 0;
-
-beforeEach(async () => {
-	world.sandbox.account.reset();
-	world.sandbox.faults.clear();
-	world.aws.accepted.length = 0;
+beforeEach(() => {
 	detailRequests = 0;
-	table = await newTable(world.dynamo);
-});
-afterEach(() => {
-	for (const e of world.aws.events()) expect(schemaErrors(e), e['detail-type']).toEqual([]);
 });
 
 /** A poller context whose client counts detail requests and gives up after one retry (fast tests). */
 function context(options: Parameters<typeof pollerContext>[2] = {}) {
-	const ctx = pollerContext(world, table, options);
+	const ctx = pollerContext(world, scenario.table(), options);
 	const base = undiciRequestFn(world.sandbox.sandboxToken);
 	ctx.client = new ServiceClient({
 		baseUrl: world.sandbox.url,
@@ -129,7 +120,7 @@ describe('Test Result Failed: the evidence of a failed test', () => {
 		const bad = upload({ device_id: deviceId(), status: 'failed', performed: { steps: 4, failedSteps: 1 } });
 		world.aws.accepted.length = 0;
 		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
-		const store = new DynamoStateStore(table, world.dynamo, async () => undefined);
+		const store = new DynamoStateStore(scenario.table(), world.dynamo, async () => undefined);
 		const crashing = Object.create(store) as DynamoStateStore;
 		crashing.putMany = async (ns, items) => {
 			if (ns.startsWith('results:')) throw new Error('process killed');

@@ -1,58 +1,33 @@
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../lambdas/config';
 import { handler as overdueHandler } from '../../lambdas/handlers/overdueDevices';
 import { handler as resultsHandler } from '../../lambdas/handlers/testResults';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws';
 import { schemaErrors } from '../support/eventSchemas';
+import { captureOutput, useHandlerWorld } from '../support/handlers';
 
 /**
  * The deployed entry points, end to end: configuration from the environment, the token from
  * Secrets Manager, state in DynamoDB, events to EventBridge (all over the wire, locally).
  */
-let sandbox: Sandbox;
-let aws: LocalAws;
-let dynamo: Awaited<ReturnType<typeof startDynamo>>;
-const SECRET_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-AbCdEf';
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, size: { devices: 50, customers: 4, testResults: 30 } });
-	aws = await new LocalAws().start();
-	dynamo = await startDynamo('tec-handler-state');
-	aws.secrets.set(SECRET_ARN, JSON.stringify({ token: sandbox.sandboxToken }));
-	useLambdaEnvironment({ baseUrl: sandbox.url, secretArn: SECRET_ARN, table: dynamo.table, bus: 'tec-alerts', aws, dynamoUrl: dynamo.url });
-});
-afterAll(async () => {
-	await sandbox.stop();
-	await aws.stop();
-	await dynamo.stop();
-});
+const world = useHandlerWorld({ devices: 50, customers: 4, testResults: 30 });
 
 const context = (ms = 120_000) =>
 	({ awsRequestId: `req-${Math.random()}`, getRemainingTimeInMillis: () => ms, functionName: 'test' }) as unknown as Context;
 
 describe('Lambda handlers', () => {
 	it('the overdue poller handler publishes to the configured bus and never logs the token', async () => {
-		const lines: string[] = [];
-		const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
-			vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' '))),
-		);
-		const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
-		try {
+		const { lines } = await captureOutput(async () => {
 			const report = await overdueHandler({}, context());
 			expect(report.complete).toBe(true);
 			expect((await resultsHandler({}, context())).complete).toBe(true);
-		} finally {
-			for (const s of spies) s.mockRestore();
-			write.mockRestore();
-		}
-		const events = aws.events();
+		});
+		const events = world.aws.events();
 		expect(events.filter((e) => e['detail-type'] === 'Device Overdue').length).toBeGreaterThan(0);
-		expect(aws.accepted.every((e) => e.EventBusName === 'tec-alerts')).toBe(true);
+		expect(world.aws.accepted.every((e) => e.EventBusName === 'tec-alerts')).toBe(true);
 		for (const e of events) expect(schemaErrors(e)).toEqual([]);
 		expect(lines.some((l) => l.includes('Poll run finished'))).toBe(true);
-		expect(lines.join('\n')).not.toContain(sandbox.sandboxToken);
+		expect(lines.join('\n')).not.toContain(world.sandbox.sandboxToken);
 	});
 
 	it('configuration errors are clear and name the variable', () => {

@@ -1,29 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVICE } from '../../sandbox/properties';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { addDays } from '../../client/dates';
-import { schemaErrors } from '../support/eventSchemas';
-import { newTable, pollerContext, usePollerWorld } from '../support/pollers';
+import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 80, customers: 6, testResults: 60 });
-let table: string;
-
-beforeEach(async () => {
-	world.sandbox.account.reset();
-	world.sandbox.account.clockOffsetMs = 0;
-	world.sandbox.faults.clear();
-	world.aws.accepted.length = 0;
-	world.aws.calls = 0;
-	world.aws.failEntry = () => undefined;
-	world.aws.failCall = () => undefined;
-	table = await newTable(world.dynamo);
-});
-afterEach(() => {
-	// Every event that reached EventBridge matches the published JSON Schema of its type.
-	for (const e of world.aws.events()) expect(schemaErrors(e), e['detail-type']).toEqual([]);
-});
+const scenario = useFreshScenarios(world);
 
 const overdueIds = () => [...world.sandbox.account.data.devices.values()].filter((d) => world.sandbox.account.isOverdue(d)).map((d) => d.id).sort((a, b) => a - b);
 const ofType = (type: string) => world.aws.events().filter((e) => e['detail-type'] === type);
@@ -34,7 +18,7 @@ describe('overdue devices poller', () => {
 	it('first run: one Device Overdue per overdue device and one digest counting them', async () => {
 		const expected = overdueIds();
 		expect(expected.length).toBeGreaterThan(3);
-		const report = await pollOverdueDevices(pollerContext(world, table));
+		const report = await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(report.complete).toBe(true);
 		expect(deviceIds('Device Overdue')).toEqual(expected);
 		const digests = ofType('Overdue Devices Digest');
@@ -44,22 +28,22 @@ describe('overdue devices poller', () => {
 	});
 
 	it('steady state: a second run emits nothing', async () => {
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		world.aws.accepted.length = 0;
-		const report = await pollOverdueDevices(pollerContext(world, table));
+		const report = await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(report.complete).toBe(true);
 		expect(world.aws.accepted).toHaveLength(0);
 	});
 
 	it('newly overdue and resolved devices between runs', async () => {
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		const [resolvedId] = overdueIds();
 		const fresh = [...world.sandbox.account.data.devices.values()].find((d) => !world.sandbox.account.isOverdue(d))!;
 		setLastTested(resolvedId, world.sandbox.account.today());
 		setLastTested(fresh.id, addDays(world.sandbox.account.today(), -900));
 		world.aws.accepted.length = 0;
 
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(deviceIds('Device Overdue')).toEqual([fresh.id]);
 		expect(deviceIds('Device Overdue Resolved')).toEqual([resolvedId]);
 		const [digest] = ofType('Overdue Devices Digest');
@@ -68,7 +52,7 @@ describe('overdue devices poller', () => {
 		// Overdue again later: a new episode, announced again with a new dedupe key.
 		setLastTested(resolvedId, addDays(world.sandbox.account.today(), -900));
 		world.aws.accepted.length = 0;
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		const again = ofType('Device Overdue');
 		expect(again.map((e) => (e.detail.data.device as { id: number }).id)).toEqual([resolvedId]);
 		expect(again[0].detail.data.episode).toBe(2);
@@ -76,60 +60,60 @@ describe('overdue devices poller', () => {
 	});
 
 	it('reminders every N days while a device stays overdue; none when N = 0', async () => {
-		await pollOverdueDevices(pollerContext(world, table, { settings: { reminderDays: 7 } }));
+		await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { reminderDays: 7 } }));
 		const before = overdueIds();
 		world.sandbox.account.clockOffsetMs += 7 * 86_400_000 + 60_000;
 		world.aws.accepted.length = 0;
-		await pollOverdueDevices(pollerContext(world, table, { settings: { reminderDays: 0 } }));
+		await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { reminderDays: 0 } }));
 		expect(ofType('Device Overdue').filter((e) => e.detail.data.reminder !== 0)).toHaveLength(0);
 
 		world.aws.accepted.length = 0;
-		await pollOverdueDevices(pollerContext(world, table, { settings: { reminderDays: 7 } }));
+		await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { reminderDays: 7 } }));
 		const reminders = ofType('Device Overdue').filter((e) => e.detail.data.reminder === 1);
 		expect(reminders.map((e) => (e.detail.data.device as { id: number }).id).sort((a, b) => a - b)).toEqual(before);
 		expect(reminders[0].detail.metadata.dedupeKey).toMatch(/^device-overdue:sandbox:\d+:1:reminder:1$/);
 		// No second reminder until another 7 days pass.
 		world.aws.accepted.length = 0;
-		await pollOverdueDevices(pollerContext(world, table, { settings: { reminderDays: 7 } }));
+		await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { reminderDays: 7 } }));
 		expect(ofType('Device Overdue').filter((e) => e.detail.data.reminder !== 0)).toHaveLength(0);
 	});
 
 	it('overlapping runs: the lease lets one run work and the other skip', async () => {
 		const [a, b] = await Promise.all([
-			pollOverdueDevices(pollerContext(world, table, { runId: 'run-a' })),
-			pollOverdueDevices(pollerContext(world, table, { runId: 'run-b' })),
+			pollOverdueDevices(pollerContext(world, scenario.table(), { runId: 'run-a' })),
+			pollOverdueDevices(pollerContext(world, scenario.table(), { runId: 'run-b' })),
 		]);
 		expect([a.skipped, b.skipped].filter(Boolean)).toEqual(['leaseHeld']);
 		expect(deviceIds('Device Overdue')).toEqual(overdueIds());
 		// The lease is released: the next run works.
-		expect((await pollOverdueDevices(pollerContext(world, table))).skipped).toBeUndefined();
+		expect((await pollOverdueDevices(pollerContext(world, scenario.table()))).skipped).toBeUndefined();
 	});
 
 	it('time budget: stops before a page when time runs short, and the next run resumes', async () => {
 		let pages = 0;
 		const budget = () => (pages++ < 2 ? 600_000 : 500); // two pages, then "500 ms left"
-		const first = await pollOverdueDevices(pollerContext(world, table, { settings: { pageSize: 5 }, remainingMs: budget }));
+		const first = await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { pageSize: 5 }, remainingMs: budget }));
 		expect(first.complete).toBe(false);
 		expect(first.stoppedForTime).toBe(true);
 		expect(first.pages).toBe(2);
 		expect(ofType('Overdue Devices Digest')).toHaveLength(0);
-		const second = await pollOverdueDevices(pollerContext(world, table, { settings: { pageSize: 5 } }));
+		const second = await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { pageSize: 5 } }));
 		expect(second.complete).toBe(true);
 		expect(deviceIds('Device Overdue')).toEqual(overdueIds()); // each exactly once
 		expect(ofType('Overdue Devices Digest')[0].detail.data.count).toBe(overdueIds().length);
 	});
 
 	it('a crash between publish and record: the next run re-emits with the same keys, nothing lost', async () => {
-		const store = new DynamoStateStore(table, world.dynamo, async () => undefined);
+		const store = new DynamoStateStore(scenario.table(), world.dynamo, async () => undefined);
 		let writes = 0;
 		const crashing = Object.create(store) as DynamoStateStore;
 		crashing.putMany = async (...args) => {
 			if (++writes === 2) throw new Error('process killed');
 			return store.putMany(...args);
 		};
-		await expect(pollOverdueDevices(pollerContext(world, table, { store: crashing, settings: { pageSize: 5 } }))).rejects.toThrow('process killed');
+		await expect(pollOverdueDevices(pollerContext(world, scenario.table(), { store: crashing, settings: { pageSize: 5 } }))).rejects.toThrow('process killed');
 		const firstKeys = ofType('Device Overdue').map((e) => e.detail.metadata.dedupeKey);
-		await pollOverdueDevices(pollerContext(world, table, { settings: { pageSize: 5 } }));
+		await pollOverdueDevices(pollerContext(world, scenario.table(), { settings: { pageSize: 5 } }));
 		const all = ofType('Device Overdue');
 		expect([...new Set(all.map((e) => (e.detail.data.device as { id: number }).id))].sort((a, b) => a - b)).toEqual(overdueIds());
 		// Duplicates only for the page whose state write failed, with identical dedupe keys.
@@ -149,7 +133,7 @@ describe('PutEvents failures', () => {
 			tries.set(key, n);
 			return n === 1 && key.endsWith(':1') ? 'ThrottlingException' : undefined;
 		};
-		const report = await pollOverdueDevices(pollerContext(world, table));
+		const report = await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(report.complete).toBe(true);
 		expect(deviceIds('Device Overdue')).toEqual(overdueIds());
 		expect([...tries.values()].some((n) => n === 2)).toBe(true);
@@ -157,7 +141,7 @@ describe('PutEvents failures', () => {
 
 	it('a throttled PutEvents call is retried as a whole', async () => {
 		world.aws.failCall = (call) => (call <= 2 ? { status: 400, type: 'ThrottlingException' } : undefined);
-		const report = await pollOverdueDevices(pollerContext(world, table));
+		const report = await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(report.complete).toBe(true);
 		expect(deviceIds('Device Overdue')).toEqual(overdueIds());
 	});
@@ -165,10 +149,10 @@ describe('PutEvents failures', () => {
 	it('a permanent failure fails the run and records nothing for that page; the next run delivers it', async () => {
 		const victim = overdueIds()[0];
 		world.aws.failEntry = (entry) => (JSON.parse(entry.Detail).data.device?.id === victim ? 'MalformedDetail' : undefined);
-		await expect(pollOverdueDevices(pollerContext(world, table))).rejects.toThrow(/could not be published: device-overdue:sandbox:\d+:1/);
+		await expect(pollOverdueDevices(pollerContext(world, scenario.table()))).rejects.toThrow(/could not be published: device-overdue:sandbox:\d+:1/);
 		expect(deviceIds('Device Overdue')).not.toContain(victim);
 		world.aws.failEntry = () => undefined;
-		await pollOverdueDevices(pollerContext(world, table));
+		await pollOverdueDevices(pollerContext(world, scenario.table()));
 		expect(deviceIds('Device Overdue')).toContain(victim);
 		expect(new Set(deviceIds('Device Overdue'))).toEqual(new Set(overdueIds()));
 	});
@@ -176,10 +160,10 @@ describe('PutEvents failures', () => {
 
 describe('test results poller', () => {
 	it('first run records the window without announcing history; steady state emits nothing', async () => {
-		const first = await pollTestResults(pollerContext(world, table));
+		const first = await pollTestResults(pollerContext(world, scenario.table()));
 		expect(first.complete).toBe(true);
 		expect(world.aws.accepted).toHaveLength(0);
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		expect(world.aws.accepted).toHaveLength(0);
 	});
 
@@ -188,20 +172,20 @@ describe('test results poller', () => {
 		const account = world.sandbox.account;
 		const at = new Date(account.now() - 60_000).toISOString();
 		for (let i = 0; i < 250; i++) account.syncTestResult({ device_id: 1 + (i % 20), status: i % 7 === 0 ? 'failed' : 'passed', test_date: account.today(), synced_time: at });
-		await pollTestResults(pollerContext(world, table, { settings: { pageSize: 100 } }));
+		await pollTestResults(pollerContext(world, scenario.table(), { settings: { pageSize: 100 } }));
 		expect(world.aws.accepted).toHaveLength(0);
 		const fresh = account.syncTestResult({ device_id: 2, status: 'passed', test_date: account.today() });
-		await pollTestResults(pollerContext(world, table, { settings: { pageSize: 100 } }));
+		await pollTestResults(pollerContext(world, scenario.table(), { settings: { pageSize: 100 } }));
 		expect(ofType('Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id)).toEqual([fresh.id]);
 	});
 
 	it('a new result and a late-synced one (dated days ago, uploaded now) are each announced once', async () => {
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		const today = world.sandbox.account.today();
 		const fresh = world.sandbox.account.syncTestResult({ device_id: 3, status: 'failed', test_date: today });
 		const late = world.sandbox.account.syncTestResult({ device_id: 4, status: 'passed', test_date: addDays(today, -5) });
 		const tooLate = world.sandbox.account.syncTestResult({ device_id: 5, status: 'passed', test_date: addDays(today, -30) });
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		const events = ofType('Test Result Recorded');
 		const ids = events.map((e) => (e.detail.data.testResult as { id: number }).id).sort((a, b) => a - b);
 		// Followed by upload time: a result dated on any day is new when it is uploaded.
@@ -211,16 +195,16 @@ describe('test results poller', () => {
 		expect(failed.detail.data.device).toMatchObject({ id: 3 });
 		expect(failed.detail.metadata.dedupeKey).toBe(`test-result-recorded:sandbox:${fresh.id}`);
 		world.aws.accepted.length = 0;
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		expect(world.aws.accepted).toHaveLength(0);
 	});
 
 	it('unknown status values pass through with passed = null', async () => {
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		world.sandbox.account.extraFields = true;
 		try {
 			for (let i = 0; i < 5; i++) world.sandbox.account.syncTestResult({ device_id: 1 + i, status: 'passed' });
-			await pollTestResults(pollerContext(world, table));
+			await pollTestResults(pollerContext(world, scenario.table()));
 			const statuses = ofType('Test Result Recorded').map((e) => e.detail.data.testResult as { status: string; passed: boolean | null });
 			expect(statuses).toHaveLength(5);
 			expect(statuses.some((s) => s.status === 'passed_with_remarks' && s.passed === null)).toBe(true);
@@ -230,12 +214,12 @@ describe('test results poller', () => {
 	});
 
 	it('a failed run does not move the watermark; the next run announces what was missed', async () => {
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		const r = world.sandbox.account.syncTestResult({ device_id: 7, status: 'failed' });
 		world.aws.failCall = () => ({ status: 500, type: 'InternalFailure' });
-		await expect(pollTestResults(pollerContext(world, table))).rejects.toThrow();
+		await expect(pollTestResults(pollerContext(world, scenario.table()))).rejects.toThrow();
 		world.aws.failCall = () => undefined;
-		await pollTestResults(pollerContext(world, table));
+		await pollTestResults(pollerContext(world, scenario.table()));
 		expect(ofType('Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id)).toEqual([r.id]);
 	});
 });

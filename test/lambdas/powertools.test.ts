@@ -1,38 +1,14 @@
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as overdueHandler } from '../../lambdas/handlers/overdueDevices';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws';
+import { captureOutput, jsonLines, useHandlerWorld } from '../support/handlers';
 
 /** The wrapped handler: request context on every log line, metrics (with the heartbeat) flushed. */
-let sandbox: Sandbox;
-let aws: LocalAws;
-let dynamo: Awaited<ReturnType<typeof startDynamo>>;
-const SECRET_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-PwTlS1';
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, size: { devices: 20, customers: 2, testResults: 5 } });
-	aws = await new LocalAws().start();
-	dynamo = await startDynamo('tec-powertools-state');
-	aws.secrets.set(SECRET_ARN, JSON.stringify({ token: sandbox.sandboxToken }));
-	useLambdaEnvironment({ baseUrl: sandbox.url, secretArn: SECRET_ARN, table: dynamo.table, bus: 'tec-alerts', aws, dynamoUrl: dynamo.url });
-});
-afterAll(async () => {
-	await sandbox.stop();
-	await aws.stop();
-	await dynamo.stop();
-});
+useHandlerWorld({ devices: 20, customers: 2, testResults: 5 });
 
 async function invoke(requestId: string): Promise<Array<Record<string, unknown>>> {
 	const context = { awsRequestId: requestId, functionName: 'OverdueDevicesPoller', functionVersion: '$LATEST', memoryLimitInMB: '512', invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:OverdueDevicesPoller', getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
-	const out: string[] = [];
-	const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
-	try {
-		await overdueHandler({}, context);
-	} finally {
-		write.mockRestore();
-	}
-	return out.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+	return jsonLines((await captureOutput(() => overdueHandler({}, context))).lines);
 }
 
 describe('Powertools wrapping of the handlers', () => {

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVICE } from '../../sandbox/properties';
 import { addDays } from '../../client/dates';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { startSandbox } from '../../sandbox/server';
-import { LocalAws, startDynamo } from '../support/localAws';
-import { newTable, pollerContext, type World } from '../support/pollers';
+import { newTable, pollerContext, usePollerWorld, type World } from '../support/pollers';
 import { LiveTally, putLive } from '../support/live';
 import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type RequestFn } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
@@ -21,26 +19,13 @@ import { pollerClient } from './support';
 const ROUNDS = Number(process.env.TEC_LIVE_ROUNDS ?? 2);
 const RUNS_PER_ROUND = 6;
 
-let world: World;
+const world = usePollerWorld({ devices: 260, customers: 6, testResults: 100 });
 
 /** The service's clock at noon UTC today: far from a day boundary, so "overdue" only changes by the test's own changes. */
 function atNoon(sandbox: World['sandbox']): void {
 	const now = new Date();
 	sandbox.account.clockOffsetMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12) - Date.now();
 }
-let stopDynamo: () => Promise<void>;
-
-beforeAll(async () => {
-	const dynamo = await startDynamo();
-	stopDynamo = dynamo.stop;
-	world = { sandbox: await startSandbox({ port: 0, size: { devices: 260, customers: 6, testResults: 100 } }), aws: await new LocalAws().start(), dynamo: dynamo.client };
-});
-afterAll(async () => {
-	await world.sandbox.stop();
-	await world.aws.stop();
-	await stopDynamo();
-});
-
 describe('pollers on a live service', () => {
 	it(`${ROUNDS} randomized rounds of ${RUNS_PER_ROUND} runs: exact against the ground truth`, async () => {
 		// Odd rounds scan with the overlap; even rounds without it, so the list visibly shifts under

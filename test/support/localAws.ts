@@ -1,8 +1,8 @@
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import dynalite from 'dynalite';
+import { serveLocally, type LocalServer } from './localServer';
 
 export const AWS_TEST_CONFIG = { region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
 
@@ -27,53 +27,48 @@ export class LocalAws {
 	/** Fails the whole call with this status and error type when it returns one. */
 	failCall: (call: number) => { status: number; type: string } | undefined = () => undefined;
 	readonly secrets = new Map<string, string>();
-	private server!: Server;
+	private server?: LocalServer;
 	url = '';
 
 	async start(): Promise<this> {
-		this.server = createServer((req, res) => {
-			const chunks: Buffer[] = [];
-			req.on('data', (c: Buffer) => chunks.push(c));
-			req.on('end', () => {
-				const target = String(req.headers['x-amz-target'] ?? '');
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-				const reply = (status: number, payload: unknown) => {
-					res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-					res.end(JSON.stringify(payload));
-				};
-				if (target === 'AWSEvents.PutEvents') {
-					const call = ++this.calls;
-					const entries = body.Entries as PutEventsEntry[];
-					if (!Array.isArray(entries) || entries.length < 1 || entries.length > 10) {
-						return reply(400, { __type: 'ValidationException', message: `1 to 10 entries per call, got ${entries?.length}` });
+		this.server = await serveLocally((req, raw, res) => {
+			const target = String(req.headers['x-amz-target'] ?? '');
+			const body = JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+			const reply = (status: number, payload: unknown) => {
+				res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+				res.end(JSON.stringify(payload));
+			};
+			if (target === 'AWSEvents.PutEvents') {
+				const call = ++this.calls;
+				const entries = body.Entries as PutEventsEntry[];
+				if (!Array.isArray(entries) || entries.length < 1 || entries.length > 10) {
+					return reply(400, { __type: 'ValidationException', message: `1 to 10 entries per call, got ${entries?.length}` });
+				}
+				const size = entries.reduce((n, e) => n + (e.Time !== undefined ? 14 : 0) + Buffer.byteLength(e.Source) + Buffer.byteLength(e.DetailType) + Buffer.byteLength(e.Detail), 0);
+				if (size > 256 * 1024) return reply(400, { __type: 'ValidationException', message: `request of ${size} bytes is over 256 KB` });
+				const whole = this.failCall(call);
+				if (whole) return reply(whole.status, { __type: whole.type, message: 'scripted failure' });
+				let failed = 0;
+				const results = entries.map((entry) => {
+					const code = this.failEntry(entry, call);
+					if (code) {
+						failed++;
+						return { ErrorCode: code, ErrorMessage: 'scripted failure' };
 					}
-					const size = entries.reduce((n, e) => n + (e.Time !== undefined ? 14 : 0) + Buffer.byteLength(e.Source) + Buffer.byteLength(e.DetailType) + Buffer.byteLength(e.Detail), 0);
-					if (size > 256 * 1024) return reply(400, { __type: 'ValidationException', message: `request of ${size} bytes is over 256 KB` });
-					const whole = this.failCall(call);
-					if (whole) return reply(whole.status, { __type: whole.type, message: 'scripted failure' });
-					let failed = 0;
-					const results = entries.map((entry) => {
-						const code = this.failEntry(entry, call);
-						if (code) {
-							failed++;
-							return { ErrorCode: code, ErrorMessage: 'scripted failure' };
-						}
-						this.accepted.push(entry);
-						return { EventId: `evt-${this.accepted.length}` };
-					});
-					return reply(200, { FailedEntryCount: failed, Entries: results });
-				}
-				if (target === 'secretsmanager.GetSecretValue') {
-					const id = String(body.SecretId);
-					const value = this.secrets.get(id);
-					if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: 'no such secret' });
-					return reply(200, { ARN: id, Name: id, SecretString: value, VersionId: 'v1' });
-				}
-				reply(400, { __type: 'UnknownOperationException', message: target });
-			});
+					this.accepted.push(entry);
+					return { EventId: `evt-${this.accepted.length}` };
+				});
+				return reply(200, { FailedEntryCount: failed, Entries: results });
+			}
+			if (target === 'secretsmanager.GetSecretValue') {
+				const id = String(body.SecretId);
+				const value = this.secrets.get(id);
+				if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: 'no such secret' });
+				return reply(200, { ARN: id, Name: id, SecretString: value, VersionId: 'v1' });
+			}
+			reply(400, { __type: 'UnknownOperationException', message: target });
 		});
-		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		this.url = this.server.url;
 		return this;
 	}
 
@@ -85,8 +80,8 @@ export class LocalAws {
 		return new EventBridgeClient({ ...AWS_TEST_CONFIG, endpoint: this.url, maxAttempts: 1 });
 	}
 
-	stop(): Promise<void> {
-		return new Promise((r) => this.server.close(() => r()));
+	async stop(): Promise<void> {
+		await this.server?.stop();
 	}
 }
 

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { AWS_TEST_CONFIG } from './localAws';
+import { serveLocally, type LocalServer } from './localServer';
 
 export interface SesMessage {
 	to: string[];
@@ -19,33 +18,28 @@ export class LocalSes {
 	calls = 0;
 	/** Fails a call with this status and error type when it returns one. */
 	failCall: (call: number, to: string[]) => { status: number; type: string } | undefined = () => undefined;
-	private server!: Server;
+	private server?: LocalServer;
 	url = '';
 
 	async start(): Promise<this> {
-		this.server = createServer((req, res) => {
-			const chunks: Buffer[] = [];
-			req.on('data', (c: Buffer) => chunks.push(c));
-			req.on('end', () => {
-				const reply = (status: number, payload: unknown, type?: string) => {
-					res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
-					res.end(JSON.stringify(payload));
-				};
-				if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') return reply(404, { message: `no route ${req.method} ${req.url}` }, 'NotFoundException');
-				const call = ++this.calls;
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Destination?: { ToAddresses?: string[] }; Content?: { Raw?: { Data?: string } } };
-				const to = body.Destination?.ToAddresses ?? [];
-				const data = body.Content?.Raw?.Data;
-				if (!data) return reply(400, { message: 'Content.Raw.Data is required here' }, 'BadRequestException');
-				const failure = this.failCall(call, to);
-				if (failure) return reply(failure.status, { message: 'scripted failure' }, failure.type);
-				const messageId = `ses-${call}`;
-				this.sent.push({ to, raw: Buffer.from(data, 'base64').toString('utf8'), messageId });
-				reply(200, { MessageId: messageId });
-			});
+		this.server = await serveLocally((req, raw, res) => {
+			const reply = (status: number, payload: unknown, type?: string) => {
+				res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
+				res.end(JSON.stringify(payload));
+			};
+			if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') return reply(404, { message: `no route ${req.method} ${req.url}` }, 'NotFoundException');
+			const call = ++this.calls;
+			const body = JSON.parse(raw.toString('utf8')) as { Destination?: { ToAddresses?: string[] }; Content?: { Raw?: { Data?: string } } };
+			const to = body.Destination?.ToAddresses ?? [];
+			const data = body.Content?.Raw?.Data;
+			if (!data) return reply(400, { message: 'Content.Raw.Data is required here' }, 'BadRequestException');
+			const failure = this.failCall(call, to);
+			if (failure) return reply(failure.status, { message: 'scripted failure' }, failure.type);
+			const messageId = `ses-${call}`;
+			this.sent.push({ to, raw: Buffer.from(data, 'base64').toString('utf8'), messageId });
+			reply(200, { MessageId: messageId });
 		});
-		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		this.url = this.server.url;
 		return this;
 	}
 
@@ -53,8 +47,8 @@ export class LocalSes {
 		return new SESv2Client({ ...AWS_TEST_CONFIG, endpoint: this.url, maxAttempts });
 	}
 
-	stop(): Promise<void> {
-		return new Promise((r) => this.server.close(() => r()));
+	async stop(): Promise<void> {
+		await this.server?.stop();
 	}
 }
 

@@ -4,9 +4,10 @@ import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
 import type { StateStore } from '../../lambdas/ports';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { DemoSize } from '../../sandbox/demo';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { schemaErrors } from './eventSchemas';
 import { LocalAws, createStateTable, startDynamo } from './localAws';
 
 let tables = 0;
@@ -22,6 +23,7 @@ export interface World {
 	sandbox: Sandbox;
 	aws: LocalAws;
 	dynamo: DynamoDBClient;
+	dynamoUrl: string;
 }
 
 /**
@@ -34,7 +36,7 @@ export function usePollerWorld(size: Partial<DemoSize>): World {
 	beforeAll(async () => {
 		const dynamo = await startDynamo();
 		stopDynamo = dynamo.stop;
-		Object.assign(world, { sandbox: await startSandbox({ port: 0, size }), aws: await new LocalAws().start(), dynamo: dynamo.client });
+		Object.assign(world, { sandbox: await startSandbox({ port: 0, size }), aws: await new LocalAws().start(), dynamo: dynamo.client, dynamoUrl: dynamo.url });
 	});
 	afterAll(async () => {
 		await world.sandbox?.stop();
@@ -42,6 +44,30 @@ export function usePollerWorld(size: Partial<DemoSize>): World {
 		await stopDynamo?.();
 	});
 	return world;
+}
+
+/**
+ * Each test of the file starts from a fresh scenario: the demo data, its clock and faults as new,
+ * the EventBridge endpoint empty and accepting, and a state table of its own (read `table()`).
+ * After each test, every event that reached EventBridge must match the published JSON Schema of
+ * its type.
+ */
+export function useFreshScenarios(world: World): { table: () => string } {
+	let table = '';
+	beforeEach(async () => {
+		world.sandbox.account.reset();
+		world.sandbox.account.clockOffsetMs = 0;
+		world.sandbox.faults.clear();
+		world.aws.accepted.length = 0;
+		world.aws.calls = 0;
+		world.aws.failEntry = () => undefined;
+		world.aws.failCall = () => undefined;
+		table = await newTable(world.dynamo);
+	});
+	afterEach(() => {
+		for (const e of world.aws.events()) expect(schemaErrors(e), e['detail-type']).toEqual([]);
+	});
+	return { table: () => table };
 }
 
 /** A poller context on real adapters: the sandbox over HTTP, DynamoDB (dynalite), EventBridge (local wire endpoint). */

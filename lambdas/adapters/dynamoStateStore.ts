@@ -1,11 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StateStore, StoredItem } from '../ports';
+import { storedItemFault } from '../pollers/state';
 
 /**
  * The state store on DynamoDB: one table, `pk` = namespace, `sk` = key, `v` = value,
  * `expiresAt` (seconds) as the TTL attribute. Writes are plain puts (state is per key, last
- * writer wins inside the lease); the lease itself is a conditional write.
+ * writer wins inside the lease); the lease itself is a conditional write. What is read is checked
+ * against the pollers' stored shapes (pollers/state.ts): an item of a wrong shape is refused
+ * naming it, never read as "nothing stored".
  */
 export class DynamoStateStore implements StateStore {
 	private readonly db: DynamoDBDocumentClient;
@@ -24,14 +27,20 @@ export class DynamoStateStore implements StateStore {
 			const page = await this.db.send(
 				new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': namespace }, ExclusiveStartKey: start }),
 			);
-			for (const item of page.Items ?? []) yield { key: item.sk as string, value: item.v as T };
+			for (const item of page.Items ?? []) yield { key: item.sk as string, value: this.checked<T>(namespace, item.sk as string, item.v) };
 			start = page.LastEvaluatedKey;
 		} while (start);
 	}
 
 	async get<T>(namespace: string, key: string): Promise<T | undefined> {
 		const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: namespace, sk: key }, ConsistentRead: true }));
-		return out.Item?.v as T | undefined;
+		return out.Item ? this.checked<T>(namespace, key, out.Item.v) : undefined;
+	}
+
+	private checked<T>(namespace: string, key: string, value: unknown): T {
+		const fault = storedItemFault(namespace, key, value);
+		if (fault) throw new Error(`The state table ${this.table} has a bad stored value at "${namespace}" › "${key}": ${fault}; fix or delete that item`);
+		return value as T;
 	}
 
 	async putMany<T>(namespace: string, items: Array<StoredItem<T> & { expiresAt?: number }>): Promise<void> {

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { z } from 'zod/v4';
 import type { StateStore, StoredItem } from '../ports';
+import { describeIssues, isItemId, storedShape, type StoredShape } from '../pollers/state';
 
 interface Stored {
 	v: unknown;
@@ -116,43 +117,9 @@ export class FileStateStore implements StateStore {
 // ---- reading and checking the file -------------------------------------------------------------
 
 const finite = z.number().refine(Number.isFinite, 'expected a finite number');
-const wholeFrom = (min: number) => z.number().int().min(min);
-const calendarDay = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD');
-const numericKey = (key: string) => /^[1-9]\d*$/.test(key);
-
 const Item = z.object({ v: z.unknown(), expiresAt: finite.optional() });
-
-/**
- * What the pollers store, by namespace prefix (the pollers' own types: `DeviceState`,
- * `ResultsCursor`, the seen test results, the leases). Extra fields are allowed; namespaces not
- * listed here are checked for the item envelope only.
- */
-const VALUES: Array<{ prefix: string; keys: 'ids' | 'any'; value: z.ZodType }> = [
-	{ prefix: 'lease', keys: 'any', value: z.looseObject({ owner: z.string(), until: finite }) },
-	{
-		prefix: 'overdue:',
-		keys: 'ids',
-		value: z.looseObject({
-			overdue: z.boolean(),
-			episode: wholeFrom(1),
-			since: finite,
-			reminders: wholeFrom(0),
-			digestPending: z.boolean(),
-			device: z.looseObject({ id: wholeFrom(1) }),
-		}),
-	},
-	// Result ids: by upload time (`synced`), or by test date as earlier versions stored them.
-	{ prefix: 'results:', keys: 'ids', value: z.union([z.looseObject({ synced: finite }), z.looseObject({ testDate: z.string() })]) },
-	{
-		prefix: 'cursor:',
-		keys: 'any',
-		value: z.looseObject({
-			syncedAt: finite.nullable().optional(),
-			boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
-			watermark: calendarDay.optional(),
-		}),
-	},
-];
+/** The store's own leases; every other shape is the pollers' own (pollers/state.ts). */
+const LEASES: StoredShape = { keys: 'any', value: z.looseObject({ owner: z.string(), until: finite }) };
 
 function shapeOf(value: unknown): string {
 	if (value === null) return 'null';
@@ -183,25 +150,17 @@ export function readStateFile(path: string): Data {
 		if (items === null || typeof items !== 'object' || Array.isArray(items)) {
 			throw refuse(`holds ${shapeOf(items)} under "${namespace}", where an object of stored items was expected`);
 		}
-		const rule = VALUES.find((r) => namespace === r.prefix || (r.prefix.endsWith(':') && namespace.startsWith(r.prefix)));
+		const shape = namespace === 'lease' ? LEASES : storedShape(namespace);
 		for (const [key, item] of Object.entries(items as Record<string, unknown>)) {
 			const at = `"${namespace}" › "${key}"`;
-			if (rule?.keys === 'ids' && !numericKey(key)) throw refuse(`has the key ${at}, where an item id (a positive whole number) was expected`);
+			if (shape?.keys === 'ids' && !isItemId(key)) throw refuse(`has the key ${at}, where an item id (a positive whole number) was expected`);
 			const envelope = Item.safeParse(item);
-			if (!envelope.success) throw refuse(`has ${at} of the wrong shape (${issues(envelope.error, '')}); each item is {"v": value, "expiresAt"?: ms}`);
-			if (!rule) continue;
-			const value = rule.value.safeParse(envelope.data.v);
-			if (!value.success) throw refuse(`has a bad stored value at ${at}: ${issues(value.error, 'v')}`);
+			if (!envelope.success) throw refuse(`has ${at} of the wrong shape (${describeIssues(envelope.error, '')}); each item is {"v": value, "expiresAt"?: ms}`);
+			const value = shape?.value.safeParse(envelope.data.v);
+			if (value && !value.success) throw refuse(`has a bad stored value at ${at}: ${describeIssues(value.error, 'v')}`);
 		}
 	}
 	return parsed as Data;
-}
-
-function issues(error: z.ZodError, root: string): string {
-	return error.issues
-		.slice(0, 3)
-		.map((i) => `${[root, ...i.path.map(String)].filter(Boolean).join('.') || 'the item'}: ${i.message}`)
-		.join('; ');
 }
 
 // ---- the lock ------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@ import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type DueDevice } from '../events/schemas';
 import { DAY_MS, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
 import { readOverdueDevice } from './records';
+import { NS, type DueSoonClock, type DueSoonState } from './state';
+
+export type { DueSoonState };
 
 /**
  * `Device Due Soon`: devices whose next test date falls within a lead stage (default 30 and 7
@@ -26,16 +29,6 @@ import { readOverdueDevice } from './records';
  *   dedupe keys). State expires a while after its due date; after a complete scan, the state of
  *   devices that left the window before their due date (re-tested, deleted) is dropped.
  */
-
-/** What the poller remembers per device. */
-export interface DueSoonState {
-	/** The next test date the stages were announced for. */
-	due: string;
-	/** Smallest stage announced for `due` (days). */
-	stage: number;
-	/** Set when a complete scan no longer found the device in the window: forgotten. */
-	dropped?: boolean;
-}
 
 /** Items re-read before each page boundary, so inserts and deletes before the cursor lose nothing. */
 /** State is kept this long after the due date, so a clock set back cannot re-announce. */
@@ -93,15 +86,15 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 		report.complete = true;
 		return report;
 	}
-	const ns = `dueSoon:${ctx.environment}`;
-	const clockNs = `dueSoonClock:${ctx.environment}`;
+	const ns = NS.dueSoon(ctx.environment);
+	const clockNs = NS.dueSoonClock(ctx.environment);
 	const dedupe = (id: number, due: string, stage: number) => `device-due-soon:${ctx.environment}:${id}:${due}:${stage}`;
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
 		// Clock sanity: a clock behind the latest day a run has seen does not move time back (that
 		// would bring passed due dates into the stages again).
 		const clockDay = new Date(now).toISOString().slice(0, 10);
-		const latest = (await ctx.store.get<{ day: string }>(clockNs, 'today'))?.day;
+		const latest = (await ctx.store.get<DueSoonClock>(clockNs, 'today'))?.day;
 		const today = latest !== undefined && latest > clockDay ? latest : clockDay;
 		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latest });
 		const states = new Map<number, DueSoonState>();

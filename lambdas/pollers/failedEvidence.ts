@@ -2,6 +2,7 @@ import { ServiceError, failedStepsOf, testedDeviceOf, type FailedTestStep } from
 import { MAX_ENTRY_BYTES, entrySize, makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultFailedData, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, type PollerContext, type RunReport } from './context';
+import { NS, type PendingEvidence } from './state';
 
 /**
  * `Test Result Failed`: the alert for a failed result, with its evidence (the failed steps, their
@@ -13,12 +14,6 @@ import { DAY_MS, countEmitted, type PollerContext, type RunReport } from './cont
  * After MAX_ATTEMPTS runs, or when the result no longer exists (404), the event goes out without
  * steps rather than never.
  */
-
-interface Pending {
-	recorded: TestResultRecordedData;
-	attempts: number;
-	done?: boolean;
-}
 
 export const MAX_ATTEMPTS = 24;
 /** Room kept under the PutEvents entry limit for what the size estimate does not count. */
@@ -55,14 +50,14 @@ export function buildFailedEvent(
 
 export class FailedEvidence {
 	private readonly ns: string;
-	private readonly pending = new Map<number, Pending>();
-	private readonly toRecord: Array<{ key: string; value: Pending; expiresAt: number }> = [];
+	private readonly pending = new Map<number, PendingEvidence>();
+	private readonly toRecord: Array<{ key: string; value: PendingEvidence; expiresAt: number }> = [];
 
 	constructor(
 		private readonly ctx: PollerContext,
 		private readonly report: RunReport,
 	) {
-		this.ns = `failedEvidence:${ctx.environment}`;
+		this.ns = NS.failedEvidence(ctx.environment);
 	}
 
 	/** The detailed result; undefined when it could not be read now (retried later). */
@@ -79,7 +74,7 @@ export class FailedEvidence {
 
 	/** Results whose evidence an earlier run could not read: their events now, or another try later. */
 	async retryPending(): Promise<void> {
-		for await (const item of this.ctx.store.list<Pending>(this.ns)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
+		for await (const item of this.ctx.store.list<PendingEvidence>(this.ns)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
 		const now = this.ctx.now();
 		for (const [id, p] of this.pending) {
 			const got = await this.detail(id);

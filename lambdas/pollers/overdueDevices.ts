@@ -1,34 +1,18 @@
 import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOf } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
-import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
+import { DETAIL_TYPES } from '../events/schemas';
 import { buildDigest } from './digest';
 import { DAY_MS, budgetedPages, countEmitted, newReport, stampTime, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
+import { NS, type ClockMark, type DeviceState } from './state';
 
-/** What the poller remembers per device (one item each in the state store). */
-export interface DeviceState {
-	overdue: boolean;
-	/** How many times the device entered the overdue list. */
-	episode: number;
-	/** When this episode began (ms). */
-	since: number;
-	/** Reminders sent in this episode. */
-	reminders: number;
-	/** Announced but not yet in a digest that was published. */
-	digestPending: boolean;
-	device: OverdueDevice;
-}
+export type { DeviceState };
 
 /** Resolved devices are kept this long so a return to the list counts as a new episode. */
 const RESOLVED_RETENTION_MS = 400 * DAY_MS;
 
 /** Targeted reads per run to confirm that devices left the list; the rest wait for the next run. */
 export const MAX_CONFIRMATIONS_PER_RUN = 500;
-
-/** The newest time a run has stamped (clock sanity, see stampTime). */
-interface ClockMark {
-	at: number;
-}
 
 /**
  * One run: fetch the overdue list, announce devices that entered it (and reminders), then, on a
@@ -44,8 +28,8 @@ interface ClockMark {
  */
 export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('overdueDevices');
-	const ns = `overdue:${ctx.environment}`;
-	const clockNs = `clock:${ctx.environment}`;
+	const ns = NS.overdue(ctx.environment);
+	const clockNs = NS.overdueClock(ctx.environment);
 	const key = (id: number) => `device-overdue:${ctx.environment}:${id}`;
 	return withLease(ctx, report, async () => {
 		const states = new Map<number, DeviceState>();

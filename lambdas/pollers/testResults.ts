@@ -5,6 +5,9 @@ import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, newReport, withLease, type PollerContext, type RunReport } from './context';
 import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
+import { NS, type ResultsCursor, type SeenResult } from './state';
+
+export type { ResultsCursor };
 
 /**
  * Following the uploads. The poller reads results by upload time (`synced_time`), not by test date:
@@ -24,16 +27,6 @@ export const SETTLE_MS = 10 * 60_000;
 /** Result ids read in a run are remembered this long after their upload (or the run, if later). */
 const SEEN_RETENTION_MS = 3 * DAY_MS;
 
-/** Where reading the uploads has got to. */
-export interface ResultsCursor {
-	/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
-	syncedAt?: number | null;
-	/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
-	boundary?: Array<[number, number]>;
-	/** Earlier versions: the calendar day up to which results were read by test date. */
-	watermark?: string;
-}
-
 /** Readable synced_time in ms, or undefined. */
 function syncedMs(text: string | null): number | undefined {
 	if (text === null) return undefined;
@@ -50,8 +43,8 @@ function syncedMs(text: string | null): number | undefined {
  */
 export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('testResults');
-	const seenNs = `results:${ctx.environment}`;
-	const cursorNs = `cursor:${ctx.environment}`;
+	const seenNs = NS.seenResults(ctx.environment);
+	const cursorNs = NS.resultsCursor(ctx.environment);
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
@@ -83,7 +76,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				break;
 			}
 			const events: TecEvent[] = [];
-			const writes: Array<{ key: string; value: { synced: number }; expiresAt: number }> = [];
+			const writes: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
 			for (const r of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
 				const at = syncedMs(r.syncedTime);
 				if (at === undefined) {
@@ -144,7 +137,7 @@ async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: stri
 	const now = ctx.now();
 	const query: ListQuery = { ordering: { key: 'synced_time', direction: 'desc' } };
 	let syncedAt: number | null = null;
-	const seen: Array<{ key: string; value: { synced: number }; expiresAt: number }> = [];
+	const seen: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
 	reading: for await (const page of ctx.client.pages('testResult.list', query, { pageSize: ctx.settings.pageSize })) {
 		report.pages++;
 		for (const raw of page) {

@@ -146,6 +146,10 @@ describe('a state file of the wrong shape is refused, naming the file and what i
 		['an item without its envelope', JSON.stringify({ 'overdue:sandbox': { 5: device } }), /has "overdue:sandbox" › "5" of the wrong shape|bad stored value at "overdue:sandbox" › "5"/],
 		['a bad expiry', JSON.stringify({ 'results:sandbox': { 7: { v: { testDate: '2026-01-01' }, expiresAt: 'never' } } }), /"results:sandbox" › "7" of the wrong shape \(expiresAt: /],
 		['a key that is no id', JSON.stringify({ 'results:sandbox': { abc: { v: { testDate: '2026-01-01' } } } }), /has the key "results:sandbox" › "abc", where an item id/],
+		['a due-soon stage that is no whole number', '{"dueSoon:sandbox":{"12":{"v":{"due":"2026-03-01","stage":"soon"}}}}', /bad stored value at "dueSoon:sandbox" › "12": v\.stage: /],
+		['a due-soon key that is no id', '{"dueSoon:sandbox":{"x":{"v":{"due":"2026-03-01","stage":7}}}}', /has the key "dueSoon:sandbox" › "x", where an item id/],
+		['a due-soon clock that is no day', '{"dueSoonClock:sandbox":{"today":{"v":{"day":"tomorrow"}}}}', /v\.day: expected a calendar date/],
+		['pending evidence without its count of attempts', '{"failedEvidence:sandbox":{"9":{"v":{"recorded":{}}}}}', /bad stored value at "failedEvidence:sandbox" › "9": v\.recorded\.[a-zA-Z]+: /],
 		['a lease without owner', '{"lease":{"overdueDevices:sandbox":{"v":{"until":5}}}}', /bad stored value at "lease" › "overdueDevices:sandbox": v\.owner: /],
 		['not JSON', '{"overdue:sandbox":', /is not readable JSON/],
 	];
@@ -160,7 +164,7 @@ describe('a state file of the wrong shape is refused, naming the file and what i
 
 	it('a valid file with fields a newer version added is accepted', () => {
 		const path = fresh();
-		writeFileSync(path, JSON.stringify({ 'overdue:sandbox': { 5: { v: { ...device, confirmedAt: 1 } } }, 'dueSoon:sandbox': { x: { v: [1] } } }));
+		writeFileSync(path, JSON.stringify({ 'overdue:sandbox': { 5: { v: { ...device, confirmedAt: 1 } } }, 'comingDue:sandbox': { x: { v: [1] } } }));
 		expect(() => new FileStateStore(path)).not.toThrow();
 	});
 

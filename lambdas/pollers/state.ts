@@ -1,0 +1,140 @@
+import { z } from 'zod/v4';
+import { TestResultRecordedDetail, type OverdueDevice } from '../events/schemas';
+
+/**
+ * What the pollers keep in the state store: one namespace and one schema per thing they remember.
+ * The pollers write these shapes; both stores check what they read against them (the `npm start`
+ * file when it is opened, DynamoDB items when they are read), so a wrong shape is refused naming
+ * the place and the fault, never read as "nothing stored". Objects are loose: a field a newer
+ * version adds is accepted, and no shape a released version wrote may stop being accepted.
+ */
+
+const finite = z.number().refine(Number.isFinite, 'expected a finite number');
+const wholeFrom = (min: number) => z.number().int().min(min);
+const calendarDay = z
+	.string()
+	.refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD');
+
+/** A device as it went out in an event (its event schema checked it then): only its id is checked again. */
+const announcedDevice = z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<OverdueDevice>;
+
+// ---- overdue devices poller ------------------------------------------------------------------------
+
+/** Per device (key: its id): the overdue episode it is in, or was last in. */
+export const DeviceState = z.looseObject({
+	overdue: z.boolean(),
+	/** How many times the device entered the overdue list. */
+	episode: wholeFrom(1),
+	/** When this episode began (ms). */
+	since: finite,
+	/** Reminders sent in this episode. */
+	reminders: wholeFrom(0),
+	/** Announced but not yet in a digest that was published. */
+	digestPending: z.boolean(),
+	device: announcedDevice,
+});
+export type DeviceState = z.infer<typeof DeviceState>;
+
+/** The newest time a run has stamped (clock sanity, see stampTime); key: the poller. */
+export const ClockMark = z.looseObject({ at: finite });
+export type ClockMark = z.infer<typeof ClockMark>;
+
+// ---- due-soon poller ---------------------------------------------------------------------------------
+
+/** Per device (key: its id): the due date and the smallest lead stage announced for it. */
+export const DueSoonState = z.looseObject({
+	/** The next test date the stages were announced for. */
+	due: calendarDay,
+	/** Smallest stage announced for `due` (days). */
+	stage: wholeFrom(0),
+	/** Set when a complete scan no longer found the device in the window: forgotten. */
+	dropped: z.boolean().optional(),
+});
+export type DueSoonState = z.infer<typeof DueSoonState>;
+
+/** The latest service day a run has seen (key `today`): a clock set back never re-opens a stage. */
+export const DueSoonClock = z.looseObject({ day: calendarDay });
+export type DueSoonClock = z.infer<typeof DueSoonClock>;
+
+// ---- test results poller -------------------------------------------------------------------------------
+
+/** Where reading the uploads has got to (key `testResults`). */
+export const ResultsCursor = z.looseObject({
+	/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
+	syncedAt: finite.nullable().optional(),
+	/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
+	boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
+	/** Earlier versions: the calendar day up to which results were read by test date. */
+	watermark: calendarDay.optional(),
+});
+export type ResultsCursor = z.infer<typeof ResultsCursor>;
+
+/** A result already announced (key: its id): by upload time, or by test date as earlier versions stored it. */
+export const SeenResult = z.union([z.looseObject({ synced: finite }), z.looseObject({ testDate: z.string() })]);
+export type SeenResult = z.infer<typeof SeenResult>;
+
+/** A failed result whose evidence (its detail) is still to be read (key: its id). */
+export const PendingEvidence = z.looseObject({
+	recorded: TestResultRecordedDetail.shape.data,
+	attempts: wholeFrom(0),
+	done: z.boolean().optional(),
+});
+export type PendingEvidence = z.infer<typeof PendingEvidence>;
+
+// ---- the namespaces ------------------------------------------------------------------------------------
+
+type Environment = 'sandbox' | 'production';
+
+/** The namespace of each thing, per service environment. */
+export const NS = {
+	overdue: (env: Environment) => `overdue:${env}`,
+	overdueClock: (env: Environment) => `clock:${env}`,
+	dueSoon: (env: Environment) => `dueSoon:${env}`,
+	dueSoonClock: (env: Environment) => `dueSoonClock:${env}`,
+	seenResults: (env: Environment) => `results:${env}`,
+	resultsCursor: (env: Environment) => `cursor:${env}`,
+	failedEvidence: (env: Environment) => `failedEvidence:${env}`,
+} as const;
+
+export interface StoredShape {
+	/** `ids`: every key is an item id (a positive whole number). */
+	keys: 'ids' | 'any';
+	value: z.ZodType;
+}
+
+const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
+	['overdue:', { keys: 'ids', value: DeviceState }],
+	['clock:', { keys: 'any', value: ClockMark }],
+	['dueSoon:', { keys: 'ids', value: DueSoonState }],
+	['dueSoonClock:', { keys: 'any', value: DueSoonClock }],
+	['results:', { keys: 'ids', value: SeenResult }],
+	['cursor:', { keys: 'any', value: ResultsCursor }],
+	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
+];
+
+/** The shape stored under a namespace; undefined for namespaces the pollers do not own. */
+export function storedShape(namespace: string): StoredShape | undefined {
+	return SHAPES.find(([prefix]) => namespace.startsWith(prefix))?.[1];
+}
+
+export const isItemId = (key: string): boolean => /^[1-9]\d*$/.test(key);
+
+/**
+ * What is wrong with a stored item, naming the place inside its value (`v.field: …`); undefined
+ * when it fits its namespace's shape or the namespace is not the pollers'.
+ */
+export function storedItemFault(namespace: string, key: string, value: unknown): string | undefined {
+	const shape = storedShape(namespace);
+	if (!shape) return undefined;
+	if (shape.keys === 'ids' && !isItemId(key)) return 'the key is no item id (a positive whole number)';
+	const checked = shape.value.safeParse(value);
+	return checked.success ? undefined : describeIssues(checked.error, 'v');
+}
+
+/** The first few issues of a failed check, each as `path: message`. */
+export function describeIssues(error: z.ZodError, root: string): string {
+	return error.issues
+		.slice(0, 3)
+		.map((i) => `${[root, ...i.path.map(String)].filter(Boolean).join('.') || 'the item'}: ${i.message}`)
+		.join('; ');
+}

@@ -2,11 +2,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import Module, { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Stage } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
-import { WEBHOOK_HEADER } from '../../infra/stack';
-import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
+import { BASE_CONFIG, XRAY, getAtt, ofType, propsOf, ref, synth, type Synth } from './synth';
 
 // Two variants, each synthesised once (with cdk-nag: a finding would throw here).
 const basic = synth({ ...BASE_CONFIG });
@@ -25,22 +22,8 @@ const full = synth(
 	'TestEquipmentCloudAlertsFull',
 );
 
-/** CloudFormation JSON: dynamically typed, as JSON.parse returns it. */
-type Json = ReturnType<typeof JSON.parse>;
-type Resources = Record<string, { Type: string; Properties: Record<string, Json> }>;
-const resources = (s: Synth) => s.json.Resources as Resources;
-const ofType = (s: Synth, type: string) => Object.entries(resources(s)).filter(([, r]) => r.Type === type);
-const props = (s: Synth, logicalId: string) => resources(s)[logicalId].Properties;
-/** The statements of the identity policy attached to a role. */
-function roleStatements(s: Synth, roleLogicalId: string): Json[] {
-	return ofType(s, 'AWS::IAM::Policy')
-		.filter(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleLogicalId))
-		.flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
-}
-const roleOf = (s: Synth, fnLogicalId: string) => props(s, fnLogicalId).Role['Fn::GetAtt'][0] as string;
+const props = propsOf;
 const NODE_BUILTINS = new Set(builtinModules);
-// Actions sorted: the recommended flag @aws-cdk/aws-iam:minimizePolicies sorts them.
-const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
 
 /** Runs `load` with the repository's node_modules on NODE_PATH, as the Lambda runtime has its SDK. */
 function withRuntimeNodePath<T>(load: () => T): T {
@@ -81,72 +64,14 @@ describe('environment-agnostic', () => {
 	});
 });
 
-describe('event bus and archive', () => {
-	it('creates one custom bus with an archive of the test-equipment-cloud source', () => {
-		basic.template.resourceCountIs('AWS::Events::EventBus', 1);
-		const busId = basic.id(basic.stack.bus);
-		basic.template.hasResourceProperties('AWS::Events::Archive', {
-			SourceArn: getAtt(busId),
-			EventPattern: { source: ['test-equipment-cloud'] },
-			RetentionDays: 90,
-		});
-		basic.template.resourceCountIs('AWS::Events::Archive', 1);
-	});
-});
-
 describe('the pollers', () => {
 	const pollers = () => Object.values(basic.stack.pollers).map((f) => basic.id(f));
 
-	it('run on the current Node.js runtime on arm64 with a 5 minute timeout and their config', () => {
-		const tableId = basic.id(basic.stack.table);
-		const secretId = basic.id(basic.stack.tokenSecret);
-		const busId = basic.id(basic.stack.bus);
-		for (const fnId of pollers()) {
-			const p = props(basic, fnId);
-			expect(p.Runtime).toBe('nodejs24.x');
-			expect(p.Architectures).toEqual(['arm64']);
-			expect(p.Timeout).toBe(300);
-			expect(p.MemorySize).toBe(512);
-			expect(p.Handler).toBe('index.handler');
-			expect(p.TracingConfig).toEqual({ Mode: 'Active' });
-			expect(p.Environment.Variables).toEqual({
-				NODE_OPTIONS: '--enable-source-maps',
-				POWERTOOLS_SERVICE_NAME: 'pollers',
-				TEC_BASE_URL: 'https://tec.example.com',
-				TEC_ENVIRONMENT: 'sandbox',
-				TEC_TOKEN_SECRET_ARN: ref(secretId),
-				STATE_TABLE: ref(tableId),
-				EVENT_BUS_NAME: ref(busId),
-				REMINDER_DAYS: '7',
-				LOOKBACK_DAYS: '7',
-				SAFETY_MS: '60000',
-			});
-			// The poller stops before a page with less than SAFETY_MS left: well inside the timeout,
-			// and more than its default (a page, its events and its state writes fit in it).
-			const safety = Number(p.Environment.Variables.SAFETY_MS);
-			expect(safety).toBeLessThanOrEqual((p.Timeout * 1000) / 4);
-			expect(safety).toBeGreaterThanOrEqual(DEFAULT_SETTINGS.safetyMs);
-		}
-		expect(props(full, full.id(full.stack.pollers.overdueDevices)).Environment.Variables).toMatchObject({
-			TEC_ENVIRONMENT: 'production',
-			REMINDER_DAYS: '3',
-			LOOKBACK_DAYS: '14',
-		});
-	});
-
-	it('have their own log groups with a retention', () => {
-		for (const fnId of [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest)]) {
-			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
-			expect(resources(basic)[logGroupId].Type).toBe('AWS::Logs::LogGroup');
-			expect(props(basic, logGroupId).RetentionInDays).toBe(30);
-		}
-		basic.template.resourceCountIs('AWS::Logs::LogGroup', 5);
-	});
-
-	it('have async retries off (the next tick is the retry)', () => {
-		for (const fnId of pollers()) {
-			basic.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(fnId), Qualifier: '$LATEST', MaximumRetryAttempts: 0 });
-		}
+	it('are NodeFunctions (test/infra/nodeFunction.test.ts) configured by the Pollers construct (test/infra/pollers.test.ts), as are the e-mail functions', () => {
+		const fns = [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest)];
+		for (const fnId of fns) expect(props(basic, fnId)).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+		basic.template.resourceCountIs('AWS::Lambda::Function', fns.length);
+		basic.template.resourceCountIs('AWS::Logs::LogGroup', fns.length);
 	});
 
 	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
@@ -174,145 +99,21 @@ describe('the pollers', () => {
 });
 
 describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
-	it('invoke each poller every 5 minutes in the time zone, offset from each other, with a DLQ', () => {
-		const dlqId = basic.id(basic.stack.schedulerDlq);
-		const expected = [
-			[basic.stack.pollers.overdueDevices, 'cron(0/5 * * * ? *)'],
-			[basic.stack.pollers.testResults, 'cron(2/5 * * * ? *)'],
-			[basic.stack.pollers.dueSoon, 'cron(1/5 * * * ? *)'],
-		] as const;
-		for (const [fn, expression] of expected) {
-			basic.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-				ScheduleExpression: expression,
-				ScheduleExpressionTimezone: 'UTC',
-				State: 'ENABLED',
-				FlexibleTimeWindow: { Mode: 'OFF' },
-				Target: {
-					Arn: getAtt(basic.id(fn)),
-					DeadLetterConfig: { Arn: getAtt(dlqId) },
-					RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
-					RoleArn: Match.anyValue(),
-				},
-			});
-		}
-		// Plus the daily e-mail digest (test/infra/emailAlerts.test.ts).
+	it('one per poller (test/infra/pollers.test.ts) and the daily e-mail digest (test/infra/emailAlerts.test.ts); no scheduled rules', () => {
 		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
-		// No legacy scheduled rules.
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
-	});
-
-	it('follow the configured rate, time zone and hours', () => {
-		const exprs = ofType(full, 'AWS::Scheduler::Schedule').map(([, s]) => [s.Properties.ScheduleExpression, s.Properties.ScheduleExpressionTimezone, s.Properties.Target.RetryPolicy.MaximumEventAgeInSeconds]);
-		expect(exprs.sort()).toEqual([
-			['cron(0 7 * * ? *)', 'Europe/Berlin', 7200],
-			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
-			['cron(2/10 6-20 * * ? *)', 'Europe/Berlin', 600],
-			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
-		]);
-	});
-
-	it('each use a role that may invoke only its poller and write only to the scheduler DLQ', () => {
-		const dlqId = basic.id(basic.stack.schedulerDlq);
-		for (const [, schedule] of ofType(basic, 'AWS::Scheduler::Schedule')) {
-			const roleId = schedule.Properties.Target.RoleArn['Fn::GetAtt'][0] as string;
-			const fnId = schedule.Properties.Target.Arn['Fn::GetAtt'][0] as string;
-			expect(props(basic, roleId).AssumeRolePolicyDocument.Statement).toEqual([
-				{
-					Action: 'sts:AssumeRole',
-					Effect: 'Allow',
-					Principal: { Service: 'scheduler.amazonaws.com' },
-					Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-				},
-			]);
-			expect(roleStatements(basic, roleId)).toEqual([
-				{ Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: [getAtt(fnId), { 'Fn::Join': ['', [getAtt(fnId), ':*']] }] },
-				{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: getAtt(dlqId) },
-			]);
-		}
 	});
 });
 
 describe('the dead-letter queues', () => {
-	it('are encrypted, refuse plain HTTP and keep messages 14 days', () => {
+	it('the stack\'s only queues are its dead-letter queues (test/infra/deadLetterQueue.test.ts): scheduler, e-mail events, alert delivery, and the webhook\'s when set', () => {
 		basic.template.resourceCountIs('AWS::SQS::Queue', 3);
 		full.template.resourceCountIs('AWS::SQS::Queue', 4);
-		for (const [queueId, queue] of ofType(full, 'AWS::SQS::Queue')) {
-			expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86400 });
-			full.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-				Queues: [ref(queueId)],
-				PolicyDocument: {
-					Statement: Match.arrayWith([
-						{ Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } }, Effect: 'Deny', Principal: { AWS: '*' }, Resource: getAtt(queueId) },
-					]),
-				},
-			});
-		}
-	});
-});
-
-describe('the state table', () => {
-	it('is on-demand with pk/sk, TTL on expiresAt, point-in-time recovery and encryption', () => {
-		basic.template.resourceCountIs('AWS::DynamoDB::Table', 1);
-		basic.template.hasResource('AWS::DynamoDB::Table', {
-			DeletionPolicy: 'Retain',
-			Properties: {
-				KeySchema: [
-					{ AttributeName: 'pk', KeyType: 'HASH' },
-					{ AttributeName: 'sk', KeyType: 'RANGE' },
-				],
-				AttributeDefinitions: [
-					{ AttributeName: 'pk', AttributeType: 'S' },
-					{ AttributeName: 'sk', AttributeType: 'S' },
-				],
-				BillingMode: 'PAY_PER_REQUEST',
-				TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
-				PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-				SSESpecification: { SSEEnabled: true },
-				DeletionProtectionEnabled: false,
-			},
-		});
-		full.template.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+		for (const [, queue] of ofType(full, 'AWS::SQS::Queue')) expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true });
 	});
 });
 
 describe('least privilege', () => {
-	it('pollers: items of the state table, PutEvents on the bus, the token secret, their own logs; nothing else', () => {
-		const tableId = basic.id(basic.stack.table);
-		const busId = basic.id(basic.stack.bus);
-		const secretId = basic.id(basic.stack.tokenSecret);
-		for (const fn of Object.values(basic.stack.pollers)) {
-			const fnId = basic.id(fn);
-			const logGroupId = props(basic, fnId).LoggingConfig.LogGroup.Ref as string;
-			// In any order (CDK adds X-Ray's when the function gets its tracing).
-			const statements = roleStatements(basic, roleOf(basic, fnId));
-			expect(statements).toHaveLength(5);
-			expect(statements).toEqual(expect.arrayContaining([
-				XRAY,
-				{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
-				{
-					Sid: 'StateTableItems',
-					Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-					Effect: 'Allow',
-					Resource: getAtt(tableId),
-				},
-				{ Sid: 'PublishEvents', Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(busId) },
-				{ Sid: 'ReadAccessToken', Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ref(secretId) },
-			]));
-		}
-	});
-
-	it('the state store uses only the DynamoDB actions granted', () => {
-		const code = readFileSync(join(__dirname, '../../lambdas/adapters/dynamoStateStore.ts'), 'utf8');
-		const commands = new Set([...code.matchAll(/new (\w+)Command\(/g)].map((m) => m[1]));
-		const action: Record<string, string> = { Query: 'dynamodb:Query', Get: 'dynamodb:GetItem', Put: 'dynamodb:PutItem', BatchWrite: 'dynamodb:BatchWriteItem', Delete: 'dynamodb:DeleteItem' };
-		const granted = roleStatements(basic, roleOf(basic, basic.id(basic.stack.pollers.overdueDevices))).find((s) => s.Sid === 'StateTableItems').Action as string[];
-		for (const c of commands) {
-			expect(action[c], `DynamoDB command ${c} has no grant`).toBeDefined();
-			expect(granted).toContain(action[c]);
-		}
-	});
-
-
 	it('no identity policy has a wildcard action or resource (but X-Ray\'s, which has no resources), and no role has a managed policy', () => {
 		for (const s of [basic, full]) {
 			for (const [, policy] of ofType(s, 'AWS::IAM::Policy')) {
@@ -334,15 +135,7 @@ describe('least privilege', () => {
 	});
 });
 
-describe('the access token secret', () => {
-	it('is created without a value in the template: "token" empty until put-secret-value', () => {
-		const secretId = basic.id(basic.stack.tokenSecret);
-		const p = props(basic, secretId);
-		expect(p.SecretString).toBeUndefined();
-		expect(JSON.parse(p.GenerateSecretString.SecretStringTemplate)).toEqual({ token: '' });
-		expect(p.GenerateSecretString.GenerateStringKey).not.toBe('token');
-	});
-
+describe('secrets', () => {
 	it('no template holds a secret value or anything token-like', () => {
 		for (const s of [basic, full]) {
 			const text = JSON.stringify(s.json);
@@ -370,91 +163,12 @@ describe('the access token secret', () => {
 	});
 });
 
-describe('the alarms topic', () => {
-
-
-	it('the topic is encrypted with a rotating KMS key, refuses plain HTTP and has the e-mail subscriptions', () => {
-		const topicId = basic.id(basic.stack.topic);
-		const keyId = props(basic, topicId).KmsMasterKeyId['Fn::GetAtt'][0] as string;
-		expect(resources(basic)[keyId].Type).toBe('AWS::KMS::Key');
-		expect(props(basic, keyId).EnableKeyRotation).toBe(true);
-		// CloudWatch alarms can use the key and publish to the topic.
-		expect(props(basic, keyId).KeyPolicy.Statement).toContainEqual({
-			Sid: 'AllowCloudWatchAlarmsToUseTheKey',
-			Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-			Effect: 'Allow',
-			Principal: { Service: 'cloudwatch.amazonaws.com' },
-			Resource: '*',
-		});
-		basic.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-			Topics: [ref(topicId)],
-			PolicyDocument: {
-				Statement: [
-					{ Sid: 'AllowPublishThroughSSLOnly', Action: 'sns:Publish', Effect: 'Deny', Principal: '*', Resource: ref(topicId), Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
-					{
-						Sid: 'AllowCloudWatchAlarmsOfThisAccount',
-						Action: 'sns:Publish',
-						Effect: 'Allow',
-						Principal: { Service: 'cloudwatch.amazonaws.com' },
-						Resource: ref(topicId),
-						Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-					},
-				],
-			},
-		});
-		const subs = ofType(basic, 'AWS::SNS::Subscription').map(([, s]) => s.Properties);
-		const redrive = { deadLetterTargetArn: getAtt(basic.id(basic.stack.alertDeliveryDlq)) };
-		expect(subs).toEqual([
-			{ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: ref(topicId), RedrivePolicy: redrive },
-			{ Protocol: 'email', Endpoint: 'lab-lead@example.com', TopicArn: ref(topicId), RedrivePolicy: redrive },
-		]);
-	});
-});
-
 describe('the n8n webhook', () => {
 	it('is absent without a webhook URL', () => {
 		for (const type of ['AWS::Events::Connection', 'AWS::Events::ApiDestination']) basic.template.resourceCountIs(type, 0);
 		basic.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
 	});
 
-	it('sends Device Overdue and Test Result Recorded to the API destination, with a DLQ and bounded retries', () => {
-		full.template.resourceCountIs('AWS::Events::Connection', 1);
-		const [connectionId, connection] = ofType(full, 'AWS::Events::Connection')[0];
-		expect(connection.Properties.AuthorizationType).toBe('API_KEY');
-		expect(connection.Properties.AuthParameters.ApiKeyAuthParameters.ApiKeyName).toBe(WEBHOOK_HEADER);
-		const [destinationId] = ofType(full, 'AWS::Events::ApiDestination')[0];
-		full.template.hasResourceProperties('AWS::Events::ApiDestination', {
-			ConnectionArn: getAtt(connectionId),
-			InvocationEndpoint: WEBHOOK,
-			HttpMethod: 'POST',
-			InvocationRateLimitPerSecond: 10,
-		});
-		const webhookDlqId = full.id(full.stack.webhookDlq!);
-		full.template.hasResourceProperties('AWS::Events::Rule', {
-			EventBusName: ref(full.id(full.stack.bus)),
-			EventPattern: { source: ['test-equipment-cloud'], 'detail-type': ['Device Overdue', 'Test Result Recorded'] },
-			Targets: [
-				{
-					Arn: getAtt(destinationId),
-					Id: 'Target0',
-					DeadLetterConfig: { Arn: getAtt(webhookDlqId) },
-					RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 6 * 3600 },
-					RoleArn: Match.anyValue(),
-				},
-			],
-		});
-		const rule = ofType(full, 'AWS::Events::Rule').find(([, r]) => r.Properties.Targets[0].Arn['Fn::GetAtt'][0] === destinationId)![1];
-		const roleId = rule.Properties.Targets[0].RoleArn['Fn::GetAtt'][0] as string;
-		expect(roleStatements(full, roleId)).toEqual([{ Action: 'events:InvokeApiDestination', Effect: 'Allow', Resource: getAtt(destinationId) }]);
-	});
-
-	it('the header value is generated into a secret of the stack, never written in the template', () => {
-		const secrets = ofType(full, 'AWS::SecretsManager::Secret');
-		expect(secrets).toHaveLength(2);
-		const [, key] = secrets.find(([id]) => id.startsWith('N8nWebhookKey'))!;
-		expect(key.Properties.SecretString).toBeUndefined();
-		expect(key.Properties.GenerateSecretString).toMatchObject({ GenerateStringKey: 'apiKeyValue', PasswordLength: 48, SecretStringTemplate: JSON.stringify({ headerName: WEBHOOK_HEADER }) });
-	});
 });
 
 describe('alarms', () => {

@@ -55,3 +55,47 @@ export function synth(input: Record<string, unknown>, stackId = 'TestEquipmentCl
 
 export const getAtt = (logicalId: string, attr = 'Arn') => ({ 'Fn::GetAtt': [logicalId, attr] });
 export const ref = (logicalId: string) => ({ Ref: logicalId });
+
+export interface ConstructSynth<T> {
+	construct: T;
+	stack: Stack;
+	template: Template;
+	json: Record<string, unknown>;
+	/** The logical ID of a construct's CloudFormation resource. */
+	id(construct: IConstruct): string;
+}
+
+/**
+ * One construct in a small stack of its own (with cdk.json's feature flags), for its own
+ * assertions; `build` adds what it rests on (a bus, a table) and returns the construct.
+ */
+export function synthConstruct<T>(stackId: string, build: (stack: Stack) => T): ConstructSynth<T> {
+	const outdir = mkdtempSync(join(tmpdir(), 'tec-cdk-'));
+	afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+	const stack = new Stack(new App({ outdir, context: FEATURE_FLAGS }), stackId);
+	const construct = build(stack);
+	const template = Template.fromStack(stack);
+	return {
+		construct,
+		stack,
+		template,
+		json: template.toJSON(),
+		id: (c) => stack.resolve(((c.node.defaultChild ?? c) as CfnElement).logicalId) as string,
+	};
+}
+
+/** CloudFormation JSON: dynamically typed, as JSON.parse returns it. */
+export type Json = ReturnType<typeof JSON.parse>;
+type Resources = Record<string, { Type: string; Properties: Record<string, Json> }>;
+export const resourcesOf = (s: { json: Record<string, unknown> }) => s.json.Resources as Resources;
+export const ofType = (s: { json: Record<string, unknown> }, type: string) => Object.entries(resourcesOf(s)).filter(([, r]) => r.Type === type);
+export const propsOf = (s: { json: Record<string, unknown> }, logicalId: string) => resourcesOf(s)[logicalId].Properties;
+/** The statements of the identity policies attached to a role. */
+export function roleStatements(s: { json: Record<string, unknown> }, roleLogicalId: string): Json[] {
+	return ofType(s, 'AWS::IAM::Policy')
+		.filter(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleLogicalId))
+		.flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+export const roleOf = (s: { json: Record<string, unknown> }, fnLogicalId: string) => propsOf(s, fnLogicalId).Role['Fn::GetAtt'][0] as string;
+// Actions sorted: the recommended flag @aws-cdk/aws-iam:minimizePolicies sorts them.
+export const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../infra/config';
+import { EventBus } from '../../infra/constructs/eventBus';
+import { Pollers } from '../../infra/constructs/pollers';
+import { PollerState } from '../../infra/constructs/state';
+import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
+import { BASE_CONFIG, XRAY, getAtt, ofType, propsOf, ref, roleOf, roleStatements, synthConstruct } from './synth';
+
+/** The pollers with what they rest on (state, bus), and nothing else of the stack. */
+function pollersOnly(stackId: string, input: Record<string, unknown>) {
+	return synthConstruct(stackId, (stack) => {
+		const config = parseConfig(input);
+		const state = new PollerState(stack, 'State', { environment: config.environment });
+		const events = new EventBus(stack, 'Events');
+		return { state, events, pollers: new Pollers(stack, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus }) };
+	});
+}
+const basic = pollersOnly('PollersOnly', { ...BASE_CONFIG });
+const custom = pollersOnly('PollersCustom', {
+	...BASE_CONFIG,
+	environment: 'production',
+	timeZone: 'Europe/Berlin',
+	activeHours: '6-20',
+	scheduleRateMinutes: '10',
+	reminderDays: '3',
+	lookbackDays: '14',
+	dueSoonDays: '60, 14',
+});
+const fns = basic.construct.pollers.functions;
+
+describe('the pollers', () => {
+	it('have a 5 minute timeout, 512 MB and their configuration', () => {
+		const tableId = basic.id(basic.construct.state.table);
+		const secretId = basic.id(basic.construct.state.tokenSecret);
+		const busId = basic.id(basic.construct.events.bus);
+		for (const fn of Object.values(fns)) {
+			const p = propsOf(basic, basic.id(fn));
+			expect(p.Timeout).toBe(300);
+			expect(p.MemorySize).toBe(512);
+			expect(p.Environment.Variables).toEqual({
+				NODE_OPTIONS: '--enable-source-maps',
+				POWERTOOLS_SERVICE_NAME: 'pollers',
+				TEC_BASE_URL: 'https://tec.example.com',
+				TEC_ENVIRONMENT: 'sandbox',
+				TEC_TOKEN_SECRET_ARN: ref(secretId),
+				STATE_TABLE: ref(tableId),
+				EVENT_BUS_NAME: ref(busId),
+				REMINDER_DAYS: '7',
+				LOOKBACK_DAYS: '7',
+				SAFETY_MS: '60000',
+			});
+			// The poller stops before a page with less than SAFETY_MS left: well inside the timeout,
+			// and more than its default (a page, its events and its state writes fit in it).
+			const safety = Number(p.Environment.Variables.SAFETY_MS);
+			expect(safety).toBeLessThanOrEqual((p.Timeout * 1000) / 4);
+			expect(safety).toBeGreaterThanOrEqual(DEFAULT_SETTINGS.safetyMs);
+		}
+		expect(propsOf(custom, custom.id(custom.construct.pollers.functions.overdueDevices)).Environment.Variables).toMatchObject({
+			TEC_ENVIRONMENT: 'production',
+			REMINDER_DAYS: '3',
+			LOOKBACK_DAYS: '14',
+		});
+	});
+
+	it('the due-soon poller gets the configured lead stages; without them the pollers keep their default', () => {
+		expect(propsOf(custom, custom.id(custom.construct.pollers.functions.dueSoon)).Environment.Variables.DUE_SOON_DAYS).toBe('60,14');
+		expect(propsOf(basic, basic.id(fns.dueSoon)).Environment.Variables.DUE_SOON_DAYS).toBeUndefined();
+		expect(parseConfig({ ...BASE_CONFIG }).dueSoonDays).toBeUndefined();
+		expect(parseConfig({ ...BASE_CONFIG, dueSoonDays: [30, 7] }).dueSoonDays).toBe('30,7');
+		expect(() => parseConfig({ ...BASE_CONFIG, dueSoonDays: 'soon' })).toThrow(/dueSoonDays must be whole days separated by commas, like 30,7/);
+	});
+
+	it('may use items of the state table, PutEvents on the bus, the token secret and their own logs; nothing else', () => {
+		const tableId = basic.id(basic.construct.state.table);
+		const busId = basic.id(basic.construct.events.bus);
+		const secretId = basic.id(basic.construct.state.tokenSecret);
+		for (const fn of Object.values(fns)) {
+			const fnId = basic.id(fn);
+			const logGroupId = propsOf(basic, fnId).LoggingConfig.LogGroup.Ref as string;
+			// In any order (CDK adds X-Ray's when the function gets its tracing).
+			const statements = roleStatements(basic, roleOf(basic, fnId));
+			expect(statements).toHaveLength(5);
+			expect(statements).toEqual(
+				expect.arrayContaining([
+					XRAY,
+					{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
+					{
+						Sid: 'StateTableItems',
+						Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+						Effect: 'Allow',
+						Resource: getAtt(tableId),
+					},
+					{ Sid: 'PublishEvents', Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(busId) },
+					{ Sid: 'ReadAccessToken', Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ref(secretId) },
+				]),
+			);
+		}
+	});
+
+	it('the state store uses only the DynamoDB actions granted', () => {
+		const code = readFileSync(join(__dirname, '../../lambdas/adapters/dynamoStateStore.ts'), 'utf8');
+		const commands = new Set([...code.matchAll(/new (\w+)Command\(/g)].map((m) => m[1]));
+		const action: Record<string, string> = { Query: 'dynamodb:Query', Get: 'dynamodb:GetItem', Put: 'dynamodb:PutItem', BatchWrite: 'dynamodb:BatchWriteItem', Delete: 'dynamodb:DeleteItem' };
+		const granted = roleStatements(basic, roleOf(basic, basic.id(fns.overdueDevices))).find((st) => st.Sid === 'StateTableItems').Action as string[];
+		for (const c of commands) {
+			expect(action[c], `DynamoDB command ${c} has no grant`).toBeDefined();
+			expect(granted).toContain(action[c]);
+		}
+	});
+});
+
+describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
+	it('invoke each poller every 5 minutes in the time zone, offset from each other, with a DLQ', () => {
+		const dlqId = basic.id(basic.construct.pollers.schedulerDlq);
+		const expected = [
+			[fns.overdueDevices, 'cron(0/5 * * * ? *)'],
+			[fns.testResults, 'cron(2/5 * * * ? *)'],
+			[fns.dueSoon, 'cron(1/5 * * * ? *)'],
+		] as const;
+		for (const [fn, expression] of expected) {
+			basic.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+				ScheduleExpression: expression,
+				ScheduleExpressionTimezone: 'UTC',
+				State: 'ENABLED',
+				FlexibleTimeWindow: { Mode: 'OFF' },
+				Target: {
+					Arn: getAtt(basic.id(fn)),
+					DeadLetterConfig: { Arn: getAtt(dlqId) },
+					RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
+					RoleArn: Match.anyValue(),
+				},
+			});
+		}
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+		basic.template.resourceCountIs('AWS::Events::Rule', 0);
+	});
+
+	it('follow the configured rate, time zone and hours', () => {
+		const exprs = ofType(custom, 'AWS::Scheduler::Schedule').map(([, x]) => [x.Properties.ScheduleExpression, x.Properties.ScheduleExpressionTimezone, x.Properties.Target.RetryPolicy.MaximumEventAgeInSeconds]);
+		expect(exprs.sort()).toEqual([
+			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
+			['cron(2/10 6-20 * * ? *)', 'Europe/Berlin', 600],
+			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
+		]);
+	});
+
+	it('each use a role that may invoke only its poller and write only to the scheduler DLQ', () => {
+		const dlqId = basic.id(basic.construct.pollers.schedulerDlq);
+		for (const [, schedule] of ofType(basic, 'AWS::Scheduler::Schedule')) {
+			const roleId = schedule.Properties.Target.RoleArn['Fn::GetAtt'][0] as string;
+			const fnId = schedule.Properties.Target.Arn['Fn::GetAtt'][0] as string;
+			expect(propsOf(basic, roleId).AssumeRolePolicyDocument.Statement).toEqual([
+				{
+					Action: 'sts:AssumeRole',
+					Effect: 'Allow',
+					Principal: { Service: 'scheduler.amazonaws.com' },
+					Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+				},
+			]);
+			expect(roleStatements(basic, roleId)).toEqual([
+				{ Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: [getAtt(fnId), { 'Fn::Join': ['', [getAtt(fnId), ':*']] }] },
+				{ Action: 'sqs:SendMessage', Effect: 'Allow', Resource: getAtt(dlqId) },
+			]);
+		}
+	});
+});

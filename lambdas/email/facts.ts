@@ -133,6 +133,11 @@ async function remember(store: MailStore, device: { id: number; customerName: st
 	await store.putMany(NS.devices, [{ key: String(device.id), value: { customerName: device.customerName, department: device.department }, expiresAt: now + KEEP_MS }]);
 }
 
+/**
+ * An event's detail, checked with the contract's own schema. (Powertools' Parser is not used: its
+ * releases matching the other Powertools packages need zod 4 as a peer; this package has zod 3.25,
+ * whose `zod/v4` the contract is written in.)
+ */
 function parse<T extends z.ZodType>(schema: T, detail: unknown, type: string): z.infer<T> {
 	const parsed = schema.safeParse(detail);
 	if (!parsed.success) throw new Error(`The "${type}" event does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);

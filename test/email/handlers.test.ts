@@ -71,6 +71,20 @@ describe('the deployed e-mail handlers', () => {
 		expect(mimeParts(ses.sent.at(-1)!.raw).headers.subject).toMatch(/^Test failed: Device 9/);
 	});
 
+	it('an event whose detail does not match its schema is refused, naming the detail type and the field; nothing is filed or sent', async () => {
+		const sent = ses.sent.length;
+		const good = overdue(device(31, { customerName: null, department: null }));
+		const bad = delivery(good) as { detail: { data: { episode: unknown } } };
+		bad.detail = { ...bad.detail, data: { ...bad.detail.data, episode: 'first' } };
+		await expect(collect(bad, context('m-1'))).rejects.toThrow(/^The "Device Overdue" event does not match its schema: data\.episode: /);
+		// The same event, well formed, is read and filed: the refusal left nothing behind.
+		await collect(delivery(good), context('m-2'));
+		const { sent: digests } = await digest({ scheduledTime: '2026-11-22T06:00:00Z' }, context('m-3'));
+		expect(digests).toHaveLength(1);
+		expect(mimeParts(ses.sent.at(-1)!.raw).text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)[\s\S]*Device 31/);
+		expect(ses.sent.length - sent).toBe(1);
+	});
+
 	it('an event without a dedupeKey is refused (it would not be idempotent)', async () => {
 		await expect(collect({ source: 'test-equipment-cloud', 'detail-type': 'Device Overdue', detail: {} }, context('x-1'))).rejects.toThrow();
 	});

@@ -52,12 +52,43 @@ describe('the trigger node', () => {
 		expect(options.find((o) => o.name === 'includeFailedSteps')).toMatchObject({ type: 'boolean', default: false, displayOptions: { show: { '/event': ['testResultNew'] } } });
 	});
 
-	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event', async () => {
-		const trigger = (await description(TRIGGER_NODE_TYPE)).properties.find((p) => p.name === 'filters')!;
-		const action = (await description('testEquipmentCloud')).properties.find((p) => p.name === 'filters')!;
-		const strip = (p: INodeProperties) => JSON.parse(JSON.stringify(p).replaceAll('"event"', '"resource"'));
-		const { displayOptions: _shownFor, ...shared } = action;
-		expect(strip(trigger)).toEqual(JSON.parse(JSON.stringify(shared)));
+	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event: type first in version 1, property first from version 2', async () => {
+		const trigger = (await description(TRIGGER_NODE_TYPE)).properties.filter((p) => p.name === 'filters' || p.name === 'filterJoin');
+		const action = (await description('testEquipmentCloud')).properties.filter((p) => p.name === 'filters' || p.name === 'filterJoin');
+		const shape = (p: INodeProperties) => {
+			const { displayOptions: _shownFor, ...rest } = p;
+			return JSON.parse(JSON.stringify(rest).replaceAll('"event"', '"resource"'));
+		};
+		// The action node repeats its Filters per list resource: one of each kind is enough.
+		const distinct = (ps: INodeProperties[]) => [...new Map(ps.map((p) => [JSON.stringify(shape(p)), shape(p)])).values()];
+		expect(distinct(trigger)).toEqual(distinct(action));
+		expect(trigger.map((p) => [p.name, p.displayOptions?.show?.['@version']])).toEqual([
+			['filters', [1]],
+			['filters', [{ _cnd: { gte: 2 } }]],
+			['filterJoin', [{ _cnd: { gte: 2 } }]],
+		]);
+		const d = await description(TRIGGER_NODE_TYPE);
+		expect(d).toMatchObject({ version: [1, 2], defaultVersion: 2 });
+	});
+
+	it('the property-first Filters list every key with its type, the value carrying it', async () => {
+		const keys = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getFilterKeys',
+			nodeType: TRIGGER_NODE_TYPE,
+			parameters: { event: 'deviceDueSoon' },
+			credentials: credentials(world.sandbox),
+		})) as INodePropertyOptions[];
+		expect(keys.find((k) => k.name === 'Next test (Date)')).toMatchObject({ value: '9|Date' });
+		expect(keys.find((k) => k.name === 'Department (Text)')).toMatchObject({ value: '4|Text' });
+		const fields = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getFilterKeys',
+			nodeType: TRIGGER_NODE_TYPE,
+			parameters: { event: 'projectUpdated' },
+			credentials: credentials(world.sandbox),
+		})) as INodePropertyOptions[];
+		expect(fields.map((k) => [k.name, k.value])).toContainEqual(['updated_time (Date)', 'updated_time|Date']);
 	});
 
 	it('the editor lists the keys of the event’s list: fields for test results, property keys for overdue devices', async () => {

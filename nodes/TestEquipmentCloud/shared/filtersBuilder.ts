@@ -191,15 +191,17 @@ async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<
  * name as the account lists it (one cached read, only when there is an error to show).
  */
 async function named<T>(key: number | string, shown: string, ctx: BuilderContext, read: () => T): Promise<T> {
+	let failure: unknown;
 	try {
 		return read();
 	} catch (error) {
-		if (!(error instanceof ValidationError)) throw error;
-		const name = await nameOf(key, ctx);
-		if (name === undefined || name === shown) throw error;
-		const detail = error.message.slice(error.parameter.length + 2);
-		throw new ValidationError(error.parameter.replace(`"${shown}"`, `"${name}"`), detail);
+		failure = error;
 	}
+	if (!(failure instanceof ValidationError)) throw failure;
+	const name = await nameOf(key, ctx);
+	if (name === undefined || name === shown) throw failure;
+	const detail = failure.message.slice(failure.parameter.length + 2);
+	throw new ValidationError(failure.parameter.replace(`"${shown}"`, `"${name}"`), detail);
 }
 
 /** A listed key's name for errors; the read is the cached one, and a failed read keeps the ID. */

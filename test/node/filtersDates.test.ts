@@ -1,11 +1,13 @@
 /**
- * Property-based tests of the Filters builder's day arithmetic: the day of an instant in a
- * timezone, the cutting of date values to the day the service compares, days from today and the
- * "Within the …" ranges.
+ * Property-based tests of the Filters builder: its day arithmetic (the day of an instant in a
+ * timezone, date values cut to the day the service compares, days from today, the "Within the …"
+ * ranges) and the rows → filters encoding.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, daysBetween, isCalendarDate } from '../../client';
+import { addDays, daysBetween, encodeFilter, isCalendarDate, keywordsFor, parseFilter, validateFilter } from '../../client';
+import { filtersFromBuilder, type BuilderContext } from '../../nodes/TestEquipmentCloud/shared/filtersBuilder';
+import { fieldKeys } from '../../nodes/TestEquipmentCloud/shared/filtersKeys';
 import { DATE_PRESETS, dayIn, dayOfValue, daysFromToday, presetConditions, type DatePreset } from '../../nodes/TestEquipmentCloud/shared/filtersDates';
 
 const MIN = Date.UTC(1971, 0, 1);
@@ -95,6 +97,45 @@ describe('days from today and the ranges', () => {
 				expect(preset === 'withinNext' ? from.value : to.value).toBe(today);
 				expect(preset === 'withinNext' ? to.value : from.value).toBe(addDays(today, preset === 'withinNext' ? n : -n));
 			}),
+		);
+	});
+});
+
+describe('the builder: rows → the service’s filters', () => {
+	const fields = fieldKeys('testResult');
+	const ctx = (today: string): BuilderContext => ({ resource: 'testResult', timeZone: 'UTC', today: () => today, keys: async () => fields });
+	const text = fc.string({ maxLength: 12 }).filter((s) => !s.includes('"') && !s.includes('\\') && !/[\uD800-\uDFFF]/.test(s));
+	const row = fc.oneof(
+		fc.record({ key: fc.constantFrom('status|Text', 'tester|Text'), textCondition: fc.constantFrom(...keywordsFor('Text')), textValue: text }),
+		fc.record({ key: fc.constantFrom('device_id|Number', 'id|Number'), numberCondition: fc.constantFrom(...keywordsFor('Number')), numberValue: fc.integer({ min: -1e6, max: 1e6 }) }),
+		fc.record({ key: fc.constantFrom('test_date|Date'), dateCondition: fc.constantFrom(...keywordsFor('Date')), dateValue: day.map((d) => `${d}T00:00:00`) }),
+		fc.record({ key: fc.constantFrom('test_date|Date'), dateCondition: fc.constantFrom(...keywordsFor('Date')), dateValueMode: fc.constant('relative'), daysFromToday: fc.integer({ min: -3650, max: 3650 }) }),
+		fc.record({ key: fc.constantFrom('test_date|Date'), dateCondition: fc.constantFrom('withinNext', 'withinLast'), days: fc.integer({ min: 0, max: 3650 }) }),
+	);
+
+	it('one filter per field, every row’s conditions in order, joined as set; each encodes and parses back', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.array(row, { maxLength: 6 }), fc.constantFrom('AND', 'OR'), day, async (rows, join, today) => {
+				const hasRangeBeside = rows.some((r) => 'days' in r) && rows.filter((r) => r.key === 'test_date|Date').length > 1;
+				const built = filtersFromBuilder({ filter: rows }, join, ctx(today));
+				if (join === 'OR' && hasRangeBeside) {
+					await expect(built).rejects.toThrow(/is a range that needs AND/);
+					return;
+				}
+				const { filters } = await built;
+				const keys = [...new Set(rows.map((r) => r.key.split('|')[0]))];
+				expect(filters.map((f) => String(f.key))).toEqual(keys);
+				for (const f of filters) {
+					const own = rows.filter((r) => r.key.startsWith(`${String(f.key)}|`));
+					const expectedCount = own.reduce((n, r) => n + ('days' in r ? 2 : 1), 0);
+					expect(f.conditions).toHaveLength(expectedCount);
+					const canonical = validateFilter(f, 'fieldName');
+					const [name, value] = encodeFilter(canonical);
+					expect(parseFilter(name, value, 'fieldName')).toEqual(canonical);
+					if (expectedCount > 1) expect(canonical.join).toBe(own.length === 1 ? 'AND' : join);
+				}
+			}),
+			{ numRuns: 300 },
 		);
 	});
 });

@@ -7,11 +7,12 @@
  * before.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { IDataObject } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { addDays } from '../../client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { DEVICE } from '../../sandbox/properties';
-import { runNode, type RunNodeOptions } from '../support/n8n';
+import { loadPackage, NODE_TYPE, runNode, type RunNodeOptions } from '../support/n8n';
 import { credentialsFor, jsonOf } from './helpers';
 
 const realNow = Date.now.bind(Date);
@@ -368,5 +369,30 @@ describe('saved workflows keep their filters', () => {
 			},
 		});
 		expect(error?.message).toMatch(/^Filters › Date Filter 1 \(property 9\): "2026-13-01" is not a calendar date/);
+	});
+});
+
+describe('the form as n8n reads it', () => {
+	it('version 3 shows the property-first Filters, versions 1–2 the type-first ones; a saved row keeps its values and has no issues', async () => {
+		const pkg = await loadPackage();
+		const type = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${NODE_TYPE}`, 3);
+		const parameters = {
+			resource: 'device',
+			operation: 'getAll',
+			filters: filter({ key: `${DEVICE.nextTest}|Date`, dateCondition: 'withinNext', days: 14 }, { key: `${DEVICE.department}|Text`, textCondition: 'equals', textValue: 'Lab' }),
+		};
+		const resolve = (typeVersion: number, values: IDataObject) => {
+			const node = { id: 'n', name: 'n', type: NODE_TYPE, typeVersion, position: [0, 0], parameters: values } as unknown as INode;
+			const resolved = NodeHelpers.getNodeParameters(type.description.properties, values as INodeParameters, true, false, node, type.description) as IDataObject;
+			const issues = NodeHelpers.getNodeParametersIssues(type.description.properties, { ...node, parameters: resolved as INodeParameters }, type.description);
+			return { resolved, issues };
+		};
+		const v3 = resolve(3, parameters);
+		expect(v3.issues).toBeNull();
+		expect(v3.resolved).toMatchObject({ filterJoin: 'AND', filters: { filter: [{ key: '9|Date', dateCondition: 'withinNext', days: 14 }, { key: '4|Text', textCondition: 'equals', textValue: 'Lab' }] } });
+		const v2 = resolve(2, { resource: 'device', operation: 'getAll', filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'equals', value: 'Lab' }] } }] } });
+		expect(v2.issues).toBeNull();
+		expect(v2.resolved).not.toHaveProperty('filterJoin');
+		expect(v2.resolved.filters).toMatchObject({ text: [{ key: DEVICE.department }] });
 	});
 });

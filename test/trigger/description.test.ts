@@ -17,6 +17,11 @@ async function description(type: string): Promise<INodeTypeDescription> {
 	return pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${type}`, 1).description;
 }
 
+/** A key list the editor loads for the trigger's Filters, for an event. */
+async function keyList(method: string, event: string): Promise<INodePropertyOptions[]> {
+	return (await callMethod({ kind: 'loadOptions', method, nodeType: TRIGGER_NODE_TYPE, parameters: { event }, credentials: credentials(world.sandbox) })) as INodePropertyOptions[];
+}
+
 describe('the trigger node', () => {
 	it('is registered in package.json and loaded by n8n with the trigger conventions', async () => {
 		const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8'));
@@ -72,41 +77,17 @@ describe('the trigger node', () => {
 	});
 
 	it('the property-first Filters list every key with its type, the value carrying it', async () => {
-		const keys = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getFilterKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'deviceDueSoon' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const keys = await keyList('getFilterKeys', 'deviceDueSoon');
 		expect(keys.find((k) => k.name === 'Next test (Date)')).toMatchObject({ value: '9|Date' });
 		expect(keys.find((k) => k.name === 'Department (Text)')).toMatchObject({ value: '4|Text' });
-		const fields = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getFilterKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'projectUpdated' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const fields = await keyList('getFilterKeys', 'projectUpdated');
 		expect(fields.map((k) => [k.name, k.value])).toContainEqual(['updated_time (Date)', 'updated_time|Date']);
 	});
 
 	it('the editor lists the keys of the event’s list: fields for test results, property keys for overdue devices', async () => {
-		const fields = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getTextKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'testResultNew' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const fields = await keyList('getTextKeys', 'testResultNew');
 		expect(fields.map((o) => o.value)).toEqual(expect.arrayContaining(['status', 'tester']));
-		const keys = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getDateKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'deviceOverdue' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const keys = await keyList('getDateKeys', 'deviceOverdue');
 		expect(keys.map((o) => o.name)).toEqual(expect.arrayContaining(['Last tested', 'Next test']));
 	});
 });

@@ -159,6 +159,19 @@ const ALL_KEYWORDS = Object.keys(KEYWORD_DATA_TYPES) as FilterKeyword[];
 
 const show = (type: string, more: Record<string, string[]> = {}): INodeProperties['displayOptions'] => ({ show: { type: [type], ...more } });
 
+/** The N of a "Within the …" range (shown for a Date key, and for a key from an expression). */
+function rangeDays(displayOptions: INodeProperties['displayOptions']): INodeProperties {
+	return {
+		displayName: 'Number of Days',
+		name: 'days',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 30,
+		description: 'How many days the range reaches from today (today is the day in the workflow’s timezone)',
+		displayOptions,
+	};
+}
+
 /** One filter: property, then the condition and value its type takes. */
 function builderValues(dependsOn: string): INodeProperties[] {
 	return [
@@ -180,15 +193,7 @@ function builderValues(dependsOn: string): INodeProperties[] {
 			default: 'sameDate',
 			displayOptions: show('Date'),
 		},
-		{
-			displayName: 'Number of Days',
-			name: 'days',
-			type: 'number',
-			typeOptions: { minValue: 0 },
-			default: 30,
-			description: 'How many days the range reaches from today (today is the day in the workflow’s timezone)',
-			displayOptions: show('Date', { dateCondition: Object.keys(DATE_PRESETS) }),
-		},
+		rangeDays(show('Date', { dateCondition: Object.keys(DATE_PRESETS) })),
 		{
 			displayName: 'Date Value',
 			name: 'dateValueMode',
@@ -261,15 +266,7 @@ function builderValues(dependsOn: string): INodeProperties[] {
 			description: 'How to compare; it must suit the type of the property or field (checked when the node runs)',
 			displayOptions: show('Any'),
 		},
-		{
-			displayName: 'Number of Days',
-			name: 'days',
-			type: 'number',
-			typeOptions: { minValue: 0 },
-			default: 30,
-			description: 'How many days the range reaches from today (today is the day in the workflow’s timezone)',
-			displayOptions: show('Any', { condition: Object.keys(DATE_PRESETS) }),
-		},
+		rangeDays(show('Any', { condition: Object.keys(DATE_PRESETS) })),
 		{
 			displayName: 'Value',
 			name: 'value',

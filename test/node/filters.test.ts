@@ -7,7 +7,7 @@
  * before.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { addDays } from '../../client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -394,5 +394,22 @@ describe('the form as n8n reads it', () => {
 		expect(v2.issues).toBeNull();
 		expect(v2.resolved).not.toHaveProperty('filterJoin');
 		expect(v2.resolved.filters).toMatchObject({ text: [{ key: DEVICE.department }] });
+	});
+
+	it('the hidden Type that picks the fields: the type after "|", else Any (no key yet, or a key from an expression)', async () => {
+		const pkg = await loadPackage();
+		const type = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${NODE_TYPE}`, 3);
+		const builder = type.description.properties.find((p) => p.name === 'filters' && JSON.stringify(p.displayOptions).includes('gte'))!;
+		const hidden = (builder.options as Array<{ values: Array<{ name: string; default: unknown }> }>)[0].values.find((v) => v.name === 'type')!.default as string;
+		const workflow = new Workflow({ nodes: [{ id: 'n', name: 'n', type: `${pkg.packageName}.${NODE_TYPE}`, typeVersion: 3, position: [0, 0], parameters: {} }], connections: {}, active: false, nodeTypes: pkg.nodeTypes });
+		const typeOf = (key: unknown) =>
+			(workflow.expression.getParameterValue({ key, type: hidden } as never, null, 0, 0, 'n', [{ json: { id: 9 } }], 'manual', {}) as IDataObject).type;
+		expect(typeOf('9|Date')).toBe('Date');
+		expect(typeOf('status|Text')).toBe('Text');
+		expect(typeOf('updated_time|Number')).toBe('Number');
+		expect(typeOf('')).toBe('Any');
+		expect(typeOf('status')).toBe('Any');
+		expect(typeOf('={{ $json.id }}')).toBe('Any');
+		expect(typeOf('={{ $json.missing }}')).toBe('Any');
 	});
 });

@@ -139,9 +139,11 @@ export const KEY_TYPE_SEPARATOR = '|';
 
 /**
  * The hidden `type` of a filter: the type after the key's separator; `Any` when the key has none
- * (a plain ID or field name from an expression: the type is looked up when the node runs).
+ * (no key yet, or a plain ID or field name from an expression, which the editor may not be able to
+ * resolve without input data): the form then offers every keyword, and the type is looked up
+ * when the node runs.
  */
-const TYPE_OF_KEY = `={{ String($parameter["&key"] ?? "") === "" ? "" : (String($parameter["&key"]).split("${KEY_TYPE_SEPARATOR}")[1] || "Any") }}`;
+const TYPE_OF_KEY = `={{ String($parameter["&key"] ?? "").split("${KEY_TYPE_SEPARATOR}")[1] || "Any" }}`;
 
 const PRESET_DESCRIPTIONS: Record<DatePreset, string> = {
 	withinNext: 'From today to N days ahead, both included (e.g. due in the next 30 days)',

@@ -401,6 +401,8 @@ describe('the form as n8n reads it', () => {
 		const type = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${NODE_TYPE}`, 3);
 		const builder = type.description.properties.find((p) => p.name === 'filters' && JSON.stringify(p.displayOptions).includes('gte'))!;
 		const hidden = (builder.options as Array<{ values: Array<{ name: string; default: unknown }> }>)[0].values.find((v) => v.name === 'type')!.default as string;
+		// The editor must not flag a key from an expression (a plain ID) as "not supported".
+		expect((builder.options as Array<{ values: Array<{ name: string; allowArbitraryValues?: boolean }> }>)[0].values.find((v) => v.name === 'key')).toMatchObject({ allowArbitraryValues: true });
 		const workflow = new Workflow({ nodes: [{ id: 'n', name: 'n', type: `${pkg.packageName}.${NODE_TYPE}`, typeVersion: 3, position: [0, 0], parameters: {} }], connections: {}, active: false, nodeTypes: pkg.nodeTypes });
 		const typeOf = (key: unknown) =>
 			(workflow.expression.getParameterValue({ key, type: hidden } as never, null, 0, 0, 'n', [{ json: { id: 9 } }], 'manual', {}) as IDataObject).type;

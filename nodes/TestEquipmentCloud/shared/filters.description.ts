@@ -182,6 +182,8 @@ function builderValues(dependsOn: string): INodeProperties[] {
 			name: 'key',
 			type: 'options',
 			typeOptions: { loadOptionsMethod: 'getFilterKeys', loadOptionsDependsOn: [dependsOn] },
+			// A key from an expression is a plain ID or field name, not one of the listed `<key>|<type>`.
+			allowArbitraryValues: true,
 			default: '',
 			description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 		},

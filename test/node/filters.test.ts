@@ -333,6 +333,18 @@ describe('errors name the property as the account lists it, and the value', () =
 	});
 });
 
+describe('errors of the form itself', () => {
+	it('a filter without a property, and an unknown Conditions on One Property, name what to fix', async () => {
+		const empty = await v3({ resource: 'project', operation: 'getAll', filters: filter({ key: 'name|Text', textCondition: 'contains', textValue: 'a' }, { key: '', condition: 'equals', value: 'x' }) });
+		expect(empty.error?.message).toBe('Filter 2: choose a field to filter on');
+		expect(empty.error?.description).toBe('Check the parameter "Filters". Nothing was sent to the service.');
+		const join = await v3({ resource: 'project', operation: 'getAll', filterJoin: 'XOR', filters: filter({ key: 'name|Text', textCondition: 'contains', textValue: 'a' }) });
+		expect(join.error?.message).toBe('Conditions on One Property: must be AND or OR, got "XOR"');
+		expect(join.error?.description).toBe('Check the parameter "Conditions on One Property". Nothing was sent to the service.');
+		expect(await filtersSentTo('/project/viewset')).toEqual([]);
+	});
+});
+
 describe('saved workflows keep their filters', () => {
 	it('version 2’s type-first Filters run unchanged (the same request as before)', async () => {
 		const { items, error } = await runNode({

@@ -75,7 +75,7 @@ export async function readFilterBuilder(ctx: IExecuteFunctions | IPollFunctions,
 		if (error instanceof ValidationError) {
 			throw new NodeOperationError(ctx.getNode(), error.message, {
 				itemIndex,
-				description: `Check the parameter "${error.parameter.startsWith('Filter "') ? 'Filters' : error.parameter}". Nothing was sent to the service.`,
+				description: `Check the parameter "${error.parameter.startsWith('Filter ') ? 'Filters' : error.parameter}". Nothing was sent to the service.`,
 			});
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex);

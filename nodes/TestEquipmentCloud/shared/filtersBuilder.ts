@@ -157,7 +157,7 @@ async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<
 	const { key: rawKey, type: listedType } = splitKey(row.key);
 	const keyType = FILTER_KEY_TYPE[ctx.resource];
 	if (rawKey === '' || rawKey === undefined || rawKey === null) {
-		fail(`${n + 1}`, `choose a ${keyType === 'propertyKeyId' ? 'property' : 'field'} to filter on`);
+		throw new ValidationError(`Filter ${n + 1}`, `choose a ${keyType === 'propertyKeyId' ? 'property' : 'field'} to filter on`);
 	}
 	// The account's keys give names to errors and types to keys from expressions; read lazily.
 	const keys = listedType === undefined ? ((await ctx.keys()) ?? []) : undefined;

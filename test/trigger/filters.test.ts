@@ -78,6 +78,21 @@ describe('trigger version 2: property-first Filters', () => {
 		}
 	});
 
+	it('Fetch Test Event applies them too: the sample is an overdue device of the department asked for', async () => {
+		const fetch = async (filters: IDataObject) => {
+			const result = await runPoll({ parameters: { event: 'deviceOverdue', filters }, credentials: credentials(world.sandbox), mode: 'manual', typeVersion: 2, workflowSettings: { timezone: 'UTC' } });
+			expect(result.error).toBeUndefined();
+			return Number((result.items ?? [])[0].json.id);
+		};
+		const unfiltered = await fetch({});
+		// A department other than the unfiltered sample's, so that only the filter can explain the answer.
+		const wanted = [...overdueNow(world.sandbox)].map(department).find((d) => d !== '' && d.toLowerCase() !== department(unfiltered).toLowerCase())!;
+		expect(wanted).toBeDefined();
+		const sample = await fetch({ filter: [{ key: '={{ "Department" }}', condition: 'equals', value: wanted }] });
+		expect(overdueNow(world.sandbox).has(sample)).toBe(true);
+		expect(department(sample).toLowerCase()).toBe(wanted.toLowerCase());
+	});
+
 	it('a bad value fails the poll with the property’s name and the value, and nothing is remembered', async () => {
 		const poller = new PollerV2({
 			event: 'deviceDueSoon',

@@ -19,8 +19,9 @@ export class TestEquipmentCloud implements INodeType {
 		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
 		group: ['transform'],
 		// 2: Simplify on by default, error items in the error output's shape, downloads keep their item.
-		version: [1, 2],
-		defaultVersion: 2,
+		// 3: Filters property first (type inferred), date picker and days from today.
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Manage customers, devices, test results, projects and files of Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud' },

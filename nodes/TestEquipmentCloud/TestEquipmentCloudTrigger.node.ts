@@ -7,7 +7,7 @@ import type {
 	NodeConnectionType,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import { filtersFromParameter } from './shared/filters';
+import { filtersFromParameter, readFilterBuilder } from './shared/filters';
 import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
@@ -47,7 +47,18 @@ interface TriggerOptions {
 	includeFailedSteps?: boolean;
 }
 
-function readSettings(ctx: IPollFunctions): { settings: PollSettings; options: TriggerOptions } {
+/**
+ * The trigger's filters and what its memory is keyed on: version 1's type-first filters as sent;
+ * from version 2 the property-first filters as set (relative days unexpanded, so that "in the
+ * next 30 days" keeps the memory from one day to the next).
+ */
+async function readFilters(ctx: IPollFunctions, event: PollSettings['event']): Promise<{ filters: PollSettings['filters']; signature: unknown }> {
+	if (ctx.getNode().typeVersion >= 2) return await readFilterBuilder(ctx, EVENT_RESOURCE[event]);
+	const filters = filtersFromParameter(ctx.getNodeParameter('filters', {}), EVENT_RESOURCE[event]);
+	return { filters, signature: filters };
+}
+
+async function readSettings(ctx: IPollFunctions): Promise<{ settings: PollSettings; options: TriggerOptions; filterSignature: unknown }> {
 	const event = ctx.getNodeParameter('event');
 	if (!isTriggerEvent(event)) {
 		throw new NodeOperationError(ctx.getNode(), `The event "${String(event)}" is not supported`);
@@ -61,11 +72,13 @@ function readSettings(ctx: IPollFunctions): { settings: PollSettings; options: T
 	if (!Number.isSafeInteger(leadDays) || leadDays < 0 || leadDays > 3650) {
 		throw new NodeOperationError(ctx.getNode(), `Lead Time (Days) must be a whole number from 0 to 3650, got ${String(leadDays)}`);
 	}
+	const { filters, signature } = await readFilters(ctx, event);
 	return {
 		options,
+		filterSignature: signature,
 		settings: {
 			event,
-			filters: filtersFromParameter(ctx.getNodeParameter('filters', {}), EVENT_RESOURCE[event]),
+			filters,
 			onlyFailed: event === 'testResultNew' && ctx.getNodeParameter('onlyFailed', false) === true,
 			lookbackDays: lookback,
 			simplify: event === 'deviceOverdue' && options.simplify === true,
@@ -80,7 +93,9 @@ export class TestEquipmentCloudTrigger implements INodeType {
 		name: 'testEquipmentCloudTrigger',
 		icon: { light: 'file:testEquipmentCloud.svg', dark: 'file:testEquipmentCloud.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 2: Filters property first (type inferred), date picker and days from today.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated", "deviceDueSoon": "Device due soon"}[$parameter["event"]] }}',
 		description: 'Starts the workflow when a device becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud Trigger' },
@@ -113,10 +128,10 @@ export class TestEquipmentCloudTrigger implements INodeType {
 /** One poll: the new items (null when none), the memory moved only after success. */
 async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	try {
-		const { settings, options } = readSettings(ctx);
+		const { settings, options, filterSignature } = await readSettings(ctx);
 		const client = await getClient(ctx, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
 		// Settings that change what is watched start the memory over (from "now").
-		const key = fingerprint({ event: settings.event, filters: settings.filters, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
+		const key = fingerprint({ event: settings.event, filters: filterSignature, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
 		const failedSteps = settings.event === 'testResultNew' && options.includeFailedSteps === true;
 		const started = clock.now();
 		const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;

@@ -159,8 +159,8 @@ describe('node and credential as n8n loads them', () => {
 		expect(description).toMatchObject({
 			name: 'testEquipmentCloud',
 			displayName: 'Test Equipment Cloud',
-			version: [1, 2],
-			defaultVersion: 2,
+			version: [1, 2, 3],
+			defaultVersion: 3,
 			usableAsTool: true,
 			subtitle: expect.stringMatching(/operation.*resource/),
 			credentials: [{ name: CREDENTIAL_TYPE, required: true }],

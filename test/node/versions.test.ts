@@ -33,52 +33,55 @@ describe('version 1 (saved workflows) runs unchanged', () => {
 	});
 });
 
-describe('version 2 (new nodes)', () => {
-	it('is what the node panel adds', async () => {
+describe('version 2 (saved workflows) and version 3 (new nodes, property-first Filters)', () => {
+	it('version 3 is what the node panel adds', async () => {
 		const pkg = await loadPackage();
 		const description = pkg.nodeTypes.getByName(`${pkg.packageName}.${NODE_TYPE}`).description as INodeTypeDescription;
-		expect(description.version).toEqual([1, 2]);
-		expect(description.defaultVersion).toBe(2);
+		expect(description.version).toEqual([1, 2, 3]);
+		expect(description.defaultVersion).toBe(3);
 	});
 
-	it('Get and Get Many name the properties by default; Simplify off gives the raw list', async () => {
-		const named = await run(sandbox, getDevice, { typeVersion: 2 });
-		const properties = named.items[0].json.properties as IDataObject;
-		expect(properties).toHaveProperty('Designation');
-		expect(properties).toHaveProperty('Next test');
-		expect(named.items[0].json.id).toBe(1);
-		const list = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 3 }, { typeVersion: 2 });
-		expect(list.items.every((i) => !Array.isArray(i.json.properties) && 'Designation' in (i.json.properties as IDataObject))).toBe(true);
-		const raw = await run(sandbox, { ...getDevice, simplify: false }, { typeVersion: 2 });
-		expect(Array.isArray(raw.items[0].json.properties)).toBe(true);
-	});
-
-	it('Update answers with named properties too', async () => {
-		const { items, error } = await run(
-			sandbox,
-			{ resource: 'device', operation: 'update', deviceId: byId(2), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Shelf 9' } } },
-			{ typeVersion: 2 },
-		);
-		expect(error).toBeUndefined();
-		expect((items[0].json.properties as IDataObject).Location).toBe('Shelf 9');
-	});
-
-	it('Download keeps the item it came from, names fields like the service, and the file ID is a number', async () => {
-		const { items, error } = await run(
-			sandbox,
-			{ resource: 'file', operation: 'download', fileId: '={{ $json.files[0].id }}' },
-			{ typeVersion: 2, inputItems: [{ json: { id: 12, status: 'failed', files: [{ id: 121 }] } }] },
-		);
-		expect(error).toBeUndefined();
-		expect(items[0].json).toEqual({
-			id: 12,
-			status: 'failed',
-			files: [{ id: 121 }],
-			file_id: 121,
-			file_name: 'test-report-12.pdf',
-			mime_type: 'application/pdf',
-			file_size: expect.any(Number),
+	// Version 3 changes only the Filters: everything else behaves as in version 2.
+	for (const typeVersion of [2, 3]) {
+		it(`v${typeVersion}: Get and Get Many name the properties by default; Simplify off gives the raw list`, async () => {
+			const named = await run(sandbox, getDevice, { typeVersion });
+			const properties = named.items[0].json.properties as IDataObject;
+			expect(properties).toHaveProperty('Designation');
+			expect(properties).toHaveProperty('Next test');
+			expect(named.items[0].json.id).toBe(1);
+			const list = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 3 }, { typeVersion });
+			expect(list.items.every((i) => !Array.isArray(i.json.properties) && 'Designation' in (i.json.properties as IDataObject))).toBe(true);
+			const raw = await run(sandbox, { ...getDevice, simplify: false }, { typeVersion });
+			expect(Array.isArray(raw.items[0].json.properties)).toBe(true);
 		});
-		expect(items[0].binary?.data).toMatchObject({ fileName: 'test-report-12.pdf' });
-	});
+
+		it(`v${typeVersion}: Update answers with named properties too`, async () => {
+			const { items, error } = await run(
+				sandbox,
+				{ resource: 'device', operation: 'update', deviceId: byId(2), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Shelf 9' } } },
+				{ typeVersion },
+			);
+			expect(error).toBeUndefined();
+			expect((items[0].json.properties as IDataObject).Location).toBe('Shelf 9');
+		});
+
+		it(`v${typeVersion}: Download keeps the item it came from, names fields like the service, and the file ID is a number`, async () => {
+			const { items, error } = await run(
+				sandbox,
+				{ resource: 'file', operation: 'download', fileId: '={{ $json.files[0].id }}' },
+				{ typeVersion, inputItems: [{ json: { id: 12, status: 'failed', files: [{ id: 121 }] } }] },
+			);
+			expect(error).toBeUndefined();
+			expect(items[0].json).toEqual({
+				id: 12,
+				status: 'failed',
+				files: [{ id: 121 }],
+				file_id: 121,
+				file_name: 'test-report-12.pdf',
+				mime_type: 'application/pdf',
+				file_size: expect.any(Number),
+			});
+			expect(items[0].binary?.data).toMatchObject({ fileName: 'test-report-12.pdf' });
+		});
+	}
 });

@@ -272,6 +272,8 @@ export interface RunNodeOptions {
 	/** Canvas settings, e.g. {onError: 'continueRegularOutput'}. */
 	nodeSettings?: Partial<INode>;
 	typeVersion?: number;
+	/** Workflow settings beyond the execution order, e.g. {timezone: 'Europe/Berlin'}. */
+	workflowSettings?: IDataObject;
 }
 
 export interface RunNodeResult {
@@ -311,7 +313,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		connections,
 		active: false,
 		nodeTypes: pkg.nodeTypes,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...opts.workflowSettings },
 	});
 	const workflowData = {
 		id: 'harness-wf',
@@ -320,7 +322,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		isArchived: false,
 		nodes,
 		connections,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...opts.workflowSettings },
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as unknown as IWorkflowBase;
@@ -355,6 +357,8 @@ export interface RunPollOptions {
 	activation?: WorkflowActivateMode;
 	nodeName?: string;
 	typeVersion?: number;
+	/** Workflow settings beyond the execution order, e.g. {timezone: 'Europe/Berlin'}. */
+	workflowSettings?: IDataObject;
 }
 
 export interface RunPollResult {
@@ -393,7 +397,7 @@ export async function runPoll(opts: RunPollOptions): Promise<RunPollResult> {
 		active: mode === 'trigger',
 		nodeTypes: pkg.nodeTypes,
 		staticData: { [staticKey]: deepCopy(opts.staticData ?? {}) },
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...opts.workflowSettings },
 	});
 	const wfNode = workflow.getNode(nodeName)!; // parameters with their defaults applied
 	const workflowData = {
@@ -403,7 +407,7 @@ export async function runPoll(opts: RunPollOptions): Promise<RunPollResult> {
 		isArchived: false,
 		nodes: [node],
 		connections: {},
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...opts.workflowSettings },
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as unknown as IWorkflowBase;

@@ -17,6 +17,11 @@ async function description(type: string): Promise<INodeTypeDescription> {
 	return pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.${type}`, 1).description;
 }
 
+/** A key list the editor loads for the trigger's Filters, for an event. */
+async function keyList(method: string, event: string): Promise<INodePropertyOptions[]> {
+	return (await callMethod({ kind: 'loadOptions', method, nodeType: TRIGGER_NODE_TYPE, parameters: { event }, credentials: credentials(world.sandbox) })) as INodePropertyOptions[];
+}
+
 describe('the trigger node', () => {
 	it('is registered in package.json and loaded by n8n with the trigger conventions', async () => {
 		const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8'));
@@ -52,30 +57,37 @@ describe('the trigger node', () => {
 		expect(options.find((o) => o.name === 'includeFailedSteps')).toMatchObject({ type: 'boolean', default: false, displayOptions: { show: { '/event': ['testResultNew'] } } });
 	});
 
-	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event', async () => {
-		const trigger = (await description(TRIGGER_NODE_TYPE)).properties.find((p) => p.name === 'filters')!;
-		const action = (await description('testEquipmentCloud')).properties.find((p) => p.name === 'filters')!;
-		const strip = (p: INodeProperties) => JSON.parse(JSON.stringify(p).replaceAll('"event"', '"resource"'));
-		const { displayOptions: _shownFor, ...shared } = action;
-		expect(strip(trigger)).toEqual(JSON.parse(JSON.stringify(shared)));
+	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event: type first in version 1, property first from version 2', async () => {
+		const trigger = (await description(TRIGGER_NODE_TYPE)).properties.filter((p) => p.name === 'filters' || p.name === 'filterJoin');
+		const action = (await description('testEquipmentCloud')).properties.filter((p) => p.name === 'filters' || p.name === 'filterJoin');
+		const shape = (p: INodeProperties) => {
+			const { displayOptions: _shownFor, ...rest } = p;
+			return JSON.parse(JSON.stringify(rest).replaceAll('"event"', '"resource"'));
+		};
+		// The action node repeats its Filters per list resource: one of each kind is enough.
+		const distinct = (ps: INodeProperties[]) => [...new Map(ps.map((p) => [JSON.stringify(shape(p)), shape(p)])).values()];
+		expect(distinct(trigger)).toEqual(distinct(action));
+		expect(trigger.map((p) => [p.name, p.displayOptions?.show?.['@version']])).toEqual([
+			['filters', [1]],
+			['filters', [{ _cnd: { gte: 2 } }]],
+			['filterJoin', [{ _cnd: { gte: 2 } }]],
+		]);
+		const d = await description(TRIGGER_NODE_TYPE);
+		expect(d).toMatchObject({ version: [1, 2], defaultVersion: 2 });
+	});
+
+	it('the property-first Filters list every key with its type, the value carrying it', async () => {
+		const keys = await keyList('getFilterKeys', 'deviceDueSoon');
+		expect(keys.find((k) => k.name === 'Next test (Date)')).toMatchObject({ value: '9|Date' });
+		expect(keys.find((k) => k.name === 'Department (Text)')).toMatchObject({ value: '4|Text' });
+		const fields = await keyList('getFilterKeys', 'projectUpdated');
+		expect(fields.map((k) => [k.name, k.value])).toContainEqual(['updated_time (Date)', 'updated_time|Date']);
 	});
 
 	it('the editor lists the keys of the event’s list: fields for test results, property keys for overdue devices', async () => {
-		const fields = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getTextKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'testResultNew' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const fields = await keyList('getTextKeys', 'testResultNew');
 		expect(fields.map((o) => o.value)).toEqual(expect.arrayContaining(['status', 'tester']));
-		const keys = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getDateKeys',
-			nodeType: TRIGGER_NODE_TYPE,
-			parameters: { event: 'deviceOverdue' },
-			credentials: credentials(world.sandbox),
-		})) as INodePropertyOptions[];
+		const keys = await keyList('getDateKeys', 'deviceOverdue');
 		expect(keys.map((o) => o.name)).toEqual(expect.arrayContaining(['Last tested', 'Next test']));
 	});
 });

@@ -1,15 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { FIELDS, type DataType, type Resource } from '../../../client';
-import { getClient, toNodeError } from '../transport';
+import type { DataType } from '../../../client';
 import { EVENT_RESOURCE, type TriggerEvent } from '../shared/events';
-
-interface KeyOption {
-	name: string;
-	value: number | string;
-	dataType: string;
-	description?: string;
-}
+import { KEY_TYPE_SEPARATOR } from '../shared/filters.description';
+import { listKeys, propertyKeys, type FilterKey } from '../shared/filtersKeys';
 
 function currentResource(ctx: ILoadOptionsFunctions): string {
 	const resource = String(ctx.getCurrentNodeParameter('resource') ?? ctx.getNodeParameter('resource', ''));
@@ -19,46 +13,17 @@ function currentResource(ctx: ILoadOptionsFunctions): string {
 	return EVENT_RESOURCE[event as TriggerEvent] ?? '';
 }
 
-/** The property key table (GET /data/properties/all/) of the resource's records. */
-async function propertyKeys(ctx: ILoadOptionsFunctions, resource: string): Promise<KeyOption[]> {
-	const owner = resource === 'customer' ? 'customer' : 'device';
-	try {
-		const client = await getClient(ctx);
-		const keys: KeyOption[] = [];
-		for await (const key of client.items('propertyKey.list')) {
-			const k = key as IDataObject;
-			if (typeof k.resource === 'string' && k.resource !== owner) continue;
-			if (typeof k.id !== 'number' && typeof k.id !== 'string') continue;
-			const name = typeof k.name === 'string' ? k.name : `Property ${k.id}`;
-			const dataType = typeof k.data_type === 'string' ? k.data_type : 'Text';
-			keys.push({ name, value: Number(k.id), dataType, description: `Property key ${k.id} (${dataType})` });
-		}
-		return keys;
-	} catch (error) {
-		throw toNodeError(ctx.getNode(), error);
-	}
-}
-
-function fieldKeys(resource: string): KeyOption[] {
-	return (FIELDS[resource as Resource] ?? []).map((f) => ({
-		name: f.name,
-		value: f.name,
-		dataType: f.dataType,
-		description: `${f.description} (${f.dataType})`,
-	}));
-}
-
-async function keysOf(ctx: ILoadOptionsFunctions): Promise<KeyOption[]> {
+async function keysOf(ctx: ILoadOptionsFunctions): Promise<FilterKey[]> {
 	const resource = currentResource(ctx);
-	if (resource === 'customer' || resource === 'device' || resource === 'overdueDevice') return await propertyKeys(ctx, resource);
-	if (FIELDS[resource as Resource]) return fieldKeys(resource);
+	const keys = await listKeys(ctx, resource);
+	if (keys) return keys;
 	throw new NodeOperationError(ctx.getNode(), `The resource "${resource}" has no properties or fields to choose from`);
 }
 
-function toOptions(keys: KeyOption[], dataType?: DataType): INodePropertyOptions[] {
+function toOptions(keys: FilterKey[], dataType?: DataType): INodePropertyOptions[] {
 	return keys
 		.filter((k) => dataType === undefined || k.dataType === dataType)
-		.map((k) => ({ name: dataType ? k.name : `${k.name} (${k.dataType})`, value: k.value, description: k.description }))
+		.map((k) => ({ name: dataType ? k.name : `${k.name} (${k.dataType})`, value: k.key, description: k.description }))
 		.sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -73,6 +38,17 @@ export async function getSortKeys(this: ILoadOptionsFunctions): Promise<INodePro
 	return toOptions(await keysOf(this));
 }
 
+/**
+ * The property-first Filters' keys: "Next test (Date)", each value carrying its type
+ * (`<key>|<type>`) so that the form shows that type's conditions.
+ */
+export async function getFilterKeys(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	return (await keysOf(this))
+		.map((k) => ({ name: `${k.name} (${k.dataType})`, value: `${k.key}${KEY_TYPE_SEPARATOR}${k.dataType}`, description: k.description }))
+		.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The type-first Filters' keys of node versions 1–2 and trigger version 1. */
 export async function getTextKeys(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return toOptions(await keysOf(this), 'Text');
 }

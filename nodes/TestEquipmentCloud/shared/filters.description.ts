@@ -1,9 +1,14 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { KEYWORD_DATA_TYPES, type DataType, type FilterKeyword } from '../../../client';
+import { DATE_PRESETS, type DatePreset } from './filtersDates';
 
-/** The Filters builder, shared by the action node's lists and the trigger. */
+/**
+ * The Filters builders, shared by the action node's lists and the trigger: `filterBuilder`
+ * (property first, node version 3 and trigger version 2) and `filtersCollection` (type first,
+ * the earlier versions, kept as saved workflows know it).
+ */
 
-const KEYWORD_LABELS: Record<FilterKeyword, string> = {
+export const KEYWORD_LABELS: Record<FilterKeyword, string> = {
 	equals: 'Equals',
 	notEquals: 'Not Equals',
 	sameDate: 'Same Date',
@@ -126,3 +131,192 @@ export function filtersCollection(dependsOn = 'resource'): INodeProperties {
 	};
 }
 
+
+// ---- property first -----------------------------------------------------------------------------
+
+/** How a key from the list carries its type: `<key>|<type>` (e.g. `12|Date`, `status|Text`). */
+export const KEY_TYPE_SEPARATOR = '|';
+
+/**
+ * The hidden `type` of a filter: the type after the key's separator; `Any` when the key has none
+ * (no key yet, or a plain ID or field name from an expression, which the editor may not be able to
+ * resolve without input data): the form then offers every keyword, and the type is looked up
+ * when the node runs.
+ */
+const TYPE_OF_KEY = `={{ String($parameter["&key"] ?? "").split("${KEY_TYPE_SEPARATOR}")[1] || "Any" }}`;
+
+const PRESET_DESCRIPTIONS: Record<DatePreset, string> = {
+	withinNext: 'From today to N days ahead, both included (e.g. due in the next 30 days)',
+	withinLast: 'From N days ago to today, both included (e.g. tested in the last 7 days)',
+};
+
+function presetOptions(): INodePropertyOptions[] {
+	return (Object.keys(DATE_PRESETS) as DatePreset[]).map((p) => ({ name: DATE_PRESETS[p], value: p, description: PRESET_DESCRIPTIONS[p] }));
+}
+
+const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
+
+const DATE_KEYWORDS = ['sameDate', 'notSameDate', 'newer', 'newerOrSame', 'olderThan', 'olderOrSame'];
+const ALL_KEYWORDS = Object.keys(KEYWORD_DATA_TYPES) as FilterKeyword[];
+
+const show = (type: string, more: Record<string, string[]> = {}): INodeProperties['displayOptions'] => ({ show: { type: [type], ...more } });
+
+/** The N of a "Within the …" range (shown for a Date key, and for a key from an expression). */
+function rangeDays(displayOptions: INodeProperties['displayOptions']): INodeProperties {
+	return {
+		displayName: 'Number of Days',
+		name: 'days',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 30,
+		description: 'How many days the range reaches from today (today is the day in the workflow’s timezone)',
+		displayOptions,
+	};
+}
+
+/** One filter: property, then the condition and value its type takes. */
+function builderValues(dependsOn: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Property or Field Name or ID',
+			name: 'key',
+			type: 'options',
+			typeOptions: { loadOptionsMethod: 'getFilterKeys', loadOptionsDependsOn: [dependsOn] },
+			// A key from an expression is a plain ID or field name, not one of the listed `<key>|<type>`.
+			allowArbitraryValues: true,
+			default: '',
+			description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		},
+		{ displayName: 'Type', name: 'type', type: 'hidden', default: TYPE_OF_KEY },
+		// Date
+		{
+			displayName: 'Condition',
+			name: 'dateCondition',
+			type: 'options',
+			options: [...keywordOptions('Date'), ...presetOptions()].sort(byName),
+			default: 'sameDate',
+			displayOptions: show('Date'),
+		},
+		rangeDays(show('Date', { dateCondition: Object.keys(DATE_PRESETS) })),
+		{
+			displayName: 'Date Value',
+			name: 'dateValueMode',
+			type: 'options',
+			options: [
+				{ name: 'Days From Today', value: 'relative', description: 'A day counted from the day the workflow runs' },
+				{ name: 'Fixed Date', value: 'fixed', description: 'A day picked in the calendar' },
+			],
+			default: 'fixed',
+			displayOptions: show('Date', { dateCondition: DATE_KEYWORDS }),
+		},
+		{
+			displayName: 'Date',
+			name: 'dateValue',
+			type: 'dateTime',
+			default: '',
+			description: 'The day to compare with (the time of day is ignored)',
+			displayOptions: show('Date', { dateCondition: DATE_KEYWORDS, dateValueMode: ['fixed'] }),
+		},
+		{
+			displayName: 'Days From Today',
+			name: 'daysFromToday',
+			type: 'number',
+			default: 0,
+			description:
+				'0 is today, 30 is 30 days ahead, -7 is a week ago (today is the day in the workflow’s timezone). E.g. Older Than with 0: before today.',
+			displayOptions: show('Date', { dateCondition: DATE_KEYWORDS, dateValueMode: ['relative'] }),
+		},
+		// Number
+		{
+			displayName: 'Condition',
+			name: 'numberCondition',
+			type: 'options',
+			options: keywordOptions('Number'),
+			default: 'equals',
+			displayOptions: show('Number'),
+		},
+		{
+			displayName: 'Value',
+			name: 'numberValue',
+			type: 'number',
+			default: 0,
+			description: 'The number to compare with',
+			displayOptions: show('Number'),
+		},
+		// Text
+		{
+			displayName: 'Condition',
+			name: 'textCondition',
+			type: 'options',
+			options: keywordOptions('Text'),
+			default: 'contains',
+			displayOptions: show('Text'),
+		},
+		{
+			displayName: 'Value',
+			name: 'textValue',
+			type: 'string',
+			default: '',
+			description: 'The text to compare with',
+			displayOptions: show('Text'),
+		},
+		// A key from an expression: every keyword, checked against the key's type when the node runs.
+		{
+			displayName: 'Condition',
+			name: 'condition',
+			type: 'options',
+			options: [...ALL_KEYWORDS.map((k) => ({ name: KEYWORD_LABELS[k], value: k })), ...presetOptions()].sort(byName),
+			default: 'equals',
+			description: 'How to compare; it must suit the type of the property or field (checked when the node runs)',
+			displayOptions: show('Any'),
+		},
+		rangeDays(show('Any', { condition: Object.keys(DATE_PRESETS) })),
+		{
+			displayName: 'Value',
+			name: 'value',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Workshop, 12 or 2026-03-20',
+			description: 'The text, number or day (YYYY-MM-DD) to compare with',
+			displayOptions: { show: { type: ['Any'] }, hide: { condition: Object.keys(DATE_PRESETS) } },
+		},
+	];
+}
+
+/**
+ * The property-first Filters (node version 3, trigger version 2) and how conditions on one
+ * property combine. `dependsOn` names the parameter that decides the list, as for
+ * `filtersCollection`; `displayOptions` says which versions show them.
+ */
+export function filterBuilder(dependsOn: string, displayOptions: INodeProperties['displayOptions']): INodeProperties[] {
+	return [
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'fixedCollection',
+			placeholder: 'Add Filter',
+			typeOptions: { multipleValues: true },
+			default: {},
+			description:
+				'Only records that match. Choose a property (customers, devices, overdue devices) or field (other lists): its type decides the conditions. A key given by an expression (a property key ID or field name) gets its type from the account when the node runs. Filters on different properties must all match; several on one property combine as set in Conditions on One Property.',
+			options: [{ displayName: 'Filter', name: 'filter', values: builderValues(dependsOn) }],
+			displayOptions,
+		},
+		{
+			displayName: 'Conditions on One Property',
+			name: 'filterJoin',
+			type: 'options',
+			options: [
+				{ name: 'All Must Match (AND)', value: 'AND', description: 'For example Next Test Date after 2026-01-01 and before 2026-07-01' },
+				{
+					name: 'Any May Match (OR)',
+					value: 'OR',
+					description: 'For example Department equals Workshop or equals Lab. A "Within the …" range needs AND: it cannot share its property with other conditions here.',
+				},
+			],
+			default: 'AND',
+			description: 'How several filters on the same property combine (the service joins them with one operator per property)',
+			displayOptions,
+		},
+	];
+}

@@ -1,4 +1,10 @@
-import { FILTER_KEY_TYPE, validateFilter, type DataType, type FilterInput } from '../../../client';
+import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { FILTER_KEY_TYPE, ValidationError, validateFilter, type DataType, type FilterInput } from '../../../client';
+import { clock, toNodeError } from '../transport';
+import { filtersFromBuilder, type BuiltFilters } from './filtersBuilder';
+import { dayIn } from './filtersDates';
+import { cachedListKeys } from './filtersKeys';
 import type { ListResource } from './resources';
 
 interface FilterEntry {
@@ -23,7 +29,7 @@ function conditionValue(dataType: DataType, value: unknown): string | number {
 	return value === undefined || value === null ? '' : String(value);
 }
 
-/** The Filters parameter's value (as n8n stores it) → validated filter inputs of the client. */
+/** The type-first Filters parameter's value (node versions 1–2, trigger version 1, as n8n stores it) → validated filter inputs of the client. */
 export function filtersFromParameter(value: unknown, resource: ListResource): FilterInput[] {
 	const raw = (value ?? {}) as Record<string, FilterEntry[] | undefined>;
 	const keyType = FILTER_KEY_TYPE[resource];
@@ -47,3 +53,31 @@ export function filtersFromParameter(value: unknown, resource: ListResource): Fi
 	return filters;
 }
 
+
+/**
+ * The property-first Filters of node version 3 and trigger version 2, read for one item: the
+ * client's filters and their day-stable signature. Errors become a NodeOperationError that names
+ * the property and the value (and the Filters parameter to check).
+ */
+export async function readFilterBuilder(ctx: IExecuteFunctions | IPollFunctions, resource: ListResource, itemIndex?: number): Promise<BuiltFilters> {
+	const timeZone = ctx.getTimezone();
+	const get = (name: string, fallback: unknown) =>
+		itemIndex === undefined ? (ctx as IPollFunctions).getNodeParameter(name, fallback) : (ctx as IExecuteFunctions).getNodeParameter(name, itemIndex, fallback);
+	try {
+		return await filtersFromBuilder(get('filters', {}), get('filterJoin', 'AND'), {
+			resource,
+			timeZone,
+			// The day the workflow runs, in its timezone (see filtersDates.ts).
+			today: () => dayIn(clock.now(), timeZone),
+			keys: () => cachedListKeys(ctx, resource),
+		});
+	} catch (error) {
+		if (error instanceof ValidationError) {
+			throw new NodeOperationError(ctx.getNode(), error.message, {
+				itemIndex,
+				description: `Check the parameter "${error.parameter.startsWith('Filter ') ? 'Filters' : error.parameter}". Nothing was sent to the service.`,
+			});
+		}
+		throw toNodeError(ctx.getNode(), error, itemIndex);
+	}
+}

@@ -36,6 +36,11 @@ export const VERSION_1: INodeProperties['displayOptions'] = { show: { '@version'
 /** From node version 2 on. */
 export const FROM_VERSION_2: INodeProperties['displayOptions'] = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
 
+/** Node versions 1 and 2 (the type-first Filters). */
+export const UP_TO_VERSION_2: INodeProperties['displayOptions'] = { show: { '@version': [{ _cnd: { lte: 2 } }] } };
+/** From node version 3 on (the property-first Filters). */
+export const FROM_VERSION_3: INodeProperties['displayOptions'] = { show: { '@version': [{ _cnd: { gte: 3 } }] } };
+
 /** Version 2's Simplify: on by default, on the form (version 1 has it off, under Options). */
 export const simplifyParameter: INodeProperties = {
 	displayName: 'Simplify',

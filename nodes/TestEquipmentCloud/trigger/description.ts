@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { filtersCollection } from '../shared/filters.description';
+import { filterBuilder, filtersCollection } from '../shared/filters.description';
 import { maxRetryWaitOption, simplifyOption, timeoutOption } from '../shared/options';
 
 export const DEFAULT_LOOKBACK_DAYS = 7;
@@ -44,7 +44,9 @@ export const properties: INodeProperties[] = [
 		description: 'Whether to trigger only on results whose status is failed',
 		displayOptions: { show: { event: ['testResultNew'] } },
 	},
-	filtersCollection('event'),
+	// Version 1: a filter type first (saved workflows keep it); from version 2 the property first.
+	{ ...filtersCollection('event'), displayOptions: { show: { '@version': [1] } } },
+	...filterBuilder('event', { show: { '@version': [{ _cnd: { gte: 2 } }] } }),
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -1,11 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { filtersCollection } from '../../shared/filters.description';
-import { FROM_VERSION_2, VERSION_1, maxRetryWaitOption, simplifyOption, simplifyParameter, timeoutOption } from '../../shared/options';
+import { filterBuilder, filtersCollection } from '../../shared/filters.description';
+import { FROM_VERSION_2, FROM_VERSION_3, UP_TO_VERSION_2, VERSION_1, maxRetryWaitOption, simplifyOption, simplifyParameter, timeoutOption } from '../../shared/options';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 
 /** Get Many's Return All / Limit and list options; the options of single-record operations. */
 
-export const filtersProperty: INodeProperties = filtersCollection('resource');
+/** Versions 1 and 2: a filter type first, then the property (saved workflows keep it). */
+export const filtersProperty: INodeProperties = { ...filtersCollection('resource'), displayOptions: UP_TO_VERSION_2 };
+
+/** From version 3: the property first, its type inferred. */
+export const filterBuilderProperties: INodeProperties[] = filterBuilder('resource', FROM_VERSION_3);
 
 export const returnAllProperty: INodeProperties = {
 	displayName: 'Return All',
@@ -106,6 +110,7 @@ export function listProperties(resource: ListResource): INodeProperties[] {
 		returnAllProperty,
 		limitProperty,
 		filtersProperty,
+		...filterBuilderProperties,
 		...(isPropertyResource(resource) ? [simplifyParameter] : []),
 		listOptions(resource, 1),
 		listOptions(resource, 2),

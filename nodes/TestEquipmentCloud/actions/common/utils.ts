@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 import { MAX_LIMIT, boundaryOverlap, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
-import { filtersFromParameter } from '../../shared/filters';
+import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
@@ -40,14 +40,18 @@ export function toItems(records: unknown, i: number, simplify = false): INodeExe
 	});
 }
 
-/** Reads the Filters parameter and validates each filter with names the form shows. */
-export function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): FilterInput[] {
+/**
+ * Reads the Filters parameter and validates each filter with names the form shows: version 3's
+ * property-first builder, or the type-first one of versions 1 and 2.
+ */
+export async function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<FilterInput[]> {
+	if (ctx.getNode().typeVersion >= 3) return (await readFilterBuilder(ctx, resource, i)).filters;
 	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
 }
 
-export function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): ListQuery {
+export async function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<ListQuery> {
 	const options = getOptions(ctx, i);
-	const query: ListQuery = { filters: readFilters(ctx, i, resource) };
+	const query: ListQuery = { filters: await readFilters(ctx, i, resource) };
 	if (options.search) query.search = options.search;
 	if (isPropertyResource(resource) && Array.isArray(options.enabled) && options.enabled.length > 0) {
 		query.enabled = options.enabled;
@@ -71,7 +75,7 @@ export async function executeList(
 	resource: ListResource,
 	operation: OperationId,
 ): Promise<INodeExecutionData[]> {
-	const query = readListQuery(this, i, resource);
+	const query = await readListQuery(this, i, resource);
 	const returnAll = this.getNodeParameter('returnAll', i, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, DEFAULT_LIMIT) as number);
 	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);

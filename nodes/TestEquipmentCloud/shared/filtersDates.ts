@@ -1,0 +1,70 @@
+import { addDays, isCalendarDate, type FilterCondition } from '../../../client';
+
+/**
+ * Days for the Filters builder. The service compares whole days written YYYY-MM-DD; n8n's date
+ * picker and expressions give timestamps, and relative dates count from "today".
+ *
+ * "Today" is the calendar day of the workflow's timezone (Workflow Settings › Timezone, else the
+ * instance's GENERIC_TIMEZONE: what `this.getTimezone()` returns and what `$today` shows), taken
+ * when the node runs. It is computed here and nowhere else.
+ */
+
+/** The calendar day (YYYY-MM-DD) of the instant `ms` in the IANA zone `timeZone`. */
+export function dayIn(ms: number, timeZone: string): string {
+	const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(ms));
+	const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+	return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+const DAY_PREFIX = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/;
+
+/**
+ * A date value as the service takes it: the day as written (the date picker's
+ * `2026-03-20T00:00:00`, an ISO timestamp with its offset, `YYYY-MM-DD`), a JavaScript Date or a
+ * Luxon DateTime (from an expression such as `{{ $now }}`) as its day in `timeZone`.
+ * Undefined when the value is not a calendar date.
+ */
+export function dayOfValue(value: unknown, timeZone: string): string | undefined {
+	if (typeof value === 'string') {
+		const m = DAY_PREFIX.exec(value.trim());
+		return m && isCalendarDate(m[1]) ? m[1] : undefined;
+	}
+	if (value instanceof Date) return Number.isFinite(value.getTime()) ? dayIn(value.getTime(), timeZone) : undefined;
+	if (typeof value === 'object' && value !== null && typeof (value as { toISODate?: unknown }).toISODate === 'function') {
+		const day = (value as { toISODate: () => unknown }).toISODate();
+		return typeof day === 'string' && isCalendarDate(day) ? day : undefined;
+	}
+	return undefined;
+}
+
+/** How far a relative date may reach (100 years either way). */
+export const MAX_RELATIVE_DAYS = 36_500;
+
+export function isDayCount(n: unknown, min: number): n is number {
+	return typeof n === 'number' && Number.isSafeInteger(n) && n >= min && n <= MAX_RELATIVE_DAYS;
+}
+
+/** `today` moved by `days` (negative: before today). */
+export function daysFromToday(today: string, days: number): string {
+	return addDays(today, days);
+}
+
+/** The ranges a person asks for in words; each is two conditions that must both hold (AND). */
+export const DATE_PRESETS = {
+	withinNext: 'Within the Next N Days',
+	withinLast: 'Within the Last N Days',
+} as const;
+export type DatePreset = keyof typeof DATE_PRESETS;
+
+export function isDatePreset(word: unknown): word is DatePreset {
+	return typeof word === 'string' && Object.prototype.hasOwnProperty.call(DATE_PRESETS, word);
+}
+
+/** A preset as the service's conditions, both days included: today … today + N, or today − N … today. */
+export function presetConditions(preset: DatePreset, today: string, days: number): FilterCondition[] {
+	const [from, to] = preset === 'withinNext' ? [today, addDays(today, days)] : [addDays(today, -days), today];
+	return [
+		{ keyword: 'newerOrSame', value: from },
+		{ keyword: 'olderOrSame', value: to },
+	];
+}

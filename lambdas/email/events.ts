@@ -31,7 +31,7 @@ export type EmailEvent = z.infer<typeof EmailEvent>;
 export const detailTypesRead = (): string[] => EmailEvent.options.map((o) => o.shape['detail-type'].value);
 const READ: ReadonlySet<string> = new Set(detailTypesRead());
 
-/** An event of a used type whose detail breaks the contract: refused, with each field and why. */
+/** An event that breaks its schema: refused, with each field and why. */
 export class EventRefused extends Error {
 	override readonly name = 'EventRefused';
 	constructor(
@@ -43,18 +43,32 @@ export class EventRefused extends Error {
 }
 
 /**
- * Powertools Parser (safeParse mode) on the whole event. Parser 2.24 offers parsing as a Middy
+ * Powertools Parser (safeParse mode) with `schema`. Parser 2.24 offers parsing as a Middy
  * middleware or a method decorator only; the handlers follow Powertools' manual pattern without
  * Middy (lambdas/handlers/powertools.ts), so the middleware's `before` hook runs here on its own:
- * it replaces the request's event with the parse result.
+ * it replaces the request's event with the parse result. A failed parse is refused, its fields
+ * named from `root` (the detail, for EventBridge events: the contract's JSON Schemas describe it).
  */
-const emailEventParser = parser({ schema: EmailEvent, safeParse: true });
-
-function parseEmailEvent(event: unknown): ParsedResult<unknown, EmailEvent> {
-	const request = { event } as Parameters<NonNullable<typeof emailEventParser.before>>[0];
-	void emailEventParser.before?.(request);
-	return request.event as ParsedResult<unknown, EmailEvent>;
+function reader<S extends z.ZodType>(schema: S, root?: string) {
+	const middleware = parser({ schema, safeParse: true });
+	return (event: unknown, detailType: string): z.infer<S> => {
+		const request = { event } as Parameters<NonNullable<typeof middleware.before>>[0];
+		void middleware.before?.(request);
+		const parsed = request.event as ParsedResult<unknown, z.infer<S>>;
+		if (parsed.success) return parsed.data;
+		// The cause is the schema's Standard Schema issues.
+		const issues = (parsed.error.cause ?? []) as ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
+		throw new EventRefused(
+			detailType,
+			issues.map((issue) => {
+				const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
+				return { field: (root !== undefined && path[0] === root ? path.slice(1) : path).join('.') || '(the event)', message: issue.message };
+			}),
+		);
+	};
 }
+
+const readDelivered = reader(EmailEvent, 'detail');
 
 /**
  * Reads one delivered event: an event the e-mails use, checked against its schema; or why it is
@@ -66,15 +80,18 @@ export function readEmailEvent(input: unknown): EmailEvent | { detailType: strin
 	const detailType = typeof envelope['detail-type'] === 'string' ? envelope['detail-type'] : '';
 	if (envelope.source !== EVENT_SOURCE) return { detailType, ignored: `source "${String(envelope.source)}" is not ${EVENT_SOURCE}` };
 	if (!READ.has(detailType)) return { detailType, ignored: `detail-type "${detailType}" is not used by the e-mails` };
-	const parsed = parseEmailEvent(input);
-	if (parsed.success) return parsed.data;
-	const issues = (parsed.error.cause ?? []) as ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
-	throw new EventRefused(
-		detailType,
-		issues.map((issue) => {
-			const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
-			// Fields are named as in the contract's detail schemas (lambdas/events/schemas/*.json).
-			return { field: (path[0] === 'detail' ? path.slice(1) : path).join('.') || '(the event)', message: issue.message };
-		}),
-	);
+	return readDelivered(input, detailType);
+}
+
+/**
+ * The digest's input: EventBridge Scheduler passes the time the run was scheduled for (its
+ * `<aws.scheduler.scheduled-time>`, ISO 8601); run by hand without it, the digest is today's.
+ */
+export const DigestInvocation = z.object({ scheduledTime: z.iso.datetime({ offset: true }).optional() }).nullish();
+export const DIGEST_INVOCATION = 'Digest Invocation';
+const readInvocation = reader(DigestInvocation);
+
+/** Reads the digest's input; a scheduledTime that is no ISO 8601 time throws EventRefused. */
+export function readDigestInvocation(input: unknown): { scheduledTime?: string } | undefined {
+	return readInvocation(input, DIGEST_INVOCATION) ?? undefined;
 }

@@ -5,8 +5,9 @@ import type { Context } from 'aws-lambda';
 import { onEvent } from '../email/digest';
 import { awsDeps } from '../email/aws';
 import { readEmailEnv } from '../email/env';
-import { EventRefused, readEmailEvent, type EmailEvent } from '../email/events';
+import { readEmailEvent, type EmailEvent } from '../email/events';
 import { logger, powertoolsHandler, tracer } from './powertools';
+import { readEvent } from './readEvent';
 
 /**
  * EventBridge rule target: files each event for the daily digest (and e-mails a failed test at
@@ -33,13 +34,7 @@ function wire() {
 }
 
 export const handler = powertoolsHandler(async (delivered: unknown, context: Context): Promise<unknown> => {
-	let event: ReturnType<typeof readEmailEvent>;
-	try {
-		event = readEmailEvent(delivered);
-	} catch (error) {
-		if (error instanceof EventRefused) logger.error('Event refused: it does not match its schema', { detailType: error.detailType, issues: error.issues });
-		throw error;
-	}
+	const event = readEvent(() => readEmailEvent(delivered));
 	if ('ignored' in event) {
 		logger.warn('Event ignored', { detailType: event.detailType, ignored: event.ignored });
 		return { detailType: event.detailType, ignored: event.ignored };

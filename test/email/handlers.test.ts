@@ -100,6 +100,14 @@ describe('the deployed e-mail handlers', () => {
 		expect(ses.sent.length - sent).toBe(digests.length);
 	});
 
+	it('a digest invocation whose scheduledTime is no time is refused, naming the field; nothing is sent', async () => {
+		const sent = ses.sent.length;
+		const refused = await captureOutput(() => digest({ scheduledTime: 'yesterday' }, context('t-1')).then(() => 'sent', (error: Error) => error.message));
+		expect(refused.result).toMatch(/^The "Digest Invocation" event does not match its schema: scheduledTime: /);
+		expect(jsonLines(refused.lines).find((l) => l.message === 'Event refused: it does not match its schema')).toMatchObject({ detailType: 'Digest Invocation', issues: [{ field: 'scheduledTime' }] });
+		expect(ses.sent.length).toBe(sent);
+	});
+
 	it('an event without a dedupeKey is refused (it would not be idempotent)', async () => {
 		await expect(collect({ source: 'test-equipment-cloud', 'detail-type': 'Device Overdue', detail: {} }, context('x-1'))).rejects.toThrow();
 	});

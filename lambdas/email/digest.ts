@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
-import { collectEvent, NS, type CollectResult, type Fact, type IncomingEvent, type OverdueEntry } from './facts';
+import type { EmailEvent } from './events';
+import { collectEvent, NS, type CollectResult, type Fact, type OverdueEntry } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
 import { allRecipients, route, type EmailSettings } from './settings';
@@ -143,7 +144,7 @@ export function localHour(instant: number, timeZone: string): number {
  * One event from the bus: filed for the digest, and a failed test e-mailed at once when that is
  * on (each recipient once, even when the event comes again).
  */
-export async function onEvent(deps: DigestDeps, event: IncomingEvent): Promise<CollectResult & { sentNow: number }> {
+export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<CollectResult & { sentNow: number }> {
 	const result = await collectEvent(event, {
 		store: deps.store,
 		recipients: deps.settings.recipients,

@@ -1,15 +1,5 @@
-import type { z } from 'zod/v4';
-import {
-	DETAIL_TYPES,
-	DeviceDueSoonDetail,
-	DeviceOverdueDetail,
-	DeviceOverdueResolvedDetail,
-	EVENT_SOURCE,
-	TestResultFailedDetail,
-	type DueDevice,
-	type FailedStep,
-	type OverdueDevice,
-} from '../events/schemas';
+import { DETAIL_TYPES, type DueDevice, type FailedStep, type OverdueDevice, type TestResultFailedData } from '../events/schemas';
+import type { EmailEvent } from './events';
 import type { MailStore } from './ports';
 import { route, type Recipients } from './settings';
 
@@ -23,9 +13,8 @@ export type Fact =
 	| { kind: 'dueSoon'; key: string; at: string; device: DueDevice; stage: number }
 	| { kind: 'failed'; key: string; at: string; device: FailedDevice; testResult: FailedTest; failedSteps: FailedStep[]; failedStepCount: number; truncatedSteps: number };
 
-type FailedData = z.infer<typeof TestResultFailedDetail>['data'];
-export type FailedTest = FailedData['testResult'];
-export type FailedDevice = FailedData['device'] & { customerName: string | null; department: string | null };
+export type FailedTest = TestResultFailedData['testResult'];
+export type FailedDevice = TestResultFailedData['device'] & { customerName: string | null; department: string | null };
 
 /** A device the overdue list holds now (`overdue`), or a tombstone that keeps a late event from reviving it. */
 export interface OverdueEntry {
@@ -47,12 +36,6 @@ const KEEP_MS = 180 * DAY_MS;
 /** A fact no digest took (its address left the settings, or every digest failed for weeks; the alarms say so) goes after this. */
 const INBOX_KEEP_MS = 60 * DAY_MS;
 
-export interface IncomingEvent {
-	source?: string;
-	'detail-type'?: string;
-	detail?: unknown;
-}
-
 export interface CollectResult {
 	detailType: string;
 	dedupeKey?: string;
@@ -63,14 +46,15 @@ export interface CollectResult {
 	ignored?: string;
 }
 
-/** Files one event. Writes are keyed by the event's dedupeKey, so running it twice changes nothing. */
+/**
+ * Files one event, read and checked by readEmailEvent. Writes are keyed by the event's dedupeKey,
+ * so running it twice changes nothing.
+ */
 export async function collectEvent(
-	event: IncomingEvent,
+	event: EmailEvent,
 	deps: { store: MailStore; recipients: Recipients; immediateFailedTests: boolean; now: number },
 ): Promise<CollectResult> {
-	const type = event['detail-type'] ?? '';
-	const result: CollectResult = { detailType: type, recipients: [], immediate: [] };
-	if (event.source !== EVENT_SOURCE) return { ...result, ignored: `source "${event.source}" is not ${EVENT_SOURCE}` };
+	const result: CollectResult = { detailType: event['detail-type'], recipients: [], immediate: [] };
 	const { store, recipients, now } = deps;
 	const file = async (fact: Fact, addresses: string[]) => {
 		for (const r of addresses) await store.putMany(NS.inbox(r), [{ key: fact.key, value: fact, expiresAt: now + INBOX_KEEP_MS }]);
@@ -78,9 +62,9 @@ export async function collectEvent(
 		result.dedupeKey = fact.key;
 	};
 
-	switch (type) {
+	switch (event['detail-type']) {
 		case DETAIL_TYPES.deviceOverdue: {
-			const { metadata, data } = parse(DeviceOverdueDetail, event.detail, type);
+			const { metadata, data } = event.detail;
 			await remember(store, data.device, now);
 			const known = await store.get<OverdueEntry>(NS.overdue, String(data.device.id));
 			// An event of an episode that already ended (delivered late) changes nothing.
@@ -91,20 +75,20 @@ export async function collectEvent(
 			return result;
 		}
 		case DETAIL_TYPES.deviceOverdueResolved: {
-			const { data } = parse(DeviceOverdueResolvedDetail, event.detail, type);
+			const { data } = event.detail;
 			const known = await store.get<OverdueEntry>(NS.overdue, String(data.device.id));
 			if (known && known.episode > data.episode) return { ...result, ignored: 'a later episode is open' };
 			await store.putMany(NS.overdue, [{ key: String(data.device.id), value: { state: 'resolved', episode: data.episode } satisfies OverdueEntry, expiresAt: now + KEEP_MS }]);
 			return result;
 		}
 		case DETAIL_TYPES.deviceDueSoon: {
-			const { metadata, data } = parse(DeviceDueSoonDetail, event.detail, type);
+			const { metadata, data } = event.detail;
 			await remember(store, data.device, now);
 			await file({ kind: 'dueSoon', key: metadata.dedupeKey, at: metadata.occurredAt, device: data.device, stage: data.stage }, route(recipients, data.device));
 			return result;
 		}
 		case DETAIL_TYPES.testResultFailed: {
-			const { metadata, data } = parse(TestResultFailedDetail, event.detail, type);
+			const { metadata, data } = event.detail;
 			const seen = await store.get<{ customerName: string | null; department: string | null }>(NS.devices, String(data.device.id));
 			// ASSUMED: a failed test routes like its device; a device never seen in an overdue or
 			// due-soon event has no known customer or department and goes to the default list.
@@ -124,22 +108,9 @@ export async function collectEvent(
 			if (deps.immediateFailedTests) result.immediate = to.map((recipient) => ({ recipient, fact }));
 			return result;
 		}
-		default:
-			return { ...result, ignored: `detail-type "${type}" is not used by the e-mails` };
 	}
 }
 
 async function remember(store: MailStore, device: { id: number; customerName: string | null; department: string | null }, now: number): Promise<void> {
 	await store.putMany(NS.devices, [{ key: String(device.id), value: { customerName: device.customerName, department: device.department }, expiresAt: now + KEEP_MS }]);
-}
-
-/**
- * An event's detail, checked with the contract's own schema. (Powertools' Parser is not used: its
- * releases matching the other Powertools packages need zod 4 as a peer; this package has zod 3.25,
- * whose `zod/v4` the contract is written in.)
- */
-function parse<T extends z.ZodType>(schema: T, detail: unknown, type: string): z.infer<T> {
-	const parsed = schema.safeParse(detail);
-	if (!parsed.success) throw new Error(`The "${type}" event does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-	return parsed.data;
 }

@@ -5,6 +5,7 @@ import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
+import { readEmailEvent } from './events';
 import { parseEmailSettings } from './settings';
 
 /**
@@ -54,7 +55,11 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 		outboxDir: mailer.dir,
 		publisher: {
 			async publish(events: TecEvent[]) {
-				for (const e of events) await onEvent(deps, { source: e.source, 'detail-type': e['detail-type'], detail: e.detail });
+				for (const e of events) {
+					// Read as the deployed collector reads a delivery; the rule's other detail types are ignored.
+					const event = readEmailEvent({ source: e.source, 'detail-type': e['detail-type'], detail: e.detail });
+					if (!('ignored' in event)) await onEvent(deps, event);
+				}
 			},
 		},
 		async afterCycle(digestNow = false) {

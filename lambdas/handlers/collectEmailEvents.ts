@@ -5,22 +5,25 @@ import type { Context } from 'aws-lambda';
 import { onEvent } from '../email/digest';
 import { awsDeps } from '../email/aws';
 import { readEmailEnv } from '../email/env';
-import type { IncomingEvent } from '../email/facts';
+import { readEmailEvent, type EmailEvent } from '../email/events';
 import { logger, powertoolsHandler, tracer } from './powertools';
+import { readEvent } from './readEvent';
 
 /**
  * EventBridge rule target: files each event for the daily digest (and e-mails a failed test at
  * once), once per event: Powertools Idempotency on the event's dedupeKey, so a redelivered event
- * changes nothing. A failure throws: EventBridge retries, then the event goes to the DLQ.
+ * changes nothing. The event is parsed first (Powertools Parser, lambdas/email/events.ts): one that
+ * breaks its schema is refused before anything is written. A failure throws: EventBridge retries,
+ * then the event goes to the DLQ.
  */
-let handle: ((event: IncomingEvent, context: Context) => Promise<unknown>) | undefined;
+let handle: ((event: EmailEvent, context: Context) => Promise<unknown>) | undefined;
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
 function wire() {
 	const deps = awsDeps(readEmailEnv(process.env), tracedClients());
 	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
 	return makeIdempotent(
-		async (event: IncomingEvent, context: Context) => {
+		async (event: EmailEvent, context: Context) => {
 			deps.mailer.registerLambdaContext(context);
 			const result = await onEvent(deps, event);
 			logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
@@ -30,7 +33,12 @@ function wire() {
 	);
 }
 
-export const handler = powertoolsHandler(async (event: IncomingEvent, context: Context): Promise<unknown> => {
+export const handler = powertoolsHandler(async (delivered: unknown, context: Context): Promise<unknown> => {
+	const event = readEvent(() => readEmailEvent(delivered));
+	if ('ignored' in event) {
+		logger.warn('Event ignored', { detailType: event.detailType, ignored: event.ignored });
+		return { detailType: event.detailType, ignored: event.ignored };
+	}
 	handle ??= wire();
 	return handle(event, context);
 });

@@ -4,16 +4,20 @@ import type { Context } from 'aws-lambda';
 import { awsDeps } from '../email/aws';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
+import { readDigestInvocation } from '../email/events';
 import { logger, powertoolsHandler, tracer } from './powertools';
+import { readEvent } from './readEvent';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
  * sent once per day however often this runs (Powertools Idempotency in the SES mailer).
- * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`.
+ * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`, read with Powertools Parser (a
+ * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */
 let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
 
-export const handler = powertoolsHandler(async (input: { scheduledTime?: string } | undefined, context: Context): Promise<DigestReport> => {
+export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<DigestReport> => {
+	const input = readEvent(() => readDigestInvocation(invocation));
 	if (!wired) {
 		const env = readEmailEnv(process.env);
 		wired = { env, deps: awsDeps(env, tracedClients()) };

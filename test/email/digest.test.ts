@@ -5,7 +5,7 @@ import { awsDeps } from '../../lambdas/email/aws';
 import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { NS } from '../../lambdas/email/facts';
 import { parseEmailSettings } from '../../lambdas/email/settings';
-import { delivery, device, dueSoon, failedTest, INSULATION_STEP, overdue, resolved } from '../support/emailEvents';
+import { device, dueSoon, emailEvent, failedTest, INSULATION_STEP, overdue, resolved } from '../support/emailEvents';
 import { createStateTable, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
 
@@ -56,8 +56,8 @@ beforeEach(async () => {
 });
 
 const to = (address: string) => ses.sent.filter((m) => m.to.includes(address)).map((m) => mimeParts(m.raw));
-const collectAll = async (...events: Parameters<typeof delivery>[0][]) => {
-	for (const e of events) await onEvent(deps, delivery(e));
+const collectAll = async (...events: Parameters<typeof emailEvent>[0][]) => {
+	for (const e of events) await onEvent(deps, emailEvent(e));
 };
 
 describe('the daily digest from the events, sent with SES', () => {
@@ -200,8 +200,8 @@ describe('correct under failure', () => {
 		};
 		// Acme customer and ICU department: two inboxes.
 		const both = device(7, { customerName: 'Acme Instruments', department: 'ICU' });
-		await expect(onEvent(deps, delivery(overdue(both)))).rejects.toThrow(/crashed midway/);
-		await onEvent(deps, delivery(overdue(both)));
+		await expect(onEvent(deps, emailEvent(overdue(both)))).rejects.toThrow(/crashed midway/);
+		await onEvent(deps, emailEvent(overdue(both)));
 		await runDigest(deps, DAY);
 		expect(to('custodian@acme.example')[0].text.match(/Device 7 /g)).toHaveLength(1);
 		expect(to('icu@example.com')[0].text.match(/Device 7 /g)).toHaveLength(1);

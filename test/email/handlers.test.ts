@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
 import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
 import { delivery, device, failedTest, INSULATION_STEP, overdue } from '../support/emailEvents';
+import { captureOutput, jsonLines } from '../support/handlers';
 import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
 
@@ -76,13 +77,35 @@ describe('the deployed e-mail handlers', () => {
 		const good = overdue(device(31, { customerName: null, department: null }));
 		const bad = delivery(good) as { detail: { data: { episode: unknown } } };
 		bad.detail = { ...bad.detail, data: { ...bad.detail.data, episode: 'first' } };
-		await expect(collect(bad, context('m-1'))).rejects.toThrow(/^The "Device Overdue" event does not match its schema: data\.episode: /);
+		const refused = await captureOutput(() => collect(bad, context('m-1')).then(() => 'accepted', (error: Error) => error.message));
+		expect(refused.result).toMatch(/^The "Device Overdue" event does not match its schema: data\.episode: /);
+		// On-call sees why in the log: the detail type and each field, in the contract's terms.
+		const logged = jsonLines(refused.lines).find((l) => l.message === 'Event refused: it does not match its schema');
+		expect(logged).toMatchObject({ level: 'ERROR', detailType: 'Device Overdue', function_request_id: 'm-1', issues: [{ field: 'data.episode' }] });
 		// The same event, well formed, is read and filed: the refusal left nothing behind.
 		await collect(delivery(good), context('m-2'));
 		const { sent: digests } = await digest({ scheduledTime: '2026-11-22T06:00:00Z' }, context('m-3'));
 		expect(digests).toHaveLength(1);
 		expect(mimeParts(ses.sent.at(-1)!.raw).text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)[\s\S]*Device 31/);
 		expect(ses.sent.length - sent).toBe(1);
+	});
+
+	it('an event the e-mails do not read is ignored, and says so; nothing is filed', async () => {
+		const sent = ses.sent.length;
+		const other = { ...delivery(overdue(device(41))), 'detail-type': 'Test Result Recorded' };
+		await expect(collect(other, context('i-1'))).resolves.toEqual({ detailType: 'Test Result Recorded', ignored: 'detail-type "Test Result Recorded" is not used by the e-mails' });
+		await expect(collect({ ...delivery(overdue(device(41))), source: 'elsewhere' }, context('i-2'))).resolves.toMatchObject({ ignored: 'source "elsewhere" is not test-equipment-cloud' });
+		const { sent: digests } = await digest({ scheduledTime: '2026-11-23T06:00:00Z' }, context('i-3'));
+		expect(mimeParts(ses.sent.at(-1)!.raw).text).not.toContain('Device 41');
+		expect(ses.sent.length - sent).toBe(digests.length);
+	});
+
+	it('a digest invocation whose scheduledTime is no time is refused, naming the field; nothing is sent', async () => {
+		const sent = ses.sent.length;
+		const refused = await captureOutput(() => digest({ scheduledTime: 'yesterday' }, context('t-1')).then(() => 'sent', (error: Error) => error.message));
+		expect(refused.result).toMatch(/^The "Digest Invocation" event does not match its schema: scheduledTime: /);
+		expect(jsonLines(refused.lines).find((l) => l.message === 'Event refused: it does not match its schema')).toMatchObject({ detailType: 'Digest Invocation', issues: [{ field: 'scheduledTime' }] });
+		expect(ses.sent.length).toBe(sent);
 	});
 
 	it('an event without a dedupeKey is refused (it would not be idempotent)', async () => {

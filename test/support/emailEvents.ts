@@ -1,3 +1,4 @@
+import { readEmailEvent, type EmailEvent } from '../../lambdas/email/events';
 import { makeEvent, type TecEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES, type DueDevice, type FailedStep, type OverdueDevice } from '../../lambdas/events/schemas';
 
@@ -76,4 +77,11 @@ export const LEAKAGE_STEP: FailedStep = {
 /** An EventBridge delivery of an event to a Lambda target (what the collector receives). */
 export function delivery(e: TecEvent): { source: string; 'detail-type': string; time: string; detail: unknown; id: string } {
 	return { source: e.source, 'detail-type': e['detail-type'], time: e.time, detail: e.detail, id: e.detail.metadata.id };
+}
+
+/** A delivery read as the collector reads it (Powertools Parser), for code that takes a read event. */
+export function emailEvent(e: TecEvent): EmailEvent {
+	const read = readEmailEvent(delivery(e));
+	if ('ignored' in read) throw new Error(`The e-mails do not read this event: ${read.ignored}`);
+	return read;
 }

@@ -27,19 +27,20 @@ export function useHandlerWorld(size: Partial<DemoSize>, bus = 'tec-alerts'): Ha
 }
 
 /**
- * Runs `run` with everything the Logger prints caught: it writes to process.stdout, or to the
- * console when POWERTOOLS_DEV is set. Returns the result and the chunks in order.
+ * Runs `run` with everything the Logger prints caught: it writes to process.stdout and stderr, or
+ * to the console when POWERTOOLS_DEV is set. Returns the result and the chunks in order.
  */
 export async function captureOutput<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
 	const lines: string[] = [];
-	const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
+	// Outside POWERTOOLS_DEV the Logger prints warnings and errors to stderr, the rest to stdout.
+	const writes = [process.stdout, process.stderr].map((stream) => vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)));
 	const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
 		vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' '))),
 	);
 	try {
 		return { result: await run(), lines };
 	} finally {
-		write.mockRestore();
+		for (const write of writes) write.mockRestore();
 		for (const spy of spies) spy.mockRestore();
 	}
 }

@@ -29,6 +29,20 @@ describe('fields of the resource mapper', () => {
 		expect(byId.get(String(DEVICE.testInterval))).toMatchObject({ type: 'number' });
 	});
 
+	it('a property with a fixed list of values is a dropdown of those values', async () => {
+		const { fields } = await fieldsOf('device');
+		expect(fields.find((f) => f.id === String(DEVICE.protectionClass))).toMatchObject({
+			displayName: 'Protection class',
+			type: 'options',
+			options: [
+				{ name: 'I', value: 'I' },
+				{ name: 'II', value: 'II' },
+				{ name: 'III', value: 'III' },
+			],
+		});
+		for (const f of fields.filter((f) => f.id !== String(DEVICE.protectionClass))) expect(f.options).toBeUndefined();
+	});
+
 	it('are the customer properties for customers', async () => {
 		const { fields } = await fieldsOf('customer');
 		expect(fields.map((f) => f.id).sort()).toEqual(CUSTOMER_KEYS.map((k) => String(k.id)).sort());
@@ -56,6 +70,24 @@ describe('values from the resource mapper', () => {
 		expect(values[DEVICE.designation]).toBe('Earth tester');
 		expect(Number(values[DEVICE.testInterval])).toBe(12);
 		expect(values[DEVICE.lastTested]).toBe('2026-03-01');
+	});
+
+	it('Create Device: a value picked from a fixed list is stored; a value outside it fails with the service’s description', async () => {
+		const created = await run(
+			sandbox,
+			{ resource: 'device', operation: 'create', fields: { mappingMode: 'defineBelow', value: { [DEVICE.designation]: 'Hand lamp', [DEVICE.protectionClass]: 'III' } }, simplify: false },
+			{ typeVersion: 2 },
+		);
+		expect(created.error).toBeUndefined();
+		const id = Number(created.items[0].json.id);
+		expect(sandbox.account.data.devices.get(id)!.values[DEVICE.protectionClass]).toBe('III');
+
+		const refused = await run(
+			sandbox,
+			{ resource: 'device', operation: 'create', fields: { mappingMode: 'defineBelow', value: { [DEVICE.designation]: 'Hand lamp', [DEVICE.protectionClass]: 'IV' } } },
+			{ typeVersion: 2 },
+		);
+		expect(refused.error).toMatchObject({ httpCode: '400', description: expect.stringContaining('Protection class takes one of "I", "II", "III"; got "IV"') });
 	});
 
 	it('Map Automatically: input fields named like properties fill them; other fields are left out', async () => {

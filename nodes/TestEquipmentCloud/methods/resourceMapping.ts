@@ -3,9 +3,9 @@ import { getClient, toNodeError } from '../transport';
 
 /**
  * The account's properties of customers or devices as resource mapper fields, with the type
- * of each (Text → string, Number → number, Date → date picker, a choice → its options).
- * ASSUMED: a property key with a fixed list of values has data_type "Choice" (or "Options")
- * and its values in `choices` (or `options`), as strings or {name|label, value}.
+ * of each (Text → string, Number → number, Date → date picker, a fixed list → its options).
+ * A property's allowed values are read where the contract's PropertyKey puts them (`choices`);
+ * read tolerantly: `options` too, whatever the data type, as strings or {name|label, value}.
  */
 function choices(key: IDataObject): INodePropertyOptions[] {
 	const raw = Array.isArray(key.choices) ? key.choices : Array.isArray(key.options) ? key.options : [];

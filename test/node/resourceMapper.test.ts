@@ -3,8 +3,10 @@
  * keys with their types, values mapped by hand (a date from the date picker) or automatically
  * from input fields named like the properties, on Create, Update and Update Many.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ResourceMapperFields } from 'n8n-workflow';
+import type { IDataObject, ResourceMapperFields } from 'n8n-workflow';
+import { propertyChoices } from '../../nodes/TestEquipmentCloud/shared/propertyChoices';
 import { CUSTOMER, CUSTOMER_KEYS, DEVICE, DEVICE_KEYS } from '../../sandbox/properties';
 import { callMethod } from '../support/n8n';
 import { credentialsFor, run, useSandbox, valuesOf } from './helpers';
@@ -47,6 +49,34 @@ describe('fields of the resource mapper', () => {
 		const { fields } = await fieldsOf('customer');
 		expect(fields.map((f) => f.id).sort()).toEqual(CUSTOMER_KEYS.map((k) => String(k.id)).sort());
 		expect(fields.find((f) => f.id === String(CUSTOMER.contractStart))?.type).toBe('dateTime');
+	});
+});
+
+describe('reading a property’s fixed list of values', () => {
+	it('takes `choices` (the contract) or `options`, as strings, numbers or {name|label, value}', () => {
+		expect(propertyChoices({ data_type: 'Text', choices: ['I', 'II'] })).toEqual([
+			{ name: 'I', value: 'I' },
+			{ name: 'II', value: 'II' },
+		]);
+		expect(propertyChoices({ data_type: 'Choice', options: [{ label: 'Class I', value: 'I' }, { name: 'II' }, 3, { label: 'no value' }] } as IDataObject)).toEqual([
+			{ name: 'Class I', value: 'I' },
+			{ name: 'II', value: 'II' },
+			{ name: '3', value: 3 },
+			{ name: 'no value', value: 'no value' },
+		]);
+		expect(propertyChoices({ choices: [{ value: { nested: true } }, null, true, ['I']] } as IDataObject)).toEqual([]);
+		expect(propertyChoices({ data_type: 'Text' })).toEqual([]);
+	});
+
+	it('never throws, and every option has a name and a string or number value, whatever the service sends', () => {
+		fc.assert(
+			fc.property(fc.dictionary(fc.constantFrom('choices', 'options', 'data_type', 'name'), fc.jsonValue()), (key) => {
+				for (const option of propertyChoices(key as IDataObject)) {
+					expect(typeof option.name).toBe('string');
+					expect(['string', 'number']).toContain(typeof option.value);
+				}
+			}),
+		);
 	});
 });
 

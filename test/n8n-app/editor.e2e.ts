@@ -7,7 +7,7 @@
 import { selectors, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, N8n, NODE_TYPE, startSandbox, type N8nServer, type SandboxProcess, type WorkflowJson } from './harness';
-import { launchBrowser, signInThroughForm, type Browser } from './browser';
+import { dismissPopups, launchBrowser, signInThroughForm, type Browser } from './browser';
 
 const TRIGGER = { id: 'e0e0e0e0-0000-4000-8000-000000000001', name: 'When clicking ‘Execute workflow’', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
 const WORKFLOWS: Record<string, WorkflowJson> = {
@@ -64,9 +64,15 @@ async function openNodePanel(workflow: string): Promise<Locator> {
 	const plus = page.getByTestId('node-creator-plus-button');
 	await plus.waitFor();
 	if (workflow !== 'new') await page.getByTestId('canvas-node').first().waitFor();
-	await plus.click();
 	const panel = page.getByTestId('node-creator');
-	await panel.getByTestId('node-creator-search-bar').waitFor();
+	const searchBar = panel.getByTestId('node-creator-search-bar');
+	await plus.click();
+	// A tip the editor shows on a first visit can swallow the click: close it and click again.
+	await searchBar.waitFor({ timeout: 15_000 }).catch(async () => {
+		await dismissPopups(page);
+		await plus.click();
+		await searchBar.waitFor();
+	});
 	return panel;
 }
 
@@ -76,14 +82,13 @@ async function search(panel: Locator, text: string): Promise<Array<{ type: strin
 	const ours = panel.locator(`[data-test-id="item-iterator-item"][data-keyboard-nav-id^="${NODE_TYPE}"]`);
 	// The list is filtered as one types: wait for our entry rather than for a fixed time.
 	await ours.first().waitFor({ timeout: 20_000 }).catch(() => undefined);
-	const items = panel.getByTestId('item-iterator-item');
-	const found: Array<{ type: string; name: string }> = [];
-	for (const item of await items.all()) {
-		const id = (await item.getAttribute('data-keyboard-nav-id')) ?? '';
-		const name = await item.getByTestId('node-creator-item-name').innerText().catch(() => '');
-		found.push({ type: id.replace(/-[0-9a-f-]{36}$/, ''), name });
-	}
-	return found;
+	const entries = await panel.getByTestId('item-iterator-item').evaluateAll((items) =>
+		items.map((item) => ({
+			id: item.getAttribute('data-keyboard-nav-id') ?? '',
+			name: item.querySelector('[data-test-id="node-creator-item-name"]')?.textContent?.trim() ?? '',
+		})),
+	);
+	return entries.map(({ id, name }) => ({ type: id.replace(/-[0-9a-f-]{36}$/, ''), name }));
 }
 
 describe('the node panel’s search (a real browser on the real editor)', () => {
@@ -122,7 +127,7 @@ describe('the resource mapper in the editor', () => {
 		await page.goto(`${server!.url}/workflow/tec-editor-mapper`);
 		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="Create a device"]`);
 		await node.waitFor();
-		for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+		await dismissPopups(page);
 		await node.dblclick();
 		const ndv = page.getByTestId('ndv');
 		const fields = ndv.getByTestId('mapping-fields-container');

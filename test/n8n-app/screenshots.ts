@@ -9,6 +9,7 @@
  *                         Protection class with its dropdown of allowed values open
  *   n8n-barcode.png       Device → Get with the device picker in By Barcode mode
  *   n8n-error-output.png  a run whose failed item went down the node's error output
+ *   n8n-search.png        the nodes panel of an empty workflow, searched for "calibration"
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -182,6 +183,15 @@ async function main(): Promise<void> {
 		await page.waitForTimeout(8000);
 		await page.screenshot({ path: join(OUT, 'n8n-error-output.png') });
 		say('docs/images/n8n-error-output.png');
+
+		// 7. The nodes panel ("+" on an empty canvas) searched for what the node is about.
+		await page.goto(`${server.url}/workflow/new`);
+		await page.getByTestId('node-creator-plus-button').click();
+		await page.getByTestId('node-creator-search-bar').fill('calibration');
+		await page.getByTestId('node-creator').getByText('Test Equipment Cloud', { exact: true }).waitFor();
+		await page.waitForTimeout(1000);
+		await page.screenshot({ path: join(OUT, 'n8n-search.png') });
+		say('docs/images/n8n-search.png');
 	} finally {
 		await browser?.close();
 		await server.stop();

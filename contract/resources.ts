@@ -36,6 +36,10 @@ export const PropertyKey = named('PropertyKey', z.object({
 	name: z.string(),
 	data_type: DataType,
 	resource: openEnum(['device', 'customer'], 'The resource the property belongs to.'),
+	choices: z.array(z.string()).optional().meta({
+		description:
+			'ASSUMED (the spec names only the data types Number, Text and Date): a Text property with a fixed list of values lists them here; absent for free text.',
+	}),
 }).loose());
 
 export const Customer = named('Customer', z.object({

@@ -439,9 +439,15 @@ function checkValue(key: PropertyKey, v: unknown, where: string): PropValue {
 		case 'Date':
 			if (typeof v === 'string' && isCalendarDate(v)) return v;
 			throw new ApiError(400, `${where}: ${key.name} is a Date; write it as YYYY-MM-DD (got ${JSON.stringify(v)}).`);
-		default:
-			if (typeof v === 'string') return v;
-			if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-			throw new ApiError(400, `${where}: ${key.name} is Text; got ${JSON.stringify(v)}.`);
+		default: {
+			const text = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+			if (text === undefined) throw new ApiError(400, `${where}: ${key.name} is Text; got ${JSON.stringify(v)}.`);
+			// ASSUMED: a property with a fixed list takes exactly one of its values (case and spaces
+			// as listed) and refuses anything else with a 400, as the service's other checks do.
+			if (key.choices && !key.choices.includes(text)) {
+				throw new ApiError(400, `${where}: ${key.name} takes one of ${key.choices.map((c) => JSON.stringify(c)).join(', ')}; got ${JSON.stringify(text)}.`);
+			}
+			return text;
+		}
 	}
 }

@@ -16,6 +16,24 @@ const COMPANY = ['Nordlicht', 'Kessler', 'Alpina', 'Brightwater', 'Meridian', 'H
 const FORM = ['GmbH', 'Ltd', 'AG', 'Services', 'Industries', 'Clinic', 'Works'];
 const CITY = ['Berlin', 'Hamburg', 'Munich', 'Vienna', 'Zurich', 'Leeds', 'Bristol', 'Lyon', 'Graz', 'Basel'];
 const DESIGNATION = ['Drill press', 'Angle grinder', 'Extension cable 10 m', 'Kettle', 'Coffee machine', 'Monitor 27"', 'Laptop charger', 'Soldering station', 'Vacuum cleaner', 'Power strip 6-way', 'Floor heater', 'Oscilloscope', 'Lab power supply', 'Band saw', 'Hand lamp'];
+/** The protection class each designation is built with (no draw from the seed: the rest of the data set stays as it was). */
+const PROTECTION_CLASS: Record<string, string> = {
+	'Drill press': 'I',
+	'Angle grinder': 'II',
+	'Extension cable 10 m': 'I',
+	Kettle: 'I',
+	'Coffee machine': 'I',
+	'Monitor 27"': 'I',
+	'Laptop charger': 'II',
+	'Soldering station': 'I',
+	'Vacuum cleaner': 'II',
+	'Power strip 6-way': 'I',
+	'Floor heater': 'I',
+	Oscilloscope: 'I',
+	'Lab power supply': 'I',
+	'Band saw': 'I',
+	'Hand lamp': 'III',
+};
 const DEPARTMENT = ['Workshop', 'Office', 'Laboratory', 'Warehouse', 'Kitchen', 'Maintenance', 'IT'];
 const MANUFACTURER = ['Bosch', 'Makita', 'Metabo', 'Siemens', 'Fluke', 'Weller', 'Philips', 'Brennenstuhl'];
 const LOCATION = ['Building A', 'Building B', 'Hall 1', 'Hall 2', 'Floor 3', 'Basement'];
@@ -53,7 +71,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		// Most devices are within their interval; about a fifth are overdue.
 		const lastTested = addDays(today, -rnd.int(1, Math.round(interval * 30.4 * 1.25)));
 		const created = isoTime(now - rnd.int(800, 2500) * 86_400_000);
-		devices.set(i, {
+		const device: PropRecord = {
 			id: i,
 			customer_id: size.customers > 0 ? 1 + ((i * 7 + rnd.int(0, 3)) % size.customers) : undefined,
 			created_time: created,
@@ -69,7 +87,9 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 				[DEVICE.location]: rnd.pick(LOCATION),
 				[DEVICE.nextTest]: addMonths(lastTested, interval),
 			},
-		});
+		};
+		device.values[DEVICE.protectionClass] = PROTECTION_CLASS[String(device.values[DEVICE.designation])];
+		devices.set(i, device);
 	}
 
 	const projects: Project[] = [];

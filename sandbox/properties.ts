@@ -9,6 +9,8 @@ export interface PropertyKey {
 	name: string;
 	data_type: DataType;
 	resource: 'device' | 'customer';
+	/** The allowed values of a Text property with a fixed list (shape: the contract's PropertyKey). */
+	choices?: readonly string[];
 }
 
 export const DEVICE = {
@@ -21,6 +23,7 @@ export const DEVICE = {
 	serialNumber: 7,
 	location: 8,
 	nextTest: 9,
+	protectionClass: 10,
 } as const;
 
 export const CUSTOMER = {
@@ -41,6 +44,8 @@ export const PROPERTY_KEYS: readonly PropertyKey[] = [
 	{ id: DEVICE.serialNumber, name: 'Serial number', data_type: 'Text', resource: 'device' },
 	{ id: DEVICE.location, name: 'Location', data_type: 'Text', resource: 'device' },
 	{ id: DEVICE.nextTest, name: 'Next test', data_type: 'Date', resource: 'device' },
+	// IEC 61140: I protective earth, II double insulation, III safety extra-low voltage.
+	{ id: DEVICE.protectionClass, name: 'Protection class', data_type: 'Text', resource: 'device', choices: ['I', 'II', 'III'] },
 	{ id: CUSTOMER.name, name: 'Name', data_type: 'Text', resource: 'customer' },
 	{ id: CUSTOMER.customerNumber, name: 'Customer number', data_type: 'Text', resource: 'customer' },
 	{ id: CUSTOMER.city, name: 'City', data_type: 'Text', resource: 'customer' },

@@ -84,6 +84,14 @@ beforeAll(async () => {
 	workflows['tec-test-get-v2'] = manualWorkflow('Test: Get (version 2)', [
 		{ ...ours('Get device 7', 1, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '7' } }), typeVersion: 2 },
 	]);
+	workflows['tec-test-create-mapper'] = manualWorkflow('Test: Create Device through the resource mapper', [
+		{ ...ours('Create a device', 1, { resource: 'device', operation: 'create', fields: mapperFields({ '1': 'Hand lamp', '3': '2026-03-01T00:00:00', '10': 'III' }) }), typeVersion: 2 },
+	]);
+	// The dropdown offers only the listed values (and n8n does not start a run whose fixed value is
+	// not one of them); an expression can still produce another, which the service refuses.
+	workflows['tec-test-create-mapper-refused'] = manualWorkflow('Test: a value outside the list', [
+		{ ...ours('Create a device', 1, { resource: 'device', operation: 'create', fields: mapperFields({ '1': 'Hand lamp', '10': "={{ 'I' + 'V' }}" }) }), typeVersion: 2 },
+	]);
 	await n8n.importWorkflows(workflows);
 });
 
@@ -298,6 +306,25 @@ describe('the package in the n8n app (CLI)', () => {
 		expect(device.json.properties).toEqual(expect.objectContaining({ Designation: expect.any(String), 'Next test': expect.anything() }));
 	});
 
+	it('Create Device (version 2) filled through the resource mapper: a date and a value from a fixed list are stored', async () => {
+		const outcome = await n8n.execute('tec-test-create-mapper');
+		expectSuccess(outcome);
+		const [device] = itemsOf(outcome, 'Create a device');
+		expect(device.json.id).toEqual(expect.any(Number));
+		const stored = await sandbox.api<Record_>(`/device/detail/${device.json.id}/`);
+		expect(prop(stored, 1)).toBe('Hand lamp');
+		expect(prop(stored, 3)).toBe('2026-03-01');
+		expect(prop(stored, 10)).toBe('III');
+	});
+
+	it('a value outside the property’s list (from an expression): the execution fails with the service’s description, naming the allowed values', async () => {
+		const before = (await sandbox.api<Page<Record_>>('/data/devices/all/?limit=1')).count;
+		const outcome = await n8n.execute('tec-test-create-mapper-refused');
+		expect(outcome.run?.status, outcome.failure).toBe('error');
+		expect(outcome.run!.data.resultData.error).toMatchObject({ httpCode: '400', description: expect.stringContaining('Protection class takes one of "I", "II", "III"; got "IV"') });
+		expect((await sandbox.api<Page<Record_>>('/data/devices/all/?limit=1')).count).toBe(before);
+	});
+
 	it('example workflows that start with another trigger are imported but not run by `n8n execute`', () => {
 		// `n8n execute` needs a Manual Trigger start node; these are listed in the test above.
 		for (const file of notExecutable) expect(examples[file].nodes.some((n) => n.type.startsWith('n8n-nodes-test-equipment-cloud.'))).toBe(true);
@@ -327,6 +354,38 @@ function ours(name: string, index: number, parameters: Record<string, unknown>) 
 		position: [220 * index, 0],
 		parameters,
 		credentials: { testEquipmentCloudApi: { id: '1', name: CREDENTIAL_NAME } },
+	};
+}
+
+/**
+ * The `fields` parameter as the editor saves it from the resource mapper ("Map Each Column
+ * Manually"): the values by property key id, and the schema the mapper loaded from the account
+ * (Last tested a date picker, Protection class a dropdown of its values).
+ */
+function mapperFields(value: Record<string, unknown>) {
+	const field = (id: string, displayName: string, type: string, extra: Record<string, unknown> = {}) => ({
+		id,
+		displayName,
+		required: false,
+		defaultMatch: false,
+		display: true,
+		type,
+		canBeUsedToMatch: false,
+		removed: !(id in value),
+		...extra,
+	});
+	return {
+		mappingMode: 'defineBelow',
+		value,
+		matchingColumns: [],
+		schema: [
+			field('1', 'Designation', 'string'),
+			field('3', 'Last tested', 'dateTime'),
+			field('5', 'Test interval (months)', 'number'),
+			field('10', 'Protection class', 'options', { options: ['I', 'II', 'III'].map((c) => ({ name: c, value: c })) }),
+		],
+		attemptToConvertTypes: false,
+		convertFieldsToString: false,
 	};
 }
 

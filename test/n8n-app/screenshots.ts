@@ -5,20 +5,22 @@
  *   n8n-canvas.png        the canvas with an example workflow (examples/failed-tests-download-reports.json)
  *   n8n-node-filters.png  the node's parameter panel with the Filters open
  *   n8n-credential.png    the credential form
- *   n8n-mapper.png        Device → Create (version 2): the account's properties in the resource mapper
+ *   n8n-mapper.png        Device → Create (version 2): properties in the resource mapper, a date and
+ *                         Protection class with its dropdown of allowed values open
  *   n8n-barcode.png       Device → Get with the device picker in By Barcode mode
  *   n8n-error-output.png  a run whose failed item went down the node's error output
+ *   n8n-search.png        the nodes panel of an empty workflow, searched for "calibration"
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { selectors } from 'playwright-core';
+import { DEVICE, DEVICE_KEYS } from '../../sandbox/properties';
 import { ROOT, ensureN8nApp } from './install';
-import { CREDENTIAL_ID, N8n, OWNER, newUserFolder, packPackage, readWorkflow, removeDir, startSandbox } from './harness';
+import { CREDENTIAL_ID, N8n, newUserFolder, packPackage, readWorkflow, removeDir, startSandbox } from './harness';
+import { CHROMIUM, dismissPopups, ensureChromium, launchBrowser, signInThroughForm, type Browser } from './browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = join(ROOT, 'docs', 'images');
 const WORKFLOW_ID = 'tec-failed-tests-reports';
 const EXAMPLE = join(ROOT, 'examples', 'failed-tests-download-reports.json');
@@ -42,13 +44,29 @@ const chain = (name: string, node: ReturnType<typeof ours>) => ({
 	connections: { [TRIGGER.name]: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
 	settings: { executionOrder: 'v1' },
 });
+/** The mapper's value as the editor saves it after the person removed the properties left empty. */
+function mapped(value: Record<number, unknown>) {
+	const type = (k: (typeof DEVICE_KEYS)[number]) => (k.choices ? 'options' : k.data_type === 'Date' ? 'dateTime' : k.data_type === 'Number' ? 'number' : 'string');
+	const schema = DEVICE_KEYS.map((k) => ({
+		id: String(k.id),
+		displayName: k.name,
+		required: false,
+		defaultMatch: false,
+		display: true,
+		canBeUsedToMatch: false,
+		type: type(k),
+		removed: !(k.id in value),
+		...(k.choices ? { options: k.choices.map((c) => ({ name: c, value: c })) } : {}),
+	}));
+	return { mappingMode: 'defineBelow', value, matchingColumns: [], schema, attemptToConvertTypes: false, convertFieldsToString: false };
+}
 const SHOTS = {
 	'tec-shot-mapper': chain(
 		'Register a device',
 		ours('Create a device', {
 			resource: 'device',
 			operation: 'create',
-			fields: { mappingMode: 'defineBelow', value: { '1': 'Earth tester', '3': '2026-03-01T00:00:00', '5': 12 } },
+			fields: mapped({ [DEVICE.designation]: 'Hand lamp', [DEVICE.lastTested]: '2026-03-01T00:00:00', [DEVICE.protectionClass]: 'III' }),
 		}),
 	),
 	'tec-shot-barcode': chain('Look up a scanned device', ours('Get a device', { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'barcode', value: 'TEC-000042' } })),
@@ -83,20 +101,6 @@ function say(message: string): void {
 	process.stderr.write(`[screenshots] ${message}\n`);
 }
 
-function ensureChromium(): void {
-	if (existsSync(CHROMIUM)) return;
-	if (process.getuid?.() === 0 && CHROMIUM === '/usr/bin/chromium') {
-		say('installing Debian chromium (apt-get install -y chromium)');
-		const r = spawnSync('sh', ['-c', 'apt-get install -y chromium || (apt-get update && apt-get install -y chromium)'], { stdio: 'inherit' });
-		if (r.status === 0 && existsSync(CHROMIUM)) return;
-	}
-	throw new Error(`${CHROMIUM} not found. Install Debian's chromium: sudo apt-get install -y chromium (or set CHROMIUM_PATH).`);
-}
-
-async function dismissPopups(page: Page): Promise<void> {
-	for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
-}
-
 async function main(): Promise<void> {
 	ensureChromium();
 	mkdirSync(OUT, { recursive: true });
@@ -110,26 +114,14 @@ async function main(): Promise<void> {
 	await n8n.importCredential(sandbox);
 	await n8n.importWorkflows({ [WORKFLOW_ID]: readWorkflow(EXAMPLE), ...(SHOTS as Record<string, ReturnType<typeof readWorkflow>>) });
 	const server = await n8n.start();
-	const profile = mkdtempSync(join(tmpdir(), 'tec-chromium-'));
+	selectors.setTestIdAttribute('data-test-id');
+	let browser: Browser | undefined;
 	try {
 		await server.signIn();
-		say(`n8n at ${server.url}; starting ${CHROMIUM}`);
-		const context = await chromium.launchPersistentContext(profile, {
-			executablePath: CHROMIUM,
-			headless: true,
-			args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-			viewport: { width: 1440, height: 900 },
-			deviceScaleFactor: 1,
-		});
-		const page = context.pages()[0] ?? (await context.newPage());
-		page.setDefaultTimeout(60_000);
-
-		// Sign in through the form, as a user does.
-		await page.goto(`${server.url}/signin`);
-		await page.locator('input[type="email"], input[name="emailOrLdapLoginId"]').first().fill(OWNER.email);
-		await page.locator('input[type="password"]').first().fill(OWNER.password);
-		await page.getByRole('button', { name: /sign in/i }).click();
-		await page.waitForURL((u) => !u.pathname.startsWith('/signin'));
+		say(`n8n at ${server.url}; ${CHROMIUM}`);
+		browser = await launchBrowser();
+		const { page } = browser;
+		await signInThroughForm(page, server.url);
 
 		// 1. The canvas with the example workflow.
 		await page.goto(`${server.url}/workflow/${WORKFLOW_ID}`);
@@ -159,13 +151,18 @@ async function main(): Promise<void> {
 		say('docs/images/n8n-credential.png');
 		await page.keyboard.press('Escape');
 
-		// 4. The resource mapper of Device → Create, its fields loaded from the sandbox account.
+		// 4. The resource mapper of Device → Create: a date, and Protection class's dropdown of allowed values open.
 		await page.goto(`${server.url}/workflow/tec-shot-mapper`);
 		await page.locator('.vue-flow__node', { hasText: 'Create a device' }).dblclick();
-		await page.locator('[data-test-id="ndv"]').getByText('Last tested').first().waitFor();
-		await page.waitForTimeout(1500);
+		const choice = page.getByTestId('ndv').getByTestId(`parameter-input-${DEVICE.protectionClass}`);
+		await choice.waitFor();
+		await choice.scrollIntoViewIfNeeded();
+		await choice.locator('input').click();
+		await page.locator('.el-select-dropdown__item:visible').first().waitFor();
+		await page.waitForTimeout(1000);
 		await page.screenshot({ path: join(OUT, 'n8n-mapper.png') });
 		say('docs/images/n8n-mapper.png');
+		await page.keyboard.press('Escape');
 		await page.keyboard.press('Escape');
 
 		// 5. The device picker in By Barcode mode.
@@ -186,11 +183,19 @@ async function main(): Promise<void> {
 		await page.waitForTimeout(8000);
 		await page.screenshot({ path: join(OUT, 'n8n-error-output.png') });
 		say('docs/images/n8n-error-output.png');
-		await context.close();
+
+		// 7. The nodes panel ("+" on an empty canvas) searched for what the node is about.
+		await page.goto(`${server.url}/workflow/new`);
+		await page.getByTestId('node-creator-plus-button').click();
+		await page.getByTestId('node-creator-search-bar').fill('calibration');
+		await page.getByTestId('node-creator').getByText('Test Equipment Cloud', { exact: true }).waitFor();
+		await page.waitForTimeout(1000);
+		await page.screenshot({ path: join(OUT, 'n8n-search.png') });
+		say('docs/images/n8n-search.png');
 	} finally {
+		await browser?.close();
 		await server.stop();
 		await sandbox.stop();
-		rmSync(profile, { recursive: true, force: true });
 		removeDir(userFolder);
 		removeDir(work);
 	}

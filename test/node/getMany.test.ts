@@ -194,6 +194,7 @@ describe('Get Many: paging, limit, filters, sort, enabled, search', () => {
 			'Serial number': expect.any(String),
 			Location: expect.any(String),
 			'Next test': expect.any(String),
+			'Protection class': expect.any(String),
 		});
 		const raw = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 1 });
 		expect(Array.isArray(raw.items[0].json.properties)).toBe(true);

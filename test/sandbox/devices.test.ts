@@ -70,6 +70,26 @@ describe('overdue devices', () => {
 	});
 });
 
+describe('a property with a fixed list of values (Protection class)', () => {
+	it('is listed with its values, and every demo device holds one of them', async () => {
+		const keys = await api.all(PATHS.propertyKeys);
+		const key = keys.find((k) => k.id === 10);
+		expect(key).toMatchObject({ name: 'Protection class', data_type: 'Text', resource: 'device', choices: ['I', 'II', 'III'] });
+		const values = new Set((await api.all(PATHS.devices)).map((d) => props(d)[10]));
+		expect([...values].sort()).toEqual(['I', 'II', 'III']);
+	});
+
+	it('takes a listed value; anything else is a 400 naming the property and the allowed values', async () => {
+		const edited = await api.call('PUT', EDIT, { body: { id: 1, properties: { 10: 'III' } } });
+		expect(edited.status, edited.text).toBe(200);
+		expect(props(edited.body as unknown as Item)[10]).toBe('III');
+		const refused = await api.call('POST', CREATE, { body: { properties: { 1: 'Hand lamp', 10: 'IV' } } });
+		expectError(refused, 400, 'Protection class takes one of "I", "II", "III"; got "IV"');
+		expectError(await api.call('PUT', EDIT, { body: { id: 1, properties: { 10: 'ii' } } }), 400, 'Protection class');
+		expect(props((await api.get(detail(1))).body as unknown as Item)[10]).toBe('III');
+	});
+});
+
 describe('device detail', () => {
 	it('carries the ID Barcode exactly once (count in the raw JSON)', async () => {
 		for (const id of [1, 2, 117]) {

@@ -1,25 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 import { getClient, toNodeError } from '../transport';
-
-/**
- * The account's properties of customers or devices as resource mapper fields, with the type
- * of each (Text → string, Number → number, Date → date picker, a choice → its options).
- * ASSUMED: a property key with a fixed list of values has data_type "Choice" (or "Options")
- * and its values in `choices` (or `options`), as strings or {name|label, value}.
- */
-function choices(key: IDataObject): INodePropertyOptions[] {
-	const raw = Array.isArray(key.choices) ? key.choices : Array.isArray(key.options) ? key.options : [];
-	return raw.flatMap((c: unknown): INodePropertyOptions[] => {
-		if (typeof c === 'string' || typeof c === 'number') return [{ name: String(c), value: c }];
-		if (c && typeof c === 'object') {
-			const o = c as IDataObject;
-			const value = (o.value ?? o.name ?? o.label) as string | number | undefined;
-			if (value === undefined) return [];
-			return [{ name: String(o.name ?? o.label ?? value), value }];
-		}
-		return [];
-	});
-}
+import { propertyChoices } from '../shared/propertyChoices';
 
 function fieldType(dataType: string, options: INodePropertyOptions[]): ResourceMapperField['type'] {
 	if (options.length > 0) return 'options';
@@ -28,6 +9,11 @@ function fieldType(dataType: string, options: INodePropertyOptions[]): ResourceM
 	return 'string';
 }
 
+/**
+ * The account's properties of customers or devices as resource mapper fields, with the type
+ * of each (Text → string, Number → number, Date → date picker, a fixed list of values → a
+ * dropdown of them).
+ */
 export async function getPropertyFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const resource = String(this.getCurrentNodeParameter('resource') ?? this.getNodeParameter('resource', ''));
 	const owner = resource === 'customer' ? 'customer' : 'device';
@@ -38,7 +24,7 @@ export async function getPropertyFields(this: ILoadOptionsFunctions): Promise<Re
 			const key = item as IDataObject;
 			if (typeof key.resource === 'string' && key.resource !== owner) continue;
 			if (typeof key.id !== 'number' && typeof key.id !== 'string') continue;
-			const options = choices(key);
+			const options = propertyChoices(key);
 			fields.push({
 				id: String(key.id),
 				displayName: typeof key.name === 'string' ? key.name : `Property ${String(key.id)}`,

@@ -294,7 +294,7 @@ describe('errors name the property as the account lists it, and the value', () =
 	it('an unknown key', async () => {
 		const property = await v3({ resource: 'device', operation: 'getAll', filters: filter({ key: '={{ 999 }}', condition: 'equals', value: 'x' }) });
 		expect(property.error?.message).toBe(
-			'Filter "999": this account has no device property with this ID or name (use one of: 1 (Designation), 2 (ID Barcode), 3 (Last tested), 4 (Department), 5 (Test interval (months)), 6 (Manufacturer), 7 (Serial number), 8 (Location), 9 (Next test))',
+			'Filter "999": this account has no device property with this ID or name (use one of: 1 (Designation), 2 (ID Barcode), 3 (Last tested), 4 (Department), 5 (Test interval (months)), 6 (Manufacturer), 7 (Serial number), 8 (Location), 9 (Next test), 10 (Protection class))',
 		);
 		expect(property.error?.description).toBe(description);
 		const field = await v3({ resource: 'project', operation: 'getAll', filters: filter({ key: '={{ "colour" }}', condition: 'equals', value: 'red' }) });

@@ -153,6 +153,8 @@ function conditionsOf(row: FilterRow, type: DataType, typed: boolean, name: stri
 	return { conditions: [{ keyword: word, value }], signature: { keyword: word, value } };
 }
 
+const KNOWN_SHOWN = 20;
+
 async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<ReadRow> {
 	const { key: rawKey, type: listedType } = splitKey(row.key);
 	const keyType = FILTER_KEY_TYPE[ctx.resource];
@@ -164,7 +166,10 @@ async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<
 	const found = keys ? findKey(keys, typeof rawKey === 'number' ? rawKey : String(rawKey), rawKey) : undefined;
 	if (keys && !found) {
 		const list = LIST_NAMES[ctx.resource];
-		const known = keys.map((k) => (keyType === 'propertyKeyId' ? `${k.key} (${k.name})` : String(k.key))).join(', ') || 'none';
+		const names = keys.map((k) => (keyType === 'propertyKeyId' ? `${k.key} (${k.name})` : String(k.key)));
+		// An account can have hundreds of properties: the error names the first few.
+		const more = names.length > KNOWN_SHOWN ? `, … ${names.length - KNOWN_SHOWN} more in the Filters' list` : '';
+		const known = names.length === 0 ? 'none' : names.slice(0, KNOWN_SHOWN).join(', ') + more;
 		fail(
 			String(rawKey),
 			keyType === 'propertyKeyId'

@@ -94,7 +94,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 
 		// One digest for every announced device not yet in a published digest (this run's and any
 		// a crashed run left behind).
-		const pending = [...states.entries()].filter(([, s]) => s.overdue && s.digestPending);
+		const pending = devicesWhere(states, (_, s) => s.overdue && s.digestPending);
 		if (pending.length > 0) {
 			const digest = buildDigest(ctx.environment, pending.map(([, s]) => ({ device: s.device, episode: s.episode })), ctx.settings.digestMaxDevices, now);
 			await ctx.publisher.publish([digest]);
@@ -145,6 +145,15 @@ function pageChanges(
 	return { events, writes };
 }
 
+/** The remembered devices `keep` selects, as [id, state] pairs (a run usually selects few of many). */
+function devicesWhere(states: Map<number, DeviceState>, keep: (id: number, state: DeviceState) => boolean): Array<[number, DeviceState]> {
+	const selected: Array<[number, DeviceState]> = [];
+	states.forEach((state, id) => {
+		if (keep(id, state)) selected.push([id, state]);
+	});
+	return selected;
+}
+
 /** Announces the devices that have really left the list: missing from the scan and confirmed. */
 async function resolveLeft(
 	ctx: PollerContext,
@@ -156,7 +165,7 @@ async function resolveLeft(
 	key: (id: number) => string,
 	ns: string,
 ): Promise<void> {
-	const candidates = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));
+	const candidates = devicesWhere(states, (id, s) => s.overdue && !seen.has(id));
 	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0 };
 	report.resolveChecks = checks;
 	const snapshot = report.pages <= 1;

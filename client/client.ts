@@ -18,6 +18,7 @@ import {
 	sharedPageSizes,
 	smallerPageSize,
 	unseenAfter,
+	type ItemKey,
 	type Page,
 	type PagingAnomaly,
 	type PagingOutcome,
@@ -163,8 +164,8 @@ export class ServiceClient {
 		let follow: string | undefined; // a `next` link to follow (without overlap)
 		const visited = new Set<string>();
 		const signatures = new Set<string>();
-		const yielded = overlap > 0 ? new Set<string>() : undefined;
-		let tail: string[] = []; // keys of the last items read, to find the previous page again
+		const yielded = overlap > 0 ? new Set<ItemKey>() : undefined;
+		let tail: ItemKey[] = []; // keys of the last items read, to find the previous page again
 		let steppedBack = false;
 		let probed = false; // the request after a full last page was made
 		let announced: number | undefined;

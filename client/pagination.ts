@@ -31,9 +31,22 @@ export function pageSignature(items: unknown[]): string {
 	return `${items.length}:${itemKey(items[0])}:${itemKey(items[items.length - 1])}`;
 }
 
-/** An item's identity within one scan: its `id`, else its JSON. */
-export function itemKey(item: unknown): string {
-	if (item && typeof item === 'object' && 'id' in item) return `#${String((item as { id: unknown }).id)}`;
+/**
+ * An item's identity within one scan: its `id` (ids that print alike are alike: 5 and "5"), else its
+ * JSON. A whole-number id is its own key (a number: no string built, cheap to hash for a scan that
+ * remembers every id it yielded); any other id is "#" and its text.
+ */
+export type ItemKey = string | number;
+
+const CANONICAL_INTEGER = /^(?:0|-?[1-9]\d*)$/;
+
+export function itemKey(item: unknown): ItemKey {
+	if (item && typeof item === 'object' && 'id' in item) {
+		const id = (item as { id: unknown }).id;
+		if (typeof id === 'number' && Number.isSafeInteger(id)) return id;
+		if (typeof id === 'string' && CANONICAL_INTEGER.test(id) && Number.isSafeInteger(Number(id))) return Number(id);
+		return `#${String(id)}`;
+	}
 	try {
 		return JSON.stringify(item) ?? 'undefined';
 	} catch {
@@ -46,7 +59,7 @@ export function itemKey(item: unknown): string {
  * page's `tail` found on this page (its last occurrence), or -1 when none is (the list shifted by
  * more than the overlap). Per-item loops of a scan live in small functions like this one.
  */
-export function anchorOf(keys: readonly string[], tail: readonly string[]): number {
+export function anchorOf(keys: readonly ItemKey[], tail: readonly ItemKey[]): number {
 	const rank = new Map(tail.map((key, r) => [key, r]));
 	let best = -1;
 	let anchor = -1;
@@ -63,7 +76,7 @@ export function anchorOf(keys: readonly string[], tail: readonly string[]): numb
  * The items after `anchor` whose keys this scan has not yielded yet, at most `limit` of them; their
  * keys join `yielded` (an id twice on one page is yielded once too).
  */
-export function unseenAfter(items: readonly unknown[], keys: readonly string[], anchor: number, yielded: Set<string>, limit: number): unknown[] {
+export function unseenAfter(items: readonly unknown[], keys: readonly ItemKey[], anchor: number, yielded: Set<ItemKey>, limit: number): unknown[] {
 	const fresh: unknown[] = [];
 	for (let i = anchor + 1; i < keys.length && fresh.length < limit; i++) {
 		if (yielded.has(keys[i])) continue;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, itemKey, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -446,6 +446,19 @@ describe('pages: bounds and guards', () => {
 		expect(jsonDeeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 100)).toBe(true);
 		expect(jsonDeeperThan('{"a":"[[[[[[\\"[[[["}', 1)).toBe(false); // brackets inside strings do not count
 		expect(jsonDeeperThan('["\\\\",[["\\\\\\"]"]]]', 2)).toBe(true); // an even run of backslashes ends the string
+	});
+
+	it('property: two items share a key exactly when their ids print alike (5 and "5"), whatever the id', () => {
+		const id = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 2 ** 53, 1.5, '05', '-0', '007', '9007199254740993', true, null), fc.integer().map(String), fc.string(), fc.double());
+		const sameKey = (a: unknown, b: unknown) => new Set([itemKey(a), itemKey(b)]).size === 1;
+		fc.assert(
+			fc.property(id, id, (a, b) => {
+				expect(sameKey({ id: a }, { id: b })).toBe(`#${String(a)}` === `#${String(b)}`);
+			}),
+			{ numRuns: 5000 },
+		);
+		expect(sameKey({ id: 5 }, { id: '5' })).toBe(true);
+		expect(sameKey({ id: 5 }, 5)).toBe(false); // an item without an id is keyed by its JSON
 	});
 
 	/** Strings made of what a depth scan must get right: brackets, quotes, backslashes. */

@@ -19,7 +19,9 @@ interface ChildResult {
 
 async function pollerRun(sandbox: Sandbox, settleMs: number, warm = false): Promise<ChildResult> {
 	const token = sandbox.account.createToken().token;
-	const args = ['--import', 'tsx', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs), ...(warm ? ['warm'] : [])];
+	// TypeScript is compiled in this thread (tsx's CommonJS hook): `--import tsx` would add a loader
+	// thread whose own work the process's CPU time would count (the Lambdas run bundles, no loader).
+	const args = ['--require', 'tsx/cjs', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs), ...(warm ? ['warm'] : [])];
 	const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
 	return JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
 }

@@ -68,6 +68,8 @@ export interface Scale {
 	initRuns: number;
 	/** Pause between contenders (an idle machine and an empty rate window for each). */
 	settleMs: number;
+	/** Processes whose CPU per item the overdue poller's CPU row takes the median of. */
+	cpuRuns: number;
 }
 
 export const FULL: Scale = {
@@ -80,6 +82,7 @@ export const FULL: Scale = {
 	lookbackDays: [7, 30, 90],
 	initRuns: 5,
 	settleMs: 1100,
+	cpuRuns: 3,
 };
 
 /** Every row on small data: a smoke test of the bench (same lookbacks, everything else small). */
@@ -93,6 +96,7 @@ export const QUICK: Scale = {
 	resultsPerDay: 20,
 	initRuns: 1,
 	settleMs: 50,
+	cpuRuns: 1,
 };
 
 export function scaleFromEnv(env: NodeJS.ProcessEnv = process.env): Scale {

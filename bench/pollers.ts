@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { startSandbox, type Sandbox } from '../sandbox/server';
-import { FULL, LIMIT, idealSeconds, idealText, pagesAtLimit, pause, type BenchRow, type Scale } from './lib';
+import { FULL, LIMIT, idealSeconds, idealText, median, pagesAtLimit, pause, type BenchRow, type Scale } from './lib';
 
 const run = promisify(execFile);
 
@@ -12,13 +12,17 @@ interface ChildResult {
 	pages: number;
 	items: number;
 	cpuUsPerItem: number;
+	warmCpuUsPerItem?: number;
 	maxRssMb: number;
 	rateLimited: number;
 }
 
-async function pollerRun(sandbox: Sandbox, settleMs: number): Promise<ChildResult> {
+async function pollerRun(sandbox: Sandbox, settleMs: number, warm = false): Promise<ChildResult> {
 	const token = sandbox.account.createToken().token;
-	const { stdout } = await run(process.execPath, ['--import', 'tsx', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs)], { maxBuffer: 1 << 20 });
+	// TypeScript is compiled in this thread (tsx's CommonJS hook): `--import tsx` would add a loader
+	// thread whose own work the process's CPU time would count (the Lambdas run bundles, no loader).
+	const args = ['--require', 'tsx/cjs', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs), ...(warm ? ['warm'] : [])];
+	const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
 	return JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
 }
 
@@ -54,7 +58,7 @@ export async function benchPollers(scale: Scale = FULL): Promise<BenchRow[]> {
 	try {
 		const overdue = [...sandbox.account.data.devices.values()].filter((d) => sandbox.account.isOverdue(d)).length;
 		const idealMs = idealSeconds(pagesAtLimit(overdue)) * 1000;
-		const fast = await pollerRun(sandbox, scale.settleMs);
+		const fast = await pollerRun(sandbox, scale.settleMs, true);
 		const naive = await naiveRun(sandbox, scale.settleMs);
 		rows.push({
 			bench: 'overdue poller',
@@ -65,7 +69,20 @@ export async function benchPollers(scale: Scale = FULL): Promise<BenchRow[]> {
 			ratio: fast.ms / idealMs,
 			target: '≤ 1.05, 0 × 429',
 		});
-		rows.push({ bench: 'overdue poller', measure: 'CPU per item ÷ target', value: `${fast.cpuUsPerItem.toFixed(1)} µs`, ratio: fast.cpuUsPerItem / 20, target: '≤ 20 µs' });
+		// CPU time moves with what else the machine runs: the median of several processes, with the range.
+		const cpuRuns = [fast];
+		while (cpuRuns.length < scale.cpuRuns) cpuRuns.push(await pollerRun(sandbox, scale.settleMs, true));
+		const cpu = median(cpuRuns.map((r) => r.cpuUsPerItem));
+		const warm = median(cpuRuns.map((r) => r.warmCpuUsPerItem ?? Number.NaN));
+		const range = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
+		rows.push({
+			bench: 'overdue poller',
+			measure: `CPU per item of the steady-state run after the first (median of ${cpuRuns.length} processes) ÷ target`,
+			value: `${cpu.toFixed(1)} µs (${range(cpuRuns.map((r) => r.cpuUsPerItem))})`,
+			baseline: `warm process, next run: ${warm.toFixed(1)} µs`,
+			ratio: cpu / 20,
+			target: '≤ 20 µs',
+		});
 
 		sandbox.faults.add({ kind: 'latency', latencyMs: 150 });
 		const slow = await pollerRun(sandbox, scale.settleMs);

@@ -5,6 +5,7 @@ import { REDIRECT_STATUSES, bodyText, type Clock, type HttpMethod, type HttpResp
 import type { Pacer } from './pacing';
 import {
 	MAX_JSON_DEPTH,
+	anchorOf,
 	itemBound,
 	itemKey,
 	jsonDeeperThan,
@@ -16,6 +17,8 @@ import {
 	refusesPageSize,
 	sharedPageSizes,
 	smallerPageSize,
+	unseenAfter,
+	type ItemKey,
 	type Page,
 	type PagingAnomaly,
 	type PagingOutcome,
@@ -161,8 +164,8 @@ export class ServiceClient {
 		let follow: string | undefined; // a `next` link to follow (without overlap)
 		const visited = new Set<string>();
 		const signatures = new Set<string>();
-		const yielded = overlap > 0 ? new Set<string>() : undefined;
-		let tail: string[] = []; // keys of the last items read, to find the previous page again
+		const yielded = overlap > 0 ? new Set<ItemKey>() : undefined;
+		let tail: ItemKey[] = []; // keys of the last items read, to find the previous page again
 		let steppedBack = false;
 		let probed = false; // the request after a full last page was made
 		let announced: number | undefined;
@@ -219,26 +222,22 @@ export class ServiceClient {
 
 			let fresh = items;
 			if (yielded) {
-				let anchor = -1;
-				if (tail.length > 0) {
-					const position = new Map(items.map((item, i) => [itemKey(item), i]));
-					for (let k = tail.length - 1; k >= 0 && anchor < 0; k--) anchor = position.get(tail[k]) ?? -1;
-					if (anchor < 0) {
-						// The list shifted by more than the overlap: read further back once.
-						if (steppedBack || start === 0) return strict(stop('shifted', `the page at offset ${start} does not contain the end of the page before (the list shifted by more than the overlap of ${overlap})`));
-						steppedBack = true;
-						start = Math.max(0, start - pageSize + overlap);
-						continue;
-					}
+				const keys = items.map(itemKey);
+				const anchor = tail.length > 0 ? anchorOf(keys, tail) : -1;
+				if (tail.length > 0 && anchor < 0) {
+					// The list shifted by more than the overlap: read further back once.
+					if (steppedBack || start === 0) return strict(stop('shifted', `the page at offset ${start} does not contain the end of the page before (the list shifted by more than the overlap of ${overlap})`));
+					steppedBack = true;
+					start = Math.max(0, start - pageSize + overlap);
+					continue;
 				}
 				steppedBack = false;
-				fresh = items.slice(anchor + 1).filter((item) => !yielded.has(itemKey(item)));
-				tail = items.slice(-(overlap + 1)).map(itemKey);
+				fresh = unseenAfter(items, keys, anchor, yielded, remaining);
+				tail = keys.slice(-(overlap + 1));
 			}
 			if (fresh.length > remaining) fresh = fresh.slice(0, remaining);
 			remaining -= fresh.length;
 			delivered += fresh.length;
-			if (yielded) for (const item of fresh) yielded.add(itemKey(item));
 			if (fresh.length > 0) yield fresh;
 
 			if (remaining <= 0) return more ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };

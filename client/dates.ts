@@ -28,3 +28,39 @@ export function addMonths(day: string, months: number): string {
 export function daysBetween(from: string, to: string): number {
 	return Math.round((dayMs(to) - dayMs(from)) / DAY);
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function digitsAt(text: string, from: number, count: number): number {
+	let n = 0;
+	for (let i = from; i < from + count; i++) n = n * 10 + text.charCodeAt(i) - 48;
+	return n;
+}
+
+/**
+ * The day `text` starts with (YYYY-MM-DD, anything may follow) as a number of days since
+ * 1970-01-01, or undefined when it is not a day that exists. Arithmetic only (no Date, no string
+ * built): list scans call it once per record.
+ */
+export function epochDay(text: string): number | undefined {
+	if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
+	const year = digitsAt(text, 0, 4);
+	const month = digitsAt(text, 5, 2);
+	const day = digitsAt(text, 8, 2);
+	const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+	if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1] + (month === 2 && leap ? 1 : 0)) return undefined;
+	// Days from the civil calendar, counted in 400-year eras from March (the leap day last).
+	const y = month <= 2 ? year - 1 : year;
+	const era = Math.floor(y / 400);
+	const yearOfEra = y - era * 400;
+	const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+	return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+/** The first and last days written with four-digit years (0000-01-01, 9999-12-31), as epoch days. */
+export const EPOCH_DAY_RANGE = { first: -719_528, last: 2_932_896 } as const;
+
+/** YYYY-MM-DD of an epoch day within EPOCH_DAY_RANGE. */
+export function dayOfEpochDay(days: number): string {
+	return dayString(days * DAY);
+}

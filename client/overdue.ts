@@ -1,5 +1,5 @@
 import type { ServiceClient } from './client';
-import { addDays } from './dates';
+import { EPOCH_DAY_RANGE, dayOfEpochDay, epochDay } from './dates';
 import { ServiceError } from './errors';
 import { propertyValues } from './records';
 
@@ -21,14 +21,31 @@ import { propertyValues } from './records';
 const NEXT_TEST_NAMES = ['next test', 'next test date'];
 const DAY = /^\d{4}-\d{2}-\d{2}/;
 
-/** The service's today as an overdue record shows it, or undefined. */
-export function serviceTodayOf(record: unknown): string | undefined {
+/** The service's today as an overdue record shows it, in days since 1970-01-01, or undefined. */
+export function serviceEpochDayOf(record: unknown): number | undefined {
 	if (!record || typeof record !== 'object') return undefined;
 	const r = record as { next_test_date?: unknown; days_overdue?: unknown };
-	if (typeof r.next_test_date !== 'string' || !DAY.test(r.next_test_date)) return undefined;
-	if (typeof r.days_overdue !== 'number' || !Number.isSafeInteger(r.days_overdue)) return undefined;
-	const today = addDays(r.next_test_date.slice(0, 10), r.days_overdue);
-	return DAY.test(today) ? today : undefined;
+	if (typeof r.next_test_date !== 'string' || typeof r.days_overdue !== 'number' || !Number.isSafeInteger(r.days_overdue)) return undefined;
+	const next = epochDay(r.next_test_date);
+	if (next === undefined) return undefined;
+	const today = next + r.days_overdue;
+	return today >= EPOCH_DAY_RANGE.first && today <= EPOCH_DAY_RANGE.last ? today : undefined;
+}
+
+/** The service's today as an overdue record shows it (YYYY-MM-DD), or undefined. */
+export function serviceTodayOf(record: unknown): string | undefined {
+	const today = serviceEpochDayOf(record);
+	return today === undefined ? undefined : dayOfEpochDay(today);
+}
+
+/** The latest service today the records of a page show, or undefined (one date built per page). */
+export function serviceTodayOfPage(records: readonly unknown[]): string | undefined {
+	let latest: number | undefined;
+	for (const record of records) {
+		const today = serviceEpochDayOf(record);
+		if (today !== undefined && (latest === undefined || today > latest)) latest = today;
+	}
+	return latest === undefined ? undefined : dayOfEpochDay(latest);
 }
 
 /** The later of two days (either may be unknown). */

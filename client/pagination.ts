@@ -31,14 +31,59 @@ export function pageSignature(items: unknown[]): string {
 	return `${items.length}:${itemKey(items[0])}:${itemKey(items[items.length - 1])}`;
 }
 
-/** An item's identity within one scan: its `id`, else its JSON. */
-export function itemKey(item: unknown): string {
-	if (item && typeof item === 'object' && 'id' in item) return `#${String((item as { id: unknown }).id)}`;
+/**
+ * An item's identity within one scan: its `id` (ids that print alike are alike: 5 and "5"), else its
+ * JSON. A whole-number id is its own key (a number: no string built, cheap to hash for a scan that
+ * remembers every id it yielded); any other id is "#" and its text.
+ */
+export type ItemKey = string | number;
+
+const CANONICAL_INTEGER = /^(?:0|-?[1-9]\d*)$/;
+
+export function itemKey(item: unknown): ItemKey {
+	if (item && typeof item === 'object' && 'id' in item) {
+		const id = (item as { id: unknown }).id;
+		if (typeof id === 'number' && Number.isSafeInteger(id)) return id;
+		if (typeof id === 'string' && CANONICAL_INTEGER.test(id) && Number.isSafeInteger(Number(id))) return Number(id);
+		return `#${String(id)}`;
+	}
 	try {
 		return JSON.stringify(item) ?? 'undefined';
 	} catch {
 		return '?';
 	}
+}
+
+/**
+ * Where a page of an overlapped scan goes on: the position of the latest key of the previous
+ * page's `tail` found on this page (its last occurrence), or -1 when none is (the list shifted by
+ * more than the overlap). Per-item loops of a scan live in small functions like this one.
+ */
+export function anchorOf(keys: readonly ItemKey[], tail: readonly ItemKey[]): number {
+	const rank = new Map(tail.map((key, r) => [key, r]));
+	let best = -1;
+	let anchor = -1;
+	for (let i = 0; i < keys.length; i++) {
+		const r = rank.get(keys[i]);
+		if (r === undefined || r < best) continue;
+		best = r;
+		anchor = i;
+	}
+	return anchor;
+}
+
+/**
+ * The items after `anchor` whose keys this scan has not yielded yet, at most `limit` of them; their
+ * keys join `yielded` (an id twice on one page is yielded once too).
+ */
+export function unseenAfter(items: readonly unknown[], keys: readonly ItemKey[], anchor: number, yielded: Set<ItemKey>, limit: number): unknown[] {
+	const fresh: unknown[] = [];
+	for (let i = anchor + 1; i < keys.length && fresh.length < limit; i++) {
+		if (yielded.has(keys[i])) continue;
+		yielded.add(keys[i]);
+		fresh.push(items[i]);
+	}
+	return fresh;
 }
 
 /** Why a scan ended before the list's normal end. */
@@ -142,17 +187,26 @@ export const sharedPageSizes = new PageSizeMemory();
  */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether `text` (JSON) nests arrays/objects deeper than `max`; one pass, no recursion. */
+/**
+ * Whether `text` (JSON) nests arrays/objects deeper than `max`; one pass, no recursion, nothing
+ * allocated. Strings are skipped with `indexOf` (native, fast on the long runs of text a page is
+ * mostly made of): a quote closes a string unless an odd run of backslashes precedes it.
+ */
 export function jsonDeeperThan(text: string, max: number): boolean {
 	let depth = 0;
-	let inString = false;
-	for (let i = 0; i < text.length; i++) {
+	const length = text.length;
+	for (let i = 0; i < length; i++) {
 		const c = text.charCodeAt(i);
-		if (inString) {
-			if (c === 92) i++; // backslash: skip the escaped character
-			else if (c === 34) inString = false;
-		} else if (c === 34) inString = true;
-		else if (c === 91 || c === 123) {
+		if (c === 34) {
+			for (;;) {
+				const close = text.indexOf('"', i + 1);
+				if (close < 0) return false; // an unterminated string: JSON.parse refuses the text
+				let before = close - 1;
+				while (text.charCodeAt(before) === 92) before--;
+				i = close;
+				if ((close - 1 - before) % 2 === 0) break;
+			}
+		} else if (c === 91 || c === 123) {
 			if (++depth > max) return true;
 		} else if (c === 93 || c === 125) depth--;
 	}

@@ -4,17 +4,35 @@
  * are ignored; a property without a name is keyed by its key id.
  */
 export function propertyValues(record: unknown): Record<string, unknown> | undefined {
-	if (!record || typeof record !== 'object') return undefined;
-	const props = (record as { properties?: unknown }).properties;
+	const props = propertiesOf(record);
 	if (Array.isArray(props)) {
 		const out: Record<string, unknown> = {};
+		forEachProperty(record, (key, value) => {
+			out[key] = value;
+		});
+		return out;
+	}
+	return props && typeof props === 'object' ? { ...(props as Record<string, unknown>) } : undefined;
+}
+
+/**
+ * Each property of a record in its order, read as `propertyValues` reads it, without building the
+ * map: for a list scan that looks for a few names in every record.
+ */
+export function forEachProperty(record: unknown, visit: (key: string, value: unknown) => void): void {
+	const props = propertiesOf(record);
+	if (Array.isArray(props)) {
 		for (const p of props) {
 			if (!p || typeof p !== 'object') continue;
 			const { name, key_id: keyId, value } = p as { name?: unknown; key_id?: unknown; value?: unknown };
 			const key = typeof name === 'string' && name !== '' ? name : keyId === undefined || keyId === null ? '' : String(keyId);
-			if (key !== '') out[key] = value;
+			if (key !== '') visit(key, value);
 		}
-		return out;
+	} else if (props && typeof props === 'object') {
+		for (const [key, value] of Object.entries(props)) visit(key, value);
 	}
-	return props && typeof props === 'object' ? { ...(props as Record<string, unknown>) } : undefined;
+}
+
+function propertiesOf(record: unknown): unknown {
+	return record && typeof record === 'object' ? (record as { properties?: unknown }).properties : undefined;
 }

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import {
 	ServiceClient,
@@ -29,6 +30,10 @@ export const systemClock: Clock = {
  */
 export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPONSE_BYTES): RequestFn {
 	return async (req) => {
+		// Text is decoded chunk by chunk (a split UTF-8 character waits for the next one): no copy of
+		// the whole answer as bytes next to its text. Files keep their bytes.
+		const decoder = req.responseType === 'text' ? new StringDecoder('utf8') : undefined;
+		const parts: string[] = [];
 		const chunks: Buffer[] = [];
 		let response: Dispatcher.ResponseData;
 		try {
@@ -46,8 +51,10 @@ export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPON
 					response.body.destroy();
 					throw new Error(`the response is larger than ${Math.round(maxBytes / 1024 / 1024)} MB; refusing to read it`);
 				}
-				chunks.push(chunk as Buffer);
+				if (decoder) parts.push(decoder.write(chunk as Buffer));
+				else chunks.push(chunk as Buffer);
 			}
+			if (decoder) parts.push(decoder.end());
 		} catch (error) {
 			const code = (error as { code?: unknown } | null)?.code;
 			if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -56,10 +63,9 @@ export function undiciRequestFn(token: string | undefined, maxBytes = MAX_RESPON
 			if (token !== undefined && error instanceof Error && error.message.includes(token)) throw new Error(redactSecret(error.message, token));
 			throw error;
 		}
-		const data = Buffer.concat(chunks);
 		const headers: HttpResponse['headers'] = {};
 		for (const [name, value] of Object.entries(response.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-		const answer = { status: response.statusCode, headers, body: req.responseType === 'binary' ? new Uint8Array(data) : data.toString('utf8') };
+		const answer = { status: response.statusCode, headers, body: decoder ? parts.join('') : new Uint8Array(Buffer.concat(chunks)) };
 		return redactResponse(answer, token);
 	};
 }

@@ -1,4 +1,4 @@
-import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOf } from '../../client';
+import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOfPage } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { buildDigest } from './digest';
@@ -32,14 +32,12 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 	const clockNs = NS.overdueClock(ctx.environment);
 	const key = (id: number) => `device-overdue:${ctx.environment}:${id}`;
 	return withLease(ctx, report, async () => {
-		const states = new Map<number, DeviceState>();
-		for await (const item of ctx.store.list<DeviceState>(ns)) states.set(Number(item.key), item.value);
+		const states = await loadStates(ctx, ns);
 		const seen = new Set<number>();
 		const clockNow = ctx.now();
 		const mark = await ctx.store.get<ClockMark>(clockNs, 'overdueDevices');
 		// New episodes are stamped no earlier than the newest stamp of an earlier run.
 		let now = stampTime(clockNow, mark?.at);
-		const { reminderDays } = ctx.settings;
 		let serviceToday: string | undefined;
 		let remindersTrusted = true;
 
@@ -54,7 +52,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 				break;
 			}
 			const page = next.value;
-			for (const raw of page) serviceToday = laterDay(serviceToday, serviceTodayOf(raw));
+			serviceToday = laterDay(serviceToday, serviceTodayOfPage(page));
 			if (serviceToday !== undefined) {
 				// The list's own today is the reference: a clock behind it does not date episodes in
 				// the past, and a clock more than a day off sends no reminders (they would come early).
@@ -66,25 +64,8 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 					ctx.metrics.count('ClockSkew');
 				}
 			}
-			const events: TecEvent[] = [];
-			const writes: Array<{ key: string; value: DeviceState }> = [];
-			for (const device of readableRecords(page, report.itemsSeen - page.length, readingOfOverdueDevice, { ...ctx, list: 'overdueDevice.list' })) {
-				if (seen.has(device.id)) continue;
-				seen.add(device.id);
-				const state = states.get(device.id);
-				if (!state || !state.overdue) {
-					const episode = (state?.episode ?? 0) + 1;
-					events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
-					writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
-				} else if (reminderDays > 0 && remindersTrusted) {
-					// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
-					const due = Math.floor((clockNow - state.since) / (reminderDays * DAY_MS));
-					if (due > state.reminders) {
-						events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
-						writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
-					}
-				}
-			}
+			const devices = readableRecords(page, report.itemsSeen - page.length, readingOfOverdueDevice, { ...ctx, list: 'overdueDevice.list' });
+			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted });
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(ns, writes);
@@ -97,7 +78,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 
 		// One digest for every announced device not yet in a published digest (this run's and any
 		// a crashed run left behind).
-		const pending = [...states.entries()].filter(([, s]) => s.overdue && s.digestPending);
+		const pending = devicesWhere(states, (_, s) => s.overdue && s.digestPending);
 		if (pending.length > 0) {
 			const digest = buildDigest(ctx.environment, pending.map(([, s]) => ({ device: s.device, episode: s.episode })), ctx.settings.digestMaxDevices, now);
 			await ctx.publisher.publish([digest]);
@@ -106,6 +87,55 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		}
 		report.complete = complete && !report.stoppedForTime;
 	});
+}
+
+/** The state of every device remembered, by id (read once per run). */
+async function loadStates(ctx: PollerContext, ns: string): Promise<Map<number, DeviceState>> {
+	const states = new Map<number, DeviceState>();
+	for await (const item of ctx.store.list<DeviceState>(ns)) states.set(Number(item.key), item.value);
+	return states;
+}
+
+/**
+ * What one page announces: devices that entered the list (a new episode) and reminders that fell
+ * due, with the state to write once they are published. Its own function (not the run's long
+ * body): the per-record loop stays small for the compiler.
+ */
+function pageChanges(
+	devices: OverdueDevice[],
+	run: { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean },
+): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
+	const { ctx, states, seen, key, now, clockNow } = run;
+	const { reminderDays } = ctx.settings;
+	const events: TecEvent[] = [];
+	const writes: Array<{ key: string; value: DeviceState }> = [];
+	for (const device of devices) {
+		if (seen.has(device.id)) continue;
+		seen.add(device.id);
+		const state = states.get(device.id);
+		if (!state || !state.overdue) {
+			const episode = (state?.episode ?? 0) + 1;
+			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
+			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
+		} else if (reminderDays > 0 && run.reminders) {
+			// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
+			const due = Math.floor((clockNow - state.since) / (reminderDays * DAY_MS));
+			if (due > state.reminders) {
+				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
+				writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
+			}
+		}
+	}
+	return { events, writes };
+}
+
+/** The remembered devices `keep` selects, as [id, state] pairs (a run usually selects few of many). */
+function devicesWhere(states: Map<number, DeviceState>, keep: (id: number, state: DeviceState) => boolean): Array<[number, DeviceState]> {
+	const selected: Array<[number, DeviceState]> = [];
+	states.forEach((state, id) => {
+		if (keep(id, state)) selected.push([id, state]);
+	});
+	return selected;
 }
 
 /** Announces the devices that have really left the list: missing from the scan and confirmed. */
@@ -119,7 +149,7 @@ async function resolveLeft(
 	key: (id: number) => string,
 	ns: string,
 ): Promise<void> {
-	const candidates = [...states.entries()].filter(([id, s]) => s.overdue && !seen.has(id));
+	const candidates = devicesWhere(states, (id, s) => s.overdue && !seen.has(id));
 	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0 };
 	report.resolveChecks = checks;
 	const snapshot = report.pages <= 1;

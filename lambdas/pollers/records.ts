@@ -1,4 +1,4 @@
-import { dayString, propertyValues } from '../../client';
+import { dayString, forEachProperty } from '../../client';
 import { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
@@ -72,14 +72,34 @@ export function readableRecords<T>(page: unknown[], firstPosition: number, read:
 	return records;
 }
 
-/** Property values by lower-case name (names differ in case between accounts). */
-function propertiesByName(record: Json): Map<string, unknown> {
-	return new Map(Object.entries(propertyValues(record) ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-}
+type PropertyField = keyof typeof PROPERTY_NAMES;
 
-function pick(props: Map<string, unknown>, names: readonly string[]): string | null {
-	for (const n of names) if (props.has(n)) return text(props.get(n));
-	return null;
+/** Lower-case property name → its field and its rank among the field's names (0 = preferred). */
+const FIELD_OF_NAME = new Map<string, { field: PropertyField; rank: number }>(
+	(Object.keys(PROPERTY_NAMES) as PropertyField[]).flatMap((field) => PROPERTY_NAMES[field].map((name, rank) => [name, { field, rank }] as const)),
+);
+
+/**
+ * The device's property fields in one pass over its properties, names compared in lower case
+ * (they differ in case between accounts). A field takes the value of its most preferred name
+ * present; of several properties with that name, the last.
+ */
+function propertyFields(record: Json): Record<PropertyField, string | null> {
+	const values: Partial<Record<PropertyField, unknown>> = {};
+	const ranks: Partial<Record<PropertyField, number>> = {};
+	forEachProperty(record, (key, value) => {
+		const at = FIELD_OF_NAME.get(key.toLowerCase());
+		if (at === undefined || at.rank > (ranks[at.field] ?? Number.POSITIVE_INFINITY)) return;
+		ranks[at.field] = at.rank;
+		values[at.field] = value;
+	});
+	return {
+		designation: text(values.designation),
+		idBarcode: text(values.idBarcode),
+		department: text(values.department),
+		lastTested: text(values.lastTested),
+		nextTest: text(values.nextTest),
+	};
 }
 
 export function readingOfOverdueDevice(raw: unknown): Reading<OverdueDevice> {
@@ -87,16 +107,16 @@ export function readingOfOverdueDevice(raw: unknown): Reading<OverdueDevice> {
 	const r = raw as Json;
 	const id = positiveId(r.id);
 	if (id === null) return { unreadable: `id is not a positive whole number: ${describe(r.id)}` };
-	const props = propertiesByName(r);
+	const props = propertyFields(r);
 	const device = {
 		id,
-		designation: pick(props, PROPERTY_NAMES.designation),
-		idBarcode: pick(props, PROPERTY_NAMES.idBarcode),
-		department: pick(props, PROPERTY_NAMES.department),
+		designation: props.designation,
+		idBarcode: props.idBarcode,
+		department: props.department,
 		customerId: positiveId(r.customer_id),
 		customerName: text(r.customer_name),
-		lastTestedDate: pick(props, PROPERTY_NAMES.lastTested),
-		nextTestDate: text(r.next_test_date) ?? pick(props, PROPERTY_NAMES.nextTest),
+		lastTestedDate: props.lastTested,
+		nextTestDate: text(r.next_test_date) ?? props.nextTest,
 		daysOverdue: int(r.days_overdue),
 	};
 	// Every field comes from a typed reader above, so the event schema accepts the device (a fast-check

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, itemKey, jsonDeeperThan, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, type ClientEvent } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -445,6 +445,61 @@ describe('pages: bounds and guards', () => {
 		);
 		expect(jsonDeeperThan(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 100)).toBe(true);
 		expect(jsonDeeperThan('{"a":"[[[[[[\\"[[[["}', 1)).toBe(false); // brackets inside strings do not count
+		expect(jsonDeeperThan('["\\\\",[["\\\\\\"]"]]]', 2)).toBe(true); // an even run of backslashes ends the string
+	});
+
+	it('property: two items share a key exactly when their ids print alike (5 and "5"), whatever the id', () => {
+		const id = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 2 ** 53, 1.5, '05', '-0', '007', '9007199254740993', true, null), fc.integer().map(String), fc.string(), fc.double());
+		const sameKey = (a: unknown, b: unknown) => new Set([itemKey(a), itemKey(b)]).size === 1;
+		fc.assert(
+			fc.property(id, id, (a, b) => {
+				expect(sameKey({ id: a }, { id: b })).toBe(`#${String(a)}` === `#${String(b)}`);
+			}),
+			{ numRuns: 5000 },
+		);
+		expect(sameKey({ id: 5 }, { id: '5' })).toBe(true);
+		expect(sameKey({ id: 5 }, 5)).toBe(false); // an item without an id is keyed by its JSON
+	});
+
+	/** Strings made of what a depth scan must get right: brackets, quotes, backslashes. */
+	const tricky = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ', 'é', '\n') });
+
+	it('property: jsonDeeperThan agrees with the nesting depth of JSON whose strings are full of brackets, quotes and backslashes', () => {
+		const depth = (v: unknown): number => (v && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depth)) : 0);
+		const value = fc.letrec<{ json: unknown }>((tie) => ({
+			json: fc.oneof({ depthSize: 'small' }, tricky, fc.integer(), fc.constant(null), fc.array(tie('json'), { maxLength: 4 }), fc.dictionary(tricky, tie('json'), { maxKeys: 3 })),
+		})).json;
+		fc.assert(
+			fc.property(value, fc.nat(8), fc.boolean(), (v, max, pretty) => {
+				expect(jsonDeeperThan(JSON.stringify(v, null, pretty ? 1 : undefined), max)).toBe(depth(v) > max);
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
+	it('property: jsonDeeperThan agrees with a character-by-character scan on any text, JSON or not', () => {
+		// The reference: every character in turn; inside a string a backslash skips the next one.
+		const reference = (text: string, max: number): boolean => {
+			let depth = 0;
+			let inString = false;
+			for (let i = 0; i < text.length; i++) {
+				const c = text[i];
+				if (inString) {
+					if (c === '\\') i++;
+					else if (c === '"') inString = false;
+				} else if (c === '"') inString = true;
+				else if (c === '[' || c === '{') {
+					if (++depth > max) return true;
+				} else if (c === ']' || c === '}') depth--;
+			}
+			return false;
+		};
+		fc.assert(
+			fc.property(fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a'), maxLength: 80, size: 'max' }), fc.nat(6), (text, max) => {
+				expect(jsonDeeperThan(text, max)).toBe(reference(text, max));
+			}),
+			{ numRuns: 5000 },
+		);
 	});
 
 	it('a body nested deeper than the limit is refused unread, naming the request, and not retried', async () => {

@@ -39,6 +39,29 @@ describe('reading records', () => {
 		);
 	});
 
+	it('property: device properties are found by name in any case, the preferred name first, the last of equal names', () => {
+		// The reference: every property into a map by its lower-case name (the last one wins), then each field's names in order.
+		const NAMES = { designation: ['designation'], idBarcode: ['id barcode', 'barcode', 'id-barcode'], department: ['department'], lastTestedDate: ['last tested', 'last tested date', 'last test', 'last test date'] };
+		const reference = (properties: Array<{ name: string; value: unknown }>) => {
+			const byName = new Map(properties.map((p) => [p.name.toLowerCase(), p.value]));
+			const field = (names: string[]) => {
+				const name = names.find((n) => byName.has(n));
+				const value = name === undefined ? undefined : byName.get(name);
+				return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+			};
+			return Object.fromEntries(Object.entries(NAMES).map(([f, names]) => [f, field(names)]));
+		};
+		const name = fc.constantFrom(...Object.values(NAMES).flat(), 'location', 'serial number').chain((n) => fc.constantFrom(n, n.toUpperCase(), n[0].toUpperCase() + n.slice(1)));
+		const property = fc.record({ key_id: fc.nat(20), name, data_type: fc.constant('Text'), value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null)) });
+		fc.assert(
+			fc.property(fc.array(property, { maxLength: 12 }), (properties) => {
+				const reading = readingOfOverdueDevice({ id: 1, properties });
+				expect('record' in reading && reading.record).toMatchObject(reference(properties));
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
 	it('readableRecords logs each skipped record with its position and counts them', () => {
 		const logs: Array<Record<string, unknown> | undefined> = [];
 		const counted: Array<[string, number | undefined]> = [];

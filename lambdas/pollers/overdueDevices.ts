@@ -1,6 +1,6 @@
 import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOfPage } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
-import { DETAIL_TYPES } from '../events/schemas';
+import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
 import { DAY_MS, budgetedPages, countEmitted, newReport, stampTime, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';

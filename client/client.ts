@@ -8,7 +8,6 @@ import {
 	anchorOf,
 	itemBound,
 	itemKey,
-	jsonDeeperThan,
 	maxPageBytes,
 	pageBound,
 	STOPPED_READING,
@@ -18,6 +17,7 @@ import {
 	sharedPageSizes,
 	smallerPageSize,
 	unseenAfter,
+	valueDeeperThan,
 	type ItemKey,
 	type Page,
 	type PagingAnomaly,
@@ -501,9 +501,8 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 	const refuse = (why: string) =>
 		new RefusedBody(new ServiceError({ kind: 'invalidResponse', status: response.status, retryable: false, method, path, message: `The service answered HTTP ${response.status} to ${method} ${path} with ${why}; refusing to read it` }));
 	if (maxChars !== undefined && text.length > maxChars) return refuse(`${text.length} characters, more than a page of this size can hold (${maxChars})`);
-	if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
 	const parsed = tryParseJson(text);
-	if (parsed.ok) return parsed.value;
+	if (parsed.ok) return valueDeeperThan(parsed.value, MAX_JSON_DEPTH) ? refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`) : parsed.value;
 	throw new ServiceError({
 		kind: 'invalidResponse',
 		status: response.status,

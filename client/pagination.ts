@@ -182,34 +182,25 @@ export const sharedPageSizes = new PageSizeMemory();
 
 /**
  * ASSUMED: no answer of this service nests deeper than a few levels (a test result with steps and
- * limits is about 6). Deeper JSON is refused before it is parsed: recursive code anywhere
+ * limits is about 6). Deeper JSON is refused before anyone reads it: recursive code anywhere
  * downstream (serialising events, n8n copying items) would otherwise overflow the stack.
  */
 export const MAX_JSON_DEPTH = 100;
 
 /**
- * Whether `text` (JSON) nests arrays/objects deeper than `max`; one pass, no recursion, nothing
- * allocated. Strings are skipped with `indexOf` (native, fast on the long runs of text a page is
- * mostly made of): a quote closes a string unless an odd run of backslashes precedes it.
+ * Whether a parsed JSON value nests arrays/objects deeper than `max`. Checked on the value, not the
+ * text: V8's JSON.parse does not recurse (any depth parses; the size guard bounds the text), and a
+ * walk over a page's containers costs a fifth of a scan over its characters. The walk stops
+ * `max` levels down, so its own recursion stays shallow.
  */
-export function jsonDeeperThan(text: string, max: number): boolean {
-	let depth = 0;
-	const length = text.length;
-	for (let i = 0; i < length; i++) {
-		const c = text.charCodeAt(i);
-		if (c === 34) {
-			for (;;) {
-				const close = text.indexOf('"', i + 1);
-				if (close < 0) return false; // an unterminated string: JSON.parse refuses the text
-				let before = close - 1;
-				while (text.charCodeAt(before) === 92) before--;
-				i = close;
-				if ((close - 1 - before) % 2 === 0) break;
-			}
-		} else if (c === 91 || c === 123) {
-			if (++depth > max) return true;
-		} else if (c === 93 || c === 125) depth--;
+export function valueDeeperThan(value: unknown, max: number): boolean {
+	if (typeof value !== 'object' || value === null) return false;
+	if (max <= 0) return true;
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length; i++) if (valueDeeperThan(value[i], max - 1)) return true;
+		return false;
 	}
+	for (const key in value) if (valueDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
 	return false;
 }
 

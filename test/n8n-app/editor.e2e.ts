@@ -177,18 +177,37 @@ describe('the resource mapper in the editor', () => {
 	});
 });
 
-/** The names in the open dropdown (an option's first line; the second is its description). */
-async function dropdownNames(): Promise<string[]> {
-	const options = page.locator('.el-select-dropdown__item:visible');
-	await options.first().waitFor();
-	return (await options.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+/** An option of a dropdown by its name (its accessible name goes on with its description, if any). */
+function option(name: string): Locator {
+	const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return page.getByRole('option', { name: new RegExp(`^${escaped}`) }).first();
 }
 
-/** Opens a parameter's dropdown and picks an option by its name. */
+/** The names in the open dropdowns (an option's first line; the second is its description). */
+async function dropdownNames(): Promise<string[]> {
+	return (await page.locator('.el-select-dropdown__item:visible').allInnerTexts()).map((t) => t.split('\n')[0].trim());
+}
+
+/** Opens a parameter's dropdown and reads its options once `shown` is among them (the one before has closed). */
+async function openOptions(input: Locator, shown: string): Promise<string[]> {
+	await input.scrollIntoViewIfNeeded();
+	await input.locator('input').click();
+	await option(shown).waitFor();
+	return await dropdownNames();
+}
+
+/** Closes the open dropdown and waits until `shown` (one of its options) is gone. */
+async function closeOptions(shown: string): Promise<void> {
+	await page.keyboard.press('Escape');
+	await option(shown).waitFor({ state: 'hidden' });
+}
+
+/** Opens a parameter's dropdown and picks an option by its name; returns once the dropdown closed. */
 async function pick(input: Locator, name: string): Promise<void> {
 	await input.scrollIntoViewIfNeeded();
 	await input.locator('input').click();
-	await page.getByRole('option', { name }).first().click();
+	await option(name).click();
+	await option(name).waitFor({ state: 'hidden' });
 }
 
 describe('the Filters of a new Get Many in the editor (version 3, property first)', () => {
@@ -206,20 +225,19 @@ describe('the Filters of a new Get Many in the editor (version 3, property first
 		expect(await ndv.getByTestId('parameter-input-dateCondition').count()).toBe(0);
 
 		// The list is the account's properties, each with its type.
-		await keys.first().locator('input').click();
-		const listed = await dropdownNames();
-		for (const name of ['Next test (Date)', 'Designation (Text)', 'Test interval (months) (Number)']) expect(listed).toContain(name);
-		await page.getByRole('option', { name: 'Next test (Date)' }).first().click();
+		const listed = await openOptions(keys.first(), 'Next test (Date)');
+		for (const name of ['Designation (Text)', 'Test interval (months) (Number)']) expect(listed).toContain(name);
+		await closeOptions('Next test (Date)');
+		await pick(keys.first(), 'Next test (Date)');
 
 		const dateCondition = ndv.getByTestId('parameter-input-dateCondition');
 		await dateCondition.waitFor();
 		expect(await dateCondition.locator('input').inputValue()).toBe('Same Date');
 		expect(await ndv.getByTestId('parameter-input-textCondition').count()).toBe(0);
-		await dateCondition.locator('input').click();
-		const dateConditions = await dropdownNames();
+		const dateConditions = await openOptions(dateCondition, 'Within the Next N Days');
 		expect(dateConditions).toEqual(expect.arrayContaining(['Older Than', 'Newer or Same', 'Within the Next N Days', 'Within the Last N Days']));
 		expect(dateConditions).not.toContain('Contains');
-		await page.keyboard.press('Escape');
+		await closeOptions('Within the Next N Days');
 
 		// A fixed day by default (n8n's date picker), or days counted from today.
 		const mode = ndv.getByTestId('parameter-input-dateValueMode');
@@ -237,11 +255,10 @@ describe('the Filters of a new Get Many in the editor (version 3, property first
 		await textCondition.waitFor();
 		expect(await textCondition.locator('input').inputValue()).toBe('Contains');
 		await ndv.getByTestId('parameter-input-textValue').waitFor();
-		await textCondition.locator('input').click();
-		const textConditions = await dropdownNames();
+		const textConditions = await openOptions(textCondition, 'Starts With');
 		expect(textConditions).toEqual(expect.arrayContaining(['Contains', 'Equals', 'Starts With', 'Ends With', 'Not Contains']));
 		for (const dateOnly of ['Older Than', 'Within the Next N Days', 'Greater Than']) expect(textConditions).not.toContain(dateOnly);
-		await page.keyboard.press('Escape');
+		await closeOptions('Starts With');
 		// The first filter kept its date form.
 		expect(await ndv.getByTestId('parameter-input-dateCondition').count()).toBe(1);
 	});

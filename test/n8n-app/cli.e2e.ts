@@ -81,6 +81,14 @@ beforeAll(async () => {
 	workflows['tec-test-fails'] = failingWorkflow();
 	workflows['tec-test-recycle-bin'] = recycleBinWorkflow();
 	workflows['tec-test-error-output'] = errorOutputWorkflow();
+	// continue-on-fail.json as saved with version 1 (Simplify under Options, the old error item).
+	workflows['tec-test-continue-v1'] = manualWorkflow('Test: Continue On Fail (version 1)', [
+		ours('Get latest test results', 1, { resource: 'testResult', operation: 'getAll', limit: 3, options: { sort: { rule: { key: 'test_date', direction: 'desc' } } } }),
+		{
+			...ours('Get each tested device', 2, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '={{ $json.device_id }}' }, options: { simplify: true } }),
+			onError: 'continueRegularOutput',
+		},
+	]);
 	workflows['tec-test-get-v2'] = manualWorkflow('Test: Get (version 2)', [
 		{ ...ours('Get device 7', 1, { resource: 'device', operation: 'get', deviceId: { __rl: true, mode: 'id', value: '7' } }), typeVersion: 2 },
 	]);
@@ -144,13 +152,9 @@ describe('the package in the n8n app (CLI)', () => {
 		const outcome = await execute('find-and-update-devices.json');
 		expectSuccess(outcome);
 		const found = itemsOf(outcome, 'Get workshop devices tested long ago');
-		const day = (offsetDays: number) => {
-			const d = new Date();
-			d.setUTCMonth(d.getUTCMonth() - 6);
-			d.setUTCDate(d.getUTCDate() + offsetDays);
-			return d.toISOString().slice(0, 10);
-		};
-		// n8n's $now is in the instance's time zone: devices within a day of the cut-off may go either way.
+		// Last tested Older Than 182 days before today (Days From Today −182).
+		const day = (offsetDays: number) => new Date(Date.now() + (offsetDays - 182) * 86_400_000).toISOString().slice(0, 10);
+		// Today is the day in the instance's time zone: devices within a day of the cut-off may go either way.
 		const workshop = before.filter((d) => String(prop(d, 4)).toLowerCase() === 'workshop');
 		const surely = workshop.filter((d) => String(prop(d, 3)) < day(-1)).map((d) => d.id);
 		const possibly = workshop.filter((d) => String(prop(d, 3)) < day(1)).map((d) => d.id);
@@ -158,8 +162,13 @@ describe('the package in the n8n app (CLI)', () => {
 		expect(surely.length).toBeGreaterThan(0);
 		expect(ids).toEqual(expect.arrayContaining(surely));
 		for (const id of ids) expect(possibly).toContain(id);
-		// Options → Properties to Return: only keys 1 to 4.
-		for (const item of found) for (const p of item.json.properties as Property[]) expect([1, 2, 3, 4]).toContain(p.key_id);
+		// Options → Properties to Return: only keys 1 to 4, named (Simplify, version 3's default).
+		const names = (await all<{ id: number; name: string }>('/data/properties/all/')).filter((k) => k.id <= 4).map((k) => k.name);
+		expect(names).toHaveLength(4);
+		for (const item of found) {
+			expect(Object.keys(item.json.properties as object).length).toBeGreaterThan(0);
+			for (const name of Object.keys(item.json.properties as object)) expect(names).toContain(name);
+		}
 
 		const moved = itemsOf(outcome, 'Move them to Hall 1');
 		expect(moved.map((i) => i.json.id).sort()).toEqual([...ids].sort());
@@ -255,6 +264,20 @@ describe('the package in the n8n app (CLI)', () => {
 	});
 
 	it('continue-on-fail.json: a deleted device gives an error item (HTTP 404) and the run goes on', async () => {
+		const { gone, latest, devices } = await runDeletingOneDevice(idFor('continue-on-fail.json'));
+		// Version 3: the item in the error output's shape, on the regular output.
+		expect(devices[1].json).toEqual({ error: expect.stringContaining('(HTTP 404)'), details: { description: `Device ${gone} does not exist.`, httpCode: 404 } });
+		expect(devices[2].json.id).toBe(latest[2].device_id);
+	});
+
+	it('a saved version 1 workflow with Continue On Fail keeps its error item: { error, description, httpCode }', async () => {
+		const { gone, latest, devices } = await runDeletingOneDevice('tec-test-continue-v1');
+		expect(devices[1].json).toEqual({ error: expect.stringContaining('(HTTP 404)'), description: `Device ${gone} does not exist.`, httpCode: '404' });
+		expect(devices[2].json.id).toBe(latest[2].device_id);
+	});
+
+	/** Deletes the device of the second latest test result, runs the workflow (Get latest test results → Get each tested device). */
+	async function runDeletingOneDevice(id: string) {
 		const latest = (await sandbox.api<Page<{ id: number; device_id: number }>>('/tests_performed/all/?limit=3&ordering=-test_date')).results;
 		expect(latest).toHaveLength(3);
 		// Delete the device of the second result permanently, one the first and third do not share.
@@ -262,17 +285,16 @@ describe('the package in the n8n app (CLI)', () => {
 		expect([latest[0].device_id, latest[2].device_id]).not.toContain(gone);
 		await sandbox.api(`/data/devices/delete/${gone}/?direct_delete=true`, 'DELETE');
 
-		const outcome = await execute('continue-on-fail.json');
+		const outcome = await n8n.execute(id);
 		expectSuccess(outcome);
 		const results = itemsOf(outcome, 'Get latest test results');
 		expect(results.map((r) => r.json.id)).toEqual(latest.map((r) => r.id));
 		const devices = itemsOf(outcome, 'Get each tested device');
 		expect(devices).toHaveLength(3);
 		expect(devices[0].json.id).toBe(latest[0].device_id);
-		expect(devices[1].json).toEqual({ error: expect.stringContaining('(HTTP 404)'), description: `Device ${gone} does not exist.`, httpCode: '404' });
-		expect(devices[2].json.id).toBe(latest[2].device_id);
 		expect(devices.map((d) => d.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-	});
+		return { gone, latest, devices };
+	}
 
 	it('a failing node without Continue On Fail: the execution is an error with the service message', async () => {
 		const outcome = await n8n.execute('tec-test-fails');

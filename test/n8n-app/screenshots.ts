@@ -3,7 +3,8 @@
  * chromium driven by playwright-core, headless, background networking off) from the real n8n
  * app with this package installed from its tarball, pointed at the local sandbox:
  *   n8n-canvas.png        the canvas with an example workflow (examples/failed-tests-download-reports.json)
- *   n8n-node-filters.png  the node's parameter panel with the Filters open
+ *   n8n-node-filters.png  the node's parameter panel with the Filters open (version 3: a Text field
+ *                         and a Date field with a relative range)
  *   n8n-credential.png    the credential form
  *   n8n-mapper.png        Device → Create (version 2): properties in the resource mapper, a date and
  *                         Protection class with its dropdown of allowed values open
@@ -135,7 +136,13 @@ async function main(): Promise<void> {
 		await page.locator('.vue-flow__node', { hasText: NODE_WITH_FILTERS }).dblclick();
 		const ndv = page.locator('[data-test-id="ndv"]');
 		await ndv.waitFor();
-		await ndv.getByText('Filters', { exact: true }).first().scrollIntoViewIfNeeded();
+		// Both filters in view: the panel scrolled to the button below them.
+		const addFilter = ndv.getByRole('button', { name: 'Add Filter' });
+		await addFilter.waitFor();
+		await addFilter.evaluate((button) => button.scrollIntoView({ block: 'end' }));
+		await ndv.getByTestId('parameter-input-days').waitFor();
+		// The pointer off the form, so that no field shows its hover controls.
+		await page.mouse.move(5, 890);
 		await page.waitForTimeout(1500);
 		await page.screenshot({ path: join(OUT, 'n8n-node-filters.png') });
 		say('docs/images/n8n-node-filters.png');

@@ -188,6 +188,10 @@ describe('node and credential as n8n loads them', () => {
 			expect(codex?.alias, name).toEqual(expect.arrayContaining(['device', 'overdue', 'calibration', 'test result', 'PAT']));
 			expect(Object.keys(codex?.subcategories ?? {}), name).not.toHaveLength(0);
 		}
+		// The editor's panel shows the two as one entry that carries the action node's codex, and
+		// searches its aliases only: the action node's list holds the trigger's words too.
+		expect(codexOf('testEquipmentCloud')?.alias).toEqual(expect.arrayContaining(codexOf('testEquipmentCloudTrigger')?.alias ?? []));
+		expect(codexOf('testEquipmentCloud')?.alias).toEqual(expect.arrayContaining(['failed test', 'new test result', 'due soon', 'coming due']));
 	});
 
 	it('the credential: token is a password field, Sandbox is the default environment, generic auth header', async () => {

@@ -25,12 +25,14 @@ describe('example workflows', () => {
 	it.each(files)('%s is valid for the node and runs against the sandbox', async (file) => {
 		const json = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as WorkflowJson;
 		const pkg = await loadPackage();
-		const type = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.testEquipmentCloud`, 1);
 		expect(json.nodes.filter((n) => n.type === 'n8n-nodes-base.manualTrigger')).toHaveLength(1);
 		const ours = json.nodes.filter((n) => n.type !== 'n8n-nodes-base.manualTrigger');
 		expect(ours.length).toBeGreaterThan(0);
 		for (const node of ours) {
 			expect(node.type).toBe(`${pkg.packageName}.testEquipmentCloud`);
+			// An imported example gets the form new nodes have.
+			expect(node.typeVersion, node.name).toBe(pkg.nodeTypes.getByName(node.type).description.defaultVersion);
+			const type = pkg.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 			expect(node.credentials).toEqual({ [CREDENTIAL_TYPE]: { id: expect.any(String), name: 'Test Equipment Cloud sandbox' } });
 			// Resolved against the description (as the editor does on import): every parameter of
 			// the file is known and shown for its resource/operation, so none is dropped.

@@ -98,7 +98,8 @@ describe('example workflow: overdue device alert', () => {
 	it('is valid for both nodes, and a manual run fetches a sample overdue device and its detail', async () => {
 		const pkg = await loadPackage();
 		for (const node of json.nodes) {
-			const type = pkg.nodeTypes.getByNameAndVersion(node.type, 1);
+			const type = pkg.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+			expect(node.typeVersion, node.name).toBe(pkg.nodeTypes.getByName(node.type).description.defaultVersion);
 			const resolved = NodeHelpers.getNodeParameters(type.description.properties, node.parameters, true, false, node as INode, type.description);
 			expect(resolved, node.name).toMatchObject(node.parameters);
 			const issues = NodeHelpers.getNodeParametersIssues(type.description.properties, { ...node, parameters: resolved as INodeParameters }, type.description);

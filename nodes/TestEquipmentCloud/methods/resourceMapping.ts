@@ -1,6 +1,5 @@
-import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
-import { getClient, toNodeError } from '../transport';
-import { propertyChoices } from '../shared/propertyChoices';
+import type { ILoadOptionsFunctions, INodePropertyOptions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
+import { accountPropertyKeys } from '../shared/propertyKeys';
 
 function fieldType(dataType: string, options: INodePropertyOptions[]): ResourceMapperField['type'] {
 	if (options.length > 0) return 'options';
@@ -16,28 +15,17 @@ function fieldType(dataType: string, options: INodePropertyOptions[]): ResourceM
  */
 export async function getPropertyFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const resource = String(this.getCurrentNodeParameter('resource') ?? this.getNodeParameter('resource', ''));
-	const owner = resource === 'customer' ? 'customer' : 'device';
-	try {
-		const client = await getClient(this);
-		const fields: ResourceMapperField[] = [];
-		for await (const item of client.items('propertyKey.list')) {
-			const key = item as IDataObject;
-			if (typeof key.resource === 'string' && key.resource !== owner) continue;
-			if (typeof key.id !== 'number' && typeof key.id !== 'string') continue;
-			const options = propertyChoices(key);
-			fields.push({
-				id: String(key.id),
-				displayName: typeof key.name === 'string' ? key.name : `Property ${String(key.id)}`,
-				required: false,
-				defaultMatch: false,
-				canBeUsedToMatch: false,
-				display: true,
-				type: fieldType(typeof key.data_type === 'string' ? key.data_type : 'Text', options),
-				...(options.length > 0 ? { options } : {}),
-			});
-		}
-		return { fields };
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
+	const fields = (await accountPropertyKeys(this, resource)).map(
+		(key): ResourceMapperField => ({
+			id: String(key.id),
+			displayName: key.name,
+			required: false,
+			defaultMatch: false,
+			canBeUsedToMatch: false,
+			display: true,
+			type: fieldType(key.dataType, key.choices),
+			...(key.choices.length > 0 ? { options: key.choices } : {}),
+		}),
+	);
+	return { fields };
 }

@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 import { DATA_TYPES, FIELDS, type DataType, type Resource } from '../../../client';
-import { getClient, toNodeError } from '../transport';
+import { accountPropertyKeys } from './propertyKeys';
 import { isPropertyResource } from './resources';
 
 /** One key a filter (or sort rule) can use: a property key (by ID) or a field (by name). */
@@ -21,24 +21,14 @@ export function filterDataType(raw: unknown): DataType {
 	return DATA_TYPES.includes(raw as DataType) ? (raw as DataType) : 'Text';
 }
 
-/** The property key table (GET /data/properties/all/) of the resource's records. */
+/** The account's property keys of the resource's records, as filter keys. */
 export async function propertyKeys(ctx: Context, resource: string): Promise<FilterKey[]> {
-	const owner = resource === 'customer' ? 'customer' : 'device';
-	try {
-		const client = await getClient(ctx);
-		const keys: FilterKey[] = [];
-		for await (const key of client.items('propertyKey.list')) {
-			const k = key as IDataObject;
-			if (typeof k.resource === 'string' && k.resource !== owner) continue;
-			if (typeof k.id !== 'number' && typeof k.id !== 'string') continue;
-			const name = typeof k.name === 'string' ? k.name : `Property ${k.id}`;
-			const shown = typeof k.data_type === 'string' ? k.data_type : 'Text';
-			keys.push({ key: Number(k.id), name, dataType: filterDataType(k.data_type), description: `Property key ${k.id} (${shown})` });
-		}
-		return keys;
-	} catch (error) {
-		throw toNodeError(ctx.getNode(), error);
-	}
+	return (await accountPropertyKeys(ctx, resource)).map((k) => ({
+		key: Number(k.id),
+		name: k.name,
+		dataType: filterDataType(k.dataType),
+		description: `Property key ${k.id} (${k.dataType})`,
+	}));
 }
 
 export function fieldKeys(resource: string): FilterKey[] {

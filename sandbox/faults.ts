@@ -91,10 +91,15 @@ export class Faults {
 		return [...this.list];
 	}
 
-	/** The faults that strike this request (each drawn independently). */
-	draw(path: string): Fault[] {
+	/**
+	 * The faults of these kinds that strike this request (each drawn independently). Transport
+	 * faults are drawn as a request arrives; odd answers only when a list answer is built, so a
+	 * request refused before (a 429 on a busy machine) neither uses one up nor counts as skipped.
+	 */
+	draw(path: string, kinds: 'transport' | 'oddAnswer'): Fault[] {
 		const hit: Fault[] = [];
 		for (const f of this.list) {
+			if (ODD_ANSWERS.includes(f.kind as OddAnswer) !== (kinds === 'oddAnswer')) continue;
 			if (f.path && !path.startsWith(f.path)) continue;
 			if (f.remaining !== undefined && f.remaining <= 0) continue;
 			if (f.share < 1 && this.rnd.next() >= f.share) continue;

@@ -160,10 +160,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			return reply.status(400).send({ description: `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
 		}
 	});
-	// Fault injection runs before everything else the service does.
+	// Transport faults strike before everything else the service does (odd answers: in listPage).
 	app.addHook('onRequest', async (request, reply) => {
 		if (!request.url.startsWith(API_ROOT)) return;
-		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0]);
+		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'transport');
 		(request as FastifyRequest & { faults?: Fault[] }).faults = hit;
 		for (const f of hit) {
 			if (f.kind === 'latency') await new Promise((r) => setTimeout(r, f.latencyMs));
@@ -217,7 +217,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
 		const list = parseListRequest(source, query, { enabled });
-		const hit = (request as FastifyRequest & { faults?: Fault[] }).faults ?? [];
+		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'oddAnswer');
 		const plan = planList(hit, source.resource, list.offset, list.limit);
 		const head = plan.head.slice(plan.offset, plan.offset + list.limit);
 		const { count, items } = runList(source, all, { ...list, offset: Math.max(0, plan.offset - plan.head.length), limit: list.limit - head.length });

@@ -97,3 +97,28 @@ describe('odd answers against the sandbox', () => {
 		);
 	}, 120_000);
 });
+
+describe('odd answers and the rate limit', () => {
+	it('a request throttled with a 429 neither uses up an odd answer nor counts toward its skip', async () => {
+		sandbox.faults.clear();
+		const token = sandbox.account.createToken({ label: 'odd and throttled' }).token;
+		const get = async () => {
+			const r = await fetch(`${sandbox.url}/api/v1/data/devices/all/?limit=5`, { headers: { authorization: `Token ${token}` } });
+			return { status: r.status, results: r.status === 200 ? ((await r.json()) as { results: unknown[] }).results.length : undefined };
+		};
+		// The token's five requests of this second are spent; then the fault is set.
+		expect((await Promise.all(Array.from({ length: 5 }, get))).map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+		const fault = sandbox.faults.add({ kind: 'emptyPage', path: '/data/devices/all/', skip: 1, count: 1 });
+		const throttled = [await get(), await get(), await get()];
+		expect(throttled.map((a) => a.status)).toEqual([429, 429, 429]);
+		expect(fault.hits).toBe(0);
+		await new Promise((r) => setTimeout(r, 1100));
+		// The first served request is the skipped one, the second gets the empty page.
+		expect([await get(), await get()]).toEqual([
+			{ status: 200, results: 5 },
+			{ status: 200, results: 0 },
+		]);
+		expect(fault.remaining).toBe(0);
+		sandbox.faults.clear();
+	});
+});

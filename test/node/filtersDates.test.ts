@@ -4,6 +4,7 @@
  * ranges) and the rows → filters encoding.
  */
 import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { addDays, daysBetween, encodeFilter, isCalendarDate, keywordsFor, parseFilter, validateFilter } from '../../client';
 import { filtersFromBuilder, type BuilderContext } from '../../nodes/TestEquipmentCloud/shared/filtersBuilder';
@@ -49,14 +50,15 @@ describe('dayOfValue: a date value cut to its day', () => {
 		);
 	});
 
-	it('a JavaScript Date is its day in the workflow’s timezone; a DateTime-like object gives its own day', () => {
+	it('a JavaScript Date or a Luxon DateTime (in any zone of its own) is its day in the workflow’s timezone', () => {
 		fc.assert(
-			fc.property(instant, fixedZone, (ms, { zone }) => {
+			fc.property(instant, fixedZone, fixedZone, (ms, { zone }, own) => {
 				expect(dayOfValue(new Date(ms), zone)).toBe(dayIn(ms, zone));
-				const d = dayIn(ms, zone);
-				expect(dayOfValue({ toISODate: () => d }, 'UTC')).toBe(d);
+				expect(dayOfValue(DateTime.fromMillis(ms).setZone(own.zone), zone)).toBe(dayIn(ms, zone));
 			}),
 		);
+		// `{{ $now.setZone('UTC') }}` at 02:00 UTC is still the 15th in New York.
+		expect(dayOfValue(DateTime.fromISO('2026-03-16T02:00:00Z').setZone('UTC'), 'America/New_York')).toBe('2026-03-15');
 	});
 
 	it('anything that is not a calendar date is refused (no rollover of 2026-02-30 into March)', () => {
@@ -71,7 +73,7 @@ describe('dayOfValue: a date value cut to its day', () => {
 				expect(dayOfValue(text, 'UTC')).toBeUndefined();
 			}),
 		);
-		for (const v of [undefined, null, 42, true, {}, new Date(Number.NaN), { toISODate: () => null }]) expect(dayOfValue(v, 'UTC')).toBeUndefined();
+		for (const v of [undefined, null, 42, true, {}, new Date(Number.NaN), { toMillis: () => Number.NaN }]) expect(dayOfValue(v, 'UTC')).toBeUndefined();
 	});
 });
 

@@ -63,14 +63,15 @@ interface ReadRow {
 }
 
 /** How errors name the records of a list. */
-const LIST_NAMES: Record<ListResource, string> = {
-	customer: 'customer',
-	device: 'device',
-	overdueDevice: 'overdue device',
-	testResult: 'test result',
-	project: 'project',
-	subUser: 'sub-user',
-	recycleBin: 'recycle bin entry',
+/** Each list's records, one and many, for errors. */
+const LIST_NAMES: Record<ListResource, { one: string; many: string }> = {
+	customer: { one: 'customer', many: 'customers' },
+	device: { one: 'device', many: 'devices' },
+	overdueDevice: { one: 'overdue device', many: 'overdue devices' },
+	testResult: { one: 'test result', many: 'test results' },
+	project: { one: 'project', many: 'projects' },
+	subUser: { one: 'sub-user', many: 'sub-users' },
+	recycleBin: { one: 'recycle bin entry', many: 'recycle bin entries' },
 };
 
 const fail = (name: string, message: string): never => {
@@ -173,8 +174,8 @@ async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<
 		fail(
 			String(rawKey),
 			keyType === 'propertyKeyId'
-				? `this account has no ${list} property with this ID or name (use one of: ${known})`
-				: `${list}s have no field of this name (use one of: ${known})`,
+				? `this account has no ${list.one} property with this ID or name (use one of: ${known})`
+				: `${list.many} have no field of this name (use one of: ${known})`,
 		);
 	}
 	const shown = String(found?.name ?? rawKey);

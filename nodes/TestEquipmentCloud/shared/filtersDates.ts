@@ -30,9 +30,10 @@ export function dayOfValue(value: unknown, timeZone: string): string | undefined
 		return m && isCalendarDate(m[1]) ? m[1] : undefined;
 	}
 	if (value instanceof Date) return Number.isFinite(value.getTime()) ? dayIn(value.getTime(), timeZone) : undefined;
-	if (typeof value === 'object' && value !== null && typeof (value as { toISODate?: unknown }).toISODate === 'function') {
-		const day = (value as { toISODate: () => unknown }).toISODate();
-		return typeof day === 'string' && isCalendarDate(day) ? day : undefined;
+	// A Luxon DateTime: its instant, so that the day is the one in `timeZone` (not the DateTime's own zone).
+	if (typeof value === 'object' && value !== null && typeof (value as { toMillis?: unknown }).toMillis === 'function') {
+		const ms = (value as { toMillis: () => unknown }).toMillis();
+		return typeof ms === 'number' && Number.isFinite(ms) ? dayIn(ms, timeZone) : undefined;
 	}
 	return undefined;
 }

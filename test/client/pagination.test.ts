@@ -396,10 +396,28 @@ describe('pages: overlap, on a list that changes while it is read', () => {
 					}
 				},
 			),
-			{ numRuns: 300 },
+			{ numRuns: 2000 },
 		);
 	});
 
+
+	it('a list that shrinks past the overlap while it is read ends shifted, never complete without the items that stayed', async () => {
+		// 1..7 read as [1,2,3] and [2,3,4]; then 2, 3 and 4 go, so the re-read at offset 2 is [6,7]
+		// without the anchor; stepping back, the list has shrunk to [7] and offset 1 is empty.
+		const cases = [
+			[{ deletes: 0, inserts: 0, seed: 0 }, { deletes: 3, inserts: 0, seed: 15042169 }, { deletes: 3, inserts: 0, seed: 0 }],
+			// The re-read itself is empty: 1, 2, 3, 4 and 7 gone at once, [5,6] left, none of them read.
+			[{ deletes: 0, inserts: 0, seed: 0 }, { deletes: 5, inserts: 0, seed: 3 }],
+		];
+		for (const changes of cases) {
+			const list = shiftingList(7, changes);
+			const { clock, client } = setup(list.handler);
+			const { ids, outcome } = await scan(client, clock, 3, 2);
+			const missing = list.stable().filter((id) => !ids.includes(id));
+			expect(missing.length).toBeGreaterThan(0);
+			expect(outcome).toMatchObject({ complete: false, reason: 'shifted' });
+		}
+	});
 	it('without overlap, deletes before the cursor lose items; with it, none are lost', async () => {
 		const changes = Array.from({ length: 10 }, (_, i) => ({ deletes: 1, inserts: 0, seed: i }));
 		const plain = setup(shiftingList(40, changes).handler);

@@ -209,12 +209,12 @@ export class ServiceClient {
 			if (read > asked) return strict(stop('pageTooLarge', `the page at offset ${start} has ${read} items; ${asked} were asked for`));
 			const items = page.items;
 
-			// With overlap, a page after the first re-reads the end of the one before: empty, the list
-			// shrank past it, which the anchor check below handles (step back, else `shifted`).
-			if (read === 0 && !(yielded && tail.length > 0)) {
+			if (read === 0) {
 				if (more) return strict(stop('emptyPage', `an empty page at offset ${start} although ${next ? 'a next link' : `count ${count}`} says more follow`));
 				if (count !== undefined && count > start) return strict(stop('countMismatch', `the list ended at ${start} items but count says ${count}`));
-				return { complete: true };
+				// With overlap, a page after the first re-reads the end of the one before: empty, the
+				// list shrank past it, and the anchor check below steps back, else ends `shifted`.
+				if (!(yielded && tail.length > 0)) return { complete: true };
 			}
 			if (!steppedBack) {
 				const signature = pageSignature(items);

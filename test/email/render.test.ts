@@ -5,7 +5,7 @@ import { encodeWord, toMime } from '../../lambdas/email/mime';
 import { MAX_ROWS, renderDigest, renderFailedTest } from '../../lambdas/email/render';
 import { device } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
-import { PREVIEW_SETTINGS, previewContent, previewEmail } from '../support/emailPreview';
+import { PREVIEW_SETTINGS, previewContent, previewEmail, truthOf } from '../support/emailPreview';
 
 describe('the digest e-mail, rendered', () => {
 	it('plain text: every section, the counts, longest overdue first (snapshot)', async () => {
@@ -40,7 +40,7 @@ describe('the digest e-mail, rendered', () => {
 	it('a long section lists the first rows and says how many more', () => {
 		const many = Array.from({ length: MAX_ROWS + 7 }, (_, i) => device(i + 1, { customerName: null, department: null, nextTestDate: '2026-11-01' }));
 		const s = { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } };
-		const c = composeDigest({ settings: s, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], many)!;
+		const c = composeDigest({ settings: s, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], truthOf(many))!;
 		const email = renderDigest(c);
 		expect(email.text).toContain(`STILL OVERDUE, LONGEST FIRST (${MAX_ROWS + 7})`);
 		expect(email.text).toContain('…and 7 more');
@@ -69,7 +69,7 @@ describe('the digest e-mail, rendered', () => {
 
 	it('hostile names cannot inject markup', () => {
 		const evil = device(1, { designation: '<img src=x onerror=alert(1)>', customerName: '"Acme" & <Co>', department: null });
-		const c = composeDigest({ settings: { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } }, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], [evil])!;
+		const c = composeDigest({ settings: { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } }, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], truthOf([evil]))!;
 		const { html } = renderDigest(c);
 		expect(html).not.toContain('<img');
 		expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');

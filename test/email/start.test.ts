@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createLocalMail } from '../../lambdas/email/local';
 import { silentLog } from '../../lambdas/ports';
-import { device, overdue } from '../support/emailEvents';
+import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
+import { device, overdue, pollersSaw } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
 
 const run = promisify(execFile);
@@ -49,8 +50,11 @@ describe('the local digest clock', () => {
 		const config = join(dir, 'email.json');
 		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', digestHour: 7, recipients: { default: ['ops@example.com'] } }));
 		let now = Date.parse('2026-11-20T05:59:00Z'); // 06:59 in Berlin
-		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, now: () => now });
-		await mail.publisher.publish([overdue(device(1, { customerName: null, department: null }))]);
+		const pollers = new FileStateStore(join(dir, 'runner.json'));
+		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, view: pollers, now: () => now });
+		const e = overdue(device(1, { customerName: null, department: null }));
+		await pollersSaw(pollers, e);
+		await mail.publisher.publish([e]);
 		expect(await mail.afterCycle()).toEqual([]);
 		now = Date.parse('2026-11-20T06:00:00Z'); // 07:00
 		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-20', 'ops@example.com.eml')]);

@@ -1,0 +1,15 @@
+import { MAX_LIMIT, propertyValues } from '../../client';
+import type { PollerContext } from './context';
+
+/** Customer names by id, read in one list series (callers read it at most once per run, and only when needed). */
+export async function customerNames(ctx: Pick<PollerContext, 'client'>): Promise<Map<number, string | null>> {
+	const names = new Map<number, string | null>();
+	for await (const raw of ctx.client.items('customer.list', {}, { pageSize: MAX_LIMIT })) {
+		const id = (raw as { id?: unknown }).id;
+		if (typeof id !== 'number') continue;
+		const props = Object.entries(propertyValues(raw) ?? {});
+		const name = props.find(([k]) => k.toLowerCase() === 'name')?.[1];
+		names.set(id, typeof name === 'string' ? name : null);
+	}
+	return names;
+}

@@ -27,6 +27,8 @@ export interface SandboxOptions extends AccountOptions {
 	log?: (line: string) => void;
 	/** The largest `limit` answered; above it a list answers 400 naming `limit` (default: the client's MAX_LIMIT). */
 	maxPageSize?: number;
+	/** The rate limit's clock in ms (default the real one): a simulated month paces on its own time. */
+	rateLimitNow?: () => number;
 }
 
 export interface Sandbox {
@@ -117,7 +119,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const account = new Account(options);
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
-	const limiter = new RateLimiter();
+	const limiter = new RateLimiter(undefined, undefined, options.rateLimitNow);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
 	const log = options.log ?? (() => undefined);

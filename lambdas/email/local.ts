@@ -26,6 +26,8 @@ export interface LocalMailOptions {
 	view: PollerView;
 	/** The clock of the digest hour and of the e-mails: the pollers' (the embedded sandbox's when there is one). */
 	now?: () => number;
+	/** The outbox writer (default: one on outboxDir). */
+	mailer?: OutboxMailer;
 }
 
 export interface LocalMail {
@@ -50,7 +52,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
 	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
 	const now = options.now ?? Date.now;
-	const mailer = new OutboxMailer(resolve(options.outboxDir));
+	const mailer = options.mailer ?? new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
 	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now };
 	let reported = 0;

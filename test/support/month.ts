@@ -1,21 +1,16 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, daysBetween } from '../../client/dates';
-import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
-import { connectService } from '../../lambdas/adapters/undiciService';
 import { localDay, localHour } from '../../lambdas/email/digest';
-import { createLocalMail, type LocalMail } from '../../lambdas/email/local';
-import type { SendReceipt, SendRequest } from '../../lambdas/email/ports';
 import type { TecEvent } from '../../lambdas/events/event';
-import { createRunner, type Runner } from '../../lambdas/runner';
-import { silentLog, type Publisher } from '../../lambdas/ports';
 import { DEVICE } from '../../sandbox/properties';
 import { Random } from '../../sandbox/random';
 import { customerName } from '../../sandbox/render';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { mimeParts } from './localSes';
+import { AwsSystem, LocalSystem, type MonthHooks, type MonthSystem, type SentEmail } from './monthSystems';
 import { SteppingClock } from './virtualClock';
+import type { SendRequest } from '../../lambdas/email/ports';
 
 /**
  * A month of operation (issue 25): the `npm start` runner and its e-mails over simulated days
@@ -28,6 +23,8 @@ export interface MonthOptions {
 	days: number;
 	/** First day (UTC); the default month crosses the end of summer time in Europe/Berlin (25 Oct 2026). */
 	start?: string;
+	/** `local`: as `npm start` runs it (files, outbox); `aws`: as the stack runs it (DynamoDB, SES with Powertools Idempotency). */
+	mode?: 'local' | 'aws';
 }
 
 export const TIME_ZONE = 'Europe/Berlin';
@@ -70,14 +67,13 @@ export class Month {
 	private readonly rnd: Random;
 	private readonly clock: SteppingClock;
 	private sandbox!: Sandbox;
-	private runner!: Runner;
-	private mail!: LocalMail;
-	private outbox!: FaultyOutbox;
+	private system!: MonthSystem;
 	private dir = '';
 	private settingsPath = '';
 	private recipients!: { default: string[]; customers: Record<string, string[]>; departments: Record<string, string[]>; escalation: { afterDays: number; to: string[] } };
 	private readonly labels = new Map<string, number>();
-	private readonly read = new Set<string>();
+	private readonly sends = new Map<string, number>();
+	private readonly struck = new Set<string>();
 	/** Truth snapshots since the start of the last complete run of each poller. */
 	private overdueSpan: Seen[] = [];
 	private dueSpan: Seen[] = [];
@@ -137,7 +133,7 @@ export class Month {
 			this.checkOneDigestADay();
 			this.checkEveryFailedTestOnce();
 		} finally {
-			this.runner.close();
+			await this.system.close();
 			await this.sandbox.stop();
 		}
 	}
@@ -154,64 +150,58 @@ export class Month {
 		};
 		this.dir = mkdtempSync(join(tmpdir(), 'tec-month-'));
 		this.settingsPath = join(this.dir, 'email.json');
-		writeFileSync(this.settingsPath, JSON.stringify({ mailFrom: 'Calibration alerts <alerts@lab.example.com>', timeZone: TIME_ZONE, digestHour: DIGEST_HOUR, immediateFailedTests: true, recipients: this.recipients }));
+		const settings = { mailFrom: 'Calibration alerts <alerts@lab.example.com>', timeZone: TIME_ZONE, digestHour: DIGEST_HOUR, immediateFailedTests: true, recipients: this.recipients };
+		writeFileSync(this.settingsPath, JSON.stringify(settings));
 		this.sandbox.live.configure({ on: true, seed: this.options.seed, changes_per_page: 1, weights: { test: 3, makeOverdue: 2, create: 1, delete: 1, upload: 4, move: 2, interval: 1 } });
-		this.start();
+		const config = {
+			sandbox: this.sandbox,
+			clock: this.clock,
+			dir: this.dir,
+			settingsPath: this.settingsPath,
+			settings,
+			timeZone: TIME_ZONE,
+			digestHour: DIGEST_HOUR,
+			pollerSettings: { pageSize: 25, reminderDays: 7, dueSoonStages: [30, 7], leaseMs: 60_000 },
+			hooks: this.hooks(),
+		};
+		this.system = this.options.mode === 'aws' ? await AwsSystem.create(config) : new LocalSystem(config);
 	}
 
-	/** The runner and its e-mails, as `npm start` wires them, on the state files of the last run (a restart). */
-	private start(): void {
-		const token = this.sandbox.sandboxToken;
-		const client = connectService({ baseUrl: this.sandbox.url, token, environment: 'sandbox', clock: this.clock });
-		const month = this;
-		this.outbox = new FaultyOutbox(join(this.dir, 'outbox'), this);
-		let runner: Runner | undefined;
-		this.mail = createLocalMail({
-			environment: 'sandbox',
-			outboxDir: this.outbox.dir,
-			statePath: join(this.dir, 'email-sandbox.json'),
-			configPath: this.settingsPath,
-			log: silentLog,
-			view: { list: (ns) => runner!.state.list(ns) },
-			now: this.clock.now,
-			mailer: this.outbox,
-		});
-		const mail = this.mail.publisher;
-		// The collector, as the runner's receiver of events; filed once it accepted them.
-		const collector: Publisher = {
-			async publish(events) {
-				for (const e of events) month.events.push(e);
-				if (month.fault === 'crashInPoll' && events.some((e) => e['detail-type'] === 'Device Overdue' || e['detail-type'] === 'Test Result Recorded')) {
-					month.fault = undefined;
-					month.counts.faults.crashInPoll++;
-					month.crashed = true;
+	/** The month's faults, where the systems let them in. */
+	private hooks(): MonthHooks {
+		return {
+			publishing: (events) => {
+				if (events.some((e) => e['detail-type'] === 'Device Overdue' || e['detail-type'] === 'Test Result Recorded') && this.strikes('crashInPoll')) {
+					this.crashed = true;
 					throw new Crash('the process died inside a poll run');
 				}
-				// One at a time, as the local collector reads them. The fact is filed before an immediate
-				// e-mail is tried, so a delivery whose e-mail fails has filed it already.
-				for (const e of events) {
-					if (!month.filedAt.has(e.detail.metadata.dedupeKey)) month.filedAt.set(e.detail.metadata.dedupeKey, month.clock.now());
-					await mail.publish([e]);
+				for (const e of events) this.events.push(e);
+			},
+			// The fact is filed before an immediate e-mail is tried, so a delivery whose e-mail fails has filed it already.
+			delivering: (e) => {
+				if (!this.filedAt.has(e.detail.metadata.dedupeKey)) this.filedAt.set(e.detail.metadata.dedupeKey, this.clock.now());
+			},
+			beforeSend: (request: SendRequest) => {
+				const digest = request.key.startsWith('digest:');
+				const nth = (this.sends.get(request.key) ?? 0) + 1;
+				this.sends.set(request.key, nth);
+				// Mid-digest: some recipients of the day already have theirs.
+				if (digest && nth >= 3 && this.strikes('sendFails')) throw new Error('SES answered 500 (simulated)');
+				if (!digest && this.strikes('immediateFails')) throw new Error('SES answered 500 for an immediate e-mail (simulated)');
+			},
+			afterSend: (request: SendRequest) => {
+				if (request.key.startsWith('digest:') && !this.struck.has(request.key) && this.strikes('restartAfterSend')) {
+					this.struck.add(request.key);
+					this.crashed = true;
+					throw new Crash('the process died after sending, before recording');
 				}
 			},
 		};
-		runner = createRunner({
-			client,
-			environment: 'sandbox',
-			statePath: join(this.dir, 'runner-sandbox.json'),
-			writeLine: () => undefined,
-			log: silentLog,
-			publishers: [collector],
-			settings: { pageSize: 25, reminderDays: 7, dueSoonStages: [30, 7], leaseMs: 60_000 },
-			now: this.clock.now,
-		});
-		this.runner = runner;
 	}
 
 	private restart(): void {
-		this.runner.close();
 		this.counts.restarts++;
-		this.start();
+		this.system.restart();
 	}
 
 	/** Consumes today's fault when it is `kind`. */
@@ -227,14 +217,9 @@ export class Month {
 		this.counts.cycles++;
 		this.sandbox.live.step(this.rnd.int(2, 6));
 		const before = this.snapshot();
-		let reports: Awaited<ReturnType<Runner['cycle']>> = [];
-		try {
-			reports = await this.runner.cycle();
-		} catch (error) {
-			if (!(error instanceof Crash)) throw error;
-		}
+		const { reports, failed } = await this.system.cycle();
 		if (this.counts.cycles === 1) this.firstResultId = Math.max(0, ...this.sandbox.account.data.testResults.keys()) + 1;
-		this.counts.crashedRuns += this.runner.failed.length;
+		this.counts.crashedRuns += failed;
 		if (this.crashed) {
 			// A crash inside a run: the process starts again (a failed run alone is retried by the next cycle).
 			this.crashed = false;
@@ -244,15 +229,15 @@ export class Month {
 		this.extend('overdueDevices', reports, before, after);
 		this.extend('dueSoon', reports, before, after);
 		try {
-			await this.mail.afterCycle();
+			await this.system.digest();
 		} catch {
-			// A failed digest is retried by the next cycle (the log says so in npm start).
+			// A failed digest is retried by the next cycle (the log says so in npm start; the Scheduler retries in AWS).
 		}
 		if (this.crashed) {
 			this.crashed = false;
 			this.restart();
 		}
-		this.readOutbox(after);
+		for (const email of this.system.sent()) this.check(email, after);
 	}
 
 	/** The truth snapshots a poller's view may reflect: from the start of its last complete run on. */
@@ -293,27 +278,10 @@ export class Month {
 		this.findings.push(`${new Date(this.clock.now()).toISOString()} ${message}`);
 	}
 
-	/** Reads every e-mail written since the last cycle and checks it against the truth. */
-	private readOutbox(now: Seen): void {
-		const root = this.outbox.dir;
-		let folders: string[] = [];
-		try {
-			folders = readdirSync(root);
-		} catch {
-			return;
-		}
-		for (const folder of folders.sort()) {
-			for (const file of readdirSync(join(root, folder)).filter((f) => f.endsWith('.eml'))) {
-				const path = join(root, folder, file);
-				if (this.read.has(path)) continue;
-				this.read.add(path);
-				const recipient = file.slice(0, -4);
-				const email = mimeParts(readFileSync(path, 'utf8'));
-				if (folder.startsWith('digest_')) this.checkDigest(recipient, folder.slice('digest_'.length), email.text, now);
-				else if (folder.startsWith('failed_')) this.checkImmediate(recipient, email.text);
-				else this.find(`an e-mail of unknown kind: ${folder}/${file}`);
-			}
-		}
+	/** Checks one e-mail read back against the truth. */
+	private check(email: SentEmail, now: Seen): void {
+		if (email.kind === 'digest') this.checkDigest(email.recipient, email.day!, email.text, now);
+		else this.checkImmediate(email.recipient, email.text);
 	}
 
 	private deviceOf(row: string): number | undefined {
@@ -482,35 +450,6 @@ export class Month {
 }
 
 class Crash extends Error {}
-
-/** The outbox with the month's faults: a send that fails, or a restart right after a send (before it is recorded). */
-class FaultyOutbox extends OutboxMailer {
-	private struckToday = new Set<string>();
-	private readonly sends = new Map<string, number>();
-
-	constructor(
-		dir: string,
-		private readonly month: Month,
-	) {
-		super(dir);
-	}
-
-	override async sendOnce(request: SendRequest): Promise<SendReceipt> {
-		const digest = request.key.startsWith('digest:');
-		const nth = (this.sends.get(request.key) ?? 0) + 1;
-		this.sends.set(request.key, nth);
-		// Mid-digest: some recipients of the day already have theirs.
-		if (digest && nth >= 3 && this.month.strikes('sendFails')) throw new Error('SES answered 500 (simulated)');
-		if (!digest && this.month.strikes('immediateFails')) throw new Error('SES answered 500 for an immediate e-mail (simulated)');
-		const receipt = await super.sendOnce(request);
-		if (digest && !this.struckToday.has(request.key) && this.month.strikes('restartAfterSend')) {
-			this.struckToday.add(request.key);
-			this.month.crashed = true;
-			throw new Crash('the process died after sending, before recording');
-		}
-		return receipt;
-	}
-}
 
 interface Section {
 	count: number;

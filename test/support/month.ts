@@ -82,6 +82,7 @@ export class Month {
 	private readonly events: TecEvent[] = [];
 	private readonly digestsOf = new Map<string, Array<{ day: string; at: number; failed: string[] }>>();
 	private readonly newlyTold = new Set<string>();
+	private readonly dueTold = new Set<string>();
 	private readonly immediateTold = new Map<string, number>();
 	private readonly failedTold = new Map<string, number>();
 	/** The fault of today, armed until it strikes. */
@@ -139,7 +140,7 @@ export class Month {
 	}
 
 	private async setUp(): Promise<void> {
-		this.sandbox = await startSandbox({ port: 0, seed: this.options.seed, size: { devices: 60, customers: 4, testResults: 30 }, now: this.clock.now, rateLimitNow: this.clock.now });
+		this.sandbox = await startSandbox({ port: 0, seed: this.options.seed, size: { devices: 90, customers: 4, testResults: 30 }, now: this.clock.now, rateLimitNow: this.clock.now });
 		const account = this.sandbox.account;
 		const names = [...account.data.customers.values()].map((c) => String(c.values[101]));
 		this.recipients = {
@@ -152,7 +153,7 @@ export class Month {
 		this.settingsPath = join(this.dir, 'email.json');
 		const settings = { mailFrom: 'Calibration alerts <alerts@lab.example.com>', timeZone: TIME_ZONE, digestHour: DIGEST_HOUR, immediateFailedTests: true, recipients: this.recipients };
 		writeFileSync(this.settingsPath, JSON.stringify(settings));
-		this.sandbox.live.configure({ on: true, seed: this.options.seed, changes_per_page: 1, weights: { test: 3, makeOverdue: 2, create: 1, delete: 1, upload: 4, move: 2, interval: 1 } });
+		this.sandbox.live.configure({ on: true, seed: this.options.seed, changes_per_page: 1, weights: { test: 3, makeOverdue: 3, create: 1, delete: 1, upload: 4, move: 3, interval: 2 } });
 		const config = {
 			sandbox: this.sandbox,
 			clock: this.clock,
@@ -356,6 +357,22 @@ export class Month {
 
 	private checkDueRows(recipient: string, day: string, section: Section | undefined): void {
 		const span = this.dueSpan;
+		// Nothing missing: a coming-due announcement filed since this recipient's last digest that still
+		// holds in every view since (same due date, not overdue, routed here) is listed.
+		const listed = new Set((section?.rows ?? []).map((row) => `${this.deviceOf(row)}|${/: due (\d{4}-\d{2}-\d{2})/.exec(row)?.[1]}`));
+		for (const e of this.events) {
+			if (e['detail-type'] !== 'Device Due Soon') continue;
+			const { id, nextTestDate } = (e.detail.data as { device: { id: number; nextTestDate: string } }).device;
+			const told = `${recipient}|${id}|${nextTestDate}`;
+			const filed = this.filedAt.get(e.detail.metadata.dedupeKey);
+			if (filed === undefined || this.dueTold.has(told) || daysBetween(day, nextTestDate) < 0) continue;
+			const holds = span.every((s) => {
+				const d = s.devices.get(id);
+				return d !== undefined && !d.overdue && d.next === nextTestDate && this.routes(d).includes(recipient);
+			});
+			if (holds && !listed.has(`${id}|${nextTestDate}`) && !((section?.more ?? 0) > 0)) this.find(`${recipient} ${day}: device ${id} coming due ${nextTestDate} (announced ${new Date(filed).toISOString()}) is missing`);
+		}
+		for (const key of listed) this.dueTold.add(`${recipient}|${key}`);
 		for (const row of section?.rows ?? []) {
 			this.counts.dueSoonRows++;
 			const id = this.deviceOf(row);

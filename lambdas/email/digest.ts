@@ -70,10 +70,11 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 			report.failed.push({ recipient, error: (error as Error).message });
 		}
 	}
-	// A fact leaves once every address it concerns today has it, or once it is old news.
+	// A fact leaves once it is old news, or once every address it concerns today has it; a coming
+	// due date stays until it is old news, for whoever becomes responsible for the device meanwhile.
 	const done = facts.filter((f) => {
 		const r = factRouting(deps, day, f, truth);
-		return r === 'oldNews' || (r !== 'wait' && r.every((to) => carried.get(to)?.has(f.key)));
+		return r === 'oldNews' || (r !== 'wait' && f.kind !== 'dueSoon' && r.every((to) => carried.get(to)?.has(f.key)));
 	});
 	await deps.store.deleteMany(NS.facts, done.map((f) => f.key));
 	if (report.failed.length > 0) throw new DigestError(report);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
+import { readProfileFile } from '../client/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
@@ -12,9 +13,10 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE]
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
-  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
+  --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
@@ -25,6 +27,17 @@ let secret: string | undefined;
 
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
 	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
+}
+
+/** --profile FILE (or TEC_PROFILE): the service's layout, refused before anything starts (exit code 2). */
+function profileOption(file: string | undefined): ServiceProfile | undefined {
+	if (file === undefined || file === '') return undefined;
+	try {
+		return readProfileFile(file);
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
 }
 
 async function main(): Promise<void> {
@@ -43,6 +56,7 @@ async function main(): Promise<void> {
 				outbox: { type: 'string' },
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
+				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -86,13 +100,15 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 
+	const profile = profileOption(args.profile ?? process.env.TEC_PROFILE);
+
 	let sandbox: Sandbox | undefined;
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
 	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
 	if (baseUrl && token) secret = token;
 	if (!baseUrl || !token) {
-		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
+		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port), profile });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
 		// Demo tokens of this local sandbox (not secrets), shown so n8n can use the same sandbox. n8n
@@ -109,6 +125,7 @@ async function main(): Promise<void> {
 		token,
 		environment,
 		timeoutMs: Math.round(timeout * 1000),
+		profile,
 		onEvent: (e) => {
 			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 		},

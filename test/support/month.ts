@@ -78,6 +78,9 @@ export class Month {
 	private readonly struck = new Set<string>();
 	/** Truth snapshots since the start of the last complete run of each poller. */
 	private overdueSpan: Seen[] = [];
+	/** Snapshots taken after each change during the current cycle's runs. */
+	private readonly during: Seen[] = [];
+	private inCycle = false;
 	private dueSpan: Seen[] = [];
 	/** When each event was filed (first successful delivery to the collector), by dedupeKey. */
 	private readonly filedAt = new Map<string, number>();
@@ -156,6 +159,14 @@ export class Month {
 		this.settingsPath = join(this.dir, 'email.json');
 		const settings = { mailFrom: 'Calibration alerts <alerts@lab.example.com>', timeZone: TIME_ZONE, digestHour: DIGEST_HOUR, immediateFailedTests: true, recipients: this.recipients };
 		writeFileSync(this.settingsPath, JSON.stringify(settings));
+		// The truth after every change made while lists are read: a run may have seen any of them.
+		const live = this.sandbox.live;
+		const step = live.step.bind(live);
+		live.step = (count) => {
+			const done = step(count);
+			if (done.length > 0 && this.inCycle) this.during.push(this.snapshot());
+			return done;
+		};
 		this.sandbox.live.configure({ on: true, seed: this.options.seed, changes_per_page: 1, weights: { test: 3, makeOverdue: 3, create: 1, delete: 1, upload: 4, move: 3, interval: 2 } });
 		const config = {
 			sandbox: this.sandbox,
@@ -221,7 +232,10 @@ export class Month {
 		this.counts.cycles++;
 		this.sandbox.live.step(this.rnd.int(2, 6));
 		const before = this.snapshot();
-		const { reports, failed } = await this.system.cycle();
+		this.inCycle = true;
+		const { reports, failed } = await this.system.cycle().finally(() => {
+			this.inCycle = false;
+		});
 		if (this.counts.cycles === 1) this.firstResultId = Math.max(0, ...this.sandbox.account.data.testResults.keys()) + 1;
 		this.counts.crashedRuns += failed;
 		if (this.crashed) {
@@ -230,8 +244,9 @@ export class Month {
 			this.restart();
 		}
 		const after = this.snapshot();
-		this.extend('overdueDevices', reports, before, after);
-		this.extend('dueSoon', reports, before, after);
+		const during = this.during.splice(0);
+		this.extend('overdueDevices', reports, [before, ...during, after]);
+		this.extend('dueSoon', reports, [before, ...during, after]);
 		try {
 			await this.system.digest();
 		} catch {
@@ -245,10 +260,10 @@ export class Month {
 	}
 
 	/** The truth snapshots a poller's view may reflect: from the start of its last complete run on. */
-	private extend(poller: 'overdueDevices' | 'dueSoon', reports: Array<{ poller: string; complete: boolean }>, before: Seen, after: Seen): void {
+	private extend(poller: 'overdueDevices' | 'dueSoon', reports: Array<{ poller: string; complete: boolean }>, cycle: Seen[]): void {
 		const span = poller === 'overdueDevices' ? 'overdueSpan' : 'dueSpan';
-		if (reports.some((r) => r.poller === poller && r.complete)) this[span] = [before, after];
-		else this[span].push(before, after);
+		if (reports.some((r) => r.poller === poller && r.complete)) this[span] = cycle;
+		else this[span].push(...cycle);
 	}
 
 	private snapshot(): Seen {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
-import { collectEvent, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
+import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
 import { allRecipients, route, type EmailSettings, type Routable } from './settings';
@@ -92,7 +92,7 @@ async function adoptEarlierInboxes(deps: Pick<DigestDeps, 'store' | 'settings' |
 		const earlier: Fact[] = [];
 		for await (const { value } of deps.store.list<Fact>(ns)) earlier.push(value);
 		if (earlier.length === 0) continue;
-		await deps.store.putMany(NS.facts, earlier.map((f) => ({ key: f.key, value: f, expiresAt: deps.now() + MARK_KEEP_MS })));
+		await deps.store.putMany(NS.facts, earlier.map((f) => ({ key: f.key, value: f, expiresAt: deps.now() + FACT_KEEP_MS })));
 		await deps.store.deleteMany(ns, earlier.map((f) => f.key));
 	}
 }

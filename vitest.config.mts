@@ -14,5 +14,8 @@ export default defineConfig({
 		testTimeout: 30_000,
 		hookTimeout: 60_000,
 		pool: 'forks',
+		// The suite mostly waits (HTTP round trips, retry waits, child processes), so files run
+		// four at a time even on two cores; vitest's default (cores - 1) would run them one by one.
+		maxWorkers: 4,
 	},
 });

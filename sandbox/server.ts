@@ -27,6 +27,11 @@ export interface SandboxOptions extends AccountOptions {
 	log?: (line: string) => void;
 	/** The largest `limit` answered; above it a list answers 400 naming `limit` (default: the client's MAX_LIMIT). */
 	maxPageSize?: number;
+	/**
+	 * Requests per second per token (default 5, the service's limit). Tests about paging or
+	 * odd answers, not pacing, raise it with their clients' pacing so they do not wait on it.
+	 */
+	ratePerSecond?: number;
 }
 
 export interface Sandbox {
@@ -117,7 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const account = new Account(options);
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
-	const limiter = new RateLimiter();
+	const limiter = new RateLimiter(options.ratePerSecond);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
 	const log = options.log ?? (() => undefined);

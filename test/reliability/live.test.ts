@@ -8,6 +8,7 @@ import { LiveTally, putLive } from '../support/live';
 import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type RequestFn } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { pollerClient } from './support';
+import { soaked } from '../support/soak';
 
 /**
  * Exact on a live service: the sandbox's live mode changes the account after every list page
@@ -16,7 +17,8 @@ import { pollerClient } from './support';
  * Resolved, 0 new episodes for devices that never left, 0 lost results, every device overdue
  * since before the previous run announced, 0 duplicate dedupe keys.
  */
-const ROUNDS = Number(process.env.TEC_LIVE_ROUNDS ?? 2);
+/** 2 rounds in `npm test` (one with the overlap, one without), 20 in `npm run soak`. */
+const ROUNDS = soaked(2, 20);
 const RUNS_PER_ROUND = 6;
 
 const world = usePollerWorld({ devices: 260, customers: 6, testResults: 100 });
@@ -74,7 +76,7 @@ describe('pollers on a live service', () => {
 		for (const t of Object.values(totals)) console.info(`live (pollers, ${t.name}, total): ${JSON.stringify(t.counts)}`);
 		totals.overlap.expectExact();
 		totals.none.expectExact({ checkLate: false });
-	}, 300_000);
+	}, soaked(300_000, 3_000_000));
 });
 
 describe('clock sanity: this machine\'s clock set back 10 days for one run', () => {

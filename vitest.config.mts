@@ -17,5 +17,7 @@ export default defineConfig({
 		// The suite mostly waits (HTTP round trips, retry waits, child processes), so files run
 		// four at a time even on two cores; vitest's default (cores - 1) would run them one by one.
 		maxWorkers: 4,
+		// describe.concurrent blocks (the fault matrix's eleven columns) run all their tests at once.
+		maxConcurrency: 12,
 	},
 });

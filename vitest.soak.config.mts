@@ -1,7 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { defineConfig } from 'vitest/config';
-import base from './vitest.config.mts';
+import { suite } from './vitest.config.mts';
 
 /**
  * `npm run soak`: the test files that have long variants (those importing test/support/soak.ts),
@@ -18,7 +17,4 @@ function soakFiles(dir: string): string[] {
 	});
 }
 
-export default defineConfig({
-	...base,
-	test: { ...base.test, include: soakFiles(join(ROOT, 'test')), env: { TEC_SOAK: '1' } },
-});
+export default suite(soakFiles(join(ROOT, 'test')), { TEC_SOAK: '1' });

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { STOPPED_READING, ValidationError, dayString, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../client';
 import { simplifyRecord } from '../shared/records';
 import type { TriggerEvent } from '../shared/events';
-import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
+import { scanOptions } from './scan';
 import type { TriggerState } from './state';
 
 /**
@@ -100,7 +100,7 @@ export async function scan(
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
 	let position = 0;
-	const reader = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP });
+	const reader = run.client.pages(operation, query, scanOptions(run.client));
 	for (;;) {
 		const next = await reader.next();
 		// Odd answers from the service end the scan incomplete: nothing may count as gone.

@@ -32,7 +32,7 @@ export const DIGEST_HOUR = 7;
 export const ESCALATION_DAYS = 60;
 /** Poll cycles a day (UTC): around the digest hour, in summer time the first is past it, in winter time not yet. */
 const CYCLE_HOURS = [5.5, 11.5, 17.5, 23.5];
-const FAULTS = ['sendFails', 'immediateFails', 'restartAfterSend', 'crashInPoll'] as const;
+const FAULTS = ['sendFails', 'immediateFails', 'restartAfterSend', 'crashInPoll', 'restartAfterImmediate'] as const;
 type FaultKind = (typeof FAULTS)[number];
 
 export interface MonthCounts {
@@ -113,7 +113,7 @@ export class Month {
 			dueSoonRows: 0,
 			failedRows: 0,
 			failedResults: 0,
-			faults: { sendFails: 0, immediateFails: 0, restartAfterSend: 0, crashInPoll: 0 },
+			faults: { sendFails: 0, immediateFails: 0, restartAfterSend: 0, crashInPoll: 0, restartAfterImmediate: 0 },
 			restarts: 0,
 			crashedRuns: 0,
 			dstDigestsChecked: 0,
@@ -205,10 +205,12 @@ export class Month {
 				if (!digest && this.strikes('immediateFails')) throw new Error('SES answered 500 for an immediate e-mail (simulated)');
 			},
 			afterSend: (request: SendRequest) => {
-				if (request.key.startsWith('digest:') && !this.struck.has(request.key) && this.strikes('restartAfterSend')) {
+				const digest = request.key.startsWith('digest:');
+				const kind = digest ? 'restartAfterSend' : 'restartAfterImmediate';
+				if (!this.struck.has(request.key) && this.strikes(kind)) {
 					this.struck.add(request.key);
 					this.crashed = true;
-					throw new Crash('the process died after sending, before recording');
+					throw new Crash(`the process died after sending ${digest ? 'a digest' : 'an immediate e-mail'}, before recording it`);
 				}
 			},
 		};

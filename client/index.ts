@@ -13,3 +13,4 @@ export * from './dates';
 export * from './records';
 export * from './overdue';
 export * from './testSteps';
+export * from './compliance';

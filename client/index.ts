@@ -14,3 +14,4 @@ export * from './records';
 export * from './overdue';
 export * from './testSteps';
 export * from './compliance';
+export * from './complianceSnapshot';

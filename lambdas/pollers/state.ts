@@ -81,6 +81,49 @@ export const PendingEvidence = z.looseObject({
 });
 export type PendingEvidence = z.infer<typeof PendingEvidence>;
 
+// ---- due-date history (compliance) -------------------------------------------------------------------
+
+const nullableText = z.string().nullable();
+const nullableId = wholeFrom(1).nullable();
+
+/** One due date of the device (client/compliance.ts, DueEntry, without the device id: the key). */
+export const StoredDueEntry = z.looseObject({
+	due: calendarDay,
+	openedOn: calendarDay,
+	firstSeenOverdue: z.boolean(),
+	outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
+	closedOn: calendarDay.optional(),
+	testedOn: calendarDay.optional(),
+	/** The device's customer and department as of the due date. */
+	customerId: nullableId,
+	customerName: nullableText,
+	department: nullableText,
+});
+export type StoredDueEntry = z.infer<typeof StoredDueEntry>;
+
+/** Per device (key: its id): how it was last seen, and its due dates of the last 25 months and more. */
+export const DueHistory = z.looseObject({
+	device: z.looseObject({
+		customerId: nullableId,
+		customerName: nullableText,
+		department: nullableText,
+		designation: nullableText,
+		nextTestDate: calendarDay.nullable(),
+		lastTestedDate: calendarDay.nullable(),
+		/** The newest test date the test-results poller had reported when the device was last seen. */
+		lastResultDate: calendarDay.nullable().optional(),
+		seenOn: calendarDay,
+		/** Set when a complete scan no longer listed the device. */
+		deletedOn: calendarDay.optional(),
+	}),
+	entries: z.array(StoredDueEntry),
+});
+export type DueHistory = z.infer<typeof DueHistory>;
+
+/** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
+export const LatestResult = z.looseObject({ testDate: calendarDay });
+export type LatestResult = z.infer<typeof LatestResult>;
+
 // ---- the namespaces ------------------------------------------------------------------------------------
 
 type Environment = 'sandbox' | 'production';
@@ -94,6 +137,8 @@ export const NS = {
 	seenResults: (env: Environment) => `results:${env}`,
 	resultsCursor: (env: Environment) => `cursor:${env}`,
 	failedEvidence: (env: Environment) => `failedEvidence:${env}`,
+	dueDates: (env: Environment) => `dueDates:${env}`,
+	latestResult: (env: Environment) => `latestResult:${env}`,
 } as const;
 
 export interface StoredShape {
@@ -110,6 +155,8 @@ const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
 	['results:', { keys: 'ids', value: SeenResult }],
 	['cursor:', { keys: 'any', value: ResultsCursor }],
 	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
+	['dueDates:', { keys: 'ids', value: DueHistory }],
+	['latestResult:', { keys: 'ids', value: LatestResult }],
 ];
 
 /** The shape stored under a namespace; undefined for namespaces the pollers do not own. */

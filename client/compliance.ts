@@ -118,10 +118,15 @@ export function daysLate(due: string, testedOn: string): number {
 	return Math.max(0, daysBetween(due, testedOn));
 }
 
-/** The entry as the history knew it at the end of `day`: unknown (undefined) before it was opened. */
-function stateOn(e: DueEntry, day: string): DueOutcome | undefined {
+/**
+ * The entry at the end of `day` as the history knows it: unknown (undefined) before it was opened;
+ * a test counts from its test date (an upload seen days later still dates the test), any other
+ * ending from the day the history saw it.
+ */
+export function outcomeOn(e: DueEntry, day: string): DueOutcome | undefined {
 	if (e.openedOn > day) return undefined;
-	return e.outcome !== 'open' && e.closedOn !== undefined && e.closedOn <= day ? e.outcome : 'open';
+	const ended = e.outcome === 'tested' ? (e.testedOn ?? e.closedOn) : e.closedOn;
+	return e.outcome !== 'open' && ended !== undefined && ended <= day ? e.outcome : 'open';
 }
 
 export interface MonthFigures extends GroupKey {
@@ -181,7 +186,7 @@ export function monthFigures(entries: readonly DueEntry[], month: string, asOf: 
 		const late: number[] = [];
 		for (const e of items) {
 			if (e.firstSeenOverdue) firstSeen++;
-			const state = stateOn(e, asOf);
+			const state = outcomeOn(e, asOf);
 			if (state === 'tested') {
 				const d = daysLate(e.due, e.testedOn ?? e.closedOn ?? e.due);
 				if (d === 0) onTime++;
@@ -210,6 +215,6 @@ export function monthFigures(entries: readonly DueEntry[], month: string, asOf: 
 
 /** Devices overdue at the end of `day` as the history knew it then, per group. */
 export function overdueOn(entries: readonly DueEntry[], day: string, groupBy: ComplianceGroupBy): Array<GroupKey & { overdue: number }> {
-	const open = entries.filter((e) => stateOn(e, day) === 'open' && e.due < day);
+	const open = entries.filter((e) => outcomeOn(e, day) === 'open' && e.due < day);
 	return grouped(open, groupBy).map(({ key, items }) => ({ ...key, overdue: new Set(items.map((e) => e.deviceId)).size }));
 }

@@ -9,7 +9,7 @@ import { pollDueDates } from './pollers/dueDates';
 import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
-import type { Log, Publisher } from './ports';
+import type { Log, Publisher, StateStore } from './ports';
 
 /**
  * The pollers outside AWS: the same code, a local state file instead of DynamoDB, and events on
@@ -41,6 +41,8 @@ export interface Runner {
 	readonly failed: string[];
 	/** Releases the state file's lock. */
 	close(): void;
+	/** The state file (the monthly compliance report reads the due-date history from it). */
+	readonly store: StateStore;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
@@ -61,6 +63,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 	return {
 		failed,
+		store,
 		close: () => store.close(),
 		async cycle() {
 			const reports: RunReport[] = [];

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Context } from 'aws-lambda';
 import { awsDeps } from '../email/aws';
+import { reportMonthOn, runComplianceReport } from '../email/compliance';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
@@ -25,14 +26,24 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
+	let digest: DigestReport | undefined;
+	let digestFailure: unknown;
 	try {
-		const report = await runDigest(deps, day);
-		logger.info('Digest sent', { day, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
-		return report;
+		digest = await runDigest(deps, day);
+		logger.info('Digest sent', { day, sent: digest.sent.length, nothingToSay: digest.nothingToSay.length });
 	} catch (error) {
 		if (error instanceof DigestError) logger.error('Digest failed for some recipients; the retry sends only theirs', { day, failed: error.report.failed, sent: error.report.sent.length });
-		throw error;
+		digestFailure = error;
 	}
+	// On the first of a month the compliance report of the month before goes out too, after the
+	// digest and whatever became of it (each recipient's once, however often this runs).
+	const month = reportMonthOn(day);
+	if (month !== undefined) {
+		const compliance = await runComplianceReport(deps, deps.store, month);
+		logger.info('Compliance report sent', { month, sent: compliance.sent.length, nothingToSay: compliance.nothingToSay.length });
+	}
+	if (digestFailure !== undefined) throw digestFailure;
+	return digest!;
 });
 
 /** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */

@@ -1,8 +1,8 @@
-import { MAX_LIMIT, addMonths, boundaryOverlap, dayMs, dayString, forEachProperty, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry } from '../../client';
+import { MAX_LIMIT, addMonths, boundaryOverlap, dayMs, dayString, forEachProperty, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
 import type { OverdueDevice } from '../events/schemas';
 import { budgetedPages, newReport, withLease, type PollerContext, type RunReport } from './context';
 import { calendarDay, readableRecords, readingOfOverdueDevice } from './records';
-import { NS, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
+import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
 
 /**
  * The history of due dates, for the compliance figures (client/compliance.ts). Each run reads the
@@ -96,28 +96,6 @@ function sameValue(a: unknown, b: unknown): boolean {
 	const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
 	const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
 	return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-/** Every due entry of the stored histories, as the compliance figures read them. */
-export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
-	const out: DueEntry[] = [];
-	for (const { key, value } of histories) for (const e of value.entries) out.push(toDueEntry(Number(key), e));
-	return out;
-}
-
-function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
-	return {
-		deviceId,
-		due: e.due,
-		openedOn: e.openedOn,
-		firstSeenOverdue: e.firstSeenOverdue,
-		outcome: e.outcome,
-		...(e.closedOn ? { closedOn: e.closedOn } : {}),
-		...(e.testedOn ? { testedOn: e.testedOn } : {}),
-		customerId: e.customerId,
-		customerName: e.customerName,
-		department: e.department,
-	};
 }
 
 export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {

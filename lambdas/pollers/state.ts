@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import type { DueEntry } from '../../client';
 import { TestResultRecordedDetail, type OverdueDevice } from '../events/schemas';
 
 /**
@@ -123,6 +124,28 @@ export type DueHistory = z.infer<typeof DueHistory>;
 /** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
 export const LatestResult = z.looseObject({ testDate: calendarDay });
 export type LatestResult = z.infer<typeof LatestResult>;
+
+/** Every due entry of the stored histories, as the compliance figures read them. */
+export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
+	const out: DueEntry[] = [];
+	for (const { key, value } of histories) for (const e of value.entries) out.push(toDueEntry(Number(key), e));
+	return out;
+}
+
+function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
+	return {
+		deviceId,
+		due: e.due,
+		openedOn: e.openedOn,
+		firstSeenOverdue: e.firstSeenOverdue,
+		outcome: e.outcome,
+		...(e.closedOn ? { closedOn: e.closedOn } : {}),
+		...(e.testedOn ? { testedOn: e.testedOn } : {}),
+		customerId: e.customerId,
+		customerName: e.customerName,
+		department: e.department,
+	};
+}
 
 // ---- the namespaces ------------------------------------------------------------------------------------
 

@@ -93,17 +93,18 @@ export function composeComplianceReport(
 	recipient: string,
 	month: string,
 	histories: Array<{ key: string; value: DueHistory }>,
+	asOf = `${monthBefore(month, -1)}-01`,
 ): ComplianceReportContent | undefined {
 	const { entries, devices } = routedTo(deps.settings, recipient, histories);
-	const asOf = `${monthBefore(month, -1)}-01`;
 	const [all] = monthFigures(entries, month, asOf, 'all');
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
 	const [previous] = monthFigures(entries, previousMonth, `${month}-01`, 'all');
 	const trend = Array.from({ length: 12 }, (_, i) => monthBefore(month, 11 - i)).map((m) => {
-		const next = `${monthBefore(m, -1)}-01`;
-		const [f] = monthFigures(entries, m, next, 'all');
-		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, next, 'all')[0].overdue };
+		// Each month as of the first of the next; the report's own month as of the report's day.
+		const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+		const [f] = monthFigures(entries, m, at, 'all');
+		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
 	const { first, last } = monthDays(month);
 	const inMonth = entries.filter((e) => e.due >= first && e.due <= last && e.openedOn <= asOf);
@@ -154,14 +155,17 @@ export interface ComplianceRunReport {
 	failed: Array<{ recipient: string; error: string }>;
 }
 
-/** Reads the histories once, then sends each recipient's report once (keyed by month and recipient). */
-export async function runComplianceReport(deps: DigestDeps, history: Pick<StateStore, 'list'>, month: string, key = `compliance:${month}`): Promise<ComplianceRunReport> {
+/**
+ * Reads the histories once, then sends each recipient's report once (keyed by month and
+ * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
+ */
+export async function runComplianceReport(deps: DigestDeps, history: Pick<StateStore, 'list'>, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
 	const histories: Array<{ key: string; value: DueHistory }> = [];
 	for await (const item of history.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
 	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
 	for (const recipient of allRecipients(deps.settings.recipients)) {
 		try {
-			const content = composeComplianceReport(deps, recipient, month, histories);
+			const content = composeComplianceReport(deps, recipient, month, histories, asOf);
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;

@@ -65,7 +65,8 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 		const due = reportMonthOn(day);
 		if (reportNow) {
 			const month = reportMonthOn(`${day.slice(0, 7)}-01`)!;
-			const report = await runComplianceReport(deps, history, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`);
+			// A preview: the month before, with what the history knows today.
+			const report = await runComplianceReport(deps, history, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day);
 			if (report.sent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
 		} else if (due && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastComplianceReport')) !== due) {
 			await runComplianceReport(deps, history, due);

@@ -11,6 +11,9 @@ import { C, esc, page, type RenderedEmail } from './render';
 /** Devices listed in the late table; the count covers all, the CSV has every one. */
 export const MAX_LATE_ROWS = 40;
 
+/** The overdue bars: slate, apart from the rate's traffic-light colours. */
+const OVERDUE_BAR = '#475569';
+
 const pct = (rate: number | null) => (rate === null ? '–' : `${Math.round(rate * 1000) / 10}%`);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -110,7 +113,7 @@ function chart(c: ComplianceReportContent): string {
 		.map((m) => {
 			const color = m.onTimeRate === null ? C.line : m.onTimeRate >= 0.95 ? C.green : m.onTimeRate >= 0.8 ? C.amber : C.red;
 			const current = m.month === c.month ? 'font-weight:700;' : '';
-			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month))}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate))}</td><td style="${TD}">${bar(m.overdue / most, C.red)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${m.overdue}</td></tr>`;
+			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month))}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate))}</td><td style="${TD}">${bar(m.overdue / most, OVERDUE_BAR)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${m.overdue}</td></tr>`;
 		})
 		.join('');
 	return `${title('The last 12 months')}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Month', 'left', '14%')}${th('Tested on time', 'left', '34%')}${th('', 'right', '12%')}${th('Overdue at month end', 'left', '30%')}${th('', 'right', '10%')}</tr>${rows}</table>`;

@@ -6,7 +6,9 @@ import { reportMonthOn, runComplianceReport } from '../email/compliance';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
-import { logger, powertoolsHandler, tracer } from './powertools';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { EMAILS_SENT_METRIC } from './metricNames';
+import { logger, metrics, powertoolsHandler, tracer } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -31,6 +33,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	try {
 		digest = await runDigest(deps, day);
 		logger.info('Digest sent', { day, sent: digest.sent.length, nothingToSay: digest.nothingToSay.length });
+		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, digest.sent.length);
 	} catch (error) {
 		if (error instanceof DigestError) logger.error('Digest failed for some recipients; the retry sends only theirs', { day, failed: error.report.failed, sent: error.report.sent.length });
 		digestFailure = error;
@@ -41,6 +44,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	if (month !== undefined) {
 		const compliance = await runComplianceReport(deps, deps.store, month);
 		logger.info('Compliance report sent', { month, sent: compliance.sent.length, nothingToSay: compliance.nothingToSay.length });
+		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
 	}
 	if (digestFailure !== undefined) throw digestFailure;
 	return digest!;

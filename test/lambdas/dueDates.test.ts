@@ -87,7 +87,15 @@ describe('the due-date history poller', () => {
 		account().edit('device', { id: 5, properties: { [DEVICE.testInterval]: null } }, 't');
 		const due = (id: number) => device(id).values[DEVICE.nextTest] as string;
 		const first = { 1: due(1), 2: due(2), 3: due(3), 4: due(4) };
+		const gauges: Record<string, number> = {};
+		ctx.metrics = { count: () => undefined, gauge: (name, value) => void (gauges[name] = value) };
 		expect((await pollDueDates(ctx)).complete).toBe(true);
+		// The dashboard's figures: the snapshot of the sandbox's own devices.
+		const devices = [...account().data.devices.values()].map((d) => d.values[DEVICE.nextTest] as string | null);
+		expect(gauges).toMatchObject({
+			OverdueDevices: devices.filter((d) => d !== null && d < today).length,
+			DueWithin30Days: devices.filter((d) => d !== null && d >= today && d <= addDays(today, 30)).length,
+		});
 		expect((await history(store, 2)).entries).toEqual([expect.objectContaining({ due: first[2], openedOn: today, firstSeenOverdue: true, outcome: 'open' })]);
 		expect((await history(store, 5)).entries).toEqual([]);
 		expect((await history(store, 5)).device.nextTestDate).toBeNull();

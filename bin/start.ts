@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
+import { readProfileFile } from '../client/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
-import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
+import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
@@ -12,9 +13,10 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--report-now]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now]
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
-  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
+  --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once,
@@ -26,6 +28,17 @@ let secret: string | undefined;
 
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
 	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
+}
+
+/** --profile FILE (or TEC_PROFILE): the service's layout, refused before anything starts (exit code 2). */
+function profileOption(file: string | undefined): ServiceProfile | undefined {
+	if (file === undefined || file === '') return undefined;
+	try {
+		return readProfileFile(file);
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
 }
 
 async function main(): Promise<void> {
@@ -45,6 +58,7 @@ async function main(): Promise<void> {
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
 				'report-now': { type: 'boolean' },
+				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -88,13 +102,15 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 
+	const profile = profileOption(args.profile ?? process.env.TEC_PROFILE);
+
 	let sandbox: Sandbox | undefined;
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
 	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
 	if (baseUrl && token) secret = token;
 	if (!baseUrl || !token) {
-		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
+		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port), profile });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
 		// Demo tokens of this local sandbox (not secrets), shown so n8n can use the same sandbox. n8n
@@ -111,19 +127,24 @@ async function main(): Promise<void> {
 		token,
 		environment,
 		timeoutMs: Math.round(timeout * 1000),
+		profile,
 		onEvent: (e) => {
 			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 		},
 	});
 	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	// The e-mails run on the pollers' clock (the embedded sandbox's, so moving it a day brings the
+	// next digest) and read today's truth from the pollers' state.
+	const clock = sandbox ? () => sandbox.account.now() : undefined;
+	let pollerState: Runner['state'] | undefined;
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
 		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
 		configPath: args['email-config'],
 		log: logger,
-		// The runner (created below) keeps the due-date history the report reads.
-		history: () => runner.store,
+		view: { list: (ns) => pollerState!.list(ns) },
+		now: clock,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
@@ -139,8 +160,9 @@ async function main(): Promise<void> {
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
 		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
 		runBudgetMs: Math.round(budget * 1000),
-		now: sandbox ? () => sandbox.account.now() : undefined,
+		now: clock,
 	});
+	pollerState = runner.state;
 
 	let stopping = false;
 	let wake: (() => void) | undefined;

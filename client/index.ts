@@ -15,3 +15,6 @@ export * from './overdue';
 export * from './testSteps';
 export * from './compliance';
 export * from './complianceSnapshot';
+export * from './profile';
+export * from './wire';
+export * from './roles';

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
-import { MAX_LIMIT, parseBaseUrl } from '../client';
+import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
+import { ServiceProfileSchema } from '../client/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
 
 /** The pollers' configuration, read from the environment once per cold start. */
@@ -49,10 +50,24 @@ export const ConfigSchema = z.object({
 	EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).min(1),
 	REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
 	LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
-	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, MAX_LIMIT),
+	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
 	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
 	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
 	DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
+	// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
+	TEC_SERVICE_PROFILE: z
+		.string()
+		.optional()
+		.transform((v, ctx) => {
+			if (v === undefined || v.trim() === '') return undefined;
+			try {
+				return ServiceProfileSchema.parse(JSON.parse(v));
+			} catch (error) {
+				const message = error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
+				ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
+				return z.NEVER;
+			}
+		}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -41,8 +41,8 @@ export interface Runner {
 	readonly failed: string[];
 	/** Releases the state file's lock. */
 	close(): void;
-	/** The state file (the monthly compliance report reads the due-date history from it). */
-	readonly store: StateStore;
+	/** The pollers' state, for the digest's view of today's truth. */
+	readonly state: StateStore;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
@@ -63,7 +63,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 	return {
 		failed,
-		store,
+		state: store,
 		close: () => store.close(),
 		async cycle() {
 			const reports: RunReport[] = [];

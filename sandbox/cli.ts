@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SEED, DEFAULT_SIZE } from './demo';
+import { readProfileFile } from '../client/profileSchema';
 import { startSandbox } from './server';
 
-const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N]`;
+const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE]`;
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number, min = 0): number {
 	if (raw === undefined) return fallback;
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
 				'test-results': { type: 'string' },
 				environment: { type: 'string' },
 				'max-page-size': { type: 'string' },
+				profile: { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
@@ -42,7 +44,15 @@ async function main(): Promise<void> {
 		process.stderr.write(`--environment must be sandbox or production\n${USAGE}\n`);
 		process.exit(2);
 	}
+	let profile;
+	try {
+		profile = values.profile === undefined ? undefined : readProfileFile(values.profile);
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
 	const sandbox = await startSandbox({
+		profile,
 		port: wholeNumber('port', values.port, 8787),
 		host: values.host ?? '127.0.0.1',
 		seed: wholeNumber('seed', values.seed, DEFAULT_SEED),

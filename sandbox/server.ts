@@ -1,11 +1,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ENDPOINTS, FILTER_KEY_TYPE, ValidationError, fieldType, type OperationId, type Resource } from '../client';
+import { DEFAULT_PROFILE, FILTER_KEY_TYPE, ValidationError, fieldType, resolveProfile, testDetail, toWire, type OperationId, type Resource, type ServiceProfile, type ServiceProfileInput } from '../client';
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
 import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
 import { Faults, bendList, planList, type Fault } from './faults';
 import { LiveMode } from './live';
-import { parseListRequest, runList, type ListSource } from './listing';
+import { pagingNames, parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
 import type { PagingSettings, Stats } from './stats';
@@ -20,13 +20,17 @@ import {
 } from './render';
 import { isoTime } from '../client/dates';
 
-export interface SandboxOptions extends AccountOptions {
+export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	port?: number;
 	host?: string;
 	/** One line per request (status and time, never a token). Default: silent. */
 	log?: (line: string) => void;
-	/** The largest `limit` answered; above it a list answers 400 naming `limit` (default: the client's MAX_LIMIT). */
+	/** The largest page answered; above it a list answers 400 naming the page size parameter (default: the profile's, refused only when a profile is given). */
 	maxPageSize?: number;
+	/** The service layout to serve (paths, paging, field and property names; a partial profile is merged over the defaults). */
+	profile?: ServiceProfileInput;
+	/** The rate limit's clock in ms (default the real one): a simulated month paces on its own time. */
+	rateLimitNow?: () => number;
 }
 
 export interface Sandbox {
@@ -42,6 +46,8 @@ export interface Sandbox {
 	stats: Stats;
 	/** Paging settings, changeable while running (also `PUT /_admin/paging`). */
 	paging: PagingSettings;
+	/** The layout served. */
+	profile: ServiceProfile;
 	stop(): Promise<void>;
 }
 
@@ -86,11 +92,11 @@ function propSource(account: Account, resource: 'device' | 'customer' | 'overdue
 	};
 }
 
-function fieldSource<T extends { id: number }>(resource: Resource, searchable: (item: T) => unknown[]): ListSource<T> {
+function fieldSource<T extends { id: number }>(resource: Resource, searchable: (item: T) => unknown[], profile: ServiceProfile): ListSource<T> {
 	return {
 		resource,
 		keyType: FILTER_KEY_TYPE[resource],
-		dataTypeOf: (key) => fieldType(resource, String(key)),
+		dataTypeOf: (key) => fieldType(resource, String(key), profile),
 		value: (item, key) => (item as unknown as Record<string, string | number | null>)[key],
 		searchable: searchable as ListSource<T>['searchable'],
 		id: (item) => item.id,
@@ -114,12 +120,14 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const account = new Account(options);
+	const profile = options.profile === undefined ? DEFAULT_PROFILE : resolveProfile(options.profile);
+	const account = new Account({ ...options, profile });
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
-	const limiter = new RateLimiter();
+	const limiter = new RateLimiter(undefined, undefined, options.rateLimitNow);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
-	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
+	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
+	const [sizeParam] = pagingNames(profile);
 	const log = options.log ?? (() => undefined);
 	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
 	const sandboxToken = account.createToken({ label: 'demo (all scopes)' }).token;
@@ -155,9 +163,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// A page larger than the configured maximum is refused first (so it draws no fault).
 	app.addHook('onRequest', async (request, reply) => {
-		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get('limit'));
+		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get(sizeParam));
 		if (request.method === 'GET' && request.url.startsWith(API_ROOT) && paging.maxPageSize !== undefined && limit > paging.maxPageSize) {
-			return reply.status(400).send({ description: `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
+			return reply.status(400).send({ description: `${sizeParam}: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
 		}
 	});
 	// Transport faults strike before everything else the service does (odd answers: in listPage).
@@ -203,7 +211,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	}
 
 	function route(operation: OperationId, handler: Handler): void {
-		const { method, path } = ENDPOINTS[operation];
+		const { method, path } = profile.operations[operation];
 		app.route({
 			method,
 			url: API_ROOT + path.replace(/\{(\w+)\}/g, ':$1'),
@@ -216,28 +224,46 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
-		const list = parseListRequest(source, query, { enabled });
+		const list = parseListRequest(source, query, { enabled, profile });
 		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'oddAnswer');
 		const plan = planList(hit, source.resource, list.offset, list.limit);
 		const head = plan.head.slice(plan.offset, plan.offset + list.limit);
 		const { count, items } = runList(source, all, { ...list, offset: Math.max(0, plan.offset - plan.head.length), limit: list.limit - head.length });
 		const total = count + plan.head.length;
 		const served = head.length + items.length;
+		const p = profile.paging;
+		const [sizeName, positionName] = pagingNames(profile);
 		const link = (offset: number) => {
 			const params = new URLSearchParams();
-			for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') params.append(k, String(v));
-			params.set('limit', String(list.limit));
-			params.set('offset', String(offset));
+			for (const [k, v] of Object.entries(query)) if (k !== sizeName && k !== positionName) params.append(k, String(v));
+			params.set(sizeName, String(list.limit));
+			params.set(positionName, String(p.style === 'limitOffset' ? offset : Math.floor(offset / list.limit) + p.firstPage));
 			return `${request.protocol}://${request.headers.host}${request.url.split('?')[0]}?${params.toString()}`;
 		};
 		const answer = {
 			count: total,
 			next: plan.offset + served < total ? link(list.offset + served) : null,
 			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
-			results: [...head, ...items.map((item) => render(item, list.enabled))],
+			results: [...head, ...items.map((item) => toWire(profile, source.resource, render(item, list.enabled)))],
 		};
 		live.pageServed();
-		return bendList(hit, answer, list, link);
+		return envelope(bendList(hit, answer, list, link));
+	}
+
+	/** The list answer under the profile's keys (a bare array when `itemsKey` is null). */
+	function envelope(answer: ReturnType<typeof bendList>): unknown {
+		const p = profile.paging;
+		if (typeof answer === 'string' || (p.itemsKey === 'results' && p.countKey === 'count' && p.nextKey === 'next')) return answer;
+		if (!answer || typeof answer !== 'object' || !Array.isArray((answer as { results?: unknown }).results)) return answer;
+		const { count, next, previous, results, ...rest } = answer as { count?: unknown; next?: unknown; previous?: unknown; results: unknown[] };
+		if (p.itemsKey === null) return results;
+		return {
+			...rest,
+			...(p.countKey === null ? {} : { [p.countKey]: count }),
+			...(p.nextKey === null ? {} : { [p.nextKey]: next }),
+			previous,
+			[p.itemsKey]: results,
+		};
 	}
 
 	// ---- customers and devices ---------------------------------------------------------
@@ -284,17 +310,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	route('testResult.list', ({ request }) =>
 		listPage(
 			request,
-			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence]),
+			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence], profile),
 			account.data.testResults.values(),
 			(r) => renderTestResult(account, r),
 		));
-	route('testResult.get', ({ request }) => renderTestResultDetail(account, account.testResult(idParam(request))));
+	route('testResult.get', ({ request }) => testDetail(profile, toWire(profile, 'testResult', renderTestResultDetail(account, account.testResult(idParam(request)))), true));
 	route('project.list', ({ request }) =>
-		listPage(request, fieldSource<Project>('project', (p) => [p.name, p.status]), account.data.projects, (p) => p));
+		listPage(request, fieldSource<Project>('project', (p) => [p.name, p.status], profile), account.data.projects, (p) => p));
 	route('subUser.list', ({ request }) =>
 		listPage(
 			request,
-			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role]),
+			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role], profile),
 			account.data.users,
 			(u) => u,
 		));
@@ -303,7 +329,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	route('recycleBin.list', ({ request }) =>
 		listPage(
 			request,
-			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource]),
+			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource], profile),
 			[...account.recycleBin.values()].map(renderBinEntry),
 			(e) => e,
 		));
@@ -338,13 +364,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	route('propertyKey.list', ({ request }) =>
 		listPage(
 			request,
-			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name]),
+			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name], profile),
 			account.propertyKeys(),
 			(k) => k,
 		));
 
 	// The published contract (generated from the client's catalogue and the zod schemas).
-	const openApi = buildOpenApi();
+	const openApi = buildOpenApi(profile);
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
 	registerAdmin(app, { account, faults, stats, paging, live });
@@ -363,6 +389,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		live,
 		stats,
 		paging,
+		profile,
 		stop: async () => {
 			await app.close();
 		},

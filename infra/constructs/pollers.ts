@@ -8,6 +8,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { profileDifferences } from '../../client';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
@@ -49,6 +50,8 @@ export class Pollers extends Construct {
 			LOOKBACK_DAYS: String(config.lookbackDays),
 			SAFETY_MS: String(POLLER_SAFETY.toMilliseconds()),
 			...(config.dueSoonDays === undefined ? {} : { DUE_SOON_DAYS: config.dueSoonDays }),
+			// Only the keys that differ from the defaults: a Lambda's environment holds 4 KB in all.
+			...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }),
 		};
 		const poller = (fnId: string, entry: string, description: string) => {
 			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type MonthFigures } from '../../client';
 import { NS, dueEntries, type DueHistory } from '../pollers/state';
-import type { StateStore } from '../ports';
 import { renderComplianceReport } from './complianceRender';
 import type { DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
@@ -159,9 +158,10 @@ export interface ComplianceRunReport {
  * Reads the histories once, then sends each recipient's report once (keyed by month and
  * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
  */
-export async function runComplianceReport(deps: DigestDeps, history: Pick<StateStore, 'list'>, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
+export async function runComplianceReport(deps: DigestDeps, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
 	const histories: Array<{ key: string; value: DueHistory }> = [];
-	for await (const item of history.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
+	// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
+	for await (const item of deps.view.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
 	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
 	for (const recipient of allRecipients(deps.settings.recipients)) {
 		try {

@@ -3,11 +3,12 @@ import { join, resolve } from 'node:path';
 import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
-import type { Log, Publisher, StateStore } from '../ports';
+import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { parseEmailSettings } from './settings';
+import type { PollerView } from './view';
 
 /**
  * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
@@ -22,9 +23,12 @@ export interface LocalMailOptions {
 	/** A JSON file of settings, or a cdk.json (its "context" is used). */
 	configPath?: string;
 	log: Log;
+	/** The pollers' state (the runner's store): the digest's view of today's truth. */
+	view: PollerView;
+	/** The clock of the digest hour and of the e-mails: the pollers' (the embedded sandbox's when there is one). */
 	now?: () => number;
-	/** Where the pollers keep the due-date history (the runner's state file): the monthly compliance report reads it. */
-	history?: () => Pick<StateStore, 'list'>;
+	/** The outbox writer (default: one on outboxDir). */
+	mailer?: OutboxMailer;
 }
 
 export interface LocalMail {
@@ -53,23 +57,21 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
 	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
 	const now = options.now ?? Date.now;
-	const mailer = new OutboxMailer(resolve(options.outboxDir));
+	const mailer = options.mailer ?? new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
-	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now };
+	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now };
 	let reported = 0;
 
 	/** The compliance report: at the digest hour of a month's first day, once; or now, when asked. */
 	async function monthlyReport(day: string, t: number, reportNow: boolean): Promise<void> {
-		const history = options.history?.();
-		if (!history) return;
 		const due = reportMonthOn(day);
 		if (reportNow) {
 			const month = reportMonthOn(`${day.slice(0, 7)}-01`)!;
 			// A preview: the month before, with what the history knows today.
-			const report = await runComplianceReport(deps, history, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day);
+			const report = await runComplianceReport(deps, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day);
 			if (report.sent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
 		} else if (due && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastComplianceReport')) !== due) {
-			await runComplianceReport(deps, history, due);
+			await runComplianceReport(deps, due);
 			await store.putMany('mail:local', [{ key: 'lastComplianceReport', value: due }]);
 		}
 	}

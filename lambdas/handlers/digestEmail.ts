@@ -42,7 +42,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	// digest and whatever became of it (each recipient's once, however often this runs).
 	const month = reportMonthOn(day);
 	if (month !== undefined) {
-		const compliance = await runComplianceReport(deps, deps.store, month);
+		const compliance = await runComplianceReport(deps, month);
 		logger.info('Compliance report sent', { month, sent: compliance.sent.length, nothingToSay: compliance.nothingToSay.length });
 		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
 	}

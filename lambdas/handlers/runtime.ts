@@ -53,6 +53,7 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		baseUrl: config.TEC_BASE_URL,
 		token,
 		environment: config.TEC_ENVIRONMENT,
+		profile: config.TEC_SERVICE_PROFILE,
 		onEvent: (e) => {
 			if (e.type === 'retry' && e.kind === 'rateLimit') metrics.addMetric('RateLimited', MetricUnit.Count, 1);
 			if (e.type === 'retry') logger.warn('Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });

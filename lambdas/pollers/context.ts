@@ -1,4 +1,4 @@
-import { MAX_LIMIT, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
+import { DEFAULT_PROFILE, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -22,7 +22,8 @@ export interface PollerSettings {
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
-	pageSize: MAX_LIMIT,
+	// The default profile's largest page; a smaller largest page of the account's profile wins (`pageSizeOf`).
+	pageSize: DEFAULT_PROFILE.paging.maxPageSize,
 	reminderDays: 7,
 	lookbackDays: 7,
 	digestMaxDevices: 100,
@@ -55,7 +56,7 @@ export interface RunReport {
 	/** Why the scan was not read to its normal end (then nothing that needs the whole list ran). */
 	incomplete?: { reason: string; detail: string };
 	/** Overdue poller: devices missing from a complete scan, and what their targeted reads said. */
-	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number };
+	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number; massExit?: boolean };
 	pages: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;
@@ -111,7 +112,7 @@ export async function* budgetedPages(
 	query: ListQuery,
 	options: PageOptions = {},
 ): AsyncGenerator<unknown[], boolean> {
-	const pages = ctx.client.pages(operation, query, { pageSize: ctx.settings.pageSize, ...options });
+	const pages = ctx.client.pages(operation, query, { pageSize: pageSizeOf(ctx), ...options });
 	let outcome: PagingOutcome | undefined;
 	try {
 		for (;;) {
@@ -142,4 +143,9 @@ export async function* budgetedPages(
 	});
 	ctx.metrics.count('ScanIncomplete');
 	return false;
+}
+
+/** The page size a poller asks for: its setting, at most the largest page the service answers. */
+export function pageSizeOf(ctx: PollerContext): number {
+	return Math.min(ctx.settings.pageSize, ctx.client.maxPageSize);
 }

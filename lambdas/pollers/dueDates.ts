@@ -1,6 +1,7 @@
-import { MAX_LIMIT, addMonths, boundaryOverlap, dayMs, dayString, forEachProperty, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
 import type { OverdueDevice } from '../events/schemas';
-import { budgetedPages, newReport, withLease, type PollerContext, type RunReport } from './context';
+import { budgetedPages, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfOverdueDevice } from './records';
 import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
 
@@ -32,7 +33,7 @@ export interface SeenDevice {
 	lastTestedDate: string | null;
 }
 
-export function seenDevice(d: OverdueDevice, customerNames: ReadonlyMap<number, string>): SeenDevice {
+export function seenDevice(d: OverdueDevice, customerNames: ReadonlyMap<number, string | null>): SeenDevice {
 	return {
 		id: d.id,
 		customerId: d.customerId,
@@ -104,27 +105,10 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
 		const today = dayString(now);
-		const pageSize = Math.min(ctx.settings.pageSize, MAX_LIMIT);
+		const pageSize = pageSizeOf(ctx);
 		const options = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
-
-		const names = new Map<number, string>();
-		const customers = budgetedPages(ctx, report, 'customer.list', {}, options);
+		const names = await customerNames(ctx);
 		let complete: boolean;
-		for (;;) {
-			const next = await customers.next();
-			if (next.done) {
-				complete = next.value;
-				break;
-			}
-			for (const raw of next.value) {
-				const id = Number((raw as { id?: unknown } | null)?.id);
-				forEachProperty(raw, (key, value) => {
-					if (Number.isSafeInteger(id) && key.toLowerCase() === 'name' && typeof value === 'string') names.set(id, value);
-				});
-			}
-		}
-		if (!complete) return;
-
 		const seen = new Map<number, SeenDevice>();
 		const devices = budgetedPages(ctx, report, 'device.list', {}, options);
 		for (;;) {
@@ -133,7 +117,7 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 				complete = next.value;
 				break;
 			}
-			for (const d of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfOverdueDevice, { ...ctx, list: 'device.list' })) seen.set(d.id, seenDevice(d, names));
+			for (const d of readableRecords(next.value, report.itemsSeen - next.value.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'device.list' })) seen.set(d.id, seenDevice(d, names));
 		}
 		// No figure from a scan that did not end normally: nothing is written.
 		if (!complete) return;

@@ -106,10 +106,10 @@ describe('the compliance report, sent', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-compliance-'));
 		const mailer = new OutboxMailer(join(dir, 'outbox'));
 		const store = new FileMailStore(join(dir, 'mail.json'));
-		const d = { ...deps, store, mailer, now: () => Date.parse('2026-11-01T06:00:00Z') };
-		const first = await runComplianceReport(d, historyStore(previewHistories()), PREVIEW_MONTH);
+		const d = { ...deps, store, mailer, view: historyStore(previewHistories()), now: () => Date.parse('2026-11-01T06:00:00Z') };
+		const first = await runComplianceReport(d, PREVIEW_MONTH);
 		expect(first.sent.map((s) => s.recipient).sort()).toEqual(['custodian@acme.example', 'manager@example.com', 'quality@example.com']);
-		await runComplianceReport(d, historyStore(previewHistories()), PREVIEW_MONTH);
+		await runComplianceReport(d, PREVIEW_MONTH);
 		expect(mailer.written).toHaveLength(3);
 		const folder = join(dir, 'outbox', 'compliance_2026-10');
 		expect(readdirSync(folder).filter((f) => f.startsWith('manager')).sort()).toEqual(['manager@example.com.eml', 'manager@example.com.html', 'manager@example.com.json']);

@@ -14,7 +14,8 @@ import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
  * - a due date that changed closes the open entry: tested when the device's Last tested moved on
  *   or the test-results poller reported a newer test date since (days late from that date), else
  *   moved (an interval changed, a date edited);
- * - a device a complete scan no longer lists closes its open entry as deleted;
+ * - a device a complete scan no longer lists closes its open entry as deleted (as tested when the
+ *   test-results poller reported a test since the device was last seen);
  * - a due date first seen already past is marked firstSeenOverdue: the history starts there, and
  *   the report says so.
  * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them.
@@ -55,7 +56,12 @@ const later = (a: string | null | undefined, b: string | null | undefined): bool
 export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | undefined, today: string, latestResult?: string): DueHistory | undefined {
 	if (!seen) {
 		if (!prev || prev.device.deletedOn !== undefined) return prev;
-		return { device: { ...prev.device, deletedOn: today }, entries: prev.entries.map((e) => (e.outcome === 'open' ? { ...e, outcome: 'deleted', closedOn: today } : e)) };
+		// Tested, then deleted before a scan saw the new due date: the test-results poller's date says so.
+		const testedOn = later(latestResult, prev.device.lastResultDate) ? latestResult : undefined;
+		return {
+			device: { ...prev.device, deletedOn: today, ...(testedOn ? { lastResultDate: testedOn } : {}) },
+			entries: prev.entries.map((e) => (e.outcome !== 'open' ? e : testedOn ? { ...e, outcome: 'tested', testedOn, closedOn: today } : { ...e, outcome: 'deleted', closedOn: today })),
+		};
 	}
 	const group = { customerId: seen.customerId, customerName: seen.customerName, department: seen.department };
 	const device: DueHistory['device'] = {

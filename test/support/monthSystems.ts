@@ -5,6 +5,7 @@ import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { awsDeps } from '../../lambdas/email/aws';
+import { reportMonthOn, runComplianceReport } from '../../lambdas/email/compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { readEmailEvent } from '../../lambdas/email/events';
 import { createLocalMail, type LocalMail } from '../../lambdas/email/local';
@@ -12,6 +13,7 @@ import type { Mailer, SendReceipt, SendRequest } from '../../lambdas/email/ports
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import type { TecEvent } from '../../lambdas/events/event';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from '../../lambdas/pollers/context';
+import { pollDueDates } from '../../lambdas/pollers/dueDates';
 import { pollDueSoon } from '../../lambdas/pollers/dueSoon';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
@@ -39,7 +41,8 @@ export interface MonthHooks {
 }
 
 export interface SentEmail {
-	kind: 'digest' | 'failed';
+	/** `other`: the monthly compliance report. */
+	kind: 'digest' | 'failed' | 'other';
 	recipient: string;
 	/** A digest's day (YYYY-MM-DD). */
 	day?: string;
@@ -165,7 +168,8 @@ export class LocalSystem implements MonthSystem {
 				this.read.add(path);
 				const text = mimeParts(readFileSync(path, 'utf8')).text;
 				const recipient = file.slice(0, -4);
-				out.push(folder.startsWith('digest_') ? { kind: 'digest', recipient, day: folder.slice('digest_'.length), text } : { kind: 'failed', recipient, text });
+				if (folder.startsWith('digest_')) out.push({ kind: 'digest', recipient, day: folder.slice('digest_'.length), text });
+				else out.push({ kind: folder.startsWith('failed_') ? 'failed' : 'other', recipient, text });
 			}
 		}
 		return out;
@@ -245,7 +249,7 @@ export class AwsSystem implements MonthSystem {
 		const reports: RunReport[] = [];
 		let failed = 0;
 		// Each poller is its own scheduled function; one that fails waits for its next tick.
-		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults]) {
+		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
 			try {
 				reports.push(await poll(this.ctx(`${poll.name}-${this.c.clock.now()}`)));
 			} catch {
@@ -260,7 +264,12 @@ export class AwsSystem implements MonthSystem {
 		const now = this.c.clock.now();
 		const day = localDay(now, this.c.timeZone);
 		if (localHour(now, this.c.timeZone) < this.c.digestHour || this.digestedDay === day) return;
-		await runDigest(this.deps, day);
+		// As the digest function does: the digest, then on a month's first day the compliance report.
+		let failure: unknown;
+		await runDigest(this.deps, day).catch((error: unknown) => (failure = error));
+		const month = reportMonthOn(day);
+		if (month !== undefined) await runComplianceReport(this.deps, month);
+		if (failure !== undefined) throw failure;
 		this.digestedDay = day;
 	}
 
@@ -270,9 +279,8 @@ export class AwsSystem implements MonthSystem {
 		return fresh.map((m) => {
 			const parts = mimeParts(m.raw);
 			const long = /^Calibration digest \w+, (\d+ \w+ \d{4})/.exec(parts.headers.subject ?? '')?.[1];
-			return long
-				? { kind: 'digest', recipient: m.to[0], day: new Date(Date.parse(`${long} 12:00 UTC`)).toISOString().slice(0, 10), text: parts.text }
-				: { kind: 'failed', recipient: m.to[0], text: parts.text };
+			if (long) return { kind: 'digest', recipient: m.to[0], day: new Date(Date.parse(`${long} 12:00 UTC`)).toISOString().slice(0, 10), text: parts.text };
+			return { kind: (parts.headers.subject ?? '').startsWith('Test failed') ? 'failed' : 'other', recipient: m.to[0], text: parts.text };
 		});
 	}
 

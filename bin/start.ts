@@ -4,7 +4,7 @@ import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client
 import { readProfileFile } from '../client/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
-import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
+import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
@@ -131,12 +131,18 @@ async function main(): Promise<void> {
 		},
 	});
 	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	// The e-mails run on the pollers' clock (the embedded sandbox's, so moving it a day brings the
+	// next digest) and read today's truth from the pollers' state.
+	const clock = sandbox ? () => sandbox.account.now() : undefined;
+	let pollerState: Runner['state'] | undefined;
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
 		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
 		configPath: args['email-config'],
 		log: logger,
+		view: { list: (ns) => pollerState!.list(ns) },
+		now: clock,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
@@ -152,8 +158,9 @@ async function main(): Promise<void> {
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
 		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
 		runBudgetMs: Math.round(budget * 1000),
-		now: sandbox ? () => sandbox.account.now() : undefined,
+		now: clock,
 	});
+	pollerState = runner.state;
 
 	let stopping = false;
 	let wake: (() => void) | undefined;

@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunRepo
 import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
-import type { Log, Publisher } from './ports';
+import type { Log, Publisher, StateStore } from './ports';
 
 /**
  * The pollers outside AWS: the same code, a local state file instead of DynamoDB, and events on
@@ -40,6 +40,8 @@ export interface Runner {
 	readonly failed: string[];
 	/** Releases the state file's lock. */
 	close(): void;
+	/** The pollers' state, for the digest's view of today's truth. */
+	readonly state: StateStore;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
@@ -60,6 +62,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 	return {
 		failed,
+		state: store,
 		close: () => store.close(),
 		async cycle() {
 			const reports: RunReport[] = [];

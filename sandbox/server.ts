@@ -29,6 +29,8 @@ export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	maxPageSize?: number;
 	/** The service layout to serve (paths, paging, field and property names; a partial profile is merged over the defaults). */
 	profile?: ServiceProfileInput;
+	/** The rate limit's clock in ms (default the real one): a simulated month paces on its own time. */
+	rateLimitNow?: () => number;
 }
 
 export interface Sandbox {
@@ -122,7 +124,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const account = new Account({ ...options, profile });
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
-	const limiter = new RateLimiter();
+	const limiter = new RateLimiter(undefined, undefined, options.rateLimitNow);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
 	const [sizeParam] = pagingNames(profile);

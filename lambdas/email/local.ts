@@ -7,6 +7,7 @@ import type { Log, Publisher } from '../ports';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { parseEmailSettings } from './settings';
+import type { PollerView } from './view';
 
 /**
  * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
@@ -21,7 +22,12 @@ export interface LocalMailOptions {
 	/** A JSON file of settings, or a cdk.json (its "context" is used). */
 	configPath?: string;
 	log: Log;
+	/** The pollers' state (the runner's store): the digest's view of today's truth. */
+	view: PollerView;
+	/** The clock of the digest hour and of the e-mails: the pollers' (the embedded sandbox's when there is one). */
 	now?: () => number;
+	/** The outbox writer (default: one on outboxDir). */
+	mailer?: OutboxMailer;
 }
 
 export interface LocalMail {
@@ -46,9 +52,9 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
 	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
 	const now = options.now ?? Date.now;
-	const mailer = new OutboxMailer(resolve(options.outboxDir));
+	const mailer = options.mailer ?? new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
-	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now };
+	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now };
 	let reported = 0;
 
 	return {

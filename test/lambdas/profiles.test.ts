@@ -31,7 +31,9 @@ async function runOnce(profile?: ServiceProfile) {
 	const dir = mkdtempSync(join(tmpdir(), 'tec-profile-'));
 	const lines: string[] = [];
 	const now = () => sandbox.account.now();
-	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, now });
+	// The digest reads today's truth from the runner's state (as npm start wires it).
+	let runnerState: ReturnType<typeof createRunner>['state'] | undefined;
+	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => runnerState!.list(ns) }, now });
 	const runner = createRunner({
 		client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }),
 		environment: 'sandbox',
@@ -41,6 +43,7 @@ async function runOnce(profile?: ServiceProfile) {
 		publishers: [mail.publisher],
 		now,
 	});
+	runnerState = runner.state;
 	try {
 		const reports = await runner.cycle();
 		// Results the test equipment uploads after the first run (which only notes the newest upload):

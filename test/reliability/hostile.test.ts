@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError, ValidationError, parseBaseUrl, type ListQuery, type ServiceClient } from '../../client';
+import { DEFAULT_PROFILE, ServiceError, ValidationError, parseBaseUrl, type ListQuery, type ServiceClient } from '../../client';
 import { undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
@@ -28,6 +28,8 @@ import { PublishError } from '../../lambdas/ports';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws } from '../support/localAws';
+import { variantFile } from '../support/profiles';
+import { readProfileFile } from '../../client/profileSchema';
 import { credentialsFor } from '../node/helpers';
 import { captureLogs, runNode, runPoll } from '../support/n8n';
 import { FAST_RETRY, makeOverdue, pollerClient, spawnRunner, startForeignHost, trackUnhandled, type ForeignHost } from './support';
@@ -508,13 +510,29 @@ const ODD: Array<{ answer: OddAnswer; what: string; fault: Partial<FaultInput>; 
 	{ answer: 'wrongShape', what: 'records of the wrong shape (ids −3, 0, 2^53, "abc", 1.5; null, a string; bad dates)', fault: {} },
 	{ answer: 'deepRecord', what: 'a record nested 100,000 levels deep', fault: { count: 1 }, reason: /nested deeper than 100 levels/ },
 ];
-const OVERDUE_PATH = '/data/devices/overdue/';
-const RESULTS_PATH = '/tests_performed/all/';
 const MAX_PAGE = 50;
 /** A faulted run may need: adaptation + up to one page per 50 items + the bounds' margin. */
 const MAX_REQUESTS = 40;
 
-describe('odd list answers on every face', () => {
+type Face = 'overdue poller' | 'test-results poller' | 'trigger poll' | 'node Return All' | 'npm start';
+
+/**
+ * The odd answers on the faces given, against a sandbox laid out as `profile` says (every face
+ * told the same profile): the same guarantees with page numbers and a largest page below 1000.
+ */
+function oddAnswers(layout: string, profileFile: string | undefined, faces: ReadonlySet<Face>): void {
+const profile = profileFile === undefined ? undefined : readProfileFile(profileFile);
+const { operations } = profile ?? DEFAULT_PROFILE;
+const OVERDUE_PATH = operations['overdueDevice.list'].path;
+const RESULTS_PATH = operations['testResult.list'].path;
+const DEVICES_PATH = operations['device.list'].path;
+/** The faces' credential (n8n) with the profile, when there is one. */
+const withProfile: IDataObject = profile ? { serviceProfile: JSON.stringify(profile) } : {};
+const faceIt = (face: Face, name: string, fn: () => Promise<void>, timeout: number) => {
+	if (faces.has(face)) it(name, fn, timeout);
+};
+
+describe(`odd list answers on every face (${layout})`, () => {
 	let odd: Sandbox;
 	/** Requests the odd sandbox answered, less its 429s: paging bounds count reads, not pacing on a busy machine. */
 	const answered = () => odd.stats.requests - (odd.stats.byStatus['429'] ?? 0);
@@ -531,18 +549,18 @@ describe('odd list answers on every face', () => {
 		e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.incomplete?.reason ?? 'stopped'}`;
 
 	beforeAll(async () => {
-		odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE });
+		odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE, profile });
 		const used = new Set<number>();
 		const overdueCount = () => [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
 		while (overdueCount() < 130) makeOverdue(odd, used);
 	});
 	afterAll(async () => {
 		await odd.stop();
-		console.info(`odd-answer table (observed):\n| odd answer | face | outcome | requests | announced |\n|---|---|---|---|---|\n${oddTable.join('\n')}`);
+		console.info(`odd-answer table (observed, ${layout}):\n| odd answer | face | outcome | requests | announced |\n|---|---|---|---|---|\n${oddTable.join('\n')}`);
 	});
 
 	const pollerCtx = (store: FileStateStore, publisher: ReturnType<typeof memory>, counted: Record<string, number>, logs: string[]) => ({
-		client: pollerClient(odd, odd.sandboxToken, { retry: FAST_RETRY }),
+		client: pollerClient(odd, odd.sandboxToken, { retry: FAST_RETRY, profile }),
 		store,
 		publisher,
 		environment: 'sandbox' as const,
@@ -554,7 +572,7 @@ describe('odd list answers on every face', () => {
 		runId: 'odd',
 	});
 
-	it('overdue poller: no false Resolved, no new episode, the run says why', async () => {
+	faceIt('overdue poller', 'overdue poller: no false Resolved, no new episode, the run says why', async () => {
 		for (const o of ODD) {
 			const store = new FileStateStore(join(tmpdir(), `tec-odd-${process.pid}-${o.answer}.json`));
 			const publisher = memory();
@@ -600,7 +618,7 @@ describe('odd list answers on every face', () => {
 		}
 	}, 240_000);
 
-	it('test-results poller: each uploaded result announced once, the watermark moves only after a complete run', async () => {
+	faceIt('test-results poller', 'test-results poller: each uploaded result announced once, the watermark moves only after a complete run', async () => {
 		const store = new FileStateStore(join(tmpdir(), `tec-odd-results-${process.pid}.json`));
 		const publisher = memory();
 		const counted: Record<string, number> = {};
@@ -635,9 +653,9 @@ describe('odd list answers on every face', () => {
 		expect(counted.RecordsSkipped).toBe(unreadableRecords('testResult').length);
 	}, 240_000);
 
-	it('trigger poll (n8n-core, Device Overdue): nothing emitted, a failed poll leaves the state as it was', async () => {
+	faceIt('trigger poll', 'trigger poll (n8n-core, Device Overdue): nothing emitted, a failed poll leaves the state as it was', async () => {
 		const token = odd.account.createToken({ label: 'odd trigger' }).token;
-		const poll = (staticData: IDataObject) => runPoll({ parameters: { event: 'deviceOverdue' }, credentials: credentialsFor(odd, token), staticData });
+		const poll = (staticData: IDataObject) => runPoll({ parameters: { event: 'deviceOverdue' }, credentials: credentialsFor(odd, token, withProfile), staticData });
 		let state = (await poll({})).staticData;
 		for (const o of ODD) {
 			inject(o.answer, o.fault, OVERDUE_PATH);
@@ -661,13 +679,13 @@ describe('odd list answers on every face', () => {
 		}
 	}, 240_000);
 
-	it('node Get Many, Return All (n8n-core): a clear error naming why, never a silent part of the list', async () => {
+	faceIt('node Return All', 'node Get Many, Return All (n8n-core): a clear error naming why, never a silent part of the list', async () => {
 		const token = odd.account.createToken({ label: 'odd node' }).token;
 		const total = odd.account.data.devices.size;
 		for (const o of ODD) {
-			inject(o.answer, o.fault, '/data/devices/all/');
+			inject(o.answer, o.fault, DEVICES_PATH);
 			const before = answered();
-			const r = await runNode({ credentials: credentialsFor(odd, token), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
+			const r = await runNode({ credentials: credentialsFor(odd, token, withProfile), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
 			const requests = answered() - before;
 			odd.faults.clear();
 			expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
@@ -684,10 +702,10 @@ describe('odd list answers on every face', () => {
 		}
 	}, 240_000);
 
-	it('`npm start --once` (child process): ends, no false Resolved, the log names why', async () => {
+	faceIt('npm start', '`npm start --once` (child process): ends, no false Resolved, the log names why', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-odd-runner-'));
 		const baseline = join(dir, 'baseline.json');
-		const env = { TEC_BASE_URL: odd.url, TEC_TOKEN: odd.account.createToken({ label: 'odd runner' }).token };
+		const env = { TEC_BASE_URL: odd.url, TEC_TOKEN: odd.account.createToken({ label: 'odd runner' }).token, ...(profileFile ? { TEC_PROFILE: profileFile } : {}) };
 		const first = spawnRunner(['--once', '--state', baseline], env);
 		await first.exited();
 		const overdueNow = [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
@@ -720,3 +738,10 @@ describe('odd list answers on every face', () => {
 		}
 	}, 600_000);
 });
+}
+
+oddAnswers('default layout', undefined, new Set<Face>(['overdue poller', 'test-results poller', 'trigger poll', 'node Return All', 'npm start']));
+// Page numbers, a largest page of 200 (the sandbox refuses above 50), a renamed field and property:
+// the faces that page whole lists themselves, kept to the quick ones.
+oddAnswers('page-numbers layout', variantFile('page-numbers'), new Set<Face>(['overdue poller', 'node Return All']));
+

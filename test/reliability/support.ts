@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions } from '../../client';
+import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions, type ServiceProfile } from '../../client';
 import { addDays } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DEVICE } from '../../sandbox/properties';
@@ -23,7 +23,7 @@ export const ROOT = join(__dirname, '..', '..');
 export function pollerClient(
 	sandbox: Sandbox,
 	token: string,
-	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string } = {},
+	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; profile?: ServiceProfile } = {},
 ): ServiceClient {
 	const baseUrl = parseBaseUrl(options.baseUrl ?? sandbox.url);
 	return new ServiceClient({
@@ -35,6 +35,7 @@ export function pollerClient(
 		retry: options.retry,
 		timeoutMs: options.timeoutMs,
 		onEvent: options.onEvent,
+		profile: options.profile,
 	});
 }
 

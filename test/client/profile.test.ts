@@ -105,6 +105,18 @@ describe('service profile', () => {
 		expect(committed).toEqual(JSON.parse(JSON.stringify(serviceProfileJsonSchema())));
 	});
 
+	it("docs/service-profile.md's table is the default profile's", () => {
+		const doc = readFileSync(join(__dirname, '../../docs/service-profile.md'), 'utf8');
+		for (const [op, o] of Object.entries(DEFAULT_PROFILE.operations)) expect(doc).toContain(`| \`operations.${op}\` | \`${o.method} ${o.path}\``);
+		for (const [resource, fields] of Object.entries(DEFAULT_PROFILE.fields)) {
+			expect(doc).toContain(`| \`fields.${resource}\` | ${Object.values(fields).map((f) => `\`${f.name}\` (${f.dataType})`).join(', ')} |`);
+		}
+		for (const [role, r] of Object.entries(DEFAULT_PROFILE.properties)) expect(doc).toMatch(new RegExp(`\\| \`properties\\.${role}\` \\| ${r.names.map((n) => `"${n}"`).join(', ')}[ |(]`));
+		const p = DEFAULT_PROFILE.paging;
+		for (const v of [p.limitParam, p.offsetParam, p.pageParam, p.pageSizeParam, String(p.defaultPageSize), String(p.maxPageSize), p.itemsKey, p.countKey, p.nextKey]) expect(doc).toContain(`\`${v}\``);
+		for (const v of Object.values(DEFAULT_PROFILE.overdue)) expect(doc).toContain(`\`${v}\``);
+	});
+
 	it('property: records and detailed results translate to the wire and back unchanged', () => {
 		const testResult = fc.dictionary(fc.constantFrom(...Object.keys(DEFAULT_PROFILE.fields.testResult), 'extra'), fc.jsonValue(), { maxKeys: 6 });
 		const overdue = fc.dictionary(fc.constantFrom('id', 'next_test_date', 'days_overdue', 'properties'), fc.jsonValue(), { maxKeys: 4 });

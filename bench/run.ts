@@ -5,6 +5,7 @@ import { LIMIT, machine, scaleFromEnv, table, type BenchRow, type Scale } from '
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
+import { benchProfile } from './profile';
 import { benchSandbox } from './sandbox';
 import { benchTestResults } from './testResults';
 
@@ -16,6 +17,7 @@ import { benchTestResults } from './testResults';
 export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	sandbox: benchSandbox,
 	pollers: benchPollers,
+	profile: benchProfile,
 	testResults: benchTestResults,
 	bundles: benchBundles,
 	node: benchNode,
@@ -41,7 +43,7 @@ async function main(): Promise<void> {
 	const text = [
 		table(rows),
 		'',
-		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (MAX_LIMIT); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
+		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (the default profile's largest page); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
 			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
 		`Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC${scale.quick ? ' (QUICK MODE: small data, figures not meaningful)' : ''}.`,
 		`Machine at the start: ${loadBefore}.`,

@@ -425,12 +425,6 @@ export function resolveProfile(input: unknown = {}): ServiceProfile {
 	return merged;
 }
 
-/** Whether `profile` is the default in everything the wire sees (the fast path skips translation). */
-export function isDefaultProfile(profile: ServiceProfile): boolean {
-	return profile === DEFAULT_PROFILE || JSON.stringify(profile) === DEFAULT_JSON;
-}
-const DEFAULT_JSON = JSON.stringify(DEFAULT_PROFILE);
-
 /** The keys of `profile` that differ from the defaults, as a partial profile (what a user writes). */
 export function profileDifferences(profile: ServiceProfile, base: unknown = DEFAULT_PROFILE): ServiceProfileInput {
 	const diff = (a: unknown, b: unknown): unknown => {

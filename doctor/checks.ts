@@ -150,31 +150,37 @@ export async function runDoctor(deps: DoctorDeps, profile: ServiceProfile): Prom
 	}
 
 	// ---- 3. paging: style and parameter names, then the largest page -------------------------
-	const pagingList = answered.find((op) => (itemsOf(lists.get(op)!.body)?.length ?? 0) >= 4);
+	const pagingList = answered.find((op) => (itemsOf(lists.get(op)!.body)?.length ?? 0) >= 8);
 	const ids = (body: unknown) => (itemsOf(body) ?? []).map((i) => (isObject(i) ? i.id : undefined));
 	if (pagingList === undefined) {
-		add('paging', 'unknown', 'no list answered with 4 items or more', 'paging.style');
+		add('paging', 'unknown', 'no list answered with 8 items or more', 'paging.style');
 		add('largest page', 'unknown', 'no list answered', 'paging.maxPageSize');
 	} else {
 		const path = profile.operations[pagingList].path;
 		const first = ids(lists.get(pagingList)!.body);
 		const own = profile.paging.style === 'limitOffset' ? { style: 'limitOffset' as const, size: profile.paging.limitParam, position: profile.paging.offsetParam } : { style: 'pageNumber' as const, size: profile.paging.pageSizeParam, position: profile.paging.pageParam };
-		// The second page of two items: items 3 and 4 of the first page (page numbers from 1, or from 0: items 5 and 6).
+		// Items 5 and 6 of the default page: offset 4, or page 3 of two (page numbers from 1; from 0 it
+		// holds items 7 and 8). Size and position differ, so a swapped pair of names cannot match.
+		const position = (style: PagingStyle) => (style === 'limitOffset' ? '4' : '3');
 		const probe = async (g: { style: PagingStyle; size: string; position: string }) => {
-			const a = await get(path, [[g.size, '2'], [g.position, '2']]);
+			const a = await get(path, [[g.size, '2'], [g.position, position(g.style)]]);
 			const got = JSON.stringify(ids(a.body));
-			if (got === JSON.stringify(first.slice(2, 4))) return { a, firstPage: g.style === 'limitOffset' ? profile.paging.firstPage : 1 };
-			if (g.style === 'pageNumber' && got === JSON.stringify(first.slice(4, 6))) return { a, firstPage: 0 };
+			if (got === JSON.stringify(first.slice(4, 6))) return { a, firstPage: g.style === 'limitOffset' ? profile.paging.firstPage : 1 };
+			if (g.style === 'pageNumber' && got === JSON.stringify(first.slice(6, 8))) return { a, firstPage: 0 };
 			return { a, firstPage: undefined };
 		};
 		const mine = await probe(own);
-		const ownText = `${own.size}=2&${own.position}=2`;
+		const ownText = `${own.size}=2&${own.position}=${position(own.style)}`;
 		if (mine.firstPage !== undefined && (own.style === 'limitOffset' || mine.firstPage === profile.paging.firstPage)) {
-			add('paging', 'holds', `GET ${path}?${ownText}: the items after the first two`, 'paging.style');
+			add('paging', 'holds', `GET ${path}?${ownText}: items 5 and 6, as asked`, 'paging.style');
 		} else {
 			let found: { style: PagingStyle; size: string; position: string; firstPage: number } | undefined;
 			if (mine.firstPage !== undefined) found = { ...own, firstPage: mine.firstPage };
-			for (const g of PAGING_GUESSES) {
+			// The names in a `next` link come first: its numeric parameters, each as size or position.
+			const link = answered.map((op) => lists.get(op)!.body).map((b) => (isObject(b) && s.paging.nextKey !== null ? b[s.paging.nextKey] : undefined)).find((l): l is string => typeof l === 'string' && URL.canParse(l));
+			const numeric = link ? [...new URL(link).searchParams].filter(([, v]) => /^\d+$/.test(v)).map(([k]) => k) : [];
+			const fromLink = numeric.flatMap((size) => numeric.filter((p) => p !== size).flatMap((position) => (['pageNumber', 'limitOffset'] as const).map((style) => ({ style, size, position }))));
+			for (const g of [...fromLink, ...PAGING_GUESSES]) {
 				if (found) break;
 				if (g.size === own.size && g.position === own.position) continue;
 				const r = await probe(g);

@@ -93,6 +93,18 @@ describe('npm run doctor', () => {
 		}
 	}, 60_000);
 
+	it.concurrent('paging parameters no list of known names holds are discovered from a `next` link', async () => {
+		const layout = resolveProfile({ paging: { limitParam: 'take', offsetParam: 'skip', defaultPageSize: 10 } });
+		const sandbox = await startSandbox({ port: 0, profile: layout });
+		try {
+			const result = await check(sandbox, DEFAULT_PROFILE);
+			expect(result.checks.find((c) => c.id === 'paging')).toMatchObject({ status: 'differs', evidence: expect.stringContaining('take/skip page it (limitOffset)') });
+			expect(result.suggestedProfile.paging).toMatchObject({ limitParam: 'take', offsetParam: 'skip' });
+		} finally {
+			await sandbox.stop();
+		}
+	}, 90_000);
+
 	for (const [name, variant] of Object.entries(VARIANTS)) {
 		it.concurrent(`variant ${name}: the default profile differs, each difference named by its key; the suggestion plus the paths holds`, async () => {
 			const sandbox = await startSandbox({ port: 0, profile: variant });

@@ -33,57 +33,57 @@ function atNoon(sandbox: World['sandbox']): void {
  * numbers read by windows, a largest page below 1000: the same guarantees).
  */
 function liveRounds(layout: string, profile: ServiceProfile | undefined, rounds: number): void {
-describe(`pollers on a live service (${layout})`, () => {
-	const world = usePollerWorld(SIZE, { profile });
-	it(`${rounds} randomized rounds of ${RUNS_PER_ROUND} runs: exact against the ground truth`, async () => {
-		// Odd rounds scan with the overlap; even rounds without it, so the list visibly shifts under
-		// the cursor and only the confirmation keeps Resolved exact.
-		const totals = { overlap: new LiveTally('with overlap'), none: new LiveTally('without overlap') };
-		for (let round = 1; round <= rounds; round++) {
-			const { sandbox } = world;
-			const overlap = round % 2 === 1;
-			atNoon(sandbox);
-			sandbox.account.reset({ seed: 7000 + round });
-			// On from the start (a fresh record of changes), but quiet until the first runs are done.
-			await putLive(sandbox, { on: true, seed: 100 + round, changes_per_page: 0 });
-			world.aws.accepted.length = 0;
-			const table = await newTable(world.dynamo);
-			const context = () => pollerContext(world, table, { settings: { pageSize: 25, reminderDays: 0, ...(overlap ? {} : { overlap: 0 }) } });
-			const tally = new LiveTally(`round ${round}`);
-			const overdueRun = async (settled = false) => {
-				tally.runStart(sandbox);
-				tally.report(await pollOverdueDevices(context()));
-				const { announced, resolved } = tally.overdueEvents(world.aws.events());
-				tally.runDone(sandbox, announced, resolved, settled);
-			};
+	describe(`pollers on a live service (${layout})`, () => {
+		const world = usePollerWorld(SIZE, { profile });
+		it(`${rounds} randomized rounds of ${RUNS_PER_ROUND} runs: exact against the ground truth`, async () => {
+			// Odd rounds scan with the overlap; even rounds without it, so the list visibly shifts under
+			// the cursor and only the confirmation keeps Resolved exact.
+			const totals = { overlap: new LiveTally('with overlap'), none: new LiveTally('without overlap') };
+			for (let round = 1; round <= rounds; round++) {
+				const { sandbox } = world;
+				const overlap = round % 2 === 1;
+				atNoon(sandbox);
+				sandbox.account.reset({ seed: 7000 + round });
+				// On from the start (a fresh record of changes), but quiet until the first runs are done.
+				await putLive(sandbox, { on: true, seed: 100 + round, changes_per_page: 0 });
+				world.aws.accepted.length = 0;
+				const table = await newTable(world.dynamo);
+				const context = () => pollerContext(world, table, { settings: { pageSize: 25, reminderDays: 0, ...(overlap ? {} : { overlap: 0 }) } });
+				const tally = new LiveTally(`round ${round}`);
+				const overdueRun = async (settled = false) => {
+					tally.runStart(sandbox);
+					tally.report(await pollOverdueDevices(context()));
+					const { announced, resolved } = tally.overdueEvents(world.aws.events());
+					tally.runDone(sandbox, announced, resolved, settled);
+				};
 
-			// First runs see a quiet account; then it changes while and between runs.
-			await overdueRun();
-			await pollTestResults(context());
-			const before = new Set(sandbox.live.truth().results);
-			await putLive(sandbox, { on: true, changes_per_page: 2 });
-			for (let run = 1; run <= RUNS_PER_ROUND; run++) {
-				sandbox.live.step(4);
+				// First runs see a quiet account; then it changes while and between runs.
 				await overdueRun();
-				tally.report(await pollTestResults(context()));
+				await pollTestResults(context());
+				const before = new Set(sandbox.live.truth().results);
+				await putLive(sandbox, { on: true, changes_per_page: 2 });
+				for (let run = 1; run <= RUNS_PER_ROUND; run++) {
+					sandbox.live.step(4);
+					await overdueRun();
+					tally.report(await pollTestResults(context()));
+				}
+				tally.counts.changes = sandbox.live.changes.length;
+				// Settle: the account stops changing; two more runs of each.
+				await putLive(sandbox, { on: false });
+				await overdueRun();
+				await overdueRun(true);
+				for (let i = 0; i < 2; i++) tally.report(await pollTestResults(context()));
+				const events = world.aws.events();
+				tally.results(sandbox, events.filter((e) => e['detail-type'] === 'Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id), before);
+				tally.keys(events.map((e) => e.detail.metadata.dedupeKey));
+				console.info(`live (pollers, ${layout}, round ${round}, ${overlap ? 'overlap' : 'no overlap'}): ${JSON.stringify(tally.counts)}`);
+				(overlap ? totals.overlap : totals.none).add(tally);
 			}
-			tally.counts.changes = sandbox.live.changes.length;
-			// Settle: the account stops changing; two more runs of each.
-			await putLive(sandbox, { on: false });
-			await overdueRun();
-			await overdueRun(true);
-			for (let i = 0; i < 2; i++) tally.report(await pollTestResults(context()));
-			const events = world.aws.events();
-			tally.results(sandbox, events.filter((e) => e['detail-type'] === 'Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id), before);
-			tally.keys(events.map((e) => e.detail.metadata.dedupeKey));
-			console.info(`live (pollers, ${layout}, round ${round}, ${overlap ? 'overlap' : 'no overlap'}): ${JSON.stringify(tally.counts)}`);
-			(overlap ? totals.overlap : totals.none).add(tally);
-		}
-		for (const t of Object.values(totals)) console.info(`live (pollers, ${t.name}, total): ${JSON.stringify(t.counts)}`);
-		totals.overlap.expectExact();
-		if (rounds >= 2) totals.none.expectExact({ checkLate: false });
-	}, 300_000);
-});
+			for (const t of Object.values(totals)) console.info(`live (pollers, ${t.name}, total): ${JSON.stringify(t.counts)}`);
+			totals.overlap.expectExact();
+			if (rounds >= 2) totals.none.expectExact({ checkLate: false });
+		}, 300_000);
+	});
 }
 
 liveRounds('default layout', undefined, ROUNDS);

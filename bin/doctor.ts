@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_PROFILE, parseBaseUrl, redactSecret, type ServiceProfile } from '../client';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { runDoctor, nothingDiffers } from '../doctor/checks';
 import { table } from '../doctor/report';
 import { connectDoctor } from '../doctor/connect';

@@ -10,7 +10,7 @@ import { ValidationError } from './errors';
  * the wire, so every face reads paths, parameters and names through it and nowhere else.
  *
  * The validator is written here in plain TypeScript (the n8n node ships without runtime
- * dependencies); `client/profileSchema.ts` builds the zod schema from the same `PROFILE_SPEC`.
+ * dependencies); `client/node/profileSchema.ts` builds the zod schema from the same `PROFILE_SPEC`.
  */
 
 export const PROFILE_VERSION = 1;

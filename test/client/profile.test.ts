@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, ProfileError, profileDifferences, resolveProfile, testDetail, toCanonical, toWire, type ServiceProfile } from '../../client';
-import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/profileSchema';
+import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/node/profileSchema';
 import { profileArbitrary } from '../support/profiles';
 
 function refusal(input: unknown): ProfileError {

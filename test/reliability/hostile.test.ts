@@ -29,7 +29,7 @@ import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws } from '../support/localAws';
 import { variantFile } from '../support/profiles';
-import { readProfileFile } from '../../client/profileSchema';
+import { readProfileFile } from '../../client/node/profileSchema';
 import { credentialsFor } from '../node/helpers';
 import { captureLogs, runNode, runPoll } from '../support/n8n';
 import { FAST_RETRY, makeOverdue, pollerClient, spawnRunner, startForeignHost, trackUnhandled, type ForeignHost } from './support';

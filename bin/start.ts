@@ -13,13 +13,14 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now]
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
   --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
-  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
+  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once,
+  --report-now the monthly compliance report of last month (it goes out on the first of a month).
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
 /** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
 				outbox: { type: 'string' },
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
+				'report-now': { type: 'boolean' },
 				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
@@ -173,8 +175,9 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
-		await mail.afterCycle(args['digest-now'] === true).catch((error: Error) => log('error', 'The e-mail digest failed; the next cycle retries it', { error: error.message }));
+		await mail.afterCycle(args['digest-now'] === true, args['report-now'] === true).catch((error: Error) => log('error', 'The e-mail digest or report failed; the next cycle retries it', { error: error.message }));
 		args['digest-now'] = false;
+		args['report-now'] = false;
 		if (args.once && runner.failed.length > 0) {
 			// Schedulers and monitors see a failed run in the exit code.
 			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });

@@ -5,6 +5,7 @@ import { EventBridgePublisher } from './adapters/eventBridgePublisher';
 import { FileStateStore } from './adapters/fileStateStore';
 import { FanOutPublisher, LinePublisher, WebhookPublisher } from './adapters/localPublishers';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from './pollers/context';
+import { pollDueDates } from './pollers/dueDates';
 import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
@@ -67,7 +68,7 @@ export function createRunner(options: RunnerOptions): Runner {
 		async cycle() {
 			const reports: RunReport[] = [];
 			failed.length = 0;
-			for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults]) {
+			for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
 				const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
 				const ctx: PollerContext = {
 					client: options.client,

@@ -20,7 +20,10 @@ export const POLLER_MEMORY_MB = 512;
 /** The Powertools service name of the pollers: the `service` dimension of their metrics. */
 export const POLLER_SERVICE = 'pollers';
 
-export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon';
+/** The minute of each hour the due-date history poller runs: three quarters into a poll period, apart from the others. */
+export const DUE_DATES_MINUTE = (rate: number): number => Math.floor((rate * 3) / 4);
+
+export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
 
 export interface PollersProps {
 	config: AlertsConfig;
@@ -69,13 +72,14 @@ export class Pollers extends Construct {
 			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
 			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
 			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
+			dueDates: poller('DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
 		};
 		this.schedulerDlq = deadLetterQueue(this, 'SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
 
 		const rate = config.scheduleRateMinutes;
 		const hour = config.activeHours;
 		const minutes = (offset: number) => (rate === 60 ? String(offset) : `${offset}/${rate}`);
-		const schedule = (scheduleId: string, fn: lambda.Function, offset: number, description: string) => {
+		const schedule = (scheduleId: string, fn: lambda.Function, offset: number, description: string, minute = minutes(offset)) => {
 			// One role per schedule: it may invoke this one function and write to the scheduler DLQ.
 			const role = new iam.Role(this, `${scheduleId}Role`, {
 				assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }),
@@ -88,7 +92,7 @@ export class Pollers extends Construct {
 			});
 			return new scheduler.Schedule(this, scheduleId, {
 				description,
-				schedule: scheduler.ScheduleExpression.cron({ minute: minutes(offset), hour, timeZone: TimeZone.of(config.timeZone) }),
+				schedule: scheduler.ScheduleExpression.cron({ minute, hour, timeZone: TimeZone.of(config.timeZone) }),
 				target: new LambdaInvoke(fn, {
 					role,
 					deadLetterQueue: this.schedulerDlq,
@@ -103,5 +107,7 @@ export class Pollers extends Construct {
 		schedule('TestResultsSchedule', this.functions.testResults, Math.floor(rate / 2), `Test results poll every ${rate} min (${config.timeZone}, hours ${hour})`);
 		// A quarter period later: a due date met or moved by a test shows within one period.
 		schedule('DueSoonSchedule', this.functions.dueSoon, Math.floor(rate / 4), `Devices coming due, every ${rate} min (${config.timeZone}, hours ${hour})`);
+		// Hourly (a day is the history's unit; each run reads every device), three quarters into a period.
+		schedule('DueDatesSchedule', this.functions.dueDates, 0, `Due-date history, hourly (${config.timeZone}, hours ${hour})`, String(DUE_DATES_MINUTE(rate)));
 	}
 }

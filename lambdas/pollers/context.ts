@@ -48,7 +48,7 @@ export interface PollerContext {
 }
 
 export interface RunReport {
-	poller: 'overdueDevices' | 'testResults' | 'dueSoon';
+	poller: 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
 	/** false when the lease was held by another run or the time budget ran out. */
 	complete: boolean;
 	skipped?: 'leaseHeld';

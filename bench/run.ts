@@ -5,6 +5,7 @@ import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './d
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
+import { benchProfile } from './profile';
 import { benchSandbox } from './sandbox';
 import { benchTestResults } from './testResults';
 
@@ -17,6 +18,7 @@ import { benchTestResults } from './testResults';
 export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	sandbox: benchSandbox,
 	pollers: benchPollers,
+	profile: benchProfile,
 	testResults: benchTestResults,
 	bundles: benchBundles,
 	node: benchNode,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';

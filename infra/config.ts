@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import type { ServiceProfile } from '../client';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**

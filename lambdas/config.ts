@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
-import { ServiceProfileSchema } from '../client/profileSchema';
+import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
 
 /** The pollers' configuration, read from the environment once per cold start. */

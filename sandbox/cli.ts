@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SEED, DEFAULT_SIZE } from './demo';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { startSandbox } from './server';
 
 const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE]`;

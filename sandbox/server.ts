@@ -198,7 +198,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return payload;
 	});
 
-	function authorize(request: FastifyRequest, scope: Scope | Scope[]): TokenInfo {
+	function authorize(request: FastifyRequest, scope: Scope | Scope[] | undefined): TokenInfo {
 		if (account.maintenance) throw new ApiError(451, 'The service is under maintenance. Please try again later.');
 		const token = account.authenticate(request.headers.authorization);
 		if (account.license !== 'active') {
@@ -208,15 +208,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (wait !== undefined) {
 			throw new ApiError(429, 'Request was throttled: at most 5 requests per second per access token.', { 'retry-after': String(Math.ceil(wait / 1000)) });
 		}
-		const anyOf = Array.isArray(scope) ? scope : [scope];
-		if (!anyOf.some((s) => token.scopes.has(s))) {
+		const anyOf = scope === undefined ? [] : Array.isArray(scope) ? scope : [scope];
+		if (scope !== undefined && !anyOf.some((s) => token.scopes.has(s))) {
 			throw new ApiError(413, `Permission denied: the access token lacks the "${anyOf.join('" or "')}" scope. Edit the token on the Administration page, API Access tab.`);
 		}
 		return token;
 	}
 
+	/** Methods per path, for OPTIONS (answered like Django REST framework: Allow, and a body naming them). */
+	const allowed = new Map<string, Set<string>>();
+
 	function route(operation: OperationId, handler: Handler): void {
 		const { method, path } = profile.operations[operation];
+		const url = API_ROOT + path.replace(/\{(\w+)\}/g, ':$1');
+		if (!allowed.has(url)) {
+			allowed.set(url, new Set(['OPTIONS']));
+			app.route({
+				method: 'OPTIONS',
+				url,
+				handler: async (request, reply) => {
+					authorize(request, undefined);
+					const methods = [...allowed.get(url)!].sort();
+					return reply.header('allow', methods.join(', ')).send({ name: path, methods });
+				},
+			});
+		}
+		allowed.get(url)!.add(method);
 		app.route({
 			method,
 			url: API_ROOT + path.replace(/\{(\w+)\}/g, ':$1'),

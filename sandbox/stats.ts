@@ -7,6 +7,6 @@ export interface Stats {
 }
 
 export interface PagingSettings {
-	/** The largest `limit` a list answers; undefined = the client's MAX_LIMIT. */
+	/** The largest page a list answers (above it a 400 naming the page size); undefined = no refusal (pages are cut at the profile's largest). */
 	maxPageSize?: number;
 }

@@ -35,6 +35,8 @@ describe('npm run bench, quick mode', () => {
 			expect.stringMatching(/peak RSS/),
 		]);
 
+		expect(of('overdue poller, service profile').map((r) => r.measure)).toEqual([expect.stringMatching(/CPU per item with a service profile loaded/)]);
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

@@ -33,7 +33,7 @@ describe('serviceProfile (CDK context)', () => {
 		expect(refusal(join(dir, 'missing.json'))).toContain('service profile: cannot read the file');
 	});
 
-	it('the pollers get the keys that differ from the defaults, and read back the same profile', () => {
+	it('every poller gets the keys that differ from the defaults, and reads back the same profile', () => {
 		const { json } = synth({ ...BASE_CONFIG, serviceProfile: variantFile('page-numbers') });
 		const envs = Object.values(json.Resources as Record<string, { Type: string; Properties: { Environment?: { Variables: Record<string, string> } } }>)
 			.filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables.TEC_BASE_URL !== undefined)

@@ -32,8 +32,7 @@ async function runOnce(profile?: ServiceProfile) {
 	const lines: string[] = [];
 	const now = () => sandbox.account.now();
 	// The digest reads today's truth from the runner's state (as npm start wires it).
-	let runnerState: ReturnType<typeof createRunner>['state'] | undefined;
-	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => runnerState!.list(ns) }, now });
+	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => runner.state.list(ns) }, now });
 	const runner = createRunner({
 		client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }),
 		environment: 'sandbox',
@@ -43,7 +42,6 @@ async function runOnce(profile?: ServiceProfile) {
 		publishers: [mail.publisher],
 		now,
 	});
-	runnerState = runner.state;
 	try {
 		const reports = await runner.cycle();
 		// Results the test equipment uploads after the first run (which only notes the newest upload):

@@ -136,14 +136,15 @@ async function main(): Promise<void> {
 	// The e-mails run on the pollers' clock (the embedded sandbox's, so moving it a day brings the
 	// next digest) and read today's truth from the pollers' state.
 	const clock = sandbox ? () => sandbox.account.now() : undefined;
-	let pollerState: Runner['state'] | undefined;
+	// The runner is made after the e-mails (they receive its events); its state is lent to them once it exists.
+	const pollers: { state?: Runner['state'] } = {};
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
 		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
 		configPath: args['email-config'],
 		log: logger,
-		view: { list: (ns) => pollerState!.list(ns) },
+		view: { list: (ns) => pollers.state!.list(ns) },
 		now: clock,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
 		runBudgetMs: Math.round(budget * 1000),
 		now: clock,
 	});
-	pollerState = runner.state;
+	pollers.state = runner.state;
 
 	let stopping = false;
 	let wake: (() => void) | undefined;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
-import { collectEvent, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
+import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
 import { allRecipients, route, type EmailSettings, type Routable } from './settings';
@@ -46,6 +46,7 @@ export class DigestError extends Error {
  */
 export async function runDigest(deps: DigestDeps, day: string, key = `digest:${day}`): Promise<DigestReport> {
 	const report: DigestReport = { day, sent: [], nothingToSay: [], failed: [] };
+	await adoptEarlierInboxes(deps);
 	const truth = await readTruth(deps.view, deps.environment);
 	const facts: Fact[] = [];
 	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
@@ -79,6 +80,21 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 	await deps.store.deleteMany(NS.facts, done.map((f) => f.key));
 	if (report.failed.length > 0) throw new DigestError(report);
 	return report;
+}
+
+/**
+ * Facts an earlier version filed per recipient (`mail:inbox:<recipient>`) and no digest took yet:
+ * filed once in the shared facts, routed by today's truth like any other.
+ */
+async function adoptEarlierInboxes(deps: Pick<DigestDeps, 'store' | 'settings' | 'now'>): Promise<void> {
+	for (const recipient of allRecipients(deps.settings.recipients)) {
+		const ns = `mail:inbox:${recipient}`;
+		const earlier: Fact[] = [];
+		for await (const { value } of deps.store.list<Fact>(ns)) earlier.push(value);
+		if (earlier.length === 0) continue;
+		await deps.store.putMany(NS.facts, earlier.map((f) => ({ key: f.key, value: f, expiresAt: deps.now() + FACT_KEEP_MS })));
+		await deps.store.deleteMany(ns, earlier.map((f) => f.key));
+	}
 }
 
 /** The e-mail of one failed test, sent when it arrives (immediate e-mails on); it stays filed for the digest. */

@@ -254,6 +254,19 @@ describe('correct under failure', () => {
 		expect(pending).toEqual([]);
 	});
 
+	it('facts an earlier version filed per recipient go into the next digest, routed by today\'s truth', async () => {
+		const moved = { ...icu, department: 'Stores', customerName: 'Acme Instruments' };
+		await pollersSaw(deps.store, overdue(moved));
+		const legacy = { kind: 'overdue' as const, key: 'device-overdue:sandbox:2:1', at: '2026-11-19T10:00:00.000Z', device: icu, episode: 1 };
+		await deps.store.putMany('mail:inbox:icu@example.com', [{ key: legacy.key, value: legacy }]);
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')[0].text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)\n- Device 2 .*Acme Instruments \/ Stores/);
+		expect(to('icu@example.com')).toEqual([]);
+		const left: string[] = [];
+		for await (const { key } of deps.store.list('mail:inbox:icu@example.com')) left.push(key);
+		expect(left).toEqual([]);
+	});
+
 	it('the send records live in the state table, under their own partition, with a TTL', async () => {
 		await collectAll(overdue(acme));
 		// Facts not taken by a digest expire too (DynamoDB TTL, in seconds), so nothing grows forever.

@@ -116,19 +116,19 @@ export class LocalSystem implements MonthSystem {
 	private start(): void {
 		const { c } = this;
 		const client = connectService({ baseUrl: c.sandbox.url, token: c.sandbox.sandboxToken, environment: 'sandbox', clock: c.clock });
-		let runner: Runner | undefined;
+		const pollers: { runner?: Runner } = {};
 		this.mail = createLocalMail({
 			environment: 'sandbox',
 			outboxDir: this.outboxDir,
 			statePath: join(c.dir, 'email-sandbox.json'),
 			configPath: c.settingsPath,
 			log: silentLog,
-			view: { list: (ns) => runner!.state.list(ns) },
+			view: { list: (ns) => pollers.runner!.state.list(ns) },
 			now: c.clock.now,
 			mailer: new HookedOutbox(this.outboxDir, c.hooks),
 		});
 		const mail = this.mail.publisher;
-		runner = createRunner({
+		this.runner = createRunner({
 			client,
 			environment: 'sandbox',
 			statePath: join(c.dir, 'runner-sandbox.json'),
@@ -138,7 +138,7 @@ export class LocalSystem implements MonthSystem {
 			settings: c.pollerSettings,
 			now: c.clock.now,
 		});
-		this.runner = runner;
+		pollers.runner = this.runner;
 	}
 
 	async cycle() {

@@ -27,6 +27,11 @@ export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	log?: (line: string) => void;
 	/** The largest page answered; above it a list answers 400 naming the page size parameter (default: the profile's, refused only when a profile is given). */
 	maxPageSize?: number;
+	/**
+	 * Requests per second per token (default 5, the service's limit). Tests about paging or
+	 * odd answers, not pacing, raise it with their clients' pacing so they do not wait on it.
+	 */
+	ratePerSecond?: number;
 	/** The service layout to serve (paths, paging, field and property names; a partial profile is merged over the defaults). */
 	profile?: ServiceProfileInput;
 	/** The rate limit's clock in ms (default the real one): a simulated month paces on its own time. */
@@ -124,7 +129,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const account = new Account({ ...options, profile });
 	const faults = new Faults(options.seed ?? 1);
 	const live = new LiveMode(account);
-	const limiter = new RateLimiter(undefined, undefined, options.rateLimitNow);
+	const limiter = new RateLimiter(options.ratePerSecond, undefined, options.rateLimitNow);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
 	const [sizeParam] = pagingNames(profile);

@@ -83,7 +83,7 @@ export class FailedEvidence {
 		const id = recorded.testResult.id;
 		try {
 			const detail = await this.read('testResult.get', id);
-			const device = readOverdueDevice(await this.read('device.get', recorded.device.id));
+			const device = readOverdueDevice(await this.read('device.get', recorded.device.id), this.ctx.client.profile);
 			if (!device) return { detail, owner: NO_OWNER };
 			let customerName = device.customerName;
 			const customerId = device.customerId ?? recorded.device.customerId;

@@ -13,6 +13,7 @@ import type { Account } from '../../sandbox/account';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { putLive } from '../support/live';
 import { pollerContext, usePollerWorld } from '../support/pollers';
+import { soaked } from '../support/soak';
 
 /**
  * The compliance figures over simulated months (issue 27): the sandbox's clock moved day by day
@@ -23,9 +24,9 @@ import { pollerContext, usePollerWorld } from '../support/pollers';
  * and the results uploaded since the day before). Every month's figures, per group, equal the
  * truth's; the report e-mail of the last month (March, when Europe/Berlin goes to summer time)
  * goes out on the first at the digest hour, local time, with the truth's figures.
- * TEC_COMPLIANCE_MONTHS chooses how many months end with that March (`npm run soak` runs 13).
+ * TEC_COMPLIANCE_MONTHS chooses how many months end with that March (`npm run soak` runs 13, test/support/soak.ts).
  */
-const MONTHS = Number(process.env.TEC_COMPLIANCE_MONTHS ?? 2);
+const MONTHS = Number(process.env.TEC_COMPLIANCE_MONTHS ?? soaked(2, 13));
 const LAST = '2027-03';
 const FIRST = monthBefore(LAST, MONTHS - 1);
 const world = usePollerWorld({ devices: 240, customers: 6, testResults: 40 });

@@ -178,5 +178,15 @@ describe('the due-date history poller', () => {
 		world.sandbox.faults.clear();
 		expect((await pollDueDates(ctx)).complete).toBe(true);
 		expect((await history(store, 8)).entries[0]).toMatchObject({ due: before.due, outcome: 'tested', testedOn: testDay });
+
+		// A clock set back dates nothing before the latest day a run has seen.
+		const latest = account().today();
+		account().clockOffsetMs -= 5 * 86_400_000;
+		account().edit('device', { id: 9, properties: { [DEVICE.testInterval]: device(9).values[DEVICE.testInterval] === 6 ? 12 : 6 } }, 't');
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 9)).entries.map((e) => [e.outcome, e.closedOn ?? e.openedOn])).toEqual([
+			['moved', latest],
+			['open', latest],
+		]);
 	});
 });

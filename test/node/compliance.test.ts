@@ -40,7 +40,7 @@ describe('Compliance → Get Summary', () => {
 		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy });
 		expect(error).toBeUndefined();
 		// The overdue list's first record (the service's today), then each list in pages of 1000
-		// (answered requests: a 429 the pacer's margin met on a busy machine is waited out, not counted).
+		// (answers counted: a 429 right after the case before is pacing, retried, not a read).
 		expect((await settledOkRequests(sandbox)) - before).toBe(3);
 		const expected = truth(sandbox, groupBy);
 		const got = jsonOf(items);

@@ -110,7 +110,6 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 	const ns = NS.dueDates(ctx.environment);
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
-		const today = dayString(now);
 		const pageSize = pageSizeOf(ctx);
 		const options = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
 		const names = await customerNames(ctx);
@@ -129,7 +128,15 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		if (!complete) return;
 
 		const histories = new Map<number, DueHistory>();
-		for await (const item of ctx.store.list<DueHistory>(ns)) histories.set(Number(item.key), item.value);
+		let latestSeen = '';
+		for await (const item of ctx.store.list<DueHistory>(ns)) {
+			histories.set(Number(item.key), item.value);
+			if (item.value.device.seenOn > latestSeen) latestSeen = item.value.device.seenOn;
+		}
+		// Clock sanity: a clock behind the latest day a run has seen does not date anything earlier.
+		const clockDay = dayString(now);
+		const today = latestSeen > clockDay ? latestSeen : clockDay;
+		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latestSeen });
 		const latest = new Map<number, string>();
 		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(ctx.environment))) latest.set(Number(item.key), item.value.testDate);
 

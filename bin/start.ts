@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
+import { localAccounts } from './accounts';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
@@ -12,7 +13,9 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--accounts FILE]
+  --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
+  all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
@@ -20,11 +23,12 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
-/** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
-let secret: string | undefined;
+/** The accounts' tokens (TEC_TOKEN, or each account's tokenEnv): removed from every line written (an answer may echo one). */
+const secrets: string[] = [];
 
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
-	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
+	const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...extra });
+	process.stderr.write(`${secrets.reduce((text, secret) => redactSecret(text, secret), line)}\n`);
 }
 
 async function main(): Promise<void> {
@@ -43,6 +47,7 @@ async function main(): Promise<void> {
 				outbox: { type: 'string' },
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
+				accounts: { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -86,12 +91,17 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 
+	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	// Several accounts (--accounts FILE): checked, tokens read, before anything starts.
+	const several = args.accounts === undefined ? undefined : localAccounts(args.accounts, process.env, { timeoutMs: Math.round(timeout * 1000), log: logger });
+	secrets.push(...(several?.tokens ?? []));
+	if (several) log('info', 'Polling several accounts at once, each with its own token', { accounts: several.settings.map((a) => a.id) });
 	let sandbox: Sandbox | undefined;
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
-	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
-	if (baseUrl && token) secret = token;
-	if (!baseUrl || !token) {
+	const environment = several?.environment ?? (process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox');
+	if (baseUrl && token) secrets.push(token);
+	if (!several && (!baseUrl || !token)) {
 		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
@@ -104,16 +114,16 @@ async function main(): Promise<void> {
 			adminUrl: sandbox.adminUrl,
 		});
 	}
-	const client = connectService({
-		baseUrl,
-		token,
-		environment,
-		timeoutMs: Math.round(timeout * 1000),
-		onEvent: (e) => {
-			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
-		},
-	});
-	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	const client = () =>
+		connectService({
+			baseUrl: baseUrl ?? '',
+			token: token ?? '',
+			environment,
+			timeoutMs: Math.round(timeout * 1000),
+			onEvent: (e) => {
+				if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
+			},
+		});
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
@@ -123,8 +133,7 @@ async function main(): Promise<void> {
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
-		client,
-		environment,
+		accounts: several?.runners ?? [{ client: client(), environment }],
 		statePath: args.state ?? join(process.cwd(), '.state', `runner-${environment}.json`),
 		writeLine: (line) => process.stdout.write(line),
 		log: logger,

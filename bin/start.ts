@@ -5,7 +5,7 @@ import { connectService } from '../lambdas/adapters/undiciService';
 import { localAccounts } from './accounts';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
-import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
+import { createLocalMail, DEFAULT_OUTBOX, readLocalEmailSettings } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
 /**
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
 
 	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
 	// Several accounts (--accounts FILE): checked, tokens read, before anything starts.
-	const several = args.accounts === undefined ? undefined : localAccounts(args.accounts, process.env, { timeoutMs: Math.round(timeout * 1000), log: logger });
+	const several = args.accounts === undefined ? undefined : localAccounts(args.accounts, process.env, { timeoutMs: Math.round(timeout * 1000), log: logger, defaultRecipients: readLocalEmailSettings(args['email-config']).settings.recipients });
 	secrets.push(...(several?.tokens ?? []));
 	if (several) log('info', 'Polling several accounts at once, each with its own token', { accounts: several.settings.map((a) => a.id) });
 	let sandbox: Sandbox | undefined;

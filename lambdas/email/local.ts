@@ -6,7 +6,7 @@ import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
-import { parseEmailSettings } from './settings';
+import { parseEmailSettings, type EmailSettings } from './settings';
 
 /**
  * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
@@ -32,8 +32,9 @@ export interface LocalMail {
 	afterCycle(digestNow?: boolean): Promise<string[]>;
 }
 
-export function createLocalMail(options: LocalMailOptions): LocalMail {
-	const path = resolve(options.configPath ?? 'cdk.json');
+/** The e-mail settings of `npm start`: a JSON file of the CDK context keys, by default cdk.json's "context". */
+export function readLocalEmailSettings(configPath: string | undefined): { settings: EmailSettings; timeZone: string } {
+	const path = resolve(configPath ?? 'cdk.json');
 	if (!existsSync(path)) throw new Error(`The e-mail settings file ${path} does not exist (--email-config FILE: JSON with mailFrom, recipients, digestHour, timeZone)`);
 	let json: Record<string, unknown>;
 	try {
@@ -45,6 +46,11 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const alertEmails = typeof input.alertEmails === 'string' ? input.alertEmails.split(/[,;\s]+/).filter(Boolean) : input.alertEmails;
 	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
 	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
+	return { settings, timeZone };
+}
+
+export function createLocalMail(options: LocalMailOptions): LocalMail {
+	const { settings, timeZone } = readLocalEmailSettings(options.configPath);
 	const now = options.now ?? Date.now;
 	const mailer = new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);

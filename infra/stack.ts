@@ -50,8 +50,11 @@ export class TestEquipmentCloudAlerts extends Stack {
 		const config = props.config;
 		Tags.of(this).add('project', 'test-equipment-cloud');
 		Tags.of(this).add('tec-environment', config.environment);
-		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(new URL(config.baseUrl).hostname)) {
-			Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `baseUrl ${config.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
+		for (const a of config.accounts) {
+			if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(new URL(a.baseUrl).hostname)) {
+				const which = config.accounts.length > 1 ? `accounts "${a.id}": ` : '';
+				Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `${which}baseUrl ${a.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
+			}
 		}
 
 		const events = new EventBus(this, 'Events');
@@ -70,9 +73,11 @@ export class TestEquipmentCloudAlerts extends Stack {
 		alarms.function('OverdueDevicesPoller', pollers.functions.overdueDevices, period, 'OverdueDevices poller', [3, 2]);
 		alarms.function('TestResultsPoller', pollers.functions.testResults, period, 'TestResults poller', [3, 2]);
 		alarms.function('DueSoonPoller', pollers.functions.dueSoon, period, 'DueSoon poller', [3, 2]);
-		alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
-		alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
-		alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
+		if (config.accounts.length === 1) {
+			alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
+			alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
+			alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
+		} else for (const a of config.accounts) alarms.accountHeartbeat(a.id, POLLER_SERVICE, rate, hours);
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');

@@ -181,3 +181,28 @@ export function tokensFromEnv(accounts: AccountSettings[], env: Record<string, s
 	if (problems.length > 0) throw new AccountsError(`The accounts' tokens are not usable:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
 	return tokens;
 }
+
+/**
+ * What a poller's schedule hands it when the deployment watches several accounts (one schedule per
+ * account and poller, infra/constructs/pollers.ts): the account to read, checked at the start of
+ * the invocation.
+ */
+export const ScheduledAccountSchema = z.object({
+	id: z.string().regex(ACCOUNT_ID),
+	environment: z.enum(['sandbox', 'production']),
+	baseUrl: z.string().min(1),
+	tokenSecretArn: z.string().min(1),
+	account: z.string().regex(ACCOUNT_ID),
+	partition: z.string().regex(ACCOUNT_ID).optional(),
+	dueSoonStages: z.array(z.number().int().min(1).max(365)).optional(),
+	reminderDays: z.number().int().min(0).max(365).optional(),
+});
+export type ScheduledAccount = z.infer<typeof ScheduledAccountSchema>;
+
+/** The account in a scheduled invocation's input, or undefined when it names none (a single-account deployment). */
+export function scheduledAccount(input: unknown): ScheduledAccount | undefined {
+	if (input === null || typeof input !== 'object' || !('account' in input)) return undefined;
+	const parsed = ScheduledAccountSchema.safeParse((input as { account: unknown }).account);
+	if (!parsed.success) throw new AccountsError(`The schedule's input names no valid account: ${parsed.error.issues.map((i) => `account.${i.path.join('.')}: ${i.message}`).join('; ')}`);
+	return parsed.data;
+}

@@ -1,6 +1,7 @@
 import { parseBaseUrl } from '../client';
 import { readAccountsFile, tokensFromEnv, type AccountSettings } from '../lambdas/accounts';
 import { connectService } from '../lambdas/adapters/undiciService';
+import type { AccountRouting } from '../lambdas/email/accounts';
 import type { Recipients } from '../lambdas/email/settings';
 import type { Log } from '../lambdas/ports';
 import type { RunnerAccount } from '../lambdas/runner';
@@ -15,6 +16,8 @@ export interface LocalAccounts {
 	runners: RunnerAccount[];
 	/** Every account's token: removed from every line written. */
 	tokens: string[];
+	/** Each account's e-mail routing (several accounts). */
+	routing?: AccountRouting[];
 	/** The environment of the account that keeps the single-account state file (else the first's): names the default state files. */
 	environment: 'sandbox' | 'production';
 }
@@ -44,5 +47,6 @@ export function localAccounts(path: string, env: Record<string, string | undefin
 		};
 	});
 	const main = settings.find((a) => a.partition === undefined) ?? settings[0];
-	return { settings, runners, tokens: [...tokens.values()], environment: main.environment };
+	const routing = settings.length > 1 ? settings.map((a) => ({ account: a.id, recipients: a.recipients })) : undefined;
+	return { settings, runners, tokens: [...tokens.values()], environment: main.environment, routing };
 }

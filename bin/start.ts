@@ -130,6 +130,7 @@ async function main(): Promise<void> {
 		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
 		configPath: args['email-config'],
 		log: logger,
+		accounts: several?.routing,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({

@@ -53,6 +53,8 @@ export class EmailAlerts extends Construct {
 			EMAIL_SETTINGS: JSON.stringify(config.email),
 			TIME_ZONE: config.timeZone,
 			TEC_ENVIRONMENT: config.environment,
+			// Several accounts: each one's routing (its own recipients or, without, the deployment's).
+			...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
 		};
 		this.eventsDlq = deadLetterQueue(this, 'EventsDlq', 'events the e-mail collector could not file within the retries');
 		const collector = new NodeFunction(this, 'Collector', {

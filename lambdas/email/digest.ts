@@ -4,7 +4,8 @@ import type { EmailEvent } from './events';
 import { collectEvent, NS, type CollectResult, type Fact, type OverdueEntry } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
-import { allRecipients, route, type EmailSettings } from './settings';
+import { accountNamespace, everyRecipient, factsOf, recipientsOf, renderAccountsDigest, type AccountPart, type AccountRouting } from './accounts';
+import { route, type EmailSettings } from './settings';
 
 const DAY_MS = 86_400_000;
 
@@ -15,6 +16,8 @@ export interface DigestDeps {
 	timeZone: string;
 	environment: 'sandbox' | 'production';
 	now: () => number;
+	/** Several accounts (lambdas/email/accounts.ts): each routes by its own recipients; unset for one. */
+	accounts?: AccountRouting[];
 }
 
 export interface DigestReport {
@@ -41,20 +44,24 @@ export class DigestError extends Error {
  */
 export async function runDigest(deps: DigestDeps, day: string, key = `digest:${day}`): Promise<DigestReport> {
 	const report: DigestReport = { day, sent: [], nothingToSay: [], failed: [] };
-	const overdue: OverdueDevice[] = [];
-	for await (const { value } of deps.store.list<OverdueEntry>(NS.overdue)) if (value.state === 'overdue' && value.device) overdue.push(value.device);
-	for (const recipient of allRecipients(deps.settings.recipients)) {
+	const overdue = new Map<string | undefined, OverdueDevice[]>();
+	for (const account of deps.accounts?.map((a) => a.account) ?? [undefined]) {
+		const list: OverdueDevice[] = [];
+		for await (const { value } of deps.store.list<OverdueEntry>(accountNamespace(NS.overdue, account))) if (value.state === 'overdue' && value.device) list.push(value.device);
+		overdue.set(account, list);
+	}
+	for (const recipient of everyRecipient(deps.settings, deps.accounts)) {
 		try {
 			const facts: Fact[] = [];
 			for await (const { value } of deps.store.list<Fact>(NS.inbox(recipient))) facts.push(value);
-			const content = composeDigest(deps, recipient, day, facts, overdue);
+			const content = deps.accounts ? composeAccountsDigest(deps, deps.accounts, recipient, day, facts, overdue) : composeDigest(deps, recipient, day, facts, overdue.get(undefined) ?? []);
 			const factKeys = facts.map((f) => f.key).sort();
 			if (!content) {
 				await deps.store.deleteMany(NS.inbox(recipient), factKeys);
 				report.nothingToSay.push(recipient);
 				continue;
 			}
-			const email = envelope(deps, recipient, key, renderDigest(content));
+			const email = envelope(deps, recipient, key, 'parts' in content ? renderAccountsDigest(content.parts) : renderDigest(content));
 			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys, email });
 			await deps.store.deleteMany(NS.inbox(recipient), receipt.factKeys);
 			report.sent.push({ recipient, messageId: receipt.messageId, facts: receipt.factKeys.length });
@@ -64,6 +71,17 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 	}
 	if (report.failed.length > 0) throw new DigestError(report);
 	return report;
+}
+
+/** A recipient's digest over several accounts: a part per account with something to say, each routed by that account's recipients. */
+function composeAccountsDigest(deps: DigestDeps, accounts: AccountRouting[], recipient: string, day: string, facts: Fact[], overdue: Map<string | undefined, OverdueDevice[]>): { parts: AccountPart[] } | undefined {
+	const parts: AccountPart[] = [];
+	for (const { account } of accounts) {
+		const settings = { ...deps.settings, recipients: recipientsOf(deps.settings, accounts, account) };
+		const content = composeDigest({ ...deps, settings }, recipient, day, factsOf(facts, account), overdue.get(account) ?? []);
+		if (content) parts.push({ account, content });
+	}
+	return parts.length > 0 ? { parts } : undefined;
 }
 
 /** The e-mail of one failed test, sent when it arrives (immediate e-mails on); it stays in the inbox for the digest. */
@@ -147,7 +165,7 @@ export function localHour(instant: number, timeZone: string): number {
 export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<CollectResult & { sentNow: number }> {
 	const result = await collectEvent(event, {
 		store: deps.store,
-		recipients: deps.settings.recipients,
+		recipients: recipientsOf(deps.settings, deps.accounts, event.detail.metadata.account),
 		immediateFailedTests: deps.settings.immediateFailedTests,
 		now: deps.now(),
 	});

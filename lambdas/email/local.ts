@@ -4,6 +4,7 @@ import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
+import type { AccountRouting } from './accounts';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { parseEmailSettings, type EmailSettings } from './settings';
@@ -22,6 +23,8 @@ export interface LocalMailOptions {
 	configPath?: string;
 	log: Log;
 	now?: () => number;
+	/** Several accounts: each routes by its own recipients, one digest per recipient with a section per account. */
+	accounts?: AccountRouting[];
 }
 
 export interface LocalMail {
@@ -54,7 +57,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const now = options.now ?? Date.now;
 	const mailer = new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
-	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now };
+	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
 	let reported = 0;
 
 	return {

@@ -1,5 +1,5 @@
 import { cpus, loadavg } from 'node:os';
-import { MAX_LIMIT, SERVICE_RATE } from '../client';
+import { DEFAULT_PROFILE, SERVICE_RATE } from '../client';
 import { RateLimiter } from '../sandbox/rateLimit';
 
 /** Small helpers shared by the benchmarks: the service's limit, timing, percentiles and a table. */
@@ -21,14 +21,14 @@ function measuredBurst(): { burst: number; windowMs: number } {
 
 /**
  * The physical limit every list-reading row is measured against: 5 requests per second per
- * token, `MAX_LIMIT` items per request. `ideal(n)` = ceil(n / MAX_LIMIT) / 5 s, the sustained
+ * token, the largest page of the default profile per request. `ideal(n)` = ceil(n / largestPage) / 5 s, the sustained
  * rate. The limiter lets a fresh token send `burst` requests at once, so P requests can end as
  * early as (ceil(P / burst) − 1) windows plus the last request's own time: up to one window
  * before the ideal. A ratio a little under 1 on a short run is that burst, not the limit broken.
  */
 export const LIMIT = {
 	ratePerSecond: (SERVICE_RATE.maxRequests * 1000) / SERVICE_RATE.windowMs,
-	largestPage: MAX_LIMIT,
+	largestPage: DEFAULT_PROFILE.paging.maxPageSize,
 	...measuredBurst(),
 };
 

@@ -1,10 +1,12 @@
 import { ValidationError } from './errors';
 import type { HttpMethod } from './http';
 
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+
 /**
- * Every operation the product uses, in one table. Paths are under /api/v1.
- * `assumed: true` marks what the spec does not show (it names only a few paths); those entries
- * follow the style of the paths it does name. This table is the one place these choices live.
+ * Every operation the product uses, in one table: what it reads or writes. Its method and path
+ * come from the service profile (`client/profile.ts`); `assumed: true` marks the operations whose
+ * path the spec does not show.
  */
 
 export type Resource =
@@ -20,43 +22,45 @@ export type Resource =
 
 export type EndpointKind = 'list' | 'detail' | 'write';
 
-export interface Endpoint {
-	method: HttpMethod;
-	/** Path template under /api/v1; `{id}` is a path parameter. */
-	path: string;
+export interface Operation {
 	resource: Resource;
 	kind: EndpointKind;
 	assumed: boolean;
 }
 
+export interface Endpoint extends Operation {
+	method: HttpMethod;
+	/** Path template under /api/v1; `{id}` is a path parameter. */
+	path: string;
+}
+
 export const ENDPOINTS = {
-	'customer.list': { method: 'GET', path: '/data/customers/all/', resource: 'customer', kind: 'list', assumed: false },
-	'customer.create': { method: 'POST', path: '/data/customers/create/', resource: 'customer', kind: 'write', assumed: true },
-	'customer.update': { method: 'PUT', path: '/data/customers/edit/', resource: 'customer', kind: 'write', assumed: true },
-	'customer.delete': { method: 'DELETE', path: '/data/customers/delete/{id}/', resource: 'customer', kind: 'write', assumed: true },
-	'device.list': { method: 'GET', path: '/data/devices/all/', resource: 'device', kind: 'list', assumed: false },
-	'device.get': { method: 'GET', path: '/device/detail/{id}/', resource: 'device', kind: 'detail', assumed: false },
-	'device.create': { method: 'POST', path: '/data/devices/create/', resource: 'device', kind: 'write', assumed: true },
-	'device.update': { method: 'PUT', path: '/data/devices/edit/', resource: 'device', kind: 'write', assumed: true },
-	'device.updateMany': { method: 'PUT', path: '/data/devices/multiple_edit/', resource: 'device', kind: 'write', assumed: false },
-	'device.delete': { method: 'DELETE', path: '/data/devices/delete/{id}/', resource: 'device', kind: 'write', assumed: true },
-	'overdueDevice.list': { method: 'GET', path: '/data/devices/overdue/', resource: 'overdueDevice', kind: 'list', assumed: true },
-	'testResult.list': { method: 'GET', path: '/tests_performed/all/', resource: 'testResult', kind: 'list', assumed: true },
-	'testResult.get': { method: 'GET', path: '/tests_performed/detailed/{id}/', resource: 'testResult', kind: 'detail', assumed: false },
-	'project.list': { method: 'GET', path: '/project/viewset/', resource: 'project', kind: 'list', assumed: false },
-	'subUser.list': { method: 'GET', path: '/users/all/', resource: 'subUser', kind: 'list', assumed: true },
-	'recycleBin.list': { method: 'GET', path: '/recycle_bin/all/', resource: 'recycleBin', kind: 'list', assumed: true },
-	'recycleBin.restore': { method: 'POST', path: '/recycle_bin/restore/{id}/', resource: 'recycleBin', kind: 'write', assumed: true },
-	// PUT "generates files or reports" (spec, Methods); answers { url, expires_at }.
-	'file.downloadLink': { method: 'PUT', path: '/files/download_link/{id}/', resource: 'file', kind: 'write', assumed: true },
-	// The table of property key ids and data types; the spec says it exists but not where.
-	'propertyKey.list': { method: 'GET', path: '/data/properties/all/', resource: 'propertyKey', kind: 'list', assumed: true },
-} as const satisfies Record<string, Endpoint>;
+	'customer.list': { resource: 'customer', kind: 'list', assumed: false },
+	'customer.create': { resource: 'customer', kind: 'write', assumed: true },
+	'customer.update': { resource: 'customer', kind: 'write', assumed: true },
+	'customer.delete': { resource: 'customer', kind: 'write', assumed: true },
+	'device.list': { resource: 'device', kind: 'list', assumed: false },
+	'device.get': { resource: 'device', kind: 'detail', assumed: false },
+	'device.create': { resource: 'device', kind: 'write', assumed: true },
+	'device.update': { resource: 'device', kind: 'write', assumed: true },
+	'device.updateMany': { resource: 'device', kind: 'write', assumed: false },
+	'device.delete': { resource: 'device', kind: 'write', assumed: true },
+	'overdueDevice.list': { resource: 'overdueDevice', kind: 'list', assumed: true },
+	'testResult.list': { resource: 'testResult', kind: 'list', assumed: true },
+	'testResult.get': { resource: 'testResult', kind: 'detail', assumed: false },
+	'project.list': { resource: 'project', kind: 'list', assumed: false },
+	'subUser.list': { resource: 'subUser', kind: 'list', assumed: true },
+	'recycleBin.list': { resource: 'recycleBin', kind: 'list', assumed: true },
+	'recycleBin.restore': { resource: 'recycleBin', kind: 'write', assumed: true },
+	'file.downloadLink': { resource: 'file', kind: 'write', assumed: true },
+	'propertyKey.list': { resource: 'propertyKey', kind: 'list', assumed: true },
+} as const satisfies Record<keyof ServiceProfile['operations'], Operation>;
 
 export type OperationId = keyof typeof ENDPOINTS;
 
-export function endpoint(operation: OperationId): Endpoint {
-	return ENDPOINTS[operation];
+/** One operation with the method and path the profile gives it. */
+export function endpoint(operation: OperationId, profile: ServiceProfile = DEFAULT_PROFILE): Endpoint {
+	return { ...ENDPOINTS[operation], ...profile.operations[operation] };
 }
 
 /** How a list's filters and `ordering` name what they apply to (spec, Query parameters). */
@@ -92,8 +96,8 @@ export function encodePathId(id: unknown, parameter = 'id'): string {
 	return encodeURIComponent(text);
 }
 
-export function resolvePath(operation: OperationId, pathParams: Record<string, unknown> = {}, parameter?: string): string {
-	return ENDPOINTS[operation].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+export function resolvePath(operation: OperationId, pathParams: Record<string, unknown> = {}, parameter?: string, profile: ServiceProfile = DEFAULT_PROFILE): string {
+	return profile.operations[operation].path.replace(/\{(\w+)\}/g, (_, name: string) => {
 		if (!(name in pathParams)) throw new ValidationError(parameter ?? name, 'is required');
 		return encodePathId(pathParams[name], parameter ?? name);
 	});

@@ -23,7 +23,9 @@ import {
 	type PagingAnomaly,
 	type PagingOutcome,
 } from './pagination';
-import { DEFAULT_PAGE_SIZE, MAX_LIMIT, PAGINATION, deleteParams, listParams, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
+import { testDetail, toCanonical, translates } from './wire';
 import { DEFAULT_RETRY, isRetryable, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
 export type ClientEvent =
@@ -43,6 +45,8 @@ export interface ServiceClientOptions {
 	retry?: Partial<RetryOptions>;
 	timeoutMs?: number;
 	onEvent?: (event: ClientEvent) => void;
+	/** The service's layout (paths, paging, names), resolved by `resolveProfile`; default: today's choices. */
+	profile?: ServiceProfile;
 }
 
 export interface CallOptions {
@@ -81,20 +85,29 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The service in code: one request path (pacing, retries, errors) under every operation. */
 export class ServiceClient {
 	readonly base: BaseUrl;
+	/** Every path, paging parameter and name this client uses on the wire. */
+	readonly profile: ServiceProfile;
 	private readonly retry: RetryOptions;
 
 	constructor(private readonly options: ServiceClientOptions) {
 		this.base = typeof options.baseUrl === 'string' ? parseBaseUrl(options.baseUrl) : options.baseUrl;
 		this.retry = { ...DEFAULT_RETRY, ...options.retry };
+		this.profile = options.profile ?? DEFAULT_PROFILE;
 	}
 
-	/** One operation of the catalogue; resolves with the parsed JSON body. */
+	/** The largest page the service answers (the profile's `paging.maxPageSize`): what a full scan asks for. */
+	get maxPageSize(): number {
+		return this.profile.paging.maxPageSize;
+	}
+
+	/** One operation of the catalogue; resolves with the parsed JSON body (named canonically). */
 	async call(operation: OperationId, options: CallOptions = {}): Promise<unknown> {
-		const { method } = ENDPOINTS[operation];
-		const path = resolvePath(operation, options.pathParams, options.parameter);
+		const { method } = this.profile.operations[operation];
+		const path = resolvePath(operation, options.pathParams, options.parameter, this.profile);
 		const url = `${this.base.apiRoot}${path}${queryString(options.params ?? [])}`;
 		const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-		return this.sendJson(method, url, body);
+		const value = await this.sendJson(method, url, body);
+		return operation === 'testResult.get' ? testDetail(this.profile, toCanonical(this.profile, 'testResult', value), false) : value;
 	}
 
 	/** Sends and parses JSON; an unreadable answer to an idempotent request is retried like a 5xx. */
@@ -135,7 +148,11 @@ export class ServiceClient {
 	 */
 	async *pages(operation: OperationId, query: ListQuery = {}, options: PageOptions = {}): AsyncGenerator<unknown[], PagingOutcome> {
 		const validated = validateListQuery(operation, query);
-		let pageSize = validateLimit(options.pageSize ?? DEFAULT_PAGE_SIZE, 'pageSize', MAX_LIMIT);
+		const paging = this.profile.paging;
+		const byNumber = paging.style === 'pageNumber';
+		const { resource } = ENDPOINTS[operation];
+		const canonical = translates(this.profile, resource);
+		let pageSize = validateLimit(options.pageSize ?? paging.defaultPageSize, 'pageSize', paging.maxPageSize);
 		if (options.maxItems !== undefined) validateLimit(options.maxItems, 'limit', Number.MAX_SAFE_INTEGER);
 		let overlap = options.overlap ?? 0;
 		if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap >= pageSize) {
@@ -149,8 +166,8 @@ export class ServiceClient {
 			pageSize = learned;
 			overlap = Math.min(overlap, pageSize - 1);
 		}
-		const path = resolvePath(operation);
-		const listUrl = (offset: number, limit: number) => `${this.base.apiRoot}${path}${queryString(listParams(validated, { limit, offset }))}`;
+		const path = resolvePath(operation, {}, undefined, this.profile);
+		const listUrl = (offset: number, limit: number) => `${this.base.apiRoot}${path}${queryString(listParams(validated, { limit, offset }, this.profile, resource))}`;
 		const stop = (reason: PagingAnomaly, detail: string): PagingOutcome => {
 			if (reason !== 'maxItems') this.options.onEvent?.({ type: 'paginationStopped', path, reason, detail });
 			return { complete: false, reason, detail };
@@ -175,23 +192,28 @@ export class ServiceClient {
 
 		for (;;) {
 			// A followed link asks for the size it names (else the service's own page size, at most ours).
-			const linkLimit = follow === undefined ? Number.NaN : Number(paramOf(follow, PAGINATION.limitParam));
-			const asked = follow === undefined ? Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0)) : Number.isSafeInteger(linkLimit) && linkLimit > 0 ? linkLimit : pageSize;
-			const url = follow ?? listUrl(start, asked);
+			const linkLimit = follow === undefined ? Number.NaN : Number(paramOf(follow, paging.limitParam));
+			let asked = follow === undefined ? Math.min(pageSize, remaining + (tail.length > 0 ? overlap : 0)) : Number.isSafeInteger(linkLimit) && linkLimit > 0 ? linkLimit : pageSize;
+			// Page numbers name pages at multiples of their size: read from the window's start and
+			// drop the items before `start` (read again, like an overlap).
+			const window = byNumber ? pageNumberWindow(start, asked) : { start, size: asked };
+			const skip = start - window.start;
+			asked = window.size - skip;
+			const url = follow ?? listUrl(window.start, window.size);
 			// Only a link from the service can loop; the client's own steps back (overlap) are deliberate.
 			if (follow !== undefined && visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
 			visited.add(url);
 			let page: Page;
 			try {
-				page = readPage(await this.sendJson('GET', url, undefined, maxPageBytes(asked)), path);
+				page = readPage(await this.sendJson('GET', url, undefined, maxPageBytes(window.size)), path, this.profile);
 			} catch (error) {
-				if (refusesPageSize(error) && (follow === undefined || linkLimit > 1) && asked > 1) {
-					pageSize = smallerPageSize(error, asked);
+				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam) && (follow === undefined || linkLimit > 1) && window.size > 1) {
+					pageSize = smallerPageSize(error, window.size);
 					effectiveSize = Math.min(effectiveSize, pageSize);
 					overlap = Math.min(overlap, pageSize - 1);
 					sharedPageSizes.remember(sizeKey, pageSize);
 					visited.delete(url);
-					if (follow !== undefined) follow = withParam(follow, PAGINATION.limitParam, String(pageSize));
+					if (follow !== undefined) follow = withParam(follow, paging.limitParam, String(pageSize));
 					continue;
 				}
 				throw error;
@@ -200,6 +222,8 @@ export class ServiceClient {
 			const count = page.shape === 'envelope' ? page.count : undefined;
 			// The first count bounds the scan: a count that keeps growing must not keep it going.
 			if (count !== undefined) announced ??= count;
+			if (skip > 0) page = { ...page, items: page.items.slice(skip) };
+			if (canonical) page = { ...page, items: page.items.map((item) => toCanonical(this.profile, resource, item)) };
 			const read = page.items.length;
 			const end = start + read;
 			const more =
@@ -253,7 +277,7 @@ export class ServiceClient {
 				start = yielded ? end - Math.min(overlap, read - 1) : end;
 				continue;
 			}
-			const nextOffset = next ? paramOf(next, PAGINATION.offsetParam) : undefined;
+			const nextOffset = next ? offsetOfLink(next, this.profile) : undefined;
 			if (nextOffset !== undefined && /^\d+$/.test(nextOffset) && Number(nextOffset) < end) {
 				return strict(stop('repeatedNext', `the next link points back to offset ${nextOffset} after ${end} items`));
 			}
@@ -273,12 +297,12 @@ export class ServiceClient {
 					message: `Refusing to follow a "next" link to another origin (${safeOrigin(next)}); the access token is only sent to ${this.base.origin}`,
 				});
 			}
-			if (yielded || !next) {
+			if (yielded || !next || byNumber) {
 				follow = undefined;
 				start = yielded ? end - Math.min(overlap, read - 1) : end;
 				continue;
 			}
-			follow = learned !== undefined || pageSize < (options.pageSize ?? DEFAULT_PAGE_SIZE) ? withParam(next, PAGINATION.limitParam, String(pageSize), true) : next;
+			follow = learned !== undefined || pageSize < (options.pageSize ?? paging.defaultPageSize) ? withParam(next, paging.limitParam, String(pageSize), true) : next;
 			start = end;
 		}
 	}
@@ -537,6 +561,15 @@ function pathOf(url: string, base: BaseUrl): string {
 	} catch {
 		return '?';
 	}
+}
+
+/** The offset a `next` link points at, in the profile's paging style. */
+function offsetOfLink(url: string, profile: ServiceProfile): string | undefined {
+	const p = profile.paging;
+	if (p.style === 'limitOffset') return paramOf(url, p.offsetParam);
+	const page = Number(paramOf(url, p.pageParam));
+	const size = Number(paramOf(url, p.pageSizeParam));
+	return Number.isSafeInteger(page) && Number.isSafeInteger(size) && page >= p.firstPage && size > 0 ? String((page - p.firstPage) * size) : undefined;
 }
 
 function paramOf(url: string, name: string): string | undefined {

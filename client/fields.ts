@@ -1,10 +1,11 @@
 import type { Resource } from './catalogue';
 import type { DataType } from './filters';
+import { DEFAULT_PROFILE, FIELD_RESOURCES, type FieldResource, type ServiceProfile } from './profile';
 
 /**
- * ASSUMED: the field lists of the lists filtered by field name (the spec shows only
- * `updated_time` on projects). Each face reads this table: the node offers these fields, the
- * sandbox serves and filters them, the pollers read them.
+ * The fields of the lists filtered by field name, by their canonical names. Their names on the
+ * wire and their data types come from the service profile; each face reads this table: the node
+ * offers these fields, the sandbox serves and filters them, the pollers read them.
  */
 export interface FieldInfo {
 	name: string;
@@ -12,50 +13,48 @@ export interface FieldInfo {
 	description: string;
 }
 
-export const FIELDS: Partial<Record<Resource, readonly FieldInfo[]>> = {
-	testResult: [
-		{ name: 'id', dataType: 'Number', description: 'Test result ID' },
-		{ name: 'device_id', dataType: 'Number', description: 'The tested device' },
-		{ name: 'customer_id', dataType: 'Number', description: 'The device owner' },
-		{ name: 'project_id', dataType: 'Number', description: 'The project the test belongs to' },
-		{ name: 'test_date', dataType: 'Date', description: 'When the test was performed' },
-		{ name: 'synced_time', dataType: 'Date', description: 'When the test equipment uploaded the result (often later)' },
-		{ name: 'status', dataType: 'Text', description: 'passed or failed' },
-		{ name: 'tester', dataType: 'Text', description: 'Who performed the test' },
-		{ name: 'test_sequence', dataType: 'Text', description: 'The test procedure' },
-	],
-	project: [
-		{ name: 'id', dataType: 'Number', description: 'Project ID' },
-		{ name: 'name', dataType: 'Text', description: 'Project name' },
-		{ name: 'customer_id', dataType: 'Number', description: 'The customer' },
-		{ name: 'status', dataType: 'Text', description: 'open or closed' },
-		{ name: 'created_time', dataType: 'Date', description: 'Created' },
-		{ name: 'updated_time', dataType: 'Date', description: 'Last change' },
-	],
-	subUser: [
-		{ name: 'id', dataType: 'Number', description: 'User ID' },
-		{ name: 'username', dataType: 'Text', description: 'Login name' },
-		{ name: 'email', dataType: 'Text', description: 'E-mail address' },
-		{ name: 'first_name', dataType: 'Text', description: 'First name' },
-		{ name: 'last_name', dataType: 'Text', description: 'Last name' },
-		{ name: 'role', dataType: 'Text', description: 'admin, tester or viewer' },
-		{ name: 'date_joined', dataType: 'Date', description: 'Account created' },
-	],
-	propertyKey: [
-		{ name: 'id', dataType: 'Number', description: 'Property key id' },
-		{ name: 'name', dataType: 'Text', description: 'Property name' },
-		{ name: 'data_type', dataType: 'Text', description: 'Number, Text or Date' },
-		{ name: 'resource', dataType: 'Text', description: 'device or customer' },
-	],
-	recycleBin: [
-		{ name: 'id', dataType: 'Number', description: 'Recycle bin entry ID' },
-		{ name: 'resource', dataType: 'Text', description: 'device or customer' },
-		{ name: 'item_id', dataType: 'Number', description: 'ID of the deleted item' },
-		{ name: 'name', dataType: 'Text', description: 'Designation or name of the deleted item' },
-		{ name: 'deleted_time', dataType: 'Date', description: 'When it was deleted' },
-	],
+const DESCRIPTIONS: Record<FieldResource, Record<string, string>> = {
+	testResult: {
+		id: 'Test result ID',
+		device_id: 'The tested device',
+		customer_id: 'The device owner',
+		project_id: 'The project the test belongs to',
+		test_date: 'When the test was performed',
+		synced_time: 'When the test equipment uploaded the result (often later)',
+		status: 'passed or failed',
+		tester: 'Who performed the test',
+		test_sequence: 'The test procedure',
+	},
+	project: { id: 'Project ID', name: 'Project name', customer_id: 'The customer', status: 'open or closed', created_time: 'Created', updated_time: 'Last change' },
+	subUser: {
+		id: 'User ID',
+		username: 'Login name',
+		email: 'E-mail address',
+		first_name: 'First name',
+		last_name: 'Last name',
+		role: 'admin, tester or viewer',
+		date_joined: 'Account created',
+	},
+	propertyKey: { id: 'Property key id', name: 'Property name', data_type: 'Number, Text or Date', resource: 'device or customer' },
+	recycleBin: {
+		id: 'Recycle bin entry ID',
+		resource: 'device or customer',
+		item_id: 'ID of the deleted item',
+		name: 'Designation or name of the deleted item',
+		deleted_time: 'When it was deleted',
+	},
 };
 
-export function fieldType(resource: Resource, name: string): DataType | undefined {
-	return FIELDS[resource]?.find((f) => f.name === name)?.dataType;
+/** A list's fields by canonical name, with the data types `profile` gives them. */
+export function fieldsOf(resource: Resource, profile: ServiceProfile = DEFAULT_PROFILE): readonly FieldInfo[] | undefined {
+	const fields = profile.fields[resource as FieldResource];
+	if (!fields) return undefined;
+	return Object.entries(fields).map(([name, f]) => ({ name, dataType: f.dataType, description: DESCRIPTIONS[resource as FieldResource][name] ?? name }));
+}
+
+/** The default profile's field lists (what the node's editor offers before it knows an account). */
+export const FIELDS: Partial<Record<Resource, readonly FieldInfo[]>> = Object.fromEntries(FIELD_RESOURCES.map((r) => [r, fieldsOf(r)]));
+
+export function fieldType(resource: Resource, name: string, profile: ServiceProfile = DEFAULT_PROFILE): DataType | undefined {
+	return profile.fields[resource as FieldResource]?.[name]?.dataType;
 }

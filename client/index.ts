@@ -13,3 +13,6 @@ export * from './dates';
 export * from './records';
 export * from './overdue';
 export * from './testSteps';
+export * from './profile';
+export * from './wire';
+export * from './roles';

@@ -1,7 +1,8 @@
 import type { ServiceClient } from './client';
 import { EPOCH_DAY_RANGE, dayOfEpochDay, epochDay } from './dates';
 import { ServiceError } from './errors';
-import { propertyValues } from './records';
+import type { ServiceProfile } from './profile';
+import { roleValue } from './roles';
 
 /**
  * Whether a device has really left the overdue list. A scan read page by page over offsets can miss
@@ -10,15 +11,16 @@ import { propertyValues } from './records';
  *
  * ASSUMED (the spec shows neither the overdue list's rule nor its fields):
  * - a device is on the overdue list exactly when its Next test date is before the service's today;
- * - the overdue list's records carry `next_test_date` and `days_overdue`, so the service's today is
- *   `next_test_date + days_overdue` (read from the list itself, never from this machine's clock);
+ * - the overdue list's records carry the due date and the days overdue (their names: the service
+ *   profile's `overdue` keys; read here by their canonical names `next_test_date` and
+ *   `days_overdue`), so the service's today is their sum (read from the list itself, never from
+ *   this machine's clock);
  * - `GET /device/detail/{id}/` answers 404 for a device removed for good and 412 for one in the
  *   recycle bin (both have left the list), and carries the device's Next test property.
  * When the service's today is not known (no record carried it), nothing is confirmed as left
  * unless the device is gone or has no Next test date: a late Resolved, never a false one.
  */
 
-const NEXT_TEST_NAMES = ['next test', 'next test date'];
 const DAY = /^\d{4}-\d{2}-\d{2}/;
 
 /** The service's today as an overdue record shows it, in days since 1970-01-01, or undefined. */
@@ -53,15 +55,10 @@ export function laterDay(a: string | undefined, b: string | undefined): string |
 	return a === undefined ? b : b === undefined || a >= b ? a : b;
 }
 
-function nextTestOf(device: unknown): string | null | undefined {
-	const props = propertyValues(device);
-	if (!props) return undefined;
-	for (const [name, value] of Object.entries(props)) {
-		if (!NEXT_TEST_NAMES.includes(name.toLowerCase())) continue;
-		if (value === null || value === '') return null;
-		return typeof value === 'string' && DAY.test(value) ? value.slice(0, 10) : undefined;
-	}
-	return undefined;
+function nextTestOf(device: unknown, profile: ServiceProfile): string | null | undefined {
+	const value = roleValue(device, 'nextTestDate', profile);
+	if (value === null || value === '') return null;
+	return typeof value === 'string' && DAY.test(value) ? value.slice(0, 10) : undefined;
 }
 
 export type OverdueCheck = 'left' | 'overdue' | 'unknown';
@@ -75,7 +72,7 @@ export async function checkStillOverdue(client: ServiceClient, id: number, servi
 		if (error instanceof ServiceError && (error.status === 404 || error.status === 412)) return 'left';
 		throw error;
 	}
-	const next = nextTestOf(device);
+	const next = nextTestOf(device, client.profile);
 	if (next === null) return 'left';
 	if (next === undefined || serviceToday === undefined) return next === undefined ? 'unknown' : 'overdue';
 	return next < serviceToday ? 'overdue' : 'left';

@@ -1,27 +1,32 @@
 import { ServiceError, excerpt } from './errors';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 
 /**
- * Reading one page of a list. The client accepts both shapes a list may come in:
- * a bare JSON array, or a paged envelope `{results, next?, count?}` (see PAGINATION in query.ts).
+ * Reading one page of a list. The client accepts both shapes a list may come in: a bare JSON
+ * array, or a paged envelope whose keys for items, count and next the profile names
+ * (`paging.itemsKey`, `countKey`, `nextKey`; by default `{results, next?, count?}`).
  */
 export type Page =
 	| { shape: 'array'; items: unknown[] }
 	| { shape: 'envelope'; items: unknown[]; next: string | null | undefined; count: number | undefined };
 
-export function readPage(value: unknown, where: string): Page {
+export function readPage(value: unknown, where: string, profile: ServiceProfile = DEFAULT_PROFILE): Page {
 	if (Array.isArray(value)) return { shape: 'array', items: value };
-	if (value && typeof value === 'object' && Array.isArray((value as { results?: unknown }).results)) {
-		const v = value as { results: unknown[]; next?: unknown; count?: unknown };
+	const { itemsKey, countKey, nextKey } = profile.paging;
+	const v = value as Record<string, unknown> | null;
+	if (itemsKey !== null && v && typeof v === 'object' && Array.isArray(v[itemsKey])) {
+		const next = nextKey === null ? undefined : v[nextKey];
+		const count = countKey === null ? undefined : v[countKey];
 		return {
 			shape: 'envelope',
-			items: v.results,
-			next: typeof v.next === 'string' && v.next !== '' ? v.next : v.next === null ? null : undefined,
-			count: typeof v.count === 'number' && Number.isSafeInteger(v.count) && v.count >= 0 ? v.count : undefined,
+			items: v[itemsKey] as unknown[],
+			next: typeof next === 'string' && next !== '' ? next : next === null ? null : undefined,
+			count: typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? count : undefined,
 		};
 	}
 	throw new ServiceError({
 		kind: 'invalidResponse',
-		message: `Expected a list (a JSON array or an object with "results") from ${where}, got: ${excerpt(JSON.stringify(value) ?? String(value))}`,
+		message: `Expected a list (a JSON array${itemsKey === null ? '' : ` or an object with "${itemsKey}"`}) from ${where}, got: ${excerpt(JSON.stringify(value) ?? String(value))}`,
 		path: where,
 	});
 }
@@ -144,13 +149,18 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
 }
 
 /**
- * ASSUMED (the service's largest page is not published): a 400 whose description names `limit`
- * refuses the page size. The client retries with the largest size the description names below the
+ * ASSUMED (the service's largest page is not published): a 400 whose description names the page
+ * size parameter (`limit`, or `page_size` with page numbers) refuses the page size. The client retries with the largest size the description names below the
  * one asked (e.g. "from 1 to 500"), else half of it, and remembers the size for that base URL
  * (process-wide, like the pacers) so later scans ask for it at once.
  */
-export function refusesPageSize(error: unknown): error is ServiceError {
-	return error instanceof ServiceError && error.status === 400 && /\blimit\b/i.test(error.description ?? error.message);
+export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam): error is ServiceError {
+	if (!(error instanceof ServiceError) || error.status !== 400) return false;
+	const text = (error.description ?? error.message).toLowerCase();
+	const at = text.indexOf(parameter.toLowerCase());
+	// The parameter's name as a word of its own (not a part of a longer name).
+	const word = (i: number) => i < 0 || i >= text.length || !/[a-z0-9_]/.test(text[i]);
+	return at >= 0 && word(at - 1) && word(at + parameter.length);
 }
 
 export function smallerPageSize(error: ServiceError, asked: number): number {

@@ -1,21 +1,13 @@
-import { ENDPOINTS, FILTER_KEY_TYPE, SUPPORTS_ENABLED, type OperationId } from './catalogue';
+import { ENDPOINTS, FILTER_KEY_TYPE, SUPPORTS_ENABLED, type OperationId, type Resource } from './catalogue';
 import { ValidationError } from './errors';
 import { encodeFilter, validateFilter, validateFilterKey, type Filter, type FilterInput } from './filters';
+import { DEFAULT_PROFILE, type FieldResource, type ServiceProfile } from './profile';
 
 /**
- * Building list queries: enabled, ordering, search, limit, filters, and the page offset.
- *
- * ASSUMED (the spec names only `limit`): lists page like Django REST framework's
- * limit/offset pagination, the style `/project/viewset/` suggests: `limit` is the page size,
- * `offset` the index of the first item, and the answer is `{count, next, previous, results}`.
- * Clients also accept a bare array (see pagination.ts).
+ * Building list queries: enabled, ordering, search, limit, filters, and the page's position.
+ * Paging parameter names and field names come from the service profile (`client/profile.ts`):
+ * callers speak the canonical field names, the wire gets the service's.
  */
-export const PAGINATION = { limitParam: 'limit', offsetParam: 'offset' } as const;
-
-/** The page size the client asks for when the caller does not choose one. */
-export const DEFAULT_PAGE_SIZE = 100;
-/** Upper bound of `limit` accepted by the validator (the service's maximum is not published). */
-export const MAX_LIMIT = 1000;
 
 export interface Ordering {
 	/** Property key id (customers, devices, overdue devices) or field name (the other lists). */
@@ -38,7 +30,7 @@ export interface ValidatedListQuery {
 	filters: Filter[];
 }
 
-export function validateLimit(limit: unknown, parameter = 'limit', max = MAX_LIMIT): number {
+export function validateLimit(limit: unknown, parameter = 'limit', max = DEFAULT_PROFILE.paging.maxPageSize): number {
 	if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > max) {
 		throw new ValidationError(parameter, `must be a whole number from 1 to ${max}, got ${JSON.stringify(limit) ?? String(limit)}`);
 	}
@@ -81,17 +73,56 @@ export function validateListQuery(operation: OperationId, query: ListQuery = {})
 	return out;
 }
 
+/** Where a page starts and how many items it holds (the client turns it into the profile's parameters). */
+export interface PagePosition {
+	limit: number;
+	offset?: number;
+}
+
+/**
+ * The paging parameters of one page in the profile's style. Page numbers can only name a page
+ * that starts at a multiple of its size: the client chooses such positions (`pageNumberWindow`).
+ */
+export function pagingParams(page: PagePosition, profile: ServiceProfile = DEFAULT_PROFILE): Array<[string, string]> {
+	const p = profile.paging;
+	const offset = page.offset ?? 0;
+	if (p.style === 'limitOffset') return offset ? [[p.limitParam, String(page.limit)], [p.offsetParam, String(offset)]] : [[p.limitParam, String(page.limit)]];
+	if (offset % page.limit !== 0) throw new ValidationError('offset', `must be a multiple of the page size (${page.limit}) with page-number paging, got ${offset}`);
+	return [
+		[p.pageParam, String(offset / page.limit + p.firstPage)],
+		[p.pageSizeParam, String(page.limit)],
+	];
+}
+
+/**
+ * With page-number paging, the page to ask for so that it holds the item at `offset` and reaches
+ * as far past it as it can: a size from `size` down to half of it, the one whose page ends last.
+ * The items before `offset` on that page are read again (an overlap, harmless to a scan by id).
+ */
+export function pageNumberWindow(offset: number, size: number): { start: number; size: number } {
+	let best = { start: Math.floor(offset / size) * size, size };
+	for (let s = size - 1; s >= Math.max(1, Math.ceil(size / 2)); s--) {
+		const start = Math.floor(offset / s) * s;
+		if (start + s > best.start + best.size) best = { start, size: s };
+		if (start === offset) break;
+	}
+	return best;
+}
+
+/** The service's name of a canonical field of a list filtered by field name. */
+export function wireFieldName(profile: ServiceProfile, resource: Resource, name: string): string {
+	return profile.fields[resource as FieldResource]?.[name]?.name ?? name;
+}
+
 /** Query parameters in a fixed order (so identical queries give identical URLs). */
-export function listParams(query: ValidatedListQuery, page?: { limit: number; offset?: number }): Array<[string, string]> {
+export function listParams(query: ValidatedListQuery, page?: PagePosition, profile: ServiceProfile = DEFAULT_PROFILE, resource?: Resource): Array<[string, string]> {
+	const wire = (key: number | string) => (typeof key === 'string' && resource !== undefined ? wireFieldName(profile, resource, key) : key);
 	const params: Array<[string, string]> = [];
 	if (query.enabled) params.push(['enabled', `[${query.enabled.join(',')}]`]);
-	if (query.ordering) params.push(['ordering', `${query.ordering.direction === 'desc' ? '-' : ''}${query.ordering.key}`]);
+	if (query.ordering) params.push(['ordering', `${query.ordering.direction === 'desc' ? '-' : ''}${wire(query.ordering.key)}`]);
 	if (query.search !== undefined) params.push(['search', query.search]);
-	for (const f of query.filters) params.push(encodeFilter(f));
-	if (page) {
-		params.push([PAGINATION.limitParam, String(page.limit)]);
-		if (page.offset) params.push([PAGINATION.offsetParam, String(page.offset)]);
-	}
+	for (const f of query.filters) params.push(encodeFilter({ ...f, key: wire(f.key) }));
+	if (page) params.push(...pagingParams(page, profile));
 	return params;
 }
 

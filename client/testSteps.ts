@@ -3,8 +3,9 @@
  * the failed steps with their measured values and limits, the evidence of a failed test.
  * Tolerant like every reader: unknown fields are ignored, missing ones become null, texts are cut.
  *
- * ASSUMED (the spec names the endpoint but not its body): `steps` is a list of
- * `{step, name, status, measurements: [{name, value, unit, low_limit, high_limit, passed}]}`.
+ * Read by canonical names: `steps` is a list of
+ * `{step, name, status, measurements: [{name, value, unit, low_limit, high_limit, passed}]}`; what
+ * the service calls them is the service profile's `testSteps` (the client translates).
  */
 
 export interface MeasuredValue {

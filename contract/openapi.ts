@@ -1,6 +1,5 @@
 import { z } from 'zod/v4';
-import { ENDPOINTS, FIELDS, FILTER_KEYWORDS, KEYWORD_DATA_TYPES, SUPPORTS_ENABLED, type OperationId } from '../client';
-import { MAX_LIMIT } from '../client/query';
+import { DEFAULT_PROFILE, ENDPOINTS, FILTER_KEYWORDS, KEYWORD_DATA_TYPES, SUPPORTS_ENABLED, endpoint as endpointOf, fieldsOf, type OperationId, type ServiceProfile } from '../client';
 import * as R from './resources';
 
 /**
@@ -70,13 +69,28 @@ function componentSchemas(): Record<string, unknown> {
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
-function listParameters(operation: OperationId): unknown[] {
+function pagingParameters(profile: ServiceProfile): unknown[] {
+	const p = profile.paging;
+	const size = { type: 'integer', minimum: 1, maximum: p.maxPageSize };
+	const sizeText = `Page size (ASSUMED default ${p.defaultPageSize}, maximum ${p.maxPageSize})`;
+	if (p.style === 'pageNumber') {
+		return [
+			{ name: p.pageSizeParam, in: 'query', schema: size, description: sizeText },
+			{ name: p.pageParam, in: 'query', schema: { type: 'integer', minimum: p.firstPage }, description: `ASSUMED: the page's number, the first is ${p.firstPage} (page-number paging)`, 'x-assumed': true },
+		];
+	}
+	return [
+		{ name: p.limitParam, in: 'query', schema: size, description: sizeText },
+		{ name: p.offsetParam, in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'ASSUMED: index of the first item (limit/offset paging)', 'x-assumed': true },
+	];
+}
+
+function listParameters(operation: OperationId, profile: ServiceProfile): unknown[] {
 	const { resource } = ENDPOINTS[operation];
-	const byField = FIELDS[resource];
+	const byField = fieldsOf(resource, profile)?.map((f) => ({ ...f, name: profile.fields[resource as keyof ServiceProfile['fields']][f.name].name }));
 	const keywords = FILTER_KEYWORDS.map((k) => `${k} (${(KEYWORD_DATA_TYPES[k] as readonly string[]).join(', ')})`).join('; ');
 	const params: unknown[] = [
-		{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT }, description: `Page size (ASSUMED default 100, maximum ${MAX_LIMIT})` },
-		{ name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'ASSUMED: index of the first item (limit/offset paging)', 'x-assumed': true },
+		...pagingParameters(profile),
 		{ name: 'search', in: 'query', schema: { type: 'string' }, description: 'Case-insensitive text search' },
 		{
 			name: 'ordering',
@@ -100,16 +114,18 @@ function listParameters(operation: OperationId): unknown[] {
 	return params;
 }
 
-export function buildOpenApi(): Record<string, unknown> {
+/** The contract of the service laid out as `profile` says (the sandbox serves its own). */
+export function buildOpenApi(profile: ServiceProfile = DEFAULT_PROFILE): Record<string, unknown> {
 	const components = componentSchemas();
 	const errorRef = ref('Error');
 	const paths: Record<string, Record<string, unknown>> = {};
-	for (const [operation, endpoint] of Object.entries(ENDPOINTS) as Array<[OperationId, (typeof ENDPOINTS)[OperationId]]>) {
+	for (const operation of Object.keys(ENDPOINTS) as OperationId[]) {
+		const endpoint = endpointOf(operation, profile);
 		const c = CONTRACT[operation];
 		const body = ref(c.response);
 		const parameters: unknown[] = [];
 		if (endpoint.path.includes('{id}')) parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' } });
-		if (c.list) parameters.push(...listParameters(operation));
+		if (c.list) parameters.push(...listParameters(operation, profile));
 		if (endpoint.method === 'DELETE') parameters.push({ name: 'direct_delete', in: 'query', schema: { type: 'string' }, description: 'Present: remove completely; absent: to the recycle bin' });
 		const responses: Record<string, unknown> = {
 			[String(c.status ?? 200)]: { description: c.summary, content: { 'application/json': { schema: body } } },

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { detailJsonSchemas } from './eventSchemas';
 import { nodeOutputSchemas } from './nodeSchemas';
 import { buildOpenApi } from './openapi';
+import { serviceProfileJsonSchema } from '../client/profileSchema';
 
 /** `npm run contract`: writes every generated contract file (never edit them by hand). */
 const root = join(__dirname, '..');
-const files: Record<string, unknown> = { 'docs/openapi.json': buildOpenApi() };
+const files: Record<string, unknown> = { 'docs/openapi.json': buildOpenApi(), 'docs/service-profile.schema.json': serviceProfileJsonSchema() };
 for (const [name, schema] of Object.entries(detailJsonSchemas())) files[`lambdas/events/schemas/${name}`] = schema;
 Object.assign(files, nodeOutputSchemas());
 for (const [path, content] of Object.entries(files)) {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Random } from './random';
 import { DEFAULT_SEED, DEFAULT_SIZE, generateDemo, type DemoSize } from './demo';
 import type { AccountData, BinEntry, PropRecord, PropValue, TestResult } from './model';
-import { CUSTOMER, DEVICE, PROPERTY_KEYS, READ_ONLY_KEYS, type PropertyKey } from './properties';
+import { CUSTOMER, DEVICE, READ_ONLY_KEYS, propertyKeysOf, type PropertyKey } from './properties';
 import { addMonths, dayString, isoTime } from '../client/dates';
-import { isCalendarDate, isDecimalNumber } from '../client';
+import { DEFAULT_PROFILE, isCalendarDate, isDecimalNumber, type ServiceProfile } from '../client';
 
 /** An error the sandbox answers with: status plus the spec's `description`. */
 export class ApiError extends Error {
@@ -54,6 +54,8 @@ export interface AccountOptions {
 	environment?: Environment;
 	/** The real clock; the account's clock is this plus the admin offset. */
 	now?: () => number;
+	/** The service layout to serve; its property roles name the account's properties. */
+	profile?: ServiceProfile;
 }
 
 export const LINK_VALIDITY_MS = 5 * 60_000;
@@ -62,6 +64,8 @@ export class Account {
 	readonly environment: Environment;
 	private readonly baseNow: () => number;
 	clockOffsetMs = 0;
+	/** The account's property keys, named as the profile's property roles say. */
+	private readonly keys: readonly PropertyKey[];
 	maintenance = false;
 	license: LicenseState = 'active';
 	/** Versioning drill: add fields and enum values clients do not know. */
@@ -82,6 +86,7 @@ export class Account {
 		this.baseNow = options.now ?? Date.now;
 		this.seed = options.seed ?? DEFAULT_SEED;
 		this.size = { ...DEFAULT_SIZE, ...options.size };
+		this.keys = propertyKeysOf(options.profile ?? DEFAULT_PROFILE);
 		this.reset();
 	}
 
@@ -159,9 +164,7 @@ export class Account {
 	// ---- property keys -------------------------------------------------------------------
 
 	propertyKeys(): PropertyKey[] {
-		return this.extraFields
-			? [...PROPERTY_KEYS, { id: 50, name: 'Certified', data_type: 'Boolean' as never, resource: 'device' }]
-			: [...PROPERTY_KEYS];
+		return this.extraFields ? [...this.keys, { id: 50, name: 'Certified', data_type: 'Boolean' as never, resource: 'device' }] : [...this.keys];
 	}
 
 	// ---- devices and customers -----------------------------------------------------------
@@ -328,7 +331,7 @@ export class Account {
 		const out: Record<number, PropValue> = {};
 		for (const [k, v] of pairs) {
 			const id = Number(k);
-			const key = PROPERTY_KEYS.find((p) => p.id === id && p.resource === resource);
+			const key = this.keys.find((p) => p.id === id && p.resource === resource);
 			if (!key) throw new ApiError(400, `${where}: ${String(k)} is not a ${resource} property key id (see GET /data/properties/all/).`);
 			if (READ_ONLY_KEYS.has(id)) throw new ApiError(400, `${where}.${id}: ${key.name} is computed by the service and cannot be written.`);
 			out[id] = checkValue(key, v, `${where}.${id}`);

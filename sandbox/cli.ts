@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SEED, DEFAULT_SIZE } from './demo';
+import { readProfileFile } from '../client/profileSchema';
 import { startSandbox } from './server';
 
-const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--accounts N]
+const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE] [--accounts N]
   --accounts N: N separate accounts (own data, own tokens, own 5 requests per second); the first line lists each one's token.`;
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
 				environment: { type: 'string' },
 				'max-page-size': { type: 'string' },
 				accounts: { type: 'string' },
+				profile: { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
 			},
@@ -44,7 +46,15 @@ async function main(): Promise<void> {
 		process.stderr.write(`--environment must be sandbox or production\n${USAGE}\n`);
 		process.exit(2);
 	}
+	let profile;
+	try {
+		profile = values.profile === undefined ? undefined : readProfileFile(values.profile);
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
 	const sandbox = await startSandbox({
+		profile,
 		port: wholeNumber('port', values.port, 8787),
 		host: values.host ?? '127.0.0.1',
 		seed: wholeNumber('seed', values.seed, DEFAULT_SEED),

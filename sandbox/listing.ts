@@ -1,9 +1,6 @@
 import {
-	DEFAULT_PAGE_SIZE,
-	FIELDS,
-	MAX_LIMIT,
-	PAGINATION,
 	ValidationError,
+	wireFieldName,
 	parseEnabled,
 	parseFilter,
 	validateFilterKey,
@@ -11,11 +8,13 @@ import {
 	type Filter,
 	type FilterKeyType,
 	type Resource,
+	type ServiceProfile,
 } from '../client';
 
 /**
  * The list engine behind every list endpoint: filters (the client's parser, so both sides speak
- * one language), search, ordering, limit/offset paging.
+ * one language), search, ordering, paging in the profile's style (limit/offset or page numbers),
+ * field names as the profile names them on the wire.
  *
  * Semantics (documented in the README's sandbox section):
  * - Text compares case-insensitively (Unicode lower case); a missing value counts as "".
@@ -37,8 +36,6 @@ export interface ListSource<T> {
 	id(item: T): number;
 }
 
-export const DEFAULT_LIMIT = DEFAULT_PAGE_SIZE;
-
 export interface ListRequest {
 	filters: Array<{ filter: Filter; dataType: DataType }>;
 	enabled?: number[];
@@ -48,8 +45,6 @@ export interface ListRequest {
 	offset: number;
 }
 
-const RESERVED = new Set(['enabled', 'ordering', 'search', PAGINATION.limitParam, PAGINATION.offsetParam]);
-
 type Query = Record<string, string | string[] | undefined>;
 
 function single(query: Query, name: string): string | undefined {
@@ -58,54 +53,77 @@ function single(query: Query, name: string): string | undefined {
 	return v;
 }
 
-function knownKeys<T>(source: ListSource<T>): string {
+function knownKeys<T>(source: ListSource<T>, profile: ServiceProfile): string {
 	return source.keyType === 'fieldName'
-		? (FIELDS[source.resource] ?? []).map((f) => f.name).join(', ')
-		: 'the ids listed by GET /data/properties/all/';
+		? Object.values(profile.fields[source.resource as keyof ServiceProfile['fields']] ?? {}).map((f) => f.name).join(', ')
+		: 'the ids listed by the property-key list';
 }
 
-function keyWithType<T>(source: ListSource<T>, raw: string, parameter: string): { key: number | string; dataType: DataType } {
-	const key = validateFilterKey(raw, source.keyType, parameter);
-	const dataType = source.dataTypeOf(key);
-	if (!dataType) {
-		throw new ValidationError(parameter, `unknown ${source.keyType === 'fieldName' ? 'field' : 'property key id'} ${key}; known: ${knownKeys(source)}`);
+/** A wire field name → its canonical name (the one the sandbox's records use). */
+function canonicalField(profile: ServiceProfile, resource: Resource, wire: string): string | undefined {
+	const fields = profile.fields[resource as keyof ServiceProfile['fields']];
+	if (!fields) return wire;
+	return Object.keys(fields).find((canonical) => wireFieldName(profile, resource, canonical) === wire);
+}
+
+function keyWithType<T>(source: ListSource<T>, raw: string, parameter: string, profile: ServiceProfile): { key: number | string; dataType: DataType } {
+	const wire = validateFilterKey(raw, source.keyType, parameter);
+	const key = typeof wire === 'string' ? canonicalField(profile, source.resource, wire) : wire;
+	const dataType = key === undefined ? undefined : source.dataTypeOf(key);
+	if (key === undefined || !dataType) {
+		throw new ValidationError(parameter, `unknown ${source.keyType === 'fieldName' ? 'field' : 'property key id'} ${wire}; known: ${knownKeys(source, profile)}`);
 	}
 	return { key, dataType };
 }
 
-export function parseListRequest<T>(source: ListSource<T>, query: Query, options: { enabled: boolean }): ListRequest {
-	const request: ListRequest = { filters: [], limit: DEFAULT_LIMIT, offset: 0 };
-	const limit = single(query, PAGINATION.limitParam);
+/** The paging parameters of `profile`'s style: [page size, position]. */
+export function pagingNames(profile: ServiceProfile): [string, string] {
+	const p = profile.paging;
+	return p.style === 'limitOffset' ? [p.limitParam, p.offsetParam] : [p.pageSizeParam, p.pageParam];
+}
+
+export function parseListRequest<T>(source: ListSource<T>, query: Query, options: { enabled: boolean; profile: ServiceProfile }): ListRequest {
+	const { profile } = options;
+	const p = profile.paging;
+	const request: ListRequest = { filters: [], limit: p.defaultPageSize, offset: 0 };
+	const [sizeName, positionName] = pagingNames(profile);
+	const limit = single(query, sizeName);
 	if (limit !== undefined) {
-		if (!/^\d+$/.test(limit) || Number(limit) < 1) throw new ValidationError('limit', `must be a whole number from 1 to ${MAX_LIMIT}, got "${limit}"`);
-		request.limit = Math.min(Number(limit), MAX_LIMIT);
+		if (!/^\d+$/.test(limit) || Number(limit) < 1) throw new ValidationError(sizeName, `must be a whole number from 1 to ${p.maxPageSize}, got "${limit}"`);
+		request.limit = Math.min(Number(limit), p.maxPageSize);
 	}
-	const offset = single(query, PAGINATION.offsetParam);
-	if (offset !== undefined) {
-		if (!/^\d+$/.test(offset)) throw new ValidationError('offset', `must be a whole number of 0 or more, got "${offset}"`);
-		request.offset = Number(offset);
+	const position = single(query, positionName);
+	if (position !== undefined) {
+		if (p.style === 'limitOffset') {
+			if (!/^\d+$/.test(position)) throw new ValidationError(positionName, `must be a whole number of 0 or more, got "${position}"`);
+			request.offset = Number(position);
+		} else {
+			if (!/^\d+$/.test(position) || Number(position) < p.firstPage) throw new ValidationError(positionName, `must be a whole number of ${p.firstPage} or more, got "${position}"`);
+			request.offset = (Number(position) - p.firstPage) * request.limit;
+		}
 	}
 	const enabled = single(query, 'enabled');
 	if (enabled !== undefined) {
 		if (!options.enabled) throw new ValidationError('enabled', `is not available for ${source.resource} lists`);
 		request.enabled = parseEnabled(enabled);
-		for (const id of request.enabled) keyWithType(source, String(id), 'enabled');
+		for (const id of request.enabled) keyWithType(source, String(id), 'enabled', profile);
 	}
 	const ordering = single(query, 'ordering');
 	if (ordering !== undefined && ordering !== '') {
 		const desc = ordering.startsWith('-');
-		const { key, dataType } = keyWithType(source, desc ? ordering.slice(1) : ordering, 'ordering');
+		const { key, dataType } = keyWithType(source, desc ? ordering.slice(1) : ordering, 'ordering', profile);
 		request.ordering = { key, desc, dataType };
 	}
 	const search = single(query, 'search');
 	if (search !== undefined && search !== '') request.search = search.toLowerCase();
 
+	const reserved = new Set(['enabled', 'ordering', 'search', sizeName, positionName]);
 	for (const name of Object.keys(query)) {
-		if (RESERVED.has(name)) continue;
+		if (reserved.has(name)) continue;
 		const raw = single(query, name);
 		if (raw === undefined) continue;
-		const { dataType } = keyWithType(source, name, name);
-		request.filters.push({ filter: parseFilter(name, raw, source.keyType, dataType), dataType });
+		const { key, dataType } = keyWithType(source, name, name, profile);
+		request.filters.push({ filter: { ...parseFilter(name, raw, source.keyType, dataType), key }, dataType });
 	}
 	return request;
 }

@@ -1,4 +1,4 @@
-import type { DataType } from '../client';
+import type { DataType, PropertyRole, ServiceProfile } from '../client';
 
 /**
  * The sandbox account's property keys (the real table is per account; the spec does not show it).
@@ -58,3 +58,19 @@ export const CUSTOMER_KEYS = PROPERTY_KEYS.filter((k) => k.resource === 'custome
 
 /** Derived by the service from Last tested + Test interval; writes to it are refused. */
 export const READ_ONLY_KEYS: ReadonlySet<number> = new Set([DEVICE.nextTest]);
+
+/** The property that holds each role of the service profile. */
+const ROLE_KEYS: Record<PropertyRole, number> = {
+	designation: DEVICE.designation,
+	idBarcode: DEVICE.idBarcode,
+	lastTested: DEVICE.lastTested,
+	nextTestDate: DEVICE.nextTest,
+	department: DEVICE.department,
+	customerName: CUSTOMER.name,
+};
+
+/** The property keys as an account laid out by `profile` names them (a role's first name). */
+export function propertyKeysOf(profile: ServiceProfile): PropertyKey[] {
+	const names = new Map<number, string>(Object.entries(ROLE_KEYS).map(([role, id]) => [id, profile.properties[role as PropertyRole].names[0]]));
+	return PROPERTY_KEYS.map((k) => (names.has(k.id) && names.get(k.id) !== k.name ? { ...k, name: names.get(k.id)! } : k));
+}

@@ -1,12 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ENDPOINTS, FILTER_KEY_TYPE, ValidationError, fieldType, type OperationId, type Resource } from '../client';
+import { DEFAULT_PROFILE, FILTER_KEY_TYPE, ValidationError, fieldType, resolveProfile, testDetail, toWire, type OperationId, type Resource, type ServiceProfile, type ServiceProfileInput } from '../client';
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
 import { buildOpenApi } from '../contract/openapi';
 import { registerAdmin } from './admin';
 import { Faults, bendList, planList, type Fault } from './faults';
 import { LiveMode } from './live';
 import { DEFAULT_SEED } from './demo';
-import { parseListRequest, runList, type ListSource } from './listing';
+import { pagingNames, parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
 import type { PagingSettings, Stats } from './stats';
@@ -21,12 +21,12 @@ import {
 } from './render';
 import { isoTime } from '../client/dates';
 
-export interface SandboxOptions extends AccountOptions {
+export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	port?: number;
 	host?: string;
 	/** One line per request (status and time, never a token). Default: silent. */
 	log?: (line: string) => void;
-	/** The largest `limit` answered; above it a list answers 400 naming `limit` (default: the client's MAX_LIMIT). */
+	/** The largest page answered; above it a list answers 400 naming the page size parameter (default: the profile's, refused only when a profile is given). */
 	maxPageSize?: number;
 	/**
 	 * Separate accounts served at once (default 1): each its own demo data (seed + its index), tokens,
@@ -34,6 +34,8 @@ export interface SandboxOptions extends AccountOptions {
 	 * has its own 5 requests per second.
 	 */
 	accounts?: number;
+	/** The service layout to serve (paths, paging, field and property names; a partial profile is merged over the defaults). */
+	profile?: ServiceProfileInput;
 }
 
 /** One of the accounts a sandbox serves. */
@@ -65,6 +67,8 @@ export interface Sandbox {
 	stats: Stats;
 	/** Paging settings, changeable while running (also `PUT /_admin/paging`). */
 	paging: PagingSettings;
+	/** The layout served. */
+	profile: ServiceProfile;
 	stop(): Promise<void>;
 }
 
@@ -109,11 +113,11 @@ function propSource(account: Account, resource: 'device' | 'customer' | 'overdue
 	};
 }
 
-function fieldSource<T extends { id: number }>(resource: Resource, searchable: (item: T) => unknown[]): ListSource<T> {
+function fieldSource<T extends { id: number }>(resource: Resource, searchable: (item: T) => unknown[], profile: ServiceProfile): ListSource<T> {
 	return {
 		resource,
 		keyType: FILTER_KEY_TYPE[resource],
-		dataTypeOf: (key) => fieldType(resource, String(key)),
+		dataTypeOf: (key) => fieldType(resource, String(key), profile),
 		value: (item, key) => (item as unknown as Record<string, string | number | null>)[key],
 		searchable: searchable as ListSource<T>['searchable'],
 		id: (item) => item.id,
@@ -136,19 +140,20 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 	return commit(prepare(body, 'body'));
 }
 
-function createAccounts(options: SandboxOptions): SandboxAccount[] {
+function createAccounts(options: SandboxOptions, profile: ServiceProfile): SandboxAccount[] {
 	const count = options.accounts ?? 1;
 	if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_ACCOUNTS) throw new Error(`accounts: expected a whole number from 1 to ${MAX_SANDBOX_ACCOUNTS}, got ${count}`);
 	return Array.from({ length: count }, (_, i) => {
 		// The first account is the single-account sandbox as it always was; the others differ by seed.
-		const account = new Account({ ...options, seed: (options.seed ?? DEFAULT_SEED) + i });
+		const account = new Account({ ...options, profile, seed: (options.seed ?? DEFAULT_SEED) + i });
 		const token = account.createToken({ label: 'demo (all scopes)' }).token;
 		return { id: `account-${i + 1}`, account, faults: new Faults((options.seed ?? 1) + i), live: new LiveMode(account), token };
 	});
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const accounts = createAccounts(options);
+	const profile = options.profile === undefined ? DEFAULT_PROFILE : resolveProfile(options.profile);
+	const accounts = createAccounts(options, profile);
 	const first = accounts[0];
 	/** The account whose token a request carries; the first when it carries none it knows (it answers the 401). */
 	const accountOf = (request: FastifyRequest): SandboxAccount => {
@@ -157,7 +162,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 	const limiter = new RateLimiter();
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
-	const paging: PagingSettings = { maxPageSize: options.maxPageSize };
+	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
+	const [sizeParam] = pagingNames(profile);
 	const log = options.log ?? (() => undefined);
 	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
 
@@ -192,9 +198,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// A page larger than the configured maximum is refused first (so it draws no fault).
 	app.addHook('onRequest', async (request, reply) => {
-		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get('limit'));
+		const limit = Number(new URLSearchParams(request.url.split('?')[1] ?? '').get(sizeParam));
 		if (request.method === 'GET' && request.url.startsWith(API_ROOT) && paging.maxPageSize !== undefined && limit > paging.maxPageSize) {
-			return reply.status(400).send({ description: `limit: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
+			return reply.status(400).send({ description: `${sizeParam}: must be a whole number from 1 to ${paging.maxPageSize}, got ${limit}.` });
 		}
 	});
 	// Transport faults strike before everything else the service does (odd answers: in listPage).
@@ -240,7 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	}
 
 	function route(operation: OperationId, handler: Handler): void {
-		const { method, path } = ENDPOINTS[operation];
+		const { method, path } = profile.operations[operation];
 		app.route({
 			method,
 			url: API_ROOT + path.replace(/\{(\w+)\}/g, ':$1'),
@@ -254,28 +260,46 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	function listPage<T>({ faults, live }: SandboxAccount, request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
-		const list = parseListRequest(source, query, { enabled });
+		const list = parseListRequest(source, query, { enabled, profile });
 		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'oddAnswer');
 		const plan = planList(hit, source.resource, list.offset, list.limit);
 		const head = plan.head.slice(plan.offset, plan.offset + list.limit);
 		const { count, items } = runList(source, all, { ...list, offset: Math.max(0, plan.offset - plan.head.length), limit: list.limit - head.length });
 		const total = count + plan.head.length;
 		const served = head.length + items.length;
+		const p = profile.paging;
+		const [sizeName, positionName] = pagingNames(profile);
 		const link = (offset: number) => {
 			const params = new URLSearchParams();
-			for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') params.append(k, String(v));
-			params.set('limit', String(list.limit));
-			params.set('offset', String(offset));
+			for (const [k, v] of Object.entries(query)) if (k !== sizeName && k !== positionName) params.append(k, String(v));
+			params.set(sizeName, String(list.limit));
+			params.set(positionName, String(p.style === 'limitOffset' ? offset : Math.floor(offset / list.limit) + p.firstPage));
 			return `${request.protocol}://${request.headers.host}${request.url.split('?')[0]}?${params.toString()}`;
 		};
 		const answer = {
 			count: total,
 			next: plan.offset + served < total ? link(list.offset + served) : null,
 			previous: list.offset > 0 ? link(Math.max(0, list.offset - list.limit)) : null,
-			results: [...head, ...items.map((item) => render(item, list.enabled))],
+			results: [...head, ...items.map((item) => toWire(profile, source.resource, render(item, list.enabled)))],
 		};
 		live.pageServed();
-		return bendList(hit, answer, list, link);
+		return envelope(bendList(hit, answer, list, link));
+	}
+
+	/** The list answer under the profile's keys (a bare array when `itemsKey` is null). */
+	function envelope(answer: ReturnType<typeof bendList>): unknown {
+		const p = profile.paging;
+		if (typeof answer === 'string' || (p.itemsKey === 'results' && p.countKey === 'count' && p.nextKey === 'next')) return answer;
+		if (!answer || typeof answer !== 'object' || !Array.isArray((answer as { results?: unknown }).results)) return answer;
+		const { count, next, previous, results, ...rest } = answer as { count?: unknown; next?: unknown; previous?: unknown; results: unknown[] };
+		if (p.itemsKey === null) return results;
+		return {
+			...rest,
+			...(p.countKey === null ? {} : { [p.countKey]: count }),
+			...(p.nextKey === null ? {} : { [p.nextKey]: next }),
+			previous,
+			[p.itemsKey]: results,
+		};
 	}
 
 	// ---- customers and devices ---------------------------------------------------------
@@ -323,18 +347,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		listPage(
 			served,
 			request,
-			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence]),
+			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence], profile),
 			account.data.testResults.values(),
 			(r) => renderTestResult(account, r),
 		));
-	route('testResult.get', ({ request, account }) => renderTestResultDetail(account, account.testResult(idParam(request))));
+	route('testResult.get', ({ request, account }) => testDetail(profile, toWire(profile, 'testResult', renderTestResultDetail(account, account.testResult(idParam(request)))), true));
 	route('project.list', ({ request, account, served }) =>
-		listPage(served, request, fieldSource<Project>('project', (p) => [p.name, p.status]), account.data.projects, (p) => p));
+		listPage(served, request, fieldSource<Project>('project', (p) => [p.name, p.status], profile), account.data.projects, (p) => p));
 	route('subUser.list', ({ request, account, served }) =>
 		listPage(
 			served,
 			request,
-			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role]),
+			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role], profile),
 			account.data.users,
 			(u) => u,
 		));
@@ -344,7 +368,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		listPage(
 			served,
 			request,
-			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource]),
+			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource], profile),
 			[...account.recycleBin.values()].map(renderBinEntry),
 			(e) => e,
 		));
@@ -382,13 +406,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		listPage(
 			served,
 			request,
-			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name]),
+			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name], profile),
 			account.propertyKeys(),
 			(k) => k,
 		));
 
 	// The published contract (generated from the client's catalogue and the zod schemas).
-	const openApi = buildOpenApi();
+	const openApi = buildOpenApi(profile);
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
 	registerAdmin(app, { account: first.account, faults: first.faults, stats, paging, live: first.live });
@@ -408,6 +432,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		accounts,
 		stats,
 		paging,
+		profile,
 		stop: async () => {
 			await app.close();
 		},

@@ -13,6 +13,7 @@ import {
 	type Clock,
 	type HttpResponse,
 	type RequestFn,
+	type ServiceProfile,
 } from '../../client';
 
 export const MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
@@ -78,6 +79,8 @@ export interface ServiceConnection {
 	onEvent?: (event: ClientEvent) => void;
 	clock?: Clock;
 	timeoutMs?: number;
+	/** The service's layout (lambdas/config.ts reads it); default: today's choices. */
+	profile?: ServiceProfile;
 }
 
 /** A client paced per token: every caller in this process shares the token's budget. */
@@ -92,5 +95,6 @@ export function connectService(c: ServiceConnection): ServiceClient {
 		pacer: sharedPacers.forKey(tokenPacingKey(c.token, c.environment, base), clock),
 		timeoutMs: c.timeoutMs,
 		onEvent: c.onEvent,
+		profile: c.profile,
 	});
 }

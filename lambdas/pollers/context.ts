@@ -1,4 +1,4 @@
-import { MAX_LIMIT, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
+import { DEFAULT_PROFILE, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
 import type { Log, Metrics, Publisher, StateStore } from '../ports';
 
@@ -22,7 +22,8 @@ export interface PollerSettings {
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
-	pageSize: MAX_LIMIT,
+	// The default profile's largest page; a smaller largest page of the account's profile wins (`pageSizeOf`).
+	pageSize: DEFAULT_PROFILE.paging.maxPageSize,
 	reminderDays: 7,
 	lookbackDays: 7,
 	digestMaxDevices: 100,
@@ -124,7 +125,7 @@ export async function* budgetedPages(
 	query: ListQuery,
 	options: PageOptions = {},
 ): AsyncGenerator<unknown[], boolean> {
-	const pages = ctx.client.pages(operation, query, { pageSize: ctx.settings.pageSize, ...options });
+	const pages = ctx.client.pages(operation, query, { pageSize: pageSizeOf(ctx), ...options });
 	let outcome: PagingOutcome | undefined;
 	try {
 		for (;;) {
@@ -155,4 +156,9 @@ export async function* budgetedPages(
 	});
 	ctx.metrics.count('ScanIncomplete');
 	return false;
+}
+
+/** The page size a poller asks for: its setting, at most the largest page the service answers. */
+export function pageSizeOf(ctx: PollerContext): number {
+	return Math.min(ctx.settings.pageSize, ctx.client.maxPageSize);
 }

@@ -1,7 +1,7 @@
-import { MAX_LIMIT, STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyValues, type ListQuery, type PageOptions } from '../../client';
+import { STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type DueDevice } from '../events/schemas';
-import { DAY_MS, countEmitted, keyScope, newReport, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { readOverdueDevice } from './records';
 import { NS, type DueSoonClock, type DueSoonState } from './state';
 
@@ -34,9 +34,6 @@ export type { DueSoonState };
 /** State is kept this long after the due date, so a clock set back cannot re-announce. */
 const RETENTION_AFTER_DUE_MS = 45 * DAY_MS;
 
-/** Names the next-test-date property goes by (case-insensitive), as the records reader knows them. */
-const NEXT_TEST_NAMES = ['next test', 'next test date'];
-
 /** Stages from configuration: positive whole days, largest first; `[0]` or `[]` = off. */
 export function normalizeStages(stages: readonly number[]): number[] {
 	return [...new Set(stages.filter((s) => Number.isSafeInteger(s) && s > 0))].sort((a, b) => b - a);
@@ -50,25 +47,17 @@ export function stageFor(daysLeft: number, stages: readonly number[]): number | 
 }
 
 /** The key id of the account's next-test-date property (a Date property of devices). */
-export async function findNextTestKey(ctx: Pick<PollerContext, 'client'>): Promise<number> {
-	for await (const raw of ctx.client.items('propertyKey.list', {}, { pageSize: MAX_LIMIT })) {
-		const k = raw as { id?: unknown; name?: unknown; data_type?: unknown; resource?: unknown };
-		if (typeof k.id !== 'number' || typeof k.name !== 'string') continue;
-		if (k.resource !== undefined && k.resource !== 'device') continue;
-		if (k.data_type !== undefined && k.data_type !== 'Date') continue;
-		if (NEXT_TEST_NAMES.includes(k.name.trim().toLowerCase())) return k.id;
-	}
-	throw new Error(`The account has no Date property of devices named ${NEXT_TEST_NAMES.map((n) => `"${n}"`).join(' or ')} (GET /data/properties/all/): Device Due Soon needs it`);
+export function findNextTestKey(ctx: Pick<PollerContext, 'client'>): Promise<number> {
+	return propertyKeyOf(ctx.client, 'nextTestDate', { resource: 'device', dataType: 'Date' });
 }
 
 /** Customer names by id, read once per run and only when something is announced. */
 async function customerNames(ctx: PollerContext): Promise<Map<number, string | null>> {
 	const names = new Map<number, string | null>();
-	for await (const raw of ctx.client.items('customer.list', {}, { pageSize: MAX_LIMIT })) {
+	for await (const raw of ctx.client.items('customer.list', {}, { pageSize: ctx.client.maxPageSize })) {
 		const id = (raw as { id?: unknown }).id;
 		if (typeof id !== 'number') continue;
-		const props = Object.entries(propertyValues(raw) ?? {});
-		const name = props.find(([k]) => k.toLowerCase() === 'name')?.[1];
+		const name = roleValue(raw, 'customerName', ctx.client.profile);
 		names.set(id, typeof name === 'string' ? name : null);
 	}
 	return names;
@@ -117,7 +106,7 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 			],
 			ordering: { key: nextTestKey, direction: 'asc' },
 		};
-		const pageSize = Math.min(ctx.settings.pageSize, MAX_LIMIT);
+		const pageSize = pageSizeOf(ctx);
 		const options: PageOptions = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
 		const pages = ctx.client.pages('device.list', query, options);
 		const seen = new Set<number>();
@@ -145,7 +134,7 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 
 				const found: Array<{ device: DueDevice; stage: number }> = [];
 				for (const raw of next.value) {
-					const read = readOverdueDevice(raw);
+					const read = readOverdueDevice(raw, ctx.client.profile);
 					if (!read || seen.has(read.id)) continue;
 					const due = read.nextTestDate?.slice(0, 10);
 					if (!due || !isCalendarDate(due)) continue;

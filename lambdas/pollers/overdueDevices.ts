@@ -2,7 +2,7 @@ import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, service
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
 import { NS, type ClockMark, type DeviceState } from './state';
 
@@ -43,7 +43,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 
 		// In the list's own order (ASSUMED stable: by id); the overlap keeps deletes before the cursor
 		// from hiding a device at a page boundary.
-		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(ctx.settings.pageSize) });
+		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(pageSizeOf(ctx)) });
 		let complete: boolean;
 		for (;;) {
 			const next = await scan.next();
@@ -64,7 +64,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 					ctx.metrics.count('ClockSkew');
 				}
 			}
-			const devices = readableRecords(page, report.itemsSeen - page.length, readingOfOverdueDevice, { ...ctx, list: 'overdueDevice.list' });
+			const devices = readableRecords(page, report.itemsSeen - page.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'overdueDevice.list' });
 			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted });
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);

@@ -1,21 +1,14 @@
-import { dayString, forEachProperty } from '../../client';
+import { DEFAULT_PROFILE, dayString, forEachProperty, roleIndex, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
 import { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
 /**
  * Reading the service's records tolerantly: unknown fields are ignored, missing ones become
- * null, and device properties are found by name (their key ids differ per account).
+ * null, and device properties are found by the roles of the service profile (by key id when the
+ * profile names one, else by name: key ids differ per account).
  */
 
 type Json = Record<string, unknown>;
-
-const PROPERTY_NAMES = {
-	designation: ['designation'],
-	idBarcode: ['id barcode', 'barcode', 'id-barcode'],
-	department: ['department'],
-	lastTested: ['last tested', 'last tested date', 'last test', 'last test date'],
-	nextTest: ['next test', 'next test date'],
-} as const;
 
 /**
  * Longest text kept from a record. Events carry a handful of text fields, so one record can never
@@ -72,51 +65,45 @@ export function readableRecords<T>(page: unknown[], firstPosition: number, read:
 	return records;
 }
 
-type PropertyField = keyof typeof PROPERTY_NAMES;
-
-/** Lower-case property name → its field and its rank among the field's names (0 = preferred). */
-const FIELD_OF_NAME = new Map<string, { field: PropertyField; rank: number }>(
-	(Object.keys(PROPERTY_NAMES) as PropertyField[]).flatMap((field) => PROPERTY_NAMES[field].map((name, rank) => [name, { field, rank }] as const)),
-);
-
 /**
- * The device's property fields in one pass over its properties, names compared in lower case
- * (they differ in case between accounts). A field takes the value of its most preferred name
- * present; of several properties with that name, the last.
+ * The device's role properties in one pass over its properties, names compared in lower case
+ * (they differ in case between accounts). A role takes the value of its key id when the profile
+ * names one, else of its most preferred name present; of several properties with that name, the last.
  */
-function propertyFields(record: Json): Record<PropertyField, string | null> {
-	const values: Partial<Record<PropertyField, unknown>> = {};
-	const ranks: Partial<Record<PropertyField, number>> = {};
-	forEachProperty(record, (key, value) => {
-		const at = FIELD_OF_NAME.get(key.toLowerCase());
-		if (at === undefined || at.rank > (ranks[at.field] ?? Number.POSITIVE_INFINITY)) return;
-		ranks[at.field] = at.rank;
-		values[at.field] = value;
+function propertyFields(record: Json, index: RoleIndex): Partial<Record<PropertyRole, string | null>> {
+	const values: Partial<Record<PropertyRole, unknown>> = {};
+	const ranks: Partial<Record<PropertyRole, number>> = {};
+	forEachProperty(record, (key, value, keyId) => {
+		const byKey = index.byKeyId.size > 0 && typeof keyId === 'number' ? index.byKeyId.get(keyId) : undefined;
+		const at = byKey !== undefined ? { role: byKey, rank: -1 } : index.byName.get(key.toLowerCase());
+		if (at === undefined || at.rank > (ranks[at.role] ?? Number.POSITIVE_INFINITY)) return;
+		ranks[at.role] = at.rank;
+		values[at.role] = value;
 	});
 	return {
 		designation: text(values.designation),
 		idBarcode: text(values.idBarcode),
 		department: text(values.department),
 		lastTested: text(values.lastTested),
-		nextTest: text(values.nextTest),
+		nextTestDate: text(values.nextTestDate),
 	};
 }
 
-export function readingOfOverdueDevice(raw: unknown): Reading<OverdueDevice> {
+export function readingOfOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<OverdueDevice> {
 	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
 	const id = positiveId(r.id);
 	if (id === null) return { unreadable: `id is not a positive whole number: ${describe(r.id)}` };
-	const props = propertyFields(r);
+	const props = propertyFields(r, roleIndex(profile));
 	const device = {
 		id,
-		designation: props.designation,
-		idBarcode: props.idBarcode,
-		department: props.department,
+		designation: props.designation ?? null,
+		idBarcode: props.idBarcode ?? null,
+		department: props.department ?? null,
 		customerId: positiveId(r.customer_id),
 		customerName: text(r.customer_name),
-		lastTestedDate: props.lastTested,
-		nextTestDate: text(r.next_test_date) ?? props.nextTest,
+		lastTestedDate: props.lastTested ?? null,
+		nextTestDate: text(r.next_test_date) ?? props.nextTestDate ?? null,
 		daysOverdue: int(r.days_overdue),
 	};
 	// Every field comes from a typed reader above, so the event schema accepts the device (a fast-check
@@ -124,8 +111,8 @@ export function readingOfOverdueDevice(raw: unknown): Reading<OverdueDevice> {
 	return { record: device };
 }
 
-export function readOverdueDevice(raw: unknown): OverdueDevice | undefined {
-	const reading = readingOfOverdueDevice(raw);
+export function readOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): OverdueDevice | undefined {
+	const reading = readingOfOverdueDevice(raw, profile);
 	return 'record' in reading ? reading.record : undefined;
 }
 

@@ -2,7 +2,7 @@ import { dayMs, dayString } from '../../client/dates';
 import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
-import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 import { NS, type ResultsCursor, type SeenResult } from './state';
@@ -138,7 +138,7 @@ async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: stri
 	const query: ListQuery = { ordering: { key: 'synced_time', direction: 'desc' } };
 	let syncedAt: number | null = null;
 	const seen: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
-	reading: for await (const page of ctx.client.pages('testResult.list', query, { pageSize: ctx.settings.pageSize })) {
+	reading: for await (const page of ctx.client.pages('testResult.list', query, { pageSize: pageSizeOf(ctx) })) {
 		report.pages++;
 		for (const raw of page) {
 			const r = readTestResult(raw);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, encodeFilter, validateFilter } from '../../client';
+import { ENDPOINTS, encodeFilter, endpoint, validateFilter, type OperationId } from '../../client';
 import { buildOpenApi } from '../../contract/openapi';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 
@@ -25,8 +25,9 @@ describe('the published OpenAPI document', () => {
 	});
 
 	it('has every catalogue operation, and marks exactly the assumed ones', () => {
-		const ops = Object.entries(ENDPOINTS);
-		for (const [operation, e] of ops) {
+		const ops = Object.keys(ENDPOINTS) as OperationId[];
+		for (const operation of ops) {
+			const e = endpoint(operation);
 			const op = committed.paths[e.path]?.[e.method.toLowerCase()];
 			expect(op, operation).toBeDefined();
 			expect(op.operationId).toBe(operation);

@@ -119,7 +119,7 @@ describe('the whole stack with several accounts', () => {
 		expect(heartbeats.every(([id]) => id.includes('AccountHeartbeat'))).toBe(true);
 	});
 
-	it('the e-mail functions get each account's routing (its own recipients, else the deployment's)', () => {
+	it("the e-mail functions get each account's routing (its own recipients, else the deployment's)", () => {
 		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;
 			expect(routing.map((r) => [r.account, r.recipients?.default])).toEqual([['default', undefined], ['site-b', ['b@example.com']], ['site-c', undefined]]);

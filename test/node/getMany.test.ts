@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
-import { MAX_LIMIT } from '../../client';
+import { DEFAULT_PROFILE } from '../../client';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { expectPaired, jsonOf, run, settledOkRequests, settledRequests, useSandbox, valuesOf } from './helpers';
 
@@ -20,7 +20,7 @@ describe('Get Many: paging, limit, filters, sort, enabled, search', () => {
 		expect(ids).toHaveLength(2450);
 		expect(new Set(ids).size).toBe(2450);
 		expect(ids.slice().sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 2450 }, (_, k) => k + 1));
-		expect((await settledRequests(sandbox)) - before).toBe(Math.ceil(2450 / MAX_LIMIT));
+		expect((await settledRequests(sandbox)) - before).toBe(Math.ceil(2450 / DEFAULT_PROFILE.paging.maxPageSize));
 		expect(sandbox.stats.byStatus['429'] ?? 0).toBe(0);
 		expectPaired(items);
 		sandbox.account.reset({ size: { devices: 240 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, type OperationId } from '../../client';
+import { ENDPOINTS, endpoint, type OperationId } from '../../client';
 import { SCOPES } from '../../sandbox/account';
 import { Api, start, useSandbox } from '../support/sandbox';
 import { expectError } from './helpers';
@@ -114,7 +114,7 @@ describe('Permission scopes: a token lacking the scope of a resource/action answ
 	for (const o of OPERATIONS) {
 		const scopes = [o.scope].flat();
 		it(`${o.op} needs ${scopes.join(' or ')}`, async () => {
-			const { method, path } = ENDPOINTS[o.op];
+			const { method, path } = endpoint(o.op);
 			const url = o.path ?? path;
 			const without = await api.admin.token({ scopes: SCOPES.filter((s) => !scopes.includes(s)) });
 			const denied = await api.call(method, url, { token: without.token, body: o.body });

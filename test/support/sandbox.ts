@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { MAX_LIMIT } from '../../client';
+import { DEFAULT_PROFILE } from '../../client';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/server';
 
 /**
@@ -166,7 +166,7 @@ export class Api {
 	/** Every item of a list, one request with the maximum page size per page, following `next`. */
 	async all(path: string): Promise<Item[]> {
 		const sep = path.includes('?') ? '&' : '?';
-		let page = await this.ok(`${path}${sep}limit=${MAX_LIMIT}`);
+		let page = await this.ok(`${path}${sep}limit=${DEFAULT_PROFILE.paging.maxPageSize}`);
 		const items = [...page.results];
 		while (page.next) {
 			page = await this.ok(page.next);

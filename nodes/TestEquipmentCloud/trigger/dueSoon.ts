@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
-import { MAX_LIMIT, STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyValues, type ListQuery, type PageOptions, type ServiceClient } from '../../../client';
+import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../client';
 import type { PollOutcome, PollRun } from './poll';
-import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
+import { scanOptions } from './scan';
 import { STATE_VERSION, decodeIds, encodeIds, type TriggerState } from './state';
 
 /**
@@ -27,25 +27,20 @@ export interface DueSoonState extends IDataObject {
 }
 
 export const DEFAULT_LEAD_DAYS = 30;
-const NEXT_TEST_NAMES = ['next test', 'next test date'];
-
 /** The key id of the account's next-test-date property. */
 async function nextTestKey(client: ServiceClient): Promise<number> {
-	for await (const raw of client.items('propertyKey.list', {}, { pageSize: MAX_LIMIT })) {
-		const k = raw as { id?: unknown; name?: unknown; data_type?: unknown; resource?: unknown };
-		if (typeof k.id !== 'number' || typeof k.name !== 'string') continue;
-		if ((k.resource === undefined || k.resource === 'device') && (k.data_type === undefined || k.data_type === 'Date') && NEXT_TEST_NAMES.includes(k.name.trim().toLowerCase())) return k.id;
+	try {
+		return await propertyKeyOf(client, 'nextTestDate', { resource: 'device', dataType: 'Date' });
+	} catch (error) {
+		if (error instanceof ValidationError) throw new ValidationError('Event', `Device Due Soon needs the next test date: ${error.message}`);
+		throw error;
 	}
-	throw new ValidationError('Event', 'Device Due Soon needs a Date property of devices named "Next test" in the account, and there is none');
 }
 
-/** The device's next test date as its record gives it (a property found by name). */
-function nextTestOf(record: IDataObject): string | undefined {
-	const props = propertyValues(record) ?? {};
-	for (const [name, value] of Object.entries(props)) {
-		if (NEXT_TEST_NAMES.includes(name.toLowerCase()) && typeof value === 'string' && isCalendarDate(value.slice(0, 10))) return value.slice(0, 10);
-	}
-	return undefined;
+/** The device's next test date as its record gives it (the property holding the role). */
+function nextTestOf(record: IDataObject, profile: ServiceProfile): string | undefined {
+	const value = roleValue(record, 'nextTestDate', profile);
+	return typeof value === 'string' && isCalendarDate(value.slice(0, 10)) ? value.slice(0, 10) : undefined;
 }
 
 function recordId(record: IDataObject): number | undefined {
@@ -80,7 +75,7 @@ export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefin
 	for (const [due, ids] of Object.entries(previous?.emitted ?? {})) if (due >= today) emitted.set(due, new Set(decodeIds(ids)));
 	const items: IDataObject[] = [];
 	const seen = new Set<number>();
-	const options: PageOptions = { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP };
+	const options: PageOptions = scanOptions(run.client);
 	const pages = run.client.pages('device.list', await query(run, today), options);
 	try {
 		for (;;) {
@@ -90,7 +85,7 @@ export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefin
 				if (!raw || typeof raw !== 'object' || Array.isArray(raw)) continue;
 				const record = raw as IDataObject;
 				const id = recordId(record);
-				const due = nextTestOf(record);
+				const due = nextTestOf(record, run.client.profile);
 				if (id === undefined || due === undefined || seen.has(id)) continue;
 				const left = daysBetween(today, due);
 				if (left < 0 || left > lead) continue;
@@ -118,7 +113,7 @@ export async function fetchDueSoonSample(run: PollRun): Promise<IDataObject | un
 	for await (const page of run.client.pages('device.list', await query(run, today), { maxItems: 5 })) {
 		for (const raw of page) {
 			const record = raw as IDataObject;
-			const due = record && typeof record === 'object' ? nextTestOf(record) : undefined;
+			const due = record && typeof record === 'object' ? nextTestOf(record, run.client.profile) : undefined;
 			if (due) return item(record, due, today);
 		}
 	}

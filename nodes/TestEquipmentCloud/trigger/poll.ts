@@ -12,7 +12,7 @@ import {
 	type OperationId,
 	type ServiceClient,
 } from '../../../client';
-import { SCAN_OVERLAP, SCAN_PAGE_SIZE } from './scan';
+import { scanOptions } from './scan';
 import { simplifyRecord } from '../shared/records';
 import { fetchDueSoonSample, pollDueSoon, type DueSoonState } from './dueSoon';
 import { EVENT_LIST, type TriggerEvent } from '../shared/events';
@@ -136,7 +136,7 @@ async function scan(
 ): Promise<{ complete: boolean; pages: number }> {
 	let pages = 0;
 	let position = 0;
-	const reader = run.client.pages(operation, query, { pageSize: SCAN_PAGE_SIZE, overlap: SCAN_OVERLAP });
+	const reader = run.client.pages(operation, query, scanOptions(run.client));
 	for (;;) {
 		const next = await reader.next();
 		// Odd answers from the service end the scan incomplete: nothing may count as gone.

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyMode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { ServiceClient } from '../../../../client';
+import { roleValue, type ServiceClient } from '../../../../client';
 
 /**
  * ASSUMED: the service's web app shows a customer at an address ending in `/customers/<id>`
@@ -72,11 +72,10 @@ export function recordLocator(args: {
 	return { ...locator, modes: (locator.modes ?? []).filter(wanted) };
 }
 
-/** The barcode property's value of a device record (the property named like "Barcode"). */
-function barcodeOf(record: IDataObject): string | undefined {
-	const properties = Array.isArray(record.properties) ? (record.properties as IDataObject[]) : [];
-	const found = properties.find((p) => typeof p.name === 'string' && /barcode/i.test(p.name));
-	return found && found.value !== null && found.value !== undefined ? String(found.value) : undefined;
+/** The barcode of a device record: the property holding the service profile's ID barcode role. */
+function barcodeOf(record: IDataObject, client: ServiceClient): string | undefined {
+	const value = roleValue(record, 'idBarcode', client.profile);
+	return value !== null && value !== undefined ? String(value) : undefined;
 }
 
 /**
@@ -93,8 +92,8 @@ export async function deviceIdOf(ctx: IExecuteFunctions, name: string, i: number
 		throw new NodeOperationError(ctx.getNode(), 'Device: give a barcode (By Barcode), for example TEC-000042', { itemIndex: i });
 	}
 	const matches: IDataObject[] = [];
-	for await (const page of client.pages('device.list', { search: value }, { pageSize: 100, maxItems: 100 })) {
-		for (const record of page as IDataObject[]) if (barcodeOf(record) === value) matches.push(record);
+	for await (const page of client.pages('device.list', { search: value }, { pageSize: Math.min(100, client.maxPageSize), maxItems: 100 })) {
+		for (const record of page as IDataObject[]) if (barcodeOf(record, client) === value) matches.push(record);
 	}
 	if (matches.length === 1) return String(matches[0].id);
 	throw new NodeOperationError(

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { MAX_LIMIT, boundaryOverlap, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
 import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
@@ -66,7 +66,7 @@ export async function readListQuery(ctx: IExecuteFunctions, i: number, resource:
 /**
  * Get Many of any list: Return All streams every page; otherwise stops at Limit. Pages are the
  * largest the service accepts (the client asks no more than Limit needs): reading N records
- * costs about N / MAX_LIMIT requests at 5 per second. Pages overlap, so a list that changes while
+ * costs about N / (the largest page) requests at 5 per second. Pages overlap, so a list that changes while
  * it is read gives each record once. Only the record pickers page small.
  */
 export async function executeList(
@@ -82,7 +82,7 @@ export async function executeList(
 	const client = await clientFor(this, i);
 	const out: INodeExecutionData[] = [];
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
-	for await (const page of client.pages(operation, query, { pageSize: MAX_LIMIT, maxItems: limit, incomplete: 'throw', overlap: boundaryOverlap(MAX_LIMIT) })) {
+	for await (const page of client.pages(operation, query, { pageSize: client.maxPageSize, maxItems: limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
 		out.push(...toItems(page, i, simplify));
 	}
 	return out;

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod/v4';
+import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, type LeafKind, type ServiceProfile, type SpecNode } from './profile';
+
+/**
+ * The service profile as a zod schema, built from the same `PROFILE_SPEC` as the validator in
+ * profile.ts: what a user writes (every key optional, no unknown keys), parsed into the whole
+ * profile merged over the defaults. Used where zod is at hand (the Lambdas' configuration, the
+ * published JSON Schema, docs/service-profile.schema.json); the n8n node, which ships without
+ * dependencies, calls `resolveProfile` itself, so both give the same messages.
+ * Not part of the n8n package (tsconfig.json leaves it out).
+ */
+
+function leaf(kind: LeafKind): z.ZodType {
+	const base = (() => {
+		switch (kind) {
+			case 'version':
+				return z.literal(1);
+			case 'method':
+				return z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+			case 'style':
+				return z.enum(['limitOffset', 'pageNumber']);
+			case 'dataType':
+				return z.enum(['Number', 'Text', 'Date']);
+			case 'firstPage':
+				return z.union([z.literal(0), z.literal(1)]);
+			case 'pageSize':
+				return z.number().int().min(1).max(10_000);
+			case 'keyId':
+				return z.number().int().min(1).nullable();
+			case 'labels':
+				return z.array(z.string().min(1).max(100)).min(1).max(20);
+			case 'nameOrNull':
+				return z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/).nullable();
+			case 'name':
+				return z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/);
+			case 'path':
+				return z.string().startsWith('/').max(300);
+		}
+	})();
+	// The JSON Schema keeps the shape; the refinement keeps the validator's exact rule.
+	return base.refine((v) => leafAccepts(kind, v), { message: `must be ${allowedText(kind)}` }).meta({ description: `${allowedText(kind)}` });
+}
+
+function node(spec: SpecNode): z.ZodType {
+	if (typeof spec === 'string') return leaf(spec).optional();
+	return z.strictObject(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, node(v)]))).optional();
+}
+
+/** What a user writes: a partial profile. */
+export const ServiceProfileInputSchema = (node(PROFILE_SPEC) as z.ZodOptional<z.ZodObject>).unwrap().meta({
+	title: 'Service profile',
+	description: 'The layout of the Test Equipment Cloud service: paths, paging, field and property names. Every key is optional; what is left out keeps its default (docs/service-profile.md).',
+});
+
+/** A user's profile, checked and merged over the defaults (cross-key rules included). */
+export const ServiceProfileSchema = ServiceProfileInputSchema.transform((value, ctx) => {
+	try {
+		return resolveProfile(value);
+	} catch (error) {
+		ctx.addIssue({ code: 'custom', message: (error as Error).message });
+		return z.NEVER;
+	}
+});
+
+/** The JSON Schema published as docs/service-profile.schema.json. */
+export function serviceProfileJsonSchema(): Record<string, unknown> {
+	return { ...z.toJSONSchema(ServiceProfileInputSchema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }), $id: 'https://github.com/test-equipment-cloud/n8n-nodes-test-equipment-cloud/docs/service-profile.schema.json' };
+}
+
+/** A profile from a JSON file (`--profile FILE`, `TEC_PROFILE`, CDK context `serviceProfile`), refused like any other. */
+export function readProfileFile(path: string): ServiceProfile {
+	let text: string;
+	try {
+		text = readFileSync(path, 'utf8');
+	} catch (error) {
+		throw new ProfileError('service profile', `cannot read the file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+	}
+	try {
+		return resolveProfile(text.trim() === '' ? '{}' : text);
+	} catch (error) {
+		if (error instanceof ProfileError) throw new ProfileError(error.parameter, `${error.message.slice(error.parameter.length + 2)} (in ${path})`);
+		throw error;
+	}
+}

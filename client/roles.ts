@@ -1,0 +1,44 @@
+import type { ServiceClient } from './client';
+import { ValidationError } from './errors';
+import { DEFAULT_PROFILE, type PropertyRole, type ServiceProfile } from './profile';
+import { forEachProperty } from './records';
+import { holdsRole, roleNames } from './wire';
+
+/**
+ * Finding the properties that hold a role of the service profile (designation, ID barcode, next
+ * test date, customer name, …): by key id when the profile names one, else by name.
+ */
+
+/** The value of the property holding `role` in a device or customer record (the first found), or undefined. */
+export function roleValue(record: unknown, role: PropertyRole, profile: ServiceProfile = DEFAULT_PROFILE): unknown {
+	let found: unknown;
+	let seen = false;
+	forEachProperty(record, (key, value, keyId) => {
+		if (!seen && holdsRole(role, key, keyId, profile)) {
+			seen = true;
+			found = value;
+		}
+	});
+	return found;
+}
+
+/**
+ * The key id of the property holding `role` in the account (from the profile, else one read of
+ * the property-key list); refused naming the profile key when the account has none.
+ */
+export async function propertyKeyOf(client: ServiceClient, role: PropertyRole, want: { resource: 'device' | 'customer'; dataType: 'Number' | 'Text' | 'Date' }): Promise<number> {
+	const { keyId, names } = client.profile.properties[role];
+	if (keyId !== null) return keyId;
+	const lower = roleNames(role, client.profile);
+	for await (const raw of client.items('propertyKey.list', {}, { pageSize: client.maxPageSize })) {
+		const k = raw as { id?: unknown; name?: unknown; data_type?: unknown; resource?: unknown };
+		if (typeof k.id !== 'number' || typeof k.name !== 'string') continue;
+		if (k.resource !== undefined && k.resource !== want.resource) continue;
+		if (k.data_type !== undefined && k.data_type !== want.dataType) continue;
+		if (lower.includes(k.name.trim().toLowerCase())) return k.id;
+	}
+	throw new ValidationError(
+		`service profile: properties.${role}`,
+		`the account has no ${want.dataType} property of ${want.resource}s named ${names.map((n) => `"${n}"`).join(' or ')}; set properties.${role}.names or .keyId to the account's property`,
+	);
+}

@@ -33,6 +33,7 @@ export function localAccounts(path: string, env: Record<string, string | undefin
 				token,
 				environment: a.environment,
 				timeoutMs: options.timeoutMs,
+				profile: a.profile,
 				onEvent: (e) => {
 					if (e.type === 'retry') options.log.warn('Retrying a request', { account: a.id, path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 				},

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod/v4';
-import { parseBaseUrl } from '../client';
+import { parseBaseUrl, type ServiceProfile } from '../client';
+import { ServiceProfileSchema } from '../client/profileSchema';
 import { RecipientsSchema, type Recipients } from './email/settings';
 
 /**
@@ -35,6 +36,8 @@ const AccountSchema = z
 			/** Lead stages of Device Due Soon in days; [] = off. */
 			dueSoonDays: z.array(whole('dueSoonDays[]', 0, 365), { error: 'dueSoonDays: expected a list of whole days, e.g. [30, 7] ([] = off)' }).optional(),
 			reminderDays: whole('reminderDays', 0, 365).optional(),
+			/** The service's layout for this account (client/profile.ts; a partial profile over the defaults). */
+			profile: z.unknown().optional(),
 		},
 		{ error: 'expected an object with id, environment, baseUrl and tokenEnv (locally) or tokenSecretArn (AWS, optional)' },
 	)
@@ -51,6 +54,9 @@ export interface AccountSettings {
 	recipients?: Recipients;
 	dueSoonStages?: number[];
 	reminderDays?: number;
+	/** Its service profile, checked and merged over the defaults; `profileInput` as written (what the AWS schedules hand on). */
+	profile?: ServiceProfile;
+	profileInput?: unknown;
 	/** The id in its events' `detail.metadata.account`; unset in a single-account setup (its events stay as they were). */
 	account?: string;
 	/** The id in its dedupe keys, state namespaces and leases; unset for the one account of a single-account setup and for `default`. */
@@ -83,7 +89,7 @@ export function parseAccounts(input: unknown, options: ParseAccountsOptions): Ac
 		const name = typeof (raw as { id?: unknown })?.id === 'string' ? `accounts[${i}] "${(raw as { id: string }).id}"` : `accounts[${i}]`;
 		const parsed = AccountSchema.safeParse(raw);
 		if (!parsed.success) {
-			for (const issue of parsed.error.issues) problems.push(`${name}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}; valid keys are id, environment, baseUrl, tokenEnv, tokenSecretArn, recipients, dueSoonDays, reminderDays` : issue.message}`);
+			for (const issue of parsed.error.issues) problems.push(`${name}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}; valid keys are id, environment, baseUrl, tokenEnv, tokenSecretArn, recipients, dueSoonDays, reminderDays, profile` : issue.message}`);
 			return;
 		}
 		const a = parsed.data;
@@ -102,6 +108,12 @@ export function parseAccounts(input: unknown, options: ParseAccountsOptions): Ac
 		} else if (!options.defaultRecipients) {
 			problems.push(`${name}: recipients: required, as no default recipients are set (give the account {"default": ["lab@example.com"]} or set the deployment's recipients)`);
 		}
+		let profile: ServiceProfile | undefined;
+		if (a.profile !== undefined) {
+			const p = ServiceProfileSchema.safeParse(a.profile);
+			if (p.success) profile = p.data;
+			else for (const issue of p.error.issues) problems.push(`${name}: ${['profile', ...issue.path.map(String)].join('.')}: ${issue.message}`);
+		}
 		out.push({
 			id: a.id,
 			environment: a.environment,
@@ -111,6 +123,7 @@ export function parseAccounts(input: unknown, options: ParseAccountsOptions): Ac
 			recipients,
 			dueSoonStages: a.dueSoonDays?.filter((d) => d > 0),
 			reminderDays: a.reminderDays,
+			...(profile ? { profile, profileInput: a.profile } : {}),
 		});
 	});
 	const byId = new Map<string, string>();
@@ -196,13 +209,15 @@ export const ScheduledAccountSchema = z.object({
 	partition: z.string().regex(ACCOUNT_ID).optional(),
 	dueSoonStages: z.array(z.number().int().min(1).max(365)).optional(),
 	reminderDays: z.number().int().min(0).max(365).optional(),
+	/** As the list gave it; merged over the defaults when read. */
+	profile: z.unknown().optional(),
 });
-export type ScheduledAccount = z.infer<typeof ScheduledAccountSchema>;
+export type ScheduledAccount = z.input<typeof ScheduledAccountSchema>;
 
 /** The account in a scheduled invocation's input, or undefined when it names none (a single-account deployment). */
-export function scheduledAccount(input: unknown): ScheduledAccount | undefined {
+export function scheduledAccount(input: unknown): (Omit<ScheduledAccount, 'profile'> & { profile?: ServiceProfile }) | undefined {
 	if (input === null || typeof input !== 'object' || !('account' in input)) return undefined;
-	const parsed = ScheduledAccountSchema.safeParse((input as { account: unknown }).account);
+	const parsed = ScheduledAccountSchema.extend({ profile: ServiceProfileSchema.optional() }).safeParse((input as { account: unknown }).account);
 	if (!parsed.success) throw new AccountsError(`The schedule's input names no valid account: ${parsed.error.issues.map((i) => `account.${i.path.join('.')}: ${i.message}`).join('; ')}`);
 	return parsed.data;
 }

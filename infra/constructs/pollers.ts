@@ -208,5 +208,6 @@ function scheduledAccountOf(a: AccountSettings, tokenSecretArn: string): Schedul
 		...(a.partition === undefined ? {} : { partition: a.partition }),
 		...(a.dueSoonStages === undefined ? {} : { dueSoonStages: a.dueSoonStages }),
 		...(a.reminderDays === undefined ? {} : { reminderDays: a.reminderDays }),
+		...(a.profileInput === undefined ? {} : { profile: a.profileInput }),
 	};
 }

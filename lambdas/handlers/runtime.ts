@@ -5,7 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import type { BaseUrl } from '../../client';
+import type { BaseUrl, ServiceProfile } from '../../client';
 import { scheduledAccount } from '../accounts';
 import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
 import { DynamoStateStore } from '../adapters/dynamoStateStore';
@@ -50,6 +50,7 @@ interface AccountToRead {
 	account?: string;
 	partition?: string;
 	settings: Partial<PollerSettings>;
+	profile?: ServiceProfile;
 }
 
 /** The account the schedule's input names (several accounts), else the one of the environment. */
@@ -79,6 +80,7 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		baseUrl: target.baseUrl,
 		token,
 		environment: target.environment,
+		profile: target.profile,
 		onEvent: (e) => {
 			if (e.type === 'retry' && e.kind === 'rateLimit') metrics.addMetric('RateLimited', MetricUnit.Count, 1);
 			if (e.type === 'retry') logger.warn('Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });

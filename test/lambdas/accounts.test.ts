@@ -79,6 +79,15 @@ describe('the accounts list', () => {
 		expect(refused([])).toContain('expected a JSON array');
 	});
 
+	it('an account may have its own service profile, checked by the profile schema and merged over the defaults', () => {
+		const [one] = parse([account('a', { profile: { paging: { maxPageSize: 500 } } })]);
+		expect(one.profile?.paging.maxPageSize).toBe(500);
+		expect(one.profile?.paging.style).toBe('limitOffset');
+		expect(one.profileInput).toEqual({ paging: { maxPageSize: 500 } });
+		expect(refused([account('a', { profile: { paging: { maxPageSize: 0 } } })])).toMatch(/accounts\[0\] "a": profile\.paging\.maxPageSize: /);
+		expect(refused([account('a', { profile: { pagin: {} } })])).toMatch(/accounts\[0\] "a": profile: .*pagin/);
+	});
+
 	it('reads a file, and names a missing file or bad JSON', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-accounts-'));
 		writeFileSync(join(dir, 'ok.json'), JSON.stringify([account('a'), account('b')]));

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIMIT, machine, scaleFromEnv, table, type BenchRow, type Scale } from './lib';
+import { benchAccounts } from './accounts';
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
@@ -19,6 +20,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	testResults: benchTestResults,
 	bundles: benchBundles,
 	node: benchNode,
+	accounts: benchAccounts,
 };
 
 async function main(): Promise<void> {

@@ -161,7 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return (token !== undefined && accounts.length > 1 && accounts.find((a) => a.account.hasToken(token))) || first;
 	};
 	const limiter = new RateLimiter();
-	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
+	const stats: Stats = { requests: 0, byStatus: {}, byPath: {}, byAccount: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
 	const [sizeParam] = pagingNames(profile);
 	const log = options.log ?? (() => undefined);
@@ -175,6 +175,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		stats.byStatus[reply.statusCode] = (stats.byStatus[reply.statusCode] ?? 0) + 1;
 		const route = request.url.split('?')[0];
 		stats.byPath[route] = (stats.byPath[route] ?? 0) + 1;
+		const served = accountOf(request).id;
+		stats.byAccount[served] = (stats.byAccount[served] ?? 0) + 1;
 		const started = (request as FastifyRequest & { startedAt?: number }).startedAt ?? performance.now();
 		const path = request.url.replace(/\/files\/download\/[^/?]+/, '/files/download/…');
 		log(`${isoTime(Date.now())} ${request.method} ${path} ${reply.statusCode} ${(performance.now() - started).toFixed(1)}ms`);

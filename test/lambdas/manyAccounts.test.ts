@@ -120,4 +120,67 @@ describe('many accounts in one runner', () => {
 			runner.close();
 		}
 	}, 120_000);
+
+	it("one account's bad token stops only that account", async () => {
+		const lines: TecEvent[] = [];
+		const logged: string[] = [];
+		const bad = 'f'.repeat(40);
+		const log = { info: () => undefined, warn: () => undefined, error: (m: string, x?: Record<string, unknown>) => void logged.push(JSON.stringify({ m, ...x })) };
+		const runner = createRunner({
+			accounts: [
+				{ client: pollerClient(sandbox, bad), environment: 'sandbox', account: 'revoked', partition: 'revoked' },
+				{ client: pollerClient(sandbox, sandbox.accounts[2].token), environment: 'sandbox', account: 'healthy', partition: 'healthy' },
+			],
+			statePath: join(mkdtempSync(join(tmpdir(), 'tec-accounts-')), 'runner.json'),
+			writeLine: (l) => lines.push(JSON.parse(l) as TecEvent),
+			log,
+			now: () => sandbox.account.now(),
+		});
+		try {
+			await runner.cycle();
+			expect([...runner.failed].sort()).toEqual(['revoked/pollDueSoon', 'revoked/pollOverdueDevices', 'revoked/pollTestResults']);
+			expect(logged.every((l) => JSON.parse(l).account === 'revoked')).toBe(true);
+			expect(logged.join('\n')).not.toContain(bad);
+			const announced = lines.filter((e) => e['detail-type'] === 'Device Overdue');
+			expect(announced.every((e) => e.detail.metadata.account === 'healthy')).toBe(true);
+			expect(announced.map((e) => (e.detail.data as { device: { id: number } }).device.id).sort((x, y) => x - y)).toEqual(overdueIds(2));
+		} finally {
+			runner.close();
+		}
+	}, 60_000);
+
+	it('an existing single-account setup adds accounts without announcing anything again: its account becomes `default`', async () => {
+		const statePath = join(mkdtempSync(join(tmpdir(), 'tec-accounts-')), 'runner.json');
+		const lines: TecEvent[] = [];
+		const options = { statePath, writeLine: (l: string) => lines.push(JSON.parse(l) as TecEvent), log: silent, now: () => sandbox.account.now() };
+		const single = createRunner({ ...options, accounts: [{ client: pollerClient(sandbox, sandbox.accounts[0].token), environment: 'sandbox' }] });
+		await single.cycle();
+		single.close();
+		expect(lines.filter((e) => e['detail-type'] === 'Device Overdue')).toHaveLength(overdueIds(0).length);
+		expect(lines.every((e) => e.detail.metadata.account === undefined && !e.detail.metadata.dedupeKey.includes('default'))).toBe(true);
+
+		lines.length = 0;
+		const [def, added] = parseAccounts(
+			[
+				{ id: 'default', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'A' },
+				{ id: 'site-b', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'B' },
+			],
+			{ source: 'test', defaultRecipients: { default: ['lab@example.com'], customers: {}, departments: {} } },
+		);
+		const several = createRunner({
+			...options,
+			accounts: [
+				{ client: pollerClient(sandbox, sandbox.accounts[0].token), environment: 'sandbox', account: def.account, partition: def.partition },
+				{ client: pollerClient(sandbox, sandbox.accounts[1].token), environment: 'sandbox', account: added.account, partition: added.partition },
+			],
+		});
+		try {
+			await several.cycle();
+			// `default` read the state the single account left: nothing again; the new account announces its own.
+			expect(lines.filter((e) => e.detail.metadata.account === 'default' && e['detail-type'] === 'Device Overdue')).toEqual([]);
+			expect(lines.filter((e) => e.detail.metadata.account === 'site-b' && e['detail-type'] === 'Device Overdue')).toHaveLength(overdueIds(1).length);
+		} finally {
+			several.close();
+		}
+	}, 60_000);
 });

@@ -119,6 +119,12 @@ describe('the whole stack with several accounts', () => {
 		expect(heartbeats.every(([id]) => id.includes('AccountHeartbeat'))).toBe(true);
 	});
 
+	it('the Schema Registry says events carry the account', () => {
+		const schemas = ofType(whole, 'AWS::EventSchemas::Schema');
+		expect(schemas.length).toBe(6);
+		for (const [, schema] of schemas) expect(JSON.stringify(JSON.parse(schema.Properties.Content as string))).toContain('"account":{"description":"The Test Equipment Cloud account');
+	});
+
 	it("the e-mail functions get each account's routing (its own recipients, else the deployment's)", () => {
 		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS, redactSecret } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
+import { readProfileFile } from '../client/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { localAccounts } from './accounts';
 import { ConfigSchema } from '../lambdas/config';
-import { RUN_BUDGET_MS, createRunner } from '../lambdas/runner';
+import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX, readLocalEmailSettings } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
@@ -13,11 +14,12 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--accounts FILE]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--accounts FILE]
   --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
-  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started.
+  Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
+  --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
@@ -29,6 +31,17 @@ const secrets: string[] = [];
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
 	const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...extra });
 	process.stderr.write(`${secrets.reduce((text, secret) => redactSecret(text, secret), line)}\n`);
+}
+
+/** --profile FILE (or TEC_PROFILE): the service's layout, refused before anything starts (exit code 2). */
+function profileOption(file: string | undefined): ServiceProfile | undefined {
+	if (file === undefined || file === '') return undefined;
+	try {
+		return readProfileFile(file);
+	} catch (error) {
+		process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+		process.exit(2);
+	}
 }
 
 async function main(): Promise<void> {
@@ -48,6 +61,7 @@ async function main(): Promise<void> {
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
 				accounts: { type: 'string' },
+				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
 		}).values;
@@ -91,6 +105,7 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 
+	const profile = profileOption(args.profile ?? process.env.TEC_PROFILE);
 	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
 	// Several accounts (--accounts FILE): checked, tokens read, before anything starts.
 	const several = args.accounts === undefined ? undefined : localAccounts(args.accounts, process.env, { timeoutMs: Math.round(timeout * 1000), log: logger, defaultRecipients: readLocalEmailSettings(args['email-config']).settings.recipients });
@@ -102,7 +117,7 @@ async function main(): Promise<void> {
 	const environment = several?.environment ?? (process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox');
 	if (baseUrl && token) secrets.push(token);
 	if (!several && (!baseUrl || !token)) {
-		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port) });
+		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port), profile });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
 		// Demo tokens of this local sandbox (not secrets), shown so n8n can use the same sandbox. n8n
@@ -120,16 +135,23 @@ async function main(): Promise<void> {
 			token: token ?? '',
 			environment,
 			timeoutMs: Math.round(timeout * 1000),
+			profile,
 			onEvent: (e) => {
 				if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
 			},
 		});
+	// The e-mails run on the pollers' clock (the embedded sandbox's, so moving it a day brings the
+	// next digest) and read today's truth from the pollers' state.
+	const clock = sandbox ? () => sandbox.account.now() : undefined;
+	let pollerState: Runner['state'] | undefined;
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
 		statePath: join(dirname(args.state ?? join(process.cwd(), '.state', 'x')), `email-${environment}.json`),
 		configPath: args['email-config'],
 		log: logger,
+		view: { list: (ns) => pollerState!.list(ns) },
+		now: clock,
 		accounts: several?.routing,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
@@ -145,8 +167,9 @@ async function main(): Promise<void> {
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
 		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
 		runBudgetMs: Math.round(budget * 1000),
-		now: sandbox ? () => sandbox.account.now() : undefined,
+		now: clock,
 	});
+	pollerState = runner.state;
 
 	let stopping = false;
 	let wake: (() => void) | undefined;

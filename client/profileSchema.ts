@@ -53,10 +53,14 @@ export const ServiceProfileInputSchema = (node(PROFILE_SPEC) as z.ZodOptional<z.
 	description: 'The layout of the Test Equipment Cloud service: paths, paging, field and property names. Every key is optional; what is left out keeps its default (docs/service-profile.md).',
 });
 
-/** A user's profile, checked and merged over the defaults (cross-key rules included). */
-export const ServiceProfileSchema = ServiceProfileInputSchema.transform((value, ctx) => {
+/**
+ * A user's profile, checked and merged over the defaults (cross-key rules included). Its issues
+ * carry resolveProfile's message (the key path and what is allowed), as every face words it; the
+ * shape it accepts is ServiceProfileInputSchema's (a property test holds them equal).
+ */
+export const ServiceProfileSchema = z.unknown().transform((value, ctx) => {
 	try {
-		return resolveProfile(value);
+		return resolveProfile(value === undefined ? {} : value);
 	} catch (error) {
 		ctx.addIssue({ code: 'custom', message: (error as Error).message });
 		return z.NEVER;

@@ -64,6 +64,14 @@ export class TestEquipmentCloudApi implements ICredentialType {
 			placeholder: 'https://app.example.com',
 			description: 'Base address of the production account, without /api/v1 (it is added once). Must use https.',
 		},
+		{
+			displayName: 'Service Profile',
+			name: 'serviceProfile',
+			type: 'json',
+			default: '{}',
+			description:
+				'Optional. Where the account differs from the defaults (paths, paging, field or property names): the keys to change, as "npm run doctor" suggests them, for example {"paging": {"style": "pageNumber"}}. Empty or {} = the defaults. See docs/service-profile.md.',
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

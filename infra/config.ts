@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
+import type { ServiceProfile } from '../client';
+import { readProfileFile } from '../client/profileSchema';
 import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
@@ -39,6 +41,8 @@ export interface AlertsConfig {
 	 * lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
 	 */
 	email: EmailSettings;
+	/** The service profile (context `serviceProfile`: a JSON file), checked at synth; unset = the defaults. */
+	serviceProfile?: ServiceProfile;
 }
 
 export const CONTEXT_KEYS = [
@@ -57,6 +61,7 @@ export const CONTEXT_KEYS = [
 	'digestHour',
 	'immediateFailedTests',
 	'accounts',
+	'serviceProfile',
 ] as const;
 
 export const DEFAULTS = {
@@ -169,6 +174,21 @@ const Schema = z.object({
 			.string()
 			.regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, 'dueSoonDays must be whole days separated by commas, like 30,7 (0 = off)')
 			.transform((v) => v.replace(/\s/g, ''))
+			.optional(),
+	),
+	// A file, read and checked here with the messages every face gives (the key path, what is allowed).
+	serviceProfile: z.preprocess(
+		blankToUndefined,
+		z
+			.string({ error: 'serviceProfile must be the path of a service profile JSON file (see docs/service-profile.md)' })
+			.transform((file, ctx) => {
+				try {
+					return readProfileFile(file);
+				} catch (error) {
+					ctx.addIssue({ code: 'custom', message: (error as Error).message });
+					return z.NEVER;
+				}
+			})
 			.optional(),
 	),
 });

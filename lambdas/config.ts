@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
+import { ServiceProfileSchema } from '../client/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
 
 /** The pollers' configuration, read from the environment once per cold start. */
@@ -58,6 +59,20 @@ export const ConfigSchema = z.object({
 	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
 	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
 	DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
+	// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
+	TEC_SERVICE_PROFILE: z
+		.string()
+		.optional()
+		.transform((v, ctx) => {
+			if (v === undefined || v.trim() === '') return undefined;
+			try {
+				return ServiceProfileSchema.parse(JSON.parse(v));
+			} catch (error) {
+				const message = error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
+				ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
+				return z.NEVER;
+			}
+		}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

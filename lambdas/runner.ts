@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunRepo
 import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
-import type { Log, Publisher } from './ports';
+import type { Log, Publisher, StateStore } from './ports';
 
 /**
  * The pollers outside AWS: the same code, a local state file instead of DynamoDB, and events on
@@ -66,6 +66,8 @@ export interface Runner {
 	readonly failed: string[];
 	/** Releases the state files' locks. */
 	close(): void;
+	/** The pollers' state (every account's), for the digest's view of today's truth. */
+	readonly state: Pick<StateStore, 'list' | 'get'>;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
@@ -125,6 +127,8 @@ export function createRunner(options: RunnerOptions): Runner {
 
 	return {
 		failed,
+		// Every account's state: their namespaces differ (keyScope), so a namespace is in one file only.
+		state: allStates(stores),
 		close: () => {
 			for (const store of stores) store.close();
 		},
@@ -133,6 +137,22 @@ export function createRunner(options: RunnerOptions): Runner {
 			// Each account has its own token, so its own 5 requests per second: none waits for another.
 			const perAccount = await Promise.all(options.accounts.map((a, i) => runAccount(a, stores[i])));
 			return perAccount.flat();
+		},
+	};
+}
+
+/** The accounts' state files read as one store (reads only: each account's runs write their own). */
+function allStates(stores: FileStateStore[]): Pick<StateStore, 'list' | 'get'> {
+	return {
+		async *list<T>(namespace: string) {
+			for (const store of stores) yield* store.list<T>(namespace);
+		},
+		async get<T>(namespace: string, key: string) {
+			for (const store of stores) {
+				const value = await store.get<T>(namespace, key);
+				if (value !== undefined) return value;
+			}
+			return undefined;
 		},
 	};
 }

@@ -11,10 +11,11 @@ export type FaultKind = 'status' | 'latency' | 'truncate' | 'nonJson' | 'drop' |
  * - `emptyPage`: a 200 page without results, `count` and `next` unchanged;
  * - `pageTooLarge`: `size` items (default 1,000,000 small ones) whatever `limit` asked;
  * - `wrongShape`: unreadable records (bad ids, dates, types) at the head of the list;
- * - `deepRecord`: a record nested 100,000 levels deep at the head of the page.
+ * - `deepRecord`: a record nested 100,000 levels deep at the head of the page;
+ * - `emptyList`: one consistent empty list (`count` 0, no `next`), as a glitching service answers.
  */
-export type OddAnswer = 'countLow' | 'countHigh' | 'nextLoop' | 'nextBack' | 'endlessNext' | 'emptyPage' | 'pageTooLarge' | 'wrongShape' | 'deepRecord';
-export const ODD_ANSWERS: readonly OddAnswer[] = ['countLow', 'countHigh', 'nextLoop', 'nextBack', 'endlessNext', 'emptyPage', 'pageTooLarge', 'wrongShape', 'deepRecord'];
+export type OddAnswer = 'countLow' | 'countHigh' | 'nextLoop' | 'nextBack' | 'endlessNext' | 'emptyPage' | 'pageTooLarge' | 'wrongShape' | 'deepRecord' | 'emptyList';
+export const ODD_ANSWERS: readonly OddAnswer[] = ['countLow', 'countHigh', 'nextLoop', 'nextBack', 'endlessNext', 'emptyPage', 'pageTooLarge', 'wrongShape', 'deepRecord', 'emptyList'];
 
 export interface FaultInput {
 	kind: FaultKind;
@@ -175,6 +176,12 @@ export function bendList(hit: Fault[], answer: ListAnswer, page: { offset: numbe
 				break;
 			case 'emptyPage':
 				answer.results = [];
+				break;
+			case 'emptyList':
+				answer.results = [];
+				answer.count = 0;
+				answer.next = null;
+				answer.previous = null;
 				break;
 			case 'pageTooLarge':
 				answer.results = Array.from({ length: f.size ?? 1_000_000 }, (_, i) => ({ id: i + 1 }));

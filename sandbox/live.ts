@@ -18,19 +18,22 @@ export interface LiveSettings {
 	weights: Record<LiveChangeKind, number>;
 }
 
-export type LiveChangeKind = 'test' | 'makeOverdue' | 'create' | 'delete' | 'upload';
+/** `move`: the device changes hands (another customer or department); `interval`: its test interval changes (so does its next test date). */
+export type LiveChangeKind = 'test' | 'makeOverdue' | 'create' | 'delete' | 'upload' | 'move' | 'interval';
 
 export interface LiveChange {
 	seq: number;
 	kind: LiveChangeKind;
 	deviceId: number;
 	resultId?: number;
+	/** For an uploaded result: the device's customer and department when it was uploaded. */
+	owner?: { customerId: number | null; department: string | null };
 }
 
 export const DEFAULT_LIVE: LiveSettings = {
 	seed: 1,
 	changesPerPage: 2,
-	weights: { test: 3, makeOverdue: 3, create: 1, delete: 1, upload: 3 },
+	weights: { test: 3, makeOverdue: 3, create: 1, delete: 1, upload: 3, move: 0, interval: 0 },
 };
 
 export interface LiveTruth {
@@ -46,7 +49,8 @@ export interface LiveTruth {
 	departures: Record<string, number>;
 }
 
-const KINDS: readonly LiveChangeKind[] = ['test', 'makeOverdue', 'create', 'delete', 'upload'];
+const KINDS: readonly LiveChangeKind[] = ['test', 'makeOverdue', 'create', 'delete', 'upload', 'move', 'interval'];
+const INTERVALS = [3, 6, 12, 24, 36];
 
 export class LiveMode {
 	on = false;
@@ -167,12 +171,26 @@ export class LiveMode {
 				// An upload dated today or up to 10 days back (late sync); older dates keep Last tested.
 				resultId = a.syncTestResult({ device_id: deviceId, status: this.rnd.chance(0.2) ? 'failed' : 'passed', test_date: addDays(today, -this.rnd.int(0, 10)) }).id;
 				break;
+			case 'move': {
+				// To another customer, or to a department another device has.
+				const d = a.data.devices.get(deviceId)!;
+				if (this.rnd.chance(0.5) && a.data.customers.size > 0) a.edit('device', { id: deviceId, customer_id: this.rnd.pick([...a.data.customers.keys()]), properties: {} }, 'live');
+				else {
+					const departments = [...new Set([...a.data.devices.values()].map((x) => x.values[DEVICE.department]).filter((v): v is string => typeof v === 'string' && v !== d.values[DEVICE.department]))];
+					if (departments.length > 0) a.edit('device', { id: deviceId, properties: { [DEVICE.department]: this.rnd.pick(departments) } }, 'live');
+				}
+				break;
+			}
+			case 'interval':
+				a.edit('device', { id: deviceId, properties: { [DEVICE.testInterval]: this.rnd.pick(INTERVALS) } }, 'live');
+				break;
 		}
 		const device = a.data.devices.get(deviceId);
 		const after = device !== undefined && a.isOverdue(device, today);
 		if (!before && after) this.arrivals.set(deviceId, (this.arrivals.get(deviceId) ?? 0) + 1);
 		if (before && !after) this.departures.set(deviceId, (this.departures.get(deviceId) ?? 0) + 1);
-		const change: LiveChange = { seq: ++this.seq, kind, deviceId, ...(resultId !== undefined ? { resultId } : {}) };
+		const owner = resultId !== undefined && device ? { customerId: device.customer_id ?? null, department: typeof device.values[DEVICE.department] === 'string' ? (device.values[DEVICE.department] as string) : null } : undefined;
+		const change: LiveChange = { seq: ++this.seq, kind, deviceId, ...(resultId !== undefined ? { resultId } : {}), ...(owner ? { owner } : {}) };
 		this.changes.push(change);
 		return change;
 	}

@@ -8,6 +8,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { profileDifferences } from '../../client';
 import type { AccountSettings, ScheduledAccount } from '../../lambdas/accounts';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
@@ -69,6 +70,8 @@ export class Pollers extends Construct {
 			LOOKBACK_DAYS: String(config.lookbackDays),
 			SAFETY_MS: String(POLLER_SAFETY.toMilliseconds()),
 			...(config.dueSoonDays === undefined ? {} : { DUE_SOON_DAYS: config.dueSoonDays }),
+			// Only the keys that differ from the defaults: a Lambda's environment holds 4 KB in all.
+			...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }),
 		};
 		if (several) for (const a of config.accounts) this.accountSecrets[a.id] = this.accountSecret(a, props.tokenSecret);
 		const stack = Stack.of(this);

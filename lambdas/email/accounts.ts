@@ -1,10 +1,9 @@
-import type { Fact } from './facts';
 import { esc, renderDigest, type DigestContent, type RenderedEmail } from './render';
 import { allRecipients, type EmailSettings, type Recipients } from './settings';
 
 /**
  * The alert e-mails of a deployment that watches several accounts: each account routes with its
- * own recipients (or the deployment's), its facts and overdue list are kept apart, and a recipient
+ * own recipients (or the deployment's), its facts and today's truth are kept apart, and a recipient
  * who follows several accounts gets one digest with a section per account.
  */
 export interface AccountRouting {
@@ -17,9 +16,9 @@ export interface AccountRouting {
 /** The id whose e-mail state stays where a single-account deployment keeps it (lambdas/accounts.ts). */
 const UNPARTITIONED = 'default';
 
-/** The namespace of an account's e-mail state (`mail:overdue`, `mail:device`): unchanged for a single account and for `default`. */
-export function accountNamespace(base: string, account: string | undefined): string {
-	return account === undefined || account === UNPARTITIONED ? base : `${base}:${account}`;
+/** Where the pollers keep an account's state: its keyScope (lambdas/pollers/context.ts), unpartitioned for a single account and for `default`. */
+export function truthScope(environment: 'sandbox' | 'production', account: string | undefined): string {
+	return account === undefined || account === UNPARTITIONED ? environment : `${environment}:${account}`;
 }
 
 /** The recipients an account's events go to. */
@@ -77,6 +76,3 @@ function bodyOf(html: string): string {
 	const start = html.indexOf('>', html.indexOf('<body')) + 1;
 	return html.slice(start, html.lastIndexOf('</body>'));
 }
-
-/** The facts of one account (a fact of a single-account deployment carries none). */
-export const factsOf = (facts: Fact[], account: string) => facts.filter((f) => f.account === account);

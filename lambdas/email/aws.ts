@@ -18,8 +18,11 @@ export function idempotencyStore(table: string, client: DynamoDBClient): DynamoD
 
 export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
+	const store = new DynamoMailStore(env.table, dynamo);
 	return {
-		store: new DynamoMailStore(env.table, dynamo),
+		store,
+		// The pollers' state lives in the same table: the digest reads today's truth from it.
+		view: store,
 		// One persistence layer per idempotent function: each layer takes its function's key path.
 		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet }),
 		persistence: idempotencyStore(env.table, dynamo),

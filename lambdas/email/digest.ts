@@ -1,22 +1,25 @@
 import { createHash } from 'node:crypto';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
-import { collectEvent, NS, type CollectResult, type Fact, type OverdueEntry } from './facts';
+import { collectEvent, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
-import { accountNamespace, everyRecipient, factsOf, recipientsOf, renderAccountsDigest, type AccountPart, type AccountRouting } from './accounts';
-import { route, type EmailSettings } from './settings';
+import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
+import { route, type EmailSettings, type Routable } from './settings';
+import { readTruth, type PollerView, type TodaysTruth } from './view';
 
 const DAY_MS = 86_400_000;
 
 export interface DigestDeps {
 	store: MailStore;
 	mailer: Mailer;
+	/** The pollers' state: today's truth about what is overdue and coming due (lambdas/email/view.ts). */
+	view: PollerView;
 	settings: EmailSettings;
 	timeZone: string;
 	environment: 'sandbox' | 'production';
 	now: () => number;
-	/** Several accounts (lambdas/email/accounts.ts): each routes by its own recipients; unset for one. */
+	/** Several accounts (lambdas/email/accounts.ts): each routes by its own recipients and has its own truth; unset for one. */
 	accounts?: AccountRouting[];
 }
 
@@ -35,85 +38,144 @@ export class DigestError extends Error {
 }
 
 /**
- * The daily digest of one day, for every recipient: what is in their inbox since the last digest
- * plus the devices still overdue, one e-mail each (none when there is nothing to say). Safe to
- * run again for the same day (a second schedule firing, a retry, a crash midway): each
- * recipient's e-mail is sent once, and only the facts it carried leave the inbox, so a fact that
- * arrived in between goes into the next digest. A recipient that fails does not stop the others;
- * the run then fails as a whole so that it is retried and alarmed on.
+ * The daily digest of one day, for every recipient: the facts since their last digest and the
+ * devices still overdue, one e-mail each (none when there is nothing to say). Rows, routing, due
+ * dates, days overdue and escalation come from today's truth (the pollers' view, read now), not
+ * from the event that once mentioned the device. Safe to run again for the same day (a second
+ * schedule firing, a retry, a crash midway): each recipient's e-mail is sent once, only the facts
+ * it carried are marked carried for them, so a fact that arrived in between goes into the next
+ * digest. A recipient that fails does not stop the others; the run then fails as a whole so that
+ * it is retried and alarmed on.
  */
 export async function runDigest(deps: DigestDeps, day: string, key = `digest:${day}`): Promise<DigestReport> {
 	const report: DigestReport = { day, sent: [], nothingToSay: [], failed: [] };
-	const overdue = new Map<string | undefined, OverdueDevice[]>();
-	for (const account of deps.accounts?.map((a) => a.account) ?? [undefined]) {
-		const list: OverdueDevice[] = [];
-		for await (const { value } of deps.store.list<OverdueEntry>(accountNamespace(NS.overdue, account))) if (value.state === 'overdue' && value.device) list.push(value.device);
-		overdue.set(account, list);
-	}
+	// One account, or each account of several: its truth, and the settings it routes by.
+	const scopes = await Promise.all(
+		(deps.accounts ?? [undefined]).map(async (a) => ({
+			account: a?.account,
+			truth: await readTruth(deps.view, truthScope(deps.environment, a?.account)),
+			deps: a ? { ...deps, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
+		})),
+	);
+	const scopeOf = (f: Fact) => scopes.find((x) => x.account === f.account) ?? scopes[0];
+	const facts: Fact[] = [];
+	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
+	const carried = new Map<string, Set<string>>();
+	const expiresAt = deps.now() + MARK_KEEP_MS;
 	for (const recipient of everyRecipient(deps.settings, deps.accounts)) {
 		try {
-			const facts: Fact[] = [];
-			for await (const { value } of deps.store.list<Fact>(NS.inbox(recipient))) facts.push(value);
-			const content = deps.accounts ? composeAccountsDigest(deps, deps.accounts, recipient, day, facts, overdue) : composeDigest(deps, recipient, day, facts, overdue.get(undefined) ?? []);
-			const factKeys = facts.map((f) => f.key).sort();
+			const mine = new Set<string>();
+			for await (const { key: k } of deps.store.list(NS.carried(recipient))) mine.add(k);
+			carried.set(recipient, mine);
+			const unseen = facts.filter((f) => !mine.has(f.key));
+			// Several accounts: a part per account with something to say, one e-mail for them all.
+			const parts = scopes.flatMap((x) => {
+				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
+				return part ? [{ account: x.account ?? '', content: part }] : [];
+			});
+			const content = parts.length === 0 ? undefined : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys) };
 			if (!content) {
-				await deps.store.deleteMany(NS.inbox(recipient), factKeys);
 				report.nothingToSay.push(recipient);
 				continue;
 			}
-			const email = envelope(deps, recipient, key, 'parts' in content ? renderAccountsDigest(content.parts) : renderDigest(content));
-			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys, email });
-			await deps.store.deleteMany(NS.inbox(recipient), receipt.factKeys);
+			const email = envelope(deps, recipient, key, deps.accounts ? renderAccountsDigest(parts) : renderDigest(content));
+			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys: content.factKeys, email });
+			await deps.store.putMany(NS.carried(recipient), receipt.factKeys.map((k) => ({ key: k, value: { day }, expiresAt })));
+			for (const k of receipt.factKeys) mine.add(k);
 			report.sent.push({ recipient, messageId: receipt.messageId, facts: receipt.factKeys.length });
 		} catch (error) {
 			report.failed.push({ recipient, error: (error as Error).message });
 		}
 	}
+	// A fact leaves once it is old news, or once every address it concerns today has it; a coming
+	// due date stays until it is old news, for whoever becomes responsible for the device meanwhile.
+	const done = facts.filter((f) => {
+		const r = factRouting(scopeOf(f).deps, day, f, scopeOf(f).truth);
+		return r === 'oldNews' || (r !== 'wait' && f.kind !== 'dueSoon' && r.every((to) => carried.get(to)?.has(f.key)));
+	});
+	await deps.store.deleteMany(NS.facts, done.map((f) => f.key));
 	if (report.failed.length > 0) throw new DigestError(report);
 	return report;
 }
 
-/** A recipient's digest over several accounts: a part per account with something to say, each routed by that account's recipients. */
-function composeAccountsDigest(deps: DigestDeps, accounts: AccountRouting[], recipient: string, day: string, facts: Fact[], overdue: Map<string | undefined, OverdueDevice[]>): { parts: AccountPart[] } | undefined {
-	const parts: AccountPart[] = [];
-	for (const { account } of accounts) {
-		const settings = { ...deps.settings, recipients: recipientsOf(deps.settings, accounts, account) };
-		const content = composeDigest({ ...deps, settings }, recipient, day, factsOf(facts, account), overdue.get(account) ?? []);
-		if (content) parts.push({ account, content });
-	}
-	return parts.length > 0 ? { parts } : undefined;
-}
-
-/** The e-mail of one failed test, sent when it arrives (immediate e-mails on); it stays in the inbox for the digest. */
-export async function sendFailedTestNow(deps: DigestDeps, recipient: string, fact: Extract<Fact, { kind: 'failed' }>): Promise<SendReceipt> {
+/** The e-mail of one failed test, sent when it arrives (immediate e-mails on); it stays filed for the digest. */
+export async function sendFailedTestNow(deps: Pick<DigestDeps, 'mailer' | 'settings' | 'environment' | 'timeZone' | 'now'>, recipient: string, fact: Extract<Fact, { kind: 'failed' }>): Promise<SendReceipt> {
 	const key = `failed:${fact.key}`;
 	const email = envelope(deps, recipient, key, renderFailedTest(failedItem(fact), { environment: deps.environment, timeZone: deps.timeZone }));
 	return deps.mailer.sendOnce({ key, recipient, factKeys: [], email });
 }
 
-/** What one recipient's digest says; undefined when it would say nothing. */
-export function composeDigest(deps: Pick<DigestDeps, 'settings' | 'timeZone' | 'environment'>, recipient: string, day: string, facts: Fact[], overdue: OverdueDevice[]): DigestContent | undefined {
-	const today = Date.parse(`${day}T00:00:00Z`);
-	const daysFrom = (date: string | null) => (date && /^\d{4}-\d{2}-\d{2}$/.test(date) ? Math.round((today - Date.parse(`${date}T00:00:00Z`)) / DAY_MS) : null);
-	const current = new Map(overdue.map((d) => [d.id, { ...d, daysOverdue: daysFrom(d.nextTestDate) ?? d.daysOverdue }]));
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const daysFrom = (day: string, date: string | null) => (date && DAY_PATTERN.test(date) ? Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${date}T00:00:00Z`)) / DAY_MS) : null);
+
+/** A device on the overdue list, as of the digest's day. */
+function overdueToday(day: string, device: OverdueDevice): OverdueDevice {
+	return { ...device, daysOverdue: daysFrom(day, device.nextTestDate) ?? device.daysOverdue };
+}
+
+/** A coming-due fact as today's truth has it: undefined when it no longer holds (tested, deleted, due date moved or passed, overdue now). */
+function dueToday(day: string, f: Extract<Fact, { kind: 'dueSoon' }>, truth: TodaysTruth): DueDevice | undefined {
+	const now = truth.dueSoon.get(f.device.id);
+	if (!now || now.dropped || now.due !== f.device.nextTestDate || truth.overdue.has(f.device.id)) return undefined;
+	const daysLeft = -(daysFrom(day, now.due) ?? -f.device.daysLeft);
+	return daysLeft < 0 ? undefined : { ...f.device, ...now.device, nextTestDate: now.due, daysLeft };
+}
+
+/** Whom a fact concerns today; 'oldNews' once it no longer holds; 'wait' while the pollers' view has not caught up with it. */
+function factRouting(deps: Pick<DigestDeps, 'settings'>, day: string, f: Fact, truth: TodaysTruth): string[] | 'oldNews' | 'wait' {
+	const routes = (d: Routable) => route(deps.settings.recipients, d);
+	switch (f.kind) {
+		case 'failed':
+			return routes(f.device);
+		case 'overdue': {
+			const now = truth.overdue.get(f.device.id);
+			if (now?.episode === f.episode) return routes(overdueToday(day, now.device));
+			const ended = truth.ended.get(f.device.id);
+			return (now && now.episode > f.episode) || (ended !== undefined && ended >= f.episode) ? 'oldNews' : 'wait';
+		}
+		case 'dueSoon': {
+			const due = dueToday(day, f, truth);
+			if (due) return routes(due);
+			return truth.dueSoon.has(f.device.id) || truth.overdue.has(f.device.id) || (daysFrom(day, f.device.nextTestDate) ?? 0) > 0 ? 'oldNews' : 'wait';
+		}
+	}
+}
+
+/** What one recipient's digest says and the facts it carries; undefined when it would say nothing. */
+export function composeDigest(
+	deps: Pick<DigestDeps, 'settings' | 'timeZone' | 'environment'>,
+	recipient: string,
+	day: string,
+	facts: Fact[],
+	truth: TodaysTruth,
+): (DigestContent & { factKeys: string[] }) | undefined {
+	const mine = (d: Routable) => route(deps.settings.recipients, d).includes(recipient);
 	const byOverdue = (a: OverdueDevice, b: OverdueDevice) => (b.daysOverdue ?? 0) - (a.daysOverdue ?? 0) || a.id - b.id;
+	const factKeys: string[] = [];
+	const current = new Map<number, OverdueDevice>();
+	for (const [id, { device }] of truth.overdue) current.set(id, overdueToday(day, device));
 
-	// Newly overdue: announced since the last digest and still on the list (one resolved in between is old news).
+	// Newly overdue: announced since this recipient's last digest, in the episode still open.
 	const newly = new Map<number, OverdueDevice>();
-	for (const f of facts) if (f.kind === 'overdue' && current.has(f.device.id)) newly.set(f.device.id, current.get(f.device.id)!);
-	const still = [...current.values()].filter((d) => !newly.has(d.id) && route(deps.settings.recipients, d).includes(recipient)).sort(byOverdue);
+	for (const f of facts) {
+		if (f.kind !== 'overdue' || truth.overdue.get(f.device.id)?.episode !== f.episode || !mine(current.get(f.device.id)!)) continue;
+		newly.set(f.device.id, current.get(f.device.id)!);
+		factKeys.push(f.key);
+	}
+	const still = [...current.values()].filter((d) => !newly.has(d.id) && mine(d)).sort(byOverdue);
 
-	// Coming due: the latest announcement per device, as seen from the digest's day; gone when it became overdue.
+	// Coming due: the facts that still hold, as of today; one row per device.
 	const due = new Map<number, DueDevice>();
 	for (const f of facts) {
-		if (f.kind !== 'dueSoon' || current.has(f.device.id)) continue;
-		const daysLeft = -(daysFrom(f.device.nextTestDate) ?? -f.device.daysLeft);
-		if (daysLeft < 0) continue;
-		const prev = due.get(f.device.id);
-		if (!prev || prev.nextTestDate <= f.device.nextTestDate) due.set(f.device.id, { ...f.device, daysLeft });
+		if (f.kind !== 'dueSoon') continue;
+		const d = dueToday(day, f, truth);
+		if (!d || !mine(d)) continue;
+		due.set(d.id, d);
+		factKeys.push(f.key);
 	}
-	const failed = facts.filter((f): f is Extract<Fact, { kind: 'failed' }> => f.kind === 'failed').map(failedItem);
-	failed.sort((a, b) => a.testDate.localeCompare(b.testDate) || a.testResultId - b.testResultId);
+	const failedFacts = facts.filter((f): f is Extract<Fact, { kind: 'failed' }> => f.kind === 'failed' && mine(f.device));
+	factKeys.push(...failedFacts.map((f) => f.key));
+	const failed = failedFacts.map(failedItem).sort((a, b) => a.testDate.localeCompare(b.testDate) || a.testResultId - b.testResultId);
 
 	if (newly.size + still.length + due.size + failed.length === 0) return undefined;
 	return {
@@ -126,6 +188,7 @@ export function composeDigest(deps: Pick<DigestDeps, 'settings' | 'timeZone' | '
 		stillOverdue: still,
 		dueSoon: [...due.values()].sort((a, b) => a.daysLeft - b.daysLeft || a.id - b.id),
 		failedTests: failed,
+		factKeys: factKeys.sort(),
 	};
 }
 
@@ -163,18 +226,18 @@ export function localHour(instant: number, timeZone: string): number {
  * on (each recipient once, even when the event comes again).
  */
 export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<CollectResult & { sentNow: number }> {
+	let sentNow = 0;
 	const result = await collectEvent(event, {
 		store: deps.store,
 		recipients: recipientsOf(deps.settings, deps.accounts, event.detail.metadata.account),
 		immediateFailedTests: deps.settings.immediateFailedTests,
 		now: deps.now(),
+		send: async (recipient, fact) => {
+			if (fact.kind !== 'failed') return;
+			await sendFailedTestNow(deps, recipient, fact);
+			sentNow++;
+		},
 	});
-	let sentNow = 0;
-	for (const { recipient, fact } of result.immediate) {
-		if (fact.kind !== 'failed') continue;
-		await sendFailedTestNow(deps, recipient, fact);
-		sentNow++;
-	}
 	return { ...result, sentNow };
 }
 

@@ -4,10 +4,11 @@ import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
-import type { AccountRouting } from './accounts';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
+import type { AccountRouting } from './accounts';
 import { parseEmailSettings, type EmailSettings } from './settings';
+import type { PollerView } from './view';
 
 /**
  * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
@@ -22,7 +23,12 @@ export interface LocalMailOptions {
 	/** A JSON file of settings, or a cdk.json (its "context" is used). */
 	configPath?: string;
 	log: Log;
+	/** The pollers' state (the runner's store): the digest's view of today's truth. */
+	view: PollerView;
+	/** The clock of the digest hour and of the e-mails: the pollers' (the embedded sandbox's when there is one). */
 	now?: () => number;
+	/** The outbox writer (default: one on outboxDir). */
+	mailer?: OutboxMailer;
 	/** Several accounts: each routes by its own recipients, one digest per recipient with a section per account. */
 	accounts?: AccountRouting[];
 }
@@ -55,9 +61,9 @@ export function readLocalEmailSettings(configPath: string | undefined): { settin
 export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const { settings, timeZone } = readLocalEmailSettings(options.configPath);
 	const now = options.now ?? Date.now;
-	const mailer = new OutboxMailer(resolve(options.outboxDir));
+	const mailer = options.mailer ?? new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
-	const deps: DigestDeps = { store, mailer, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
+	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
 	let reported = 0;
 
 	return {

@@ -56,16 +56,18 @@ export function renderDigest(c: DigestContent): RenderedEmail {
 
 	// ---- plain text ----
 	const t: string[] = [`Calibration digest for ${longDate(c.day)}${c.environment === 'sandbox' ? ' (sandbox account)' : ''}`, `${said.join(' · ')}`, ''];
-	const textSection = (title: string, lines: string[], total: number) => {
-		if (total === 0) return;
-		t.push(`${title.toUpperCase()} (${total})`, ...lines);
-		if (total > lines.length) t.push(`  …and ${total - lines.length} more`);
+	// Rows, not lines: a failed test takes several lines, and the "more" counts rows as the HTML does.
+	const textSection = <T>(title: string, items: T[], lines: (item: T) => string[]) => {
+		if (items.length === 0) return;
+		t.push(`${title.toUpperCase()} (${items.length})`, ...items.slice(0, MAX_ROWS).flatMap(lines));
+		if (items.length > MAX_ROWS) t.push(`  …and ${items.length - MAX_ROWS} more`);
 		t.push('');
 	};
-	textSection('Newly overdue since the last digest', c.newlyOverdue.slice(0, MAX_ROWS).map((d) => `- ${textDevice(d)}: ${overdueText(d)}${escalated(c, d) ? ' [escalated]' : ''}`), c.newlyOverdue.length);
-	textSection('Failed tests since the last digest', c.failedTests.slice(0, MAX_ROWS).flatMap(textFailed), c.failedTests.length);
-	textSection('Coming due', c.dueSoon.slice(0, MAX_ROWS).map((d) => `- ${textDevice(d)}: ${dueText(d)}`), c.dueSoon.length);
-	textSection('Still overdue, longest first', c.stillOverdue.slice(0, MAX_ROWS).map((d) => `- ${textDevice(d)}: ${overdueText(d)}${escalated(c, d) ? ' [escalated]' : ''}`), c.stillOverdue.length);
+	const overdueLine = (d: OverdueDevice) => [`- ${textDevice(d)}: ${overdueText(d)}${escalated(c, d) ? ' [escalated]' : ''}`];
+	textSection('Newly overdue since the last digest', c.newlyOverdue, overdueLine);
+	textSection('Failed tests since the last digest', c.failedTests, textFailed);
+	textSection('Coming due', c.dueSoon, (d) => [`- ${textDevice(d)}: ${dueText(d)}`]);
+	textSection('Still overdue, longest first', c.stillOverdue, overdueLine);
 	t.push('--', footerText(c), '');
 
 	// ---- HTML ----

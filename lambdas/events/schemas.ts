@@ -117,6 +117,8 @@ export const TestResultFailedDetail = detail(
 			customerId: z.number().int().nullable(),
 			designation: z.string().nullable(),
 			idBarcode: z.string().nullable(),
+			customerName: z.string().nullable().meta({ description: "The device's customer when the failed result was read (what alerts route by); null when it has none or no longer exists" }),
+			department: z.string().nullable().meta({ description: "The device's department when the failed result was read (what alerts route by)" }),
 		}),
 		failedSteps: z.array(FailedStep).meta({ description: 'The steps whose status is failed, with their measured values and limits' }),
 		failedStepCount: z.number().int().meta({ description: 'Failed steps in the result (failedSteps may list fewer)' }),

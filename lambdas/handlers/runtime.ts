@@ -63,7 +63,7 @@ function accountToRead(config: Config, input: unknown): AccountToRead {
 		return { ...scheduled, settings };
 	}
 	if (!config.TEC_BASE_URL || !config.TEC_TOKEN_SECRET_ARN) throw invalidConfiguration([{ message: 'TEC_ACCOUNTS=schedule: the schedule\'s input must name the account ({"account": {…}}); this invocation had none' }]);
-	return { baseUrl: config.TEC_BASE_URL, environment: config.TEC_ENVIRONMENT, tokenSecretArn: config.TEC_TOKEN_SECRET_ARN, settings: {} };
+	return { baseUrl: config.TEC_BASE_URL, environment: config.TEC_ENVIRONMENT, tokenSecretArn: config.TEC_TOKEN_SECRET_ARN, profile: config.TEC_SERVICE_PROFILE, settings: {} };
 }
 
 /**

@@ -69,7 +69,7 @@ export interface RunReport {
 	/** Why the scan was not read to its normal end (then nothing that needs the whole list ran). */
 	incomplete?: { reason: string; detail: string };
 	/** Overdue poller: devices missing from a complete scan, and what their targeted reads said. */
-	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number };
+	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number; massExit?: boolean };
 	pages: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;

@@ -1,7 +1,8 @@
-import { STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions } from '../../client';
+import { STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyKeyOf, type ListQuery, type PageOptions } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type DueDevice } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { customerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type DueSoonClock, type DueSoonState } from './state';
 
@@ -51,16 +52,9 @@ export function findNextTestKey(ctx: Pick<PollerContext, 'client'>): Promise<num
 	return propertyKeyOf(ctx.client, 'nextTestDate', { resource: 'device', dataType: 'Date' });
 }
 
-/** Customer names by id, read once per run and only when something is announced. */
-async function customerNames(ctx: PollerContext): Promise<Map<number, string | null>> {
-	const names = new Map<number, string | null>();
-	for await (const raw of ctx.client.items('customer.list', {}, { pageSize: ctx.client.maxPageSize })) {
-		const id = (raw as { id?: unknown }).id;
-		if (typeof id !== 'number') continue;
-		const name = roleValue(raw, 'customerName', ctx.client.profile);
-		names.set(id, typeof name === 'string' ? name : null);
-	}
-	return names;
+/** What routing and the digest's row show changed (the name is read from the customer list, so its id stands for it). */
+function ownerChanged(stored: Omit<DueDevice, 'daysLeft'>, read: DueDevice): boolean {
+	return stored.customerId !== read.customerId || stored.department !== read.department || stored.designation !== read.designation || stored.idBarcode !== read.idBarcode;
 }
 
 /** How the client's paging ended: its return value when it reports one, else a normal end. */
@@ -133,6 +127,7 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 				ctx.metrics.count('ItemsSeen', next.value.length);
 
 				const found: Array<{ device: DueDevice; stage: number }> = [];
+				const refresh: Array<{ device: DueDevice; state: DueSoonState }> = [];
 				for (const raw of next.value) {
 					const read = readOverdueDevice(raw, ctx.client.profile);
 					if (!read || seen.has(read.id)) continue;
@@ -143,18 +138,28 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 					const stage = stageFor(daysLeft, stages);
 					if (stage === undefined) continue; // outside every stage by its own record
 					const state = states.get(read.id);
-					if (state && state.due === due && state.stage <= stage) continue;
 					const { id, designation, idBarcode, department, customerId, customerName, lastTestedDate } = read;
-					found.push({ device: { id, designation, idBarcode, department, customerId, customerName, lastTestedDate, nextTestDate: due, daysLeft }, stage });
+					const device = { id, designation, idBarcode, department, customerId, customerName, lastTestedDate, nextTestDate: due, daysLeft };
+					if (state && state.due === due && state.stage <= stage) {
+						// Announced already; the record the digest routes by is kept as last read (lambdas/email/view.ts).
+						if (!state.device || ownerChanged(state.device, device)) refresh.push({ device, state });
+						continue;
+					}
+					found.push({ device, stage });
 				}
-				if (found.length === 0) continue;
+				if (found.length === 0 && refresh.length === 0) continue;
 				names ??= await customerNames(ctx);
+				const named = <D extends DueDevice>(device: D): D => ({ ...device, customerName: device.customerName ?? (device.customerId === null ? null : (names!.get(device.customerId) ?? null)) });
 				const events: TecEvent[] = [];
 				const writes: Array<{ key: string; value: DueSoonState; expiresAt: number }> = [];
 				for (const { device, stage } of found) {
-					const customerName = device.customerName ?? (device.customerId === null ? null : (names.get(device.customerId) ?? null));
-					events.push(makeEvent(DETAIL_TYPES.deviceDueSoon, ctx, dedupe(device.id, device.nextTestDate, stage), { device: { ...device, customerName }, stage }, now));
-					writes.push({ key: String(device.id), value: { due: device.nextTestDate, stage }, expiresAt: dayMs(device.nextTestDate) + RETENTION_AFTER_DUE_MS });
+					const { daysLeft: _left, ...record } = named(device);
+					events.push(makeEvent(DETAIL_TYPES.deviceDueSoon, ctx, dedupe(device.id, device.nextTestDate, stage), { device: named(device), stage }, now));
+					writes.push({ key: String(device.id), value: { due: device.nextTestDate, stage, device: record }, expiresAt: dayMs(device.nextTestDate) + RETENTION_AFTER_DUE_MS });
+				}
+				for (const { device, state } of refresh.splice(0)) {
+					const { daysLeft: _left, ...record } = named(device);
+					writes.push({ key: String(device.id), value: { ...state, device: record }, expiresAt: dayMs(state.due) + RETENTION_AFTER_DUE_MS });
 				}
 				await ctx.publisher.publish(events);
 				countEmitted(report, events, ctx.metrics);

@@ -2,6 +2,8 @@ import { ServiceError, failedStepsOf, testedDeviceOf, type FailedTestStep } from
 import { MAX_ENTRY_BYTES, entrySize, makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultFailedData, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
+import { customerNames } from './customers';
+import { readOverdueDevice } from './records';
 import { NS, type PendingEvidence } from './state';
 
 /**
@@ -13,6 +15,10 @@ import { NS, type PendingEvidence } from './state';
  * keeps its dedupe key, so a crash between publishing and recording repeats it, never changes it.
  * After MAX_ATTEMPTS runs, or when the result no longer exists (404), the event goes out without
  * steps rather than never.
+ *
+ * The event also carries what the alerts route by: the device's customer and department, read
+ * once per failed result (its detail, with the same retries; the customer's name from the
+ * customer list, read at most once per run). A device that no longer exists has neither.
  */
 
 export const MAX_ATTEMPTS = 24;
@@ -24,10 +30,11 @@ export function buildFailedEvent(
 	ctx: Pick<PollerContext, 'environment'>,
 	recorded: TestResultRecordedData,
 	detail: unknown,
+	owner: DeviceOwner,
 	now: number,
 ): TecEvent {
 	const steps: FailedTestStep[] = detail === undefined ? [] : failedStepsOf(detail);
-	const device = { ...recorded.device, ...(detail === undefined ? { designation: null, idBarcode: null } : testedDeviceOf(detail)) };
+	const device = { ...recorded.device, ...(detail === undefined ? { designation: null, idBarcode: null } : testedDeviceOf(detail)), ...owner };
 	const key = `test-result-failed:${keyScope(ctx)}:${recorded.testResult.id}`;
 	const data = (kept: FailedTestStep[]): TestResultFailedData => ({
 		testResult: recorded.testResult,
@@ -48,8 +55,19 @@ export function buildFailedEvent(
 	return makeEvent(DETAIL_TYPES.testResultFailed, ctx, key, data(kept), now);
 }
 
+/** What a failed test routes by. */
+export interface DeviceOwner {
+	customerName: string | null;
+	department: string | null;
+}
+
+const NO_OWNER: DeviceOwner = { customerName: null, department: null };
+
+type Evidence = { detail: unknown; owner: DeviceOwner };
+
 export class FailedEvidence {
 	private readonly ns: string;
+	private names: Map<number, string | null> | undefined;
 	private readonly pending = new Map<number, PendingEvidence>();
 	private readonly toRecord: Array<{ key: string; value: PendingEvidence; expiresAt: number }> = [];
 
@@ -60,15 +78,34 @@ export class FailedEvidence {
 		this.ns = NS.failedEvidence(keyScope(ctx));
 	}
 
-	/** The detailed result; undefined when it could not be read now (retried later). */
-	private async detail(id: number): Promise<{ detail: unknown } | { gone: true } | undefined> {
+	/** The detailed result (undefined once it is gone) and its device's owner; undefined when either could not be read now (retried later). */
+	private async evidence(recorded: TestResultRecordedData): Promise<Evidence | undefined> {
+		const id = recorded.testResult.id;
 		try {
-			return { detail: await this.ctx.client.call('testResult.get', { pathParams: { id } }) };
+			const detail = await this.read('testResult.get', id);
+			const device = readOverdueDevice(await this.read('device.get', recorded.device.id), this.ctx.client.profile);
+			if (!device) return { detail, owner: NO_OWNER };
+			let customerName = device.customerName;
+			const customerId = device.customerId ?? recorded.device.customerId;
+			if (customerName === null && customerId !== null) {
+				this.names ??= await customerNames(this.ctx);
+				customerName = this.names.get(customerId) ?? null;
+			}
+			return { detail, owner: { customerName, department: device.department } };
 		} catch (error) {
-			if (error instanceof ServiceError && error.status === 404) return { gone: true };
-			this.ctx.log.warn('Could not read the failed steps of a test result; the next run retries', { testResultId: id, error: (error as Error).message });
+			this.ctx.log.warn('Could not read the failed steps of a test result or its device; the next run retries', { testResultId: id, error: (error as Error).message });
 			this.ctx.metrics.count('FailedEvidenceDeferred');
 			return undefined;
+		}
+	}
+
+	/** A detail read; undefined when the record no longer exists. */
+	private async read(operation: 'testResult.get' | 'device.get', id: number): Promise<unknown> {
+		try {
+			return await this.ctx.client.call(operation, { pathParams: { id } });
+		} catch (error) {
+			if (error instanceof ServiceError && (error.status === 404 || error.status === 412)) return undefined;
+			throw error;
 		}
 	}
 
@@ -77,14 +114,14 @@ export class FailedEvidence {
 		for await (const item of this.ctx.store.list<PendingEvidence>(this.ns)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
 		const now = this.ctx.now();
 		for (const [id, p] of this.pending) {
-			const got = await this.detail(id);
+			const got = await this.evidence(p.recorded);
 			const attempts = p.attempts + 1;
 			if (!got && attempts < MAX_ATTEMPTS) {
 				await this.ctx.store.putMany(this.ns, [{ key: String(id), value: { ...p, attempts }, expiresAt: now + 30 * DAY_MS }]);
 				continue;
 			}
-			if (!got || 'gone' in got) this.ctx.log.error('Announcing a failed test result without its steps', { testResultId: id, attempts, gone: Boolean(got) });
-			const event = buildFailedEvent(this.ctx, p.recorded, got && 'detail' in got ? got.detail : undefined, now);
+			if (got?.detail === undefined) this.ctx.log.error('Announcing a failed test result without its steps', { testResultId: id, attempts, gone: Boolean(got) });
+			const event = buildFailedEvent(this.ctx, p.recorded, got?.detail, got?.owner ?? NO_OWNER, now);
 			await this.ctx.publisher.publish([event]);
 			countEmitted(this.report, [event], this.ctx.metrics);
 			await this.ctx.store.putMany(this.ns, [{ key: String(id), value: { ...p, attempts, done: true }, expiresAt: now }]);
@@ -98,12 +135,12 @@ export class FailedEvidence {
 	async eventsFor(recordedEvent: TecEvent): Promise<TecEvent[]> {
 		const recorded = recordedEvent.detail.data as TestResultRecordedData;
 		if (recorded.testResult.passed !== false || this.pending.has(recorded.testResult.id)) return [];
-		const got = await this.detail(recorded.testResult.id);
+		const got = await this.evidence(recorded);
 		if (!got) {
 			this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1 }, expiresAt: this.ctx.now() + 30 * DAY_MS });
 			return [];
 		}
-		return [buildFailedEvent(this.ctx, recorded, 'detail' in got ? got.detail : undefined, this.ctx.now())];
+		return [buildFailedEvent(this.ctx, recorded, got.detail, got.owner, this.ctx.now())];
 	}
 
 	/** Writes the deferred results; call after the page is published and before it is recorded as seen. */

@@ -15,6 +15,19 @@ const RESOLVED_RETENTION_MS = 400 * DAY_MS;
 export const MAX_CONFIRMATIONS_PER_RUN = 500;
 
 /**
+ * A mass exit (docs/reliability.md): at least MASS_EXIT_MIN devices, and at least MASS_EXIT_SHARE
+ * of those tracked as overdue, would leave in one run. Then even a one-page scan's candidates are
+ * confirmed one by one (MAX_CONFIRMATIONS_PER_RUN a run, so a list that really empties resolves
+ * over several runs).
+ */
+export const MASS_EXIT_MIN = 10;
+export const MASS_EXIT_SHARE = 0.2;
+
+export function isMassExit(candidates: number, tracked: number): boolean {
+	return candidates >= MASS_EXIT_MIN && candidates >= MASS_EXIT_SHARE * tracked;
+}
+
+/**
  * One run: fetch the overdue list, announce devices that entered it (and reminders), then, on a
  * complete scan, those that left it, then one digest. Every page is published before its state
  * is written, so a run that dies part-way loses nothing: the next one re-announces what was not
@@ -24,7 +37,8 @@ export const MAX_CONFIRMATIONS_PER_RUN = 500;
  * when devices before the cursor leave it, so one at a page boundary can go unseen. Each candidate
  * is confirmed with a targeted read of that device (client/overdue.ts) before it is announced as
  * resolved; one still overdue stays in its episode. A scan of one page is a snapshot and needs no
- * confirmation. Nothing is resolved unless the scan ended normally.
+ * confirmation, unless it would resolve a large share of the tracked devices at once (a mass exit,
+ * isMassExit): then each is confirmed too. Nothing is resolved unless the scan ended normally.
  */
 export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('overdueDevices');
@@ -74,7 +88,8 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		await ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: now } }]);
 		if (report.stoppedForTime) return;
 
-		if (complete) await resolveLeft(ctx, report, states, seen, serviceToday, now, key, ns);
+		// An empty list tells no service day: the confirmations then judge by this clock's day.
+		if (complete) await resolveLeft(ctx, report, states, seen, serviceToday ?? dayString(clockNow), now, key, ns);
 
 		// One digest for every announced device not yet in a published digest (this run's and any
 		// a crashed run left behind).
@@ -117,16 +132,32 @@ function pageChanges(
 			const episode = (state?.episode ?? 0) + 1;
 			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
 			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
-		} else if (reminderDays > 0 && run.reminders) {
+		} else {
 			// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
-			const due = Math.floor((clockNow - state.since) / (reminderDays * DAY_MS));
+			const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
 			if (due > state.reminders) {
 				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
 				writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
+			} else if (recordChanged(state.device, device)) {
+				// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
+				writes.push({ key: String(device.id), value: { ...state, device } });
 			}
 		}
 	}
 	return { events, writes };
+}
+
+/** A listed device whose customer, department, due date or names changed since it was stored (days overdue change daily and are not stored news). */
+function recordChanged(stored: OverdueDevice, read: OverdueDevice): boolean {
+	return (
+		stored.customerId !== read.customerId ||
+		stored.customerName !== read.customerName ||
+		stored.department !== read.department ||
+		stored.nextTestDate !== read.nextTestDate ||
+		stored.lastTestedDate !== read.lastTestedDate ||
+		stored.designation !== read.designation ||
+		stored.idBarcode !== read.idBarcode
+	);
 }
 
 /** The remembered devices `keep` selects, as [id, state] pairs (a run usually selects few of many). */
@@ -150,9 +181,17 @@ async function resolveLeft(
 	ns: string,
 ): Promise<void> {
 	const candidates = devicesWhere(states, (id, s) => s.overdue && !seen.has(id));
-	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0 };
+	const tracked = devicesWhere(states, (_, s) => s.overdue).length;
+	const massExit = isMassExit(candidates.length, tracked);
+	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0, ...(massExit ? { massExit } : {}) };
 	report.resolveChecks = checks;
-	const snapshot = report.pages <= 1;
+	// A one-page scan is a snapshot, unless it would empty a large share of the list at once: a
+	// service answering one consistent empty (or short) page looks just like that.
+	const snapshot = report.pages <= 1 && !massExit;
+	if (massExit) {
+		ctx.log.warn('This run would resolve a large share of the overdue devices at once; each is confirmed with a targeted read first', { candidates: candidates.length, tracked });
+		ctx.metrics.count('MassExitConfirmed', candidates.length);
+	}
 	let reads = 0;
 	for (let i = 0; i < candidates.length; i += 100) {
 		const chunk: Array<[number, DeviceState]> = [];

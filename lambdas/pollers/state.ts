@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { TestResultRecordedDetail, type OverdueDevice } from '../events/schemas';
+import { TestResultRecordedDetail, type DueDevice, type OverdueDevice } from '../events/schemas';
 
 /**
  * What the pollers keep in the state store: one namespace and one schema per thing they remember.
@@ -49,6 +49,8 @@ export const DueSoonState = z.looseObject({
 	stage: wholeFrom(0),
 	/** Set when a complete scan no longer found the device in the window: forgotten. */
 	dropped: z.boolean().optional(),
+	/** The device as last read (customer, department, due date): what the digest routes and shows. */
+	device: (z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<Omit<DueDevice, 'daysLeft'>>).optional(),
 });
 export type DueSoonState = z.infer<typeof DueSoonState>;
 

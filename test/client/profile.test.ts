@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, ProfileError, profileDifferences, resolveProfile, testDetail, toCanonical, toWire, type ServiceProfile } from '../../client';
-import { ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/profileSchema';
+import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/profileSchema';
 import { profileArbitrary } from '../support/profiles';
 
 function refusal(input: unknown): ProfileError {
@@ -75,7 +75,7 @@ describe('service profile', () => {
 		});
 	}
 
-	it('the zod schema accepts and refuses the parsed values resolveProfile does, with the same result', () => {
+	it('the zod schemas accept and refuse the parsed values resolveProfile does, with the same result and message', () => {
 		fc.assert(
 			fc.property(fc.oneof(profileArbitrary().map((p): unknown => p.input), fc.jsonValue().filter((v) => typeof v !== 'string')), (input) => {
 				let expected: ServiceProfile | Error;
@@ -84,9 +84,17 @@ describe('service profile', () => {
 				} catch (error) {
 					expected = error as Error;
 				}
+				const shape = ServiceProfileInputSchema.safeParse(input);
 				const parsed = ServiceProfileSchema.safeParse(input);
-				if (expected instanceof Error) expect(parsed.success).toBe(false);
-				else expect(parsed.success ? parsed.data : parsed.error).toEqual(expected);
+				if (expected instanceof Error) {
+					expect(parsed.success).toBe(false);
+					expect(parsed.error?.issues[0].message).toBe(expected.message);
+				} else {
+					expect(shape.success).toBe(true);
+					expect(parsed.success ? parsed.data : parsed.error).toEqual(expected);
+				}
+				// Whatever the shape refuses, resolveProfile refuses too (the cross-key rules refuse more).
+				if (!shape.success) expect(expected).toBeInstanceOf(Error);
 			}),
 			{ numRuns: 300 },
 		);

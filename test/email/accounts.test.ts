@@ -1,79 +1,95 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
-import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
-import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
-import { makeEvent } from '../../lambdas/events/event';
-import { DETAIL_TYPES, type OverdueDevice } from '../../lambdas/events/schemas';
-import { parseEmailSettings, RecipientsSchema } from '../../lambdas/email/settings';
-import { device, emailEvent } from '../support/emailEvents';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalMail } from '../../lambdas/email/local';
+import { RecipientsSchema } from '../../lambdas/email/settings';
+import { createRunner, type Runner } from '../../lambdas/runner';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { DEVICE } from '../../sandbox/properties';
+import { pollerClient } from '../reliability/support';
 
-/** E-mails of several accounts: routing per account; one digest per recipient, a section per account. */
-const NOW = Date.parse('2026-11-20T06:00:00Z');
-const DAY = '2026-11-20';
-const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['ops@example.com'] } }, 'test');
-const recipients = (...to: string[]) => RecipientsSchema.parse({ default: to });
+/**
+ * The e-mails of several accounts, end to end as `npm start -- --accounts` wires them: the runner
+ * over three accounts of one sandbox, the collector and the digest reading each account's truth.
+ * Routing per account; one digest per recipient with a section per account, never mixed.
+ */
+const IDS = ['site-a', 'site-b', 'site-c'];
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox({ accounts: 3, size: { devices: 40, customers: 3, testResults: 5 } });
+	// Device ids and barcodes repeat across accounts (each numbers its own): mark each account's barcodes.
+	sandbox.accounts.forEach(({ account }, i) => {
+		for (const d of account.data.devices.values()) d.values[DEVICE.idBarcode] = `S${i}-${String(d.values[DEVICE.idBarcode])}`;
+	});
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
 
-function world(): { deps: DigestDeps; outbox: string; state: string } {
-	const dir = mkdtempSync(join(tmpdir(), 'tec-mail-accounts-'));
-	const state = join(dir, 'email.json');
-	const deps: DigestDeps = {
-		store: new FileMailStore(state, () => NOW),
-		mailer: new OutboxMailer(join(dir, 'outbox')),
-		settings,
-		timeZone: 'UTC',
-		environment: 'sandbox',
-		now: () => NOW,
-		accounts: [
-			{ account: 'site-a', recipients: recipients('a-lead@example.com', 'both@example.com') },
-			{ account: 'site-b', recipients: recipients('b-lead@example.com', 'both@example.com') },
-			// No recipients of its own: the deployment's.
-			{ account: 'site-c' },
-		],
-	};
-	return { deps, outbox: join(dir, 'outbox'), state };
+/** The ID barcodes of an account's overdue devices. */
+function overdueBarcodes(i: number): string[] {
+	const a = sandbox.accounts[i].account;
+	return [...a.data.devices.values()].filter((d) => a.isOverdue(d)).map((d) => String(d.values[DEVICE.idBarcode]));
 }
 
-const overdueOf = (account: string, d: OverdueDevice) => emailEvent(makeEvent(DETAIL_TYPES.deviceOverdue, { environment: 'sandbox', account }, `device-overdue:sandbox:${account}:${d.id}:1`, { device: d, episode: 1, reminder: 0 }, NOW - 3_600_000));
-// The same device id in two accounts: two different devices.
-const alpha = device(1, { designation: 'Alpha scope' });
-const bravo = device(1, { designation: 'Bravo meter' });
-const charlie = device(2, { designation: 'Charlie probe' });
+/** The accounts whose devices a piece of an e-mail shows (by their barcodes' marks). */
+const accountsShown = (html: string) => [...new Set([...html.matchAll(/ID S(\d)-/g)].map((m) => Number(m[1])))].sort();
 
 describe('e-mails of several accounts', () => {
-	it('routes each account by its own recipients; one digest per recipient with a section per account, never mixed', async () => {
-		const { deps, outbox, state } = world();
-		expect((await onEvent(deps, overdueOf('site-a', alpha))).recipients).toEqual(['a-lead@example.com', 'both@example.com']);
-		expect((await onEvent(deps, overdueOf('site-b', bravo))).recipients).toEqual(['b-lead@example.com', 'both@example.com']);
-		expect((await onEvent(deps, overdueOf('site-c', charlie))).recipients).toEqual(['ops@example.com']);
+	it('route each account by its own recipients; a recipient of several gets one digest, a section per account', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-mail-accounts-'));
+		const settingsPath = join(dir, 'settings.json');
+		writeFileSync(settingsPath, JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['ops@example.com'] }, timeZone: 'UTC' }));
+		const recipients = (...to: string[]) => RecipientsSchema.parse({ default: to });
+		let runner: Runner | undefined;
+		const mail = createLocalMail({
+			environment: 'sandbox',
+			outboxDir: join(dir, 'outbox'),
+			statePath: join(dir, 'email.json'),
+			configPath: settingsPath,
+			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+			view: { list: (ns) => runner!.state.list(ns) },
+			now: () => sandbox.account.now(),
+			accounts: [
+				{ account: 'site-a', recipients: recipients('a-lead@example.com', 'both@example.com') },
+				{ account: 'site-b', recipients: recipients('b-lead@example.com', 'both@example.com') },
+				// No recipients of its own: the deployment's.
+				{ account: 'site-c' },
+			],
+		});
+		runner = createRunner({
+			accounts: IDS.map((id, i) => ({ client: pollerClient(sandbox, sandbox.accounts[i].token), environment: 'sandbox' as const, account: id, partition: id })),
+			statePath: join(dir, 'runner.json'),
+			writeLine: () => undefined,
+			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+			publishers: [mail.publisher],
+			now: () => sandbox.account.now(),
+		});
+		try {
+			await runner.cycle();
+			expect(runner.failed).toEqual([]);
+			const written = await mail.afterCycle(true);
+			const html = (to: string) => readFileSync(written.find((f) => f.endsWith(`${to}.eml`))!.replace(/\.eml$/, '.html'), 'utf8');
+			expect(written.map((f) => f.split('/').pop()).sort()).toEqual(['a-lead@example.com.eml', 'b-lead@example.com.eml', 'both@example.com.eml', 'ops@example.com.eml']);
 
-		const report = await runDigest(deps, DAY);
-		expect(report.sent.map((s) => s.recipient).sort()).toEqual(['a-lead@example.com', 'b-lead@example.com', 'both@example.com', 'ops@example.com']);
-		const html = (to: string) => readFileSync(join(outbox, `digest_${DAY}`, `${to}.html`), 'utf8');
-		const eml = (to: string) => readFileSync(join(outbox, `digest_${DAY}`, `${to}.eml`), 'utf8');
-
-		// Following two accounts: one e-mail, a section per account, each with its own device.
-		const both = html('both@example.com');
-		const [beforeB, afterB] = both.split('Account site-b');
-		expect(beforeB).toContain('Account site-a');
-		expect(beforeB).toContain('Alpha scope');
-		expect(beforeB).not.toContain('Bravo meter');
-		expect(afterB).toContain('Bravo meter');
-		expect(afterB).not.toContain('Alpha scope');
-		expect(both).not.toContain('Charlie probe');
-		expect(eml('both@example.com')).toMatch(/Subject: .*site-a \(1 newly overdue\); site-b \(1 newly overdue\)/);
-		// Following one: that account's digest, named.
-		expect(html('a-lead@example.com')).toContain('Alpha scope');
-		expect(html('a-lead@example.com')).not.toContain('Bravo meter');
-		expect(html('ops@example.com')).toContain('Charlie probe');
-		expect(html('ops@example.com')).not.toMatch(/Alpha scope|Bravo meter/);
-
-		// The overdue lists are kept per account (device 1 twice, apart).
-		const stored = JSON.parse(readFileSync(state, 'utf8')) as Record<string, Record<string, { v: { device?: { designation: string } } }>>;
-		expect(stored['mail:overdue:site-a']['1'].v.device?.designation).toBe('Alpha scope');
-		expect(stored['mail:overdue:site-b']['1'].v.device?.designation).toBe('Bravo meter');
-		expect(stored['mail:overdue']).toBeUndefined();
-	});
+			const [a, b, c] = [0, 1, 2].map(overdueBarcodes);
+			for (const list of [a, b, c]) expect(list.length).toBeGreaterThan(0);
+			// Following two accounts: one e-mail, site-a's section then site-b's, each with its own devices only.
+			const [head, sectionB] = html('both@example.com').split('Account site-b');
+			const sectionA = head.slice(head.indexOf('Account site-a'));
+			expect(sectionA.length).toBeGreaterThan(0);
+			expect(accountsShown(sectionA)).toEqual([0]);
+			expect(accountsShown(sectionB)).toEqual([1]);
+			for (const code of a) expect(sectionA).toContain(`ID ${code}`);
+			for (const code of b) expect(sectionB).toContain(`ID ${code}`);
+			// Following one account: its digest only; site-c, without recipients of its own, goes to the deployment's.
+			expect(accountsShown(html('a-lead@example.com'))).toEqual([0]);
+			expect(accountsShown(html('b-lead@example.com'))).toEqual([1]);
+			expect(accountsShown(html('ops@example.com'))).toEqual([2]);
+			for (const code of c) expect(html('ops@example.com')).toContain(`ID ${code}`);
+		} finally {
+			runner.close();
+		}
+	}, 60_000);
 });

@@ -5,7 +5,7 @@ import { awsDeps } from '../../lambdas/email/aws';
 import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { NS } from '../../lambdas/email/facts';
 import { parseEmailSettings } from '../../lambdas/email/settings';
-import { device, dueSoon, emailEvent, failedTest, INSULATION_STEP, overdue, resolved } from '../support/emailEvents';
+import { device, dueSoon, emailEvent, failedTest, INSULATION_STEP, overdue, pollersSaw, resolved } from '../support/emailEvents';
 import { createStateTable, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
 
@@ -56,8 +56,12 @@ beforeEach(async () => {
 });
 
 const to = (address: string) => ses.sent.filter((m) => m.to.includes(address)).map((m) => mimeParts(m.raw));
+/** Events as the pollers emit them: their state written (the digest's view), then each delivered to the collector. */
 const collectAll = async (...events: Parameters<typeof emailEvent>[0][]) => {
-	for (const e of events) await onEvent(deps, emailEvent(e));
+	for (const e of events) {
+		await pollersSaw(deps.store, e);
+		await onEvent(deps, emailEvent(e));
+	}
 };
 
 describe('the daily digest from the events, sent with SES', () => {
@@ -97,7 +101,7 @@ describe('the daily digest from the events, sent with SES', () => {
 		expect(ses.calls).toBe(0);
 		expect(report.nothingToSay).toContain('custodian@acme.example');
 		// A late Device Overdue of the resolved episode does not bring it back.
-		await collectAll(overdue(acme));
+		await onEvent(deps, emailEvent(overdue(acme)));
 		await runDigest(deps, DAY);
 		expect(ses.calls).toBe(0);
 	});
@@ -168,49 +172,92 @@ describe('correct under failure', () => {
 		expect(to('icu@example.com')[0].text).toContain('Device 2');
 	});
 
-	it('a crash between sending and clearing the inbox: the rerun sends nothing, and a fact that came in between waits for the next digest', async () => {
+	it('a crash between sending and recording what it carried: the rerun sends nothing, and a fact that came in between waits for the next digest', async () => {
 		await collectAll(overdue(acme));
-		const deleteMany = deps.store.deleteMany.bind(deps.store);
-		deps.store.deleteMany = async () => {
-			throw new Error('crashed before clearing the inbox');
+		const putMany = deps.store.putMany.bind(deps.store);
+		deps.store.putMany = async (ns, items) => {
+			if (ns.startsWith('mail:carried:')) throw new Error('crashed before recording');
+			return putMany(ns, items);
 		};
-		await expect(runDigest(deps, DAY)).rejects.toThrow(/crashed before clearing the inbox/);
+		await expect(runDigest(deps, DAY)).rejects.toThrow(/crashed before recording/);
 		expect(to('custodian@acme.example')).toHaveLength(1);
 
-		deps.store.deleteMany = deleteMany;
+		deps.store.putMany = putMany;
 		const late = device(6, { customerName: 'Acme Instruments', nextTestDate: '2026-11-19' });
 		await collectAll(overdue(late));
 		await runDigest(deps, DAY);
 		expect(to('custodian@acme.example')).toHaveLength(1);
-		const inbox: string[] = [];
-		for await (const { key } of deps.store.list(NS.inbox('custodian@acme.example'))) inbox.push(key);
-		expect(inbox).toEqual([late.id].map((id) => `device-overdue:${id}:1`));
+		const pending: string[] = [];
+		for await (const { key } of deps.store.list(NS.facts)) pending.push(key);
+		expect(pending).toEqual([late.id].map((id) => `device-overdue:${id}:1`));
 
 		await runDigest(deps, '2026-11-21');
 		const [, next] = to('custodian@acme.example');
 		expect(next.text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)\n- Device 6 /);
 	});
 
-	it('a crash while filing an event: the redelivery files it everywhere, once', async () => {
+	it('a crash while filing an event: the redelivery files it for everyone, once; redeliveries after the digest change nothing', async () => {
 		const putMany = deps.store.putMany.bind(deps.store);
-		let inboxWrites = 0;
+		let crashes = 1;
 		deps.store.putMany = async (ns, items) => {
-			if (ns.startsWith('mail:inbox:') && ++inboxWrites === 2) throw new Error('crashed midway');
+			if (ns === NS.filed && crashes-- > 0) throw new Error('crashed midway');
 			return putMany(ns, items);
 		};
-		// Acme customer and ICU department: two inboxes.
+		// Acme customer and ICU department: two recipients.
 		const both = device(7, { customerName: 'Acme Instruments', department: 'ICU' });
+		await pollersSaw(deps.store, overdue(both));
 		await expect(onEvent(deps, emailEvent(overdue(both)))).rejects.toThrow(/crashed midway/);
-		await onEvent(deps, emailEvent(overdue(both)));
 		await runDigest(deps, DAY);
-		expect(to('custodian@acme.example')[0].text.match(/Device 7 /g)).toHaveLength(1);
-		expect(to('icu@example.com')[0].text.match(/Device 7 /g)).toHaveLength(1);
+		// The redelivery lands after the digest that carried the fact: no second "newly overdue".
+		await onEvent(deps, emailEvent(overdue(both)));
+		await onEvent(deps, emailEvent(overdue(both)));
+		await runDigest(deps, '2026-11-21');
+		for (const r of ['custodian@acme.example', 'icu@example.com']) {
+			expect(to(r)[0].text.match(/Device 7 /g)).toHaveLength(1);
+			expect(to(r)[1].text).not.toContain('NEWLY OVERDUE');
+		}
+	});
+
+	it('a failed test redelivered after the digest: one immediate e-mail, in one digest', async () => {
+		const e = failedTest(icu, 902, [INSULATION_STEP]);
+		await collectAll(e);
+		await runDigest(deps, DAY);
+		await collectAll(e, e);
+		await runDigest(deps, '2026-11-21');
+		const icuMail = to('icu@example.com');
+		expect(icuMail.filter((m) => m.headers.subject.startsWith('Test failed'))).toHaveLength(1);
+		expect(icuMail.filter((m) => m.text.includes('FAILED TESTS SINCE THE LAST DIGEST'))).toHaveLength(1);
+	});
+
+	it('today\'s truth: a device that changed hands is routed, dated and counted as the pollers see it now', async () => {
+		await collectAll(overdue(acme));
+		await runDigest(deps, DAY);
+		// Moved to the ICU, its interval shortened: the pollers' record changes, no event.
+		const moved = { ...acme, customerName: 'Birch Medical', department: 'ICU', nextTestDate: '2026-10-01' };
+		await pollersSaw(deps.store, { ...overdue(moved), detail: { ...overdue(moved).detail, data: { device: moved, episode: 1, reminder: 0 } } });
+		await runDigest(deps, '2026-11-21');
+		const [icuDigest] = to('icu@example.com');
+		expect(icuDigest.text).toContain('Device 1 (ID TE-00001), Birch Medical / ICU: 51 days overdue (was due 2026-10-01)');
+		expect(to('custodian@acme.example')).toHaveLength(1);
+	});
+
+	it('coming due: a device tested or deleted before the digest is not listed', async () => {
+		const tested = device(8, { customerName: 'Acme Instruments', department: null });
+		await collectAll(dueSoon(tested, '2026-12-01', 11));
+		// The due-soon poller's next complete scan no longer finds it in the window.
+		const state = await deps.store.get<Record<string, unknown>>('dueSoon:sandbox', '8');
+		await deps.store.putMany('dueSoon:sandbox', [{ key: '8', value: { ...state, dropped: true } }]);
+		const report = await runDigest(deps, DAY);
+		expect(report.nothingToSay).toContain('custodian@acme.example');
+		const pending: string[] = [];
+		for await (const { key } of deps.store.list(NS.facts)) pending.push(key);
+		expect(pending).toEqual([]);
 	});
 
 	it('the send records live in the state table, under their own partition, with a TTL', async () => {
 		await collectAll(overdue(acme));
 		// Facts not taken by a digest expire too (DynamoDB TTL, in seconds), so nothing grows forever.
-		const filed = ((await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? []).filter((i) => i.pk.S?.startsWith('mail:inbox:'));
+		const filed = ((await dynamo.client.send(new ScanCommand({ TableName: `email-${table}` }))).Items ?? []).filter((i) => i.pk.S === NS.facts);
 		expect(filed).toHaveLength(1);
 		expect(Number(filed[0].expiresAt.N)).toBeGreaterThan(NOW / 1000 + 30 * 86_400);
 		await runDigest(deps, DAY);

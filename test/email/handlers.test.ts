@@ -2,7 +2,8 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
 import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
-import { delivery, device, failedTest, INSULATION_STEP, overdue } from '../support/emailEvents';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { delivery, device, failedTest, INSULATION_STEP, overdue, pollersSaw } from '../support/emailEvents';
 import { captureOutput, jsonLines } from '../support/handlers';
 import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
@@ -17,6 +18,8 @@ let ses: LocalSes;
 const collect = (event: unknown, context: Context) => collectHandler(event as Parameters<typeof collectHandler>[0], context);
 const digest = digestHandler;
 
+/** The pollers' state for these events, in the handlers' table (the digest's view of today's truth). */
+const saw = (e: Parameters<typeof pollersSaw>[1]) => pollersSaw(new DynamoStateStore(dynamo.table, dynamo.client, async () => undefined), e);
 const context = (requestId: string) => ({ awsRequestId: requestId, functionName: 'email', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 
 beforeAll(async () => {
@@ -45,6 +48,7 @@ afterAll(async () => {
 describe('the deployed e-mail handlers', () => {
 	it('a redelivered digest invocation sends once; a redelivered event is filed once, even after the digest took it', async () => {
 		const e = overdue(device(1, { customerName: null, department: null, nextTestDate: '2026-11-10' }));
+		await saw(e);
 		await collect(delivery(e), context('c-1'));
 		await collect(delivery(e), context('c-2'));
 		const scheduled = { scheduledTime: '2026-11-20T06:00:00Z' };
@@ -75,6 +79,7 @@ describe('the deployed e-mail handlers', () => {
 	it('an event whose detail does not match its schema is refused, naming the detail type and the field; nothing is filed or sent', async () => {
 		const sent = ses.sent.length;
 		const good = overdue(device(31, { customerName: null, department: null }));
+		await saw(good);
 		const bad = delivery(good) as { detail: { data: { episode: unknown } } };
 		bad.detail = { ...bad.detail, data: { ...bad.detail.data, episode: 'first' } };
 		const refused = await captureOutput(() => collect(bad, context('m-1')).then(() => 'accepted', (error: Error) => error.message));
@@ -88,6 +93,21 @@ describe('the deployed e-mail handlers', () => {
 		expect(digests).toHaveLength(1);
 		expect(mimeParts(ses.sent.at(-1)!.raw).text).toMatch(/NEWLY OVERDUE SINCE THE LAST DIGEST \(1\)[\s\S]*Device 31/);
 		expect(ses.sent.length - sent).toBe(1);
+	});
+
+	it('a collector retry that lands after the digest (its immediate e-mail failed first): one immediate e-mail, in one digest', async () => {
+		const before = ses.sent.length;
+		const e = failedTest(device(12, { customerName: null, department: null }), 4712, [INSULATION_STEP]);
+		ses.failCall = () => ({ status: 500, type: 'InternalFailure' });
+		await expect(collect(delivery(e), context('r-1'))).rejects.toThrow();
+		ses.failCall = () => undefined;
+		await digest({ scheduledTime: '2026-11-24T06:00:00Z' }, context('r-2'));
+		// EventBridge retries the failed invocation after the digest went out.
+		await collect(delivery(e), context('r-3'));
+		await digest({ scheduledTime: '2026-11-25T06:00:00Z' }, context('r-4'));
+		const mails = ses.sent.slice(before).map((m) => mimeParts(m.raw));
+		expect(mails.filter((m) => m.headers.subject.startsWith('Test failed: Device 12'))).toHaveLength(1);
+		expect(mails.filter((m) => m.text.includes('FAILED TESTS SINCE THE LAST DIGEST') && m.text.includes('Device 12'))).toHaveLength(1);
 	});
 
 	it('an event the e-mails do not read is ignored, and says so; nothing is filed', async () => {

@@ -5,7 +5,7 @@ import { encodeWord, toMime } from '../../lambdas/email/mime';
 import { MAX_ROWS, renderDigest, renderFailedTest } from '../../lambdas/email/render';
 import { device } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
-import { PREVIEW_SETTINGS, previewContent, previewEmail } from '../support/emailPreview';
+import { PREVIEW_SETTINGS, previewContent, previewEmail, truthOf } from '../support/emailPreview';
 
 describe('the digest e-mail, rendered', () => {
 	it('plain text: every section, the counts, longest overdue first (snapshot)', async () => {
@@ -40,16 +40,36 @@ describe('the digest e-mail, rendered', () => {
 	it('a long section lists the first rows and says how many more', () => {
 		const many = Array.from({ length: MAX_ROWS + 7 }, (_, i) => device(i + 1, { customerName: null, department: null, nextTestDate: '2026-11-01' }));
 		const s = { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } };
-		const c = composeDigest({ settings: s, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], many)!;
+		const c = composeDigest({ settings: s, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], truthOf(many))!;
 		const email = renderDigest(c);
 		expect(email.text).toContain(`STILL OVERDUE, LONGEST FIRST (${MAX_ROWS + 7})`);
 		expect(email.text).toContain('…and 7 more');
 		expect(email.html).toContain('…and 7 more');
 	});
 
+	it('every section over the limit says how many more, in both parts (failed tests take several lines each)', () => {
+		const n = MAX_ROWS + 4;
+		const c = previewContent();
+		const rows = (from: number) => Array.from({ length: n }, (_, i) => device(from + i, { nextTestDate: '2026-11-01' }));
+		const base = c.failedTests[0];
+		const email = renderDigest({
+			...c,
+			newlyOverdue: rows(1),
+			stillOverdue: rows(101),
+			dueSoon: rows(201).map(({ daysOverdue: _none, ...d }) => ({ ...d, nextTestDate: '2026-11-27', daysLeft: 7 })),
+			failedTests: Array.from({ length: n }, (_, i) => ({ ...base, testResultId: 1000 + i })),
+		});
+		for (const title of ['NEWLY OVERDUE SINCE THE LAST DIGEST', 'FAILED TESTS SINCE THE LAST DIGEST', 'COMING DUE', 'STILL OVERDUE, LONGEST FIRST']) {
+			const section = email.text.slice(email.text.indexOf(`${title} (${n})`)).split('\n\n')[0];
+			expect(section, title).toContain('…and 4 more');
+		}
+		expect(email.text.match(/…and 4 more/g)).toHaveLength(4);
+		expect(email.html.match(/…and 4 more \(/g)).toHaveLength(4);
+	});
+
 	it('hostile names cannot inject markup', () => {
 		const evil = device(1, { designation: '<img src=x onerror=alert(1)>', customerName: '"Acme" & <Co>', department: null });
-		const c = composeDigest({ settings: { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } }, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], [evil])!;
+		const c = composeDigest({ settings: { ...PREVIEW_SETTINGS, recipients: { ...PREVIEW_SETTINGS.recipients, default: ['ops@example.com'] } }, timeZone: 'UTC', environment: 'sandbox' }, 'ops@example.com', '2026-11-20', [], truthOf([evil]))!;
 		const { html } = renderDigest(c);
 		expect(html).not.toContain('<img');
 		expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');

@@ -6,8 +6,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createLocalMail } from '../../lambdas/email/local';
 import { silentLog } from '../../lambdas/ports';
-import { device, overdue } from '../support/emailEvents';
+import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
+import { device, overdue, pollersSaw } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
+import { spawnRunner, waitFor } from '../reliability/support';
 
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
@@ -49,8 +51,11 @@ describe('the local digest clock', () => {
 		const config = join(dir, 'email.json');
 		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', digestHour: 7, recipients: { default: ['ops@example.com'] } }));
 		let now = Date.parse('2026-11-20T05:59:00Z'); // 06:59 in Berlin
-		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, now: () => now });
-		await mail.publisher.publish([overdue(device(1, { customerName: null, department: null }))]);
+		const pollers = new FileStateStore(join(dir, 'runner.json'));
+		const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, view: pollers, now: () => now });
+		const e = overdue(device(1, { customerName: null, department: null }));
+		await pollersSaw(pollers, e);
+		await mail.publisher.publish([e]);
 		expect(await mail.afterCycle()).toEqual([]);
 		now = Date.parse('2026-11-20T06:00:00Z'); // 07:00
 		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-20', 'ops@example.com.eml')]);
@@ -60,4 +65,33 @@ describe('the local digest clock', () => {
 		// The next day: the device is still overdue.
 		expect(await mail.afterCycle()).toEqual([join(dir, 'outbox', 'digest_2026-11-21', 'ops@example.com.eml')]);
 	});
+});
+
+describe('npm start: the e-mails on the pollers\' clock', () => {
+	it('the embedded sandbox\'s clock moved a day on brings the next digest', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'UTC', digestHour: 0, recipients: { default: ['ops@example.com'] } }));
+		const runner = spawnRunner(['--interval', '1', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { TEC_BASE_URL: '', TEC_TOKEN: '' });
+		try {
+			const outbox = () => {
+				try {
+					return readdirSync(join(dir, 'outbox')).filter((f) => f.startsWith('digest_'));
+				} catch {
+					return [];
+				}
+			};
+			const [first] = await waitFor(() => (outbox().length > 0 ? outbox() : undefined), 60_000, 'the first digest');
+			const adminUrl = String(runner.logs().find((l) => l.message === 'Started the embedded sandbox (set TEC_BASE_URL and TEC_TOKEN to poll a real account)')?.adminUrl);
+			const moved = await fetch(`${adminUrl}/clock`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_days: 1 }) });
+			expect(moved.status).toBe(200);
+			const day = first.slice('digest_'.length);
+			const next = `digest_${new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)}`;
+			await waitFor(() => outbox().includes(next), 60_000, `the digest of the next day (${next})`);
+			expect(outbox().sort()).toEqual([first, next]);
+		} finally {
+			runner.child.kill('SIGTERM');
+			await runner.exited();
+		}
+	}, 150_000);
 });

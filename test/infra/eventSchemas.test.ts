@@ -17,7 +17,7 @@ const SAMPLES: Record<DetailType, unknown> = {
 	[DETAIL_TYPES.testResultRecorded]: { testResult: result(), device: { id: 1, customerId: null } },
 	[DETAIL_TYPES.testResultFailed]: {
 		testResult: result(),
-		device: { id: 1, customerId: 2, designation: 'Drill', idBarcode: null },
+		device: { id: 1, customerId: 2, designation: 'Drill', idBarcode: null, customerName: 'ACME', department: 'Lab' },
 		failedSteps: [{ step: 2, name: 'Insulation resistance', status: 'failed', measurements: [{ name: 'R', value: 0.4, unit: 'MΩ', lowLimit: 1, highLimit: null, passed: false }], truncatedMeasurements: 0 }],
 		failedStepCount: 3,
 		truncatedSteps: 2,

@@ -32,7 +32,7 @@ function context(options: Parameters<typeof pollerContext>[2] = {}) {
 const ofType = (type: string) => world.aws.events().filter((e) => e['detail-type'] === type);
 type FailedData = {
 	testResult: { id: number; status: string };
-	device: { id: number; designation: string | null; idBarcode: string | null };
+	device: { id: number; designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null };
 	failedSteps: Array<{ step: number; name: string; status: string; measurements: Array<{ value: number; lowLimit: number | null; highLimit: number | null; unit: string; passed: boolean }> }>;
 	failedStepCount: number;
 	truncatedSteps: number;
@@ -60,6 +60,10 @@ describe('Test Result Failed: the evidence of a failed test', () => {
 		expect(f.failedSteps.map((s) => s.step)).toEqual([1, 2, 3]);
 		const device = world.sandbox.account.get('device', bad.device_id);
 		expect(f.device).toMatchObject({ id: bad.device_id, designation: device.values[1], idBarcode: device.values[2] });
+		// What the alerts route by: the device's own customer and department, read once for the result.
+		const customer = device.customer_id === undefined ? undefined : world.sandbox.account.data.customers.get(device.customer_id);
+		expect(f.device).toMatchObject({ customerName: customer ? customer.values[101] : null, department: device.values[4] ?? null });
+		expect(detailRequests).toBe(1);
 		for (const s of f.failedSteps) {
 			expect(s.status).toBe('failed');
 			const [m] = s.measurements;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEVICE } from '../../sandbox/properties';
-import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
+import { MASS_EXIT_MIN, isMassExit, pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { addDays } from '../../client/dates';
@@ -57,6 +57,46 @@ describe('overdue devices poller', () => {
 		expect(again.map((e) => (e.detail.data.device as { id: number }).id)).toEqual([resolvedId]);
 		expect(again[0].detail.data.episode).toBe(2);
 		expect(again[0].detail.metadata.dedupeKey).toBe(`device-overdue:sandbox:${resolvedId}:2`);
+	});
+
+	it('a glitch answering one consistent empty list resolves nothing: the mass exit is confirmed device by device, in the report and metrics', async () => {
+		const counted: Record<string, number> = {};
+		const ctx = () => ({ ...pollerContext(world, scenario.table()), metrics: { count: (name: string, v = 1) => void (counted[name] = (counted[name] ?? 0) + v) } });
+		await pollOverdueDevices(ctx());
+		const tracked = overdueIds();
+		expect(tracked.length).toBeGreaterThanOrEqual(MASS_EXIT_MIN);
+		world.aws.accepted.length = 0;
+		world.sandbox.faults.add({ kind: 'emptyList', path: '/data/devices/overdue/', count: 1 });
+		const glitch = await pollOverdueDevices(ctx());
+		expect(glitch.pages).toBeLessThanOrEqual(1);
+		expect(glitch.resolveChecks).toEqual({ candidates: tracked.length, left: 0, stillOverdue: tracked.length, deferred: 0, massExit: true });
+		expect(counted.MassExitConfirmed).toBe(tracked.length);
+		expect(world.aws.events()).toEqual([]);
+		// The next run (the service well again) starts no new episodes.
+		await pollOverdueDevices(ctx());
+		expect(world.aws.events()).toEqual([]);
+
+		// A list that empties for real still resolves: confirmed, then announced.
+		for (const id of tracked) setLastTested(id, world.sandbox.account.today());
+		const real = await pollOverdueDevices(ctx());
+		expect(real.resolveChecks).toMatchObject({ candidates: tracked.length, left: tracked.length, massExit: true });
+		expect(deviceIds('Device Overdue Resolved')).toEqual(tracked);
+		expect(isMassExit(MASS_EXIT_MIN - 1, MASS_EXIT_MIN - 1)).toBe(false);
+		expect(isMassExit(MASS_EXIT_MIN, 100)).toBe(false);
+	});
+
+	it("a listed device that changes hands or due date: its stored record follows (what the digest routes by), with no event", async () => {
+		const table = scenario.table();
+		await pollOverdueDevices(pollerContext(world, table));
+		const [id] = overdueIds();
+		world.sandbox.account.edit('device', { id, properties: { [DEVICE.department]: 'Laboratory', [DEVICE.testInterval]: 6 } }, 'test');
+		world.aws.accepted.length = 0;
+		await pollOverdueDevices(pollerContext(world, table));
+		expect(world.aws.events()).toEqual([]);
+		const store = new DynamoStateStore(table, world.dynamo, async () => undefined);
+		const state = await store.get<{ device: { department: string; nextTestDate: string } }>('overdue:sandbox', String(id));
+		const device = world.sandbox.account.get('device', id);
+		expect(state?.device).toMatchObject({ department: 'Laboratory', nextTestDate: device.values[DEVICE.nextTest] });
 	});
 
 	it('reminders every N days while a device stays overdue; none when N = 0', async () => {

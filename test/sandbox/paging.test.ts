@@ -75,7 +75,8 @@ describe('odd answers against the sandbox', () => {
 		const all = [...sandbox.account.data.devices.keys()].sort((a, b) => a - b);
 		await fc.assert(
 			fc.asyncProperty(
-				fc.constantFrom(...ODD_ANSWERS.filter((a) => a !== 'pageTooLarge' && a !== 'deepRecord'), 'none' as const),
+				// A consistent empty list is a well-formed answer no paging can tell from the truth (the overdue poller confirms a mass exit instead).
+				fc.constantFrom(...ODD_ANSWERS.filter((a) => a !== 'pageTooLarge' && a !== 'deepRecord' && a !== 'emptyList'), 'none' as const),
 				fc.integer({ min: 20, max: 60 }),
 				fc.nat(3),
 				fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),

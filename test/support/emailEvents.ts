@@ -1,6 +1,8 @@
 import { readEmailEvent, type EmailEvent } from '../../lambdas/email/events';
 import { makeEvent, type TecEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES, type DueDevice, type FailedStep, type OverdueDevice } from '../../lambdas/events/schemas';
+import { NS as POLLER_NS, type DeviceState, type DueSoonState } from '../../lambdas/pollers/state';
+import type { StateStore } from '../../lambdas/ports';
 
 /**
  * Events as the pollers emit them (built with the contract's makeEvent, so each is checked
@@ -50,7 +52,7 @@ export function failedTest(d: OverdueDevice, resultId: number, steps: FailedStep
 		`test-result-failed:${resultId}`,
 		{
 			testResult: { id: resultId, status: 'failed', passed: false, testDate: '2026-11-19T09:12:00Z', syncedTime: '2026-11-19T09:20:00Z', projectId: null, testSequence: 'IEC 62353', tester: 'J. Keller' },
-			device: { id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode },
+			device: { id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department },
 			failedSteps: steps,
 			failedStepCount: steps.length,
 			truncatedSteps: 0,
@@ -84,4 +86,37 @@ export function emailEvent(e: TecEvent): EmailEvent {
 	const read = readEmailEvent(delivery(e));
 	if ('ignored' in read) throw new Error(`The e-mails do not read this event: ${read.ignored}`);
 	return read;
+}
+
+/**
+ * What the pollers store when they emit these events (lambdas/pollers/state.ts): the e-mail tests
+ * give the digest its view of today's truth the way the pollers would have left it.
+ */
+export async function pollersSaw(store: Pick<StateStore, 'putMany' | 'get'>, ...events: TecEvent[]): Promise<void> {
+	for (const e of events) {
+		const data = e.detail.data as Record<string, unknown>;
+		const id = String((data.device as { id: number }).id);
+		switch (e['detail-type']) {
+			case DETAIL_TYPES.deviceOverdue: {
+				const prior = await store.get<DeviceState>(POLLER_NS.overdue('sandbox'), id);
+				const since = Date.parse(e.detail.metadata.occurredAt);
+				const value: DeviceState = { overdue: true, episode: data.episode as number, since: prior?.since ?? since, reminders: data.reminder as number, digestPending: false, device: data.device as OverdueDevice };
+				await store.putMany(POLLER_NS.overdue('sandbox'), [{ key: id, value }]);
+				break;
+			}
+			case DETAIL_TYPES.deviceOverdueResolved: {
+				const prior = await store.get<DeviceState>(POLLER_NS.overdue('sandbox'), id);
+				if (prior) await store.putMany(POLLER_NS.overdue('sandbox'), [{ key: id, value: { ...prior, overdue: false } }]);
+				break;
+			}
+			case DETAIL_TYPES.deviceDueSoon: {
+				const { daysLeft: _left, ...device } = data.device as DueDevice;
+				const value: DueSoonState = { due: device.nextTestDate, stage: data.stage as number, device };
+				await store.putMany(POLLER_NS.dueSoon('sandbox'), [{ key: id, value }]);
+				break;
+			}
+			default:
+				break;
+		}
+	}
 }

@@ -1,7 +1,8 @@
 import { composeDigest } from '../../lambdas/email/digest';
-import type { Fact, OverdueEntry } from '../../lambdas/email/facts';
+import type { Fact } from '../../lambdas/email/facts';
 import { renderDigest, type DigestContent } from '../../lambdas/email/render';
 import { parseEmailSettings } from '../../lambdas/email/settings';
+import type { TodaysTruth } from '../../lambdas/email/view';
 import type { OverdueDevice } from '../../lambdas/events/schemas';
 import { device, INSULATION_STEP, LEAKAGE_STEP } from './emailEvents';
 
@@ -42,10 +43,16 @@ export function previewContent(): DigestContent {
 		},
 	];
 	const overdue: OverdueDevice[] = [...newly, ...still];
-	const content = composeDigest({ settings: PREVIEW_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, 'custodian@acme.example', '2026-11-20', facts, overdue);
+	const content = composeDigest({ settings: PREVIEW_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, 'custodian@acme.example', '2026-11-20', facts, truthOf(overdue, facts));
 	if (!content) throw new Error('the preview has something to say');
 	return content;
 }
 
 export const previewEmail = () => renderDigest(previewContent());
-export type { OverdueEntry };
+
+/** The pollers' view in which these devices are overdue (episode 1) and these coming-due facts still hold. */
+export function truthOf(overdue: OverdueDevice[], facts: Fact[] = []): TodaysTruth {
+	const dueSoon: TodaysTruth['dueSoon'] = new Map();
+	for (const f of facts) if (f.kind === 'dueSoon') dueSoon.set(f.device.id, { due: f.device.nextTestDate, dropped: false });
+	return { overdue: new Map(overdue.map((d) => [d.id, { episode: 1, device: d }])), ended: new Map(), dueSoon };
+}

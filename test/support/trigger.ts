@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/server';
 import type { DemoSize } from '../../sandbox/demo';
 import { DEVICE } from '../../sandbox/properties';
 import { addDays } from '../../client/dates';
@@ -24,12 +24,12 @@ export interface World {
 	stop(): Promise<void>;
 }
 
-export async function startWorld(size: Partial<DemoSize> = {}): Promise<World> {
+export async function startWorld(size: Partial<DemoSize> = {}, options: Pick<SandboxOptions, 'profile'> = {}): Promise<World> {
 	const now = new Date(realNow());
 	const t0 = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12);
 	const r0 = realNow();
 	const base = () => t0 + (realNow() - r0);
-	const sandbox = await startSandbox({ port: 0, size, now: base });
+	const sandbox = await startSandbox({ port: 0, size, now: base, ...options });
 	const spy = vi.spyOn(Date, 'now').mockImplementation(() => base() + sandbox.account.clockOffsetMs);
 	return {
 		sandbox,
@@ -65,8 +65,8 @@ export function useWorld(size: Partial<DemoSize> = {}): World {
 }
 
 /** A fresh token per poll: polls are not paced against each other (the trigger paces itself per token). */
-export function credentials(sandbox: Sandbox, token = sandbox.account.createToken().token) {
-	return { [CREDENTIAL_TYPE]: { accessToken: token, environment: 'sandbox', sandboxBaseUrl: sandbox.url, productionBaseUrl: '' } };
+export function credentials(sandbox: Sandbox, token = sandbox.account.createToken().token, extra: IDataObject = {}) {
+	return { [CREDENTIAL_TYPE]: { accessToken: token, environment: 'sandbox', sandboxBaseUrl: sandbox.url, productionBaseUrl: '', ...extra } };
 }
 
 /** One trigger node of an active workflow: its parameters and its static data across polls. */
@@ -76,6 +76,8 @@ export class Poller {
 	constructor(
 		private readonly world: World,
 		readonly parameters: IDataObject,
+		/** More credential fields (a Service Profile). */
+		private readonly credentialData: IDataObject = {},
 	) {}
 
 	/** One tick; throws when the poll failed. Returns the emitted records ([] for null). */
@@ -88,7 +90,7 @@ export class Poller {
 	/** One tick with the result as n8n gives it; the static data moves on as n8n would store it. */
 	async tick(token?: string): Promise<RunPollResult> {
 		this.polls++;
-		const result = await runPoll({ parameters: this.parameters, credentials: credentials(this.world.sandbox, token), staticData: this.staticData });
+		const result = await runPoll({ parameters: this.parameters, credentials: credentials(this.world.sandbox, token, this.credentialData), staticData: this.staticData });
 		if (!result.error) this.staticData = result.staticData;
 		return result;
 	}

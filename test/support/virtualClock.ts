@@ -46,3 +46,22 @@ export class VirtualClock implements Clock {
 		return tracked;
 	}
 }
+
+/**
+ * Simulated time for one actor at a time (a month of operation): waits pass at once, moving the
+ * clock on by what they asked; the scenario moves it to each next appointment.
+ */
+export class SteppingClock implements Clock {
+	constructor(private t: number) {}
+
+	readonly now = (): number => this.t;
+
+	async sleep(ms: number): Promise<void> {
+		this.t += Math.max(0, ms);
+	}
+
+	/** On to `at` (never back). */
+	advanceTo(at: number): void {
+		this.t = Math.max(this.t, at);
+	}
+}

@@ -19,7 +19,9 @@ import {
 	ValidationError,
 	noAnswerWithin,
 	parseBaseUrl,
+	pagingParams,
 	redactResponse,
+	resolveProfile,
 	redactSecret,
 	ruleForStatus,
 	sharedPacers,
@@ -38,6 +40,8 @@ export interface TestEquipmentCloudCredentials {
 	environment: 'sandbox' | 'production';
 	sandboxBaseUrl: string;
 	productionBaseUrl: string;
+	/** Optional service profile (JSON text, or the object n8n parsed from it). */
+	serviceProfile?: unknown;
 }
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
@@ -164,15 +168,17 @@ function connection(credentials: TestEquipmentCloudCredentials) {
 		production ? 'Production Base URL (credential)' : 'Sandbox Base URL (credential)',
 	);
 	const token = String(credentials.accessToken ?? '');
+	// Checked before any request: nothing is sent with half a profile.
+	const profile = resolveProfile(credentials.serviceProfile ?? '');
 	const pacer = sharedPacers.forKey(tokenPacingKey(token, production ? 'production' : 'sandbox', base), clock);
-	return { base, pacer, token };
+	return { base, pacer, token, profile };
 }
 
 /** A client for the credential's environment, sharing the token's pacer with every caller. */
 export async function getClient(ctx: Context, settings: ClientSettings = {}): Promise<ServiceClient> {
 	const { retry, timeoutMs } = clientOptions(settings);
 	const credentials = await ctx.getCredentials<TestEquipmentCloudCredentials>(CREDENTIAL_TYPE);
-	const { base, pacer, token } = connection(credentials);
+	const { base, pacer, token, profile } = connection(credentials);
 	return new ServiceClient({
 		baseUrl: base,
 		request: requestFn(ctx, token),
@@ -181,6 +187,7 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
 		pacer,
 		retry,
 		timeoutMs,
+		profile,
 	});
 }
 
@@ -189,7 +196,7 @@ export async function getClient(ctx: Context, settings: ClientSettings = {}): Pr
  * one adds the header itself; answers are read by the client core like everywhere else.
  */
 export function getCredentialTestClient(ctx: ICredentialTestFunctions, credentials: TestEquipmentCloudCredentials): ServiceClient {
-	const { base, pacer, token } = connection(credentials);
+	const { base, pacer, token, profile } = connection(credentials);
 	const request: RequestFn = async (req) => {
 		const response = (await ctx.helpers
 			.request({
@@ -210,7 +217,12 @@ export function getCredentialTestClient(ctx: ICredentialTestFunctions, credentia
 		return redactResponse({ status: response.statusCode, headers: toHeaders(response.headers), body: toBody(response.body, req.responseType) }, token);
 	};
 	// A credential test answers quickly: one retry at most, a few seconds of waiting.
-	return new ServiceClient({ baseUrl: base, request, clock, pacer, retry: { maxAttempts: 2, maxTotalWaitMs: 5000 } });
+	return new ServiceClient({ baseUrl: base, request, clock, pacer, retry: { maxAttempts: 2, maxTotalWaitMs: 5000 }, profile });
+}
+
+/** The paging parameters of a one-item page, in the profile's style. */
+export function onePage(client: ServiceClient): Array<[string, string]> {
+	return pagingParams({ limit: 1 }, client.profile);
 }
 
 /**

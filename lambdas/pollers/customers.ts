@@ -1,0 +1,14 @@
+import { roleValue } from '../../client';
+import type { PollerContext } from './context';
+
+/** Customer names by id, read in one list series (callers read it at most once per run, and only when needed). */
+export async function customerNames(ctx: Pick<PollerContext, 'client'>): Promise<Map<number, string | null>> {
+	const names = new Map<number, string | null>();
+	for await (const raw of ctx.client.items('customer.list', {}, { pageSize: ctx.client.maxPageSize })) {
+		const id = (raw as { id?: unknown }).id;
+		if (typeof id !== 'number') continue;
+		const name = roleValue(raw, 'customerName', ctx.client.profile);
+		names.set(id, typeof name === 'string' ? name : null);
+	}
+	return names;
+}

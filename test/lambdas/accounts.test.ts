@@ -84,7 +84,7 @@ describe('the accounts list', () => {
 		expect(one.profile?.paging.maxPageSize).toBe(500);
 		expect(one.profile?.paging.style).toBe('limitOffset');
 		expect(one.profileInput).toEqual({ paging: { maxPageSize: 500 } });
-		expect(refused([account('a', { profile: { paging: { maxPageSize: 0 } } })])).toMatch(/accounts\[0\] "a": profile\.paging\.maxPageSize: /);
+		expect(refused([account('a', { profile: { paging: { maxPageSize: 0 } } })])).toMatch(/accounts\[0\] "a": profile.*paging\.maxPageSize: must be/);
 		expect(refused([account('a', { profile: { pagin: {} } })])).toMatch(/accounts\[0\] "a": profile: .*pagin/);
 	});
 

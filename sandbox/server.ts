@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { DEFAULT_PROFILE, FILTER_KEY_TYPE, ValidationError, fieldType, resolveProfile, testDetail, toWire, type OperationId, type Resource, type ServiceProfile, type ServiceProfileInput } from '../client';
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
 import { buildOpenApi } from '../contract/openapi';
-import { registerAdmin } from './admin';
+import { ADMIN_ROOT, registerAdmin } from './admin';
 import { Faults, bendList, planList, type Fault } from './faults';
 import { LiveMode } from './live';
 import { DEFAULT_SEED } from './demo';
@@ -420,6 +420,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
 	registerAdmin(app, { account: first.account, faults: first.faults, stats, paging, live: first.live });
+	// Every account of several has the same controls under its own path (the first's are also at /_admin).
+	if (accounts.length > 1) for (const a of accounts) registerAdmin(app, { account: a.account, faults: a.faults, stats, paging, live: a.live }, `${ADMIN_ROOT}/accounts/${a.id}`);
 
 	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 	const address = app.server.address();

@@ -71,6 +71,20 @@ describe('a sandbox of several accounts', () => {
 		expect(other.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
 	});
 
+	it('each account has the admin controls under /_admin/accounts/<id>', async () => {
+		const admin = `${sandbox.url}/_admin/accounts/account-3`;
+		const put = await fetch(`${admin}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'status', status: 503 }) });
+		expect(put.status).toBeLessThan(300);
+		try {
+			expect((await get('/project/viewset/?limit=1', sandbox.accounts[2].token)).status).toBe(503);
+			expect((await get('/project/viewset/?limit=1', sandbox.accounts[1].token)).status).toBe(200);
+			const state = (await (await fetch(admin)).json()) as { counts: { devices: number } };
+			expect(state.counts.devices).toBe(sandbox.accounts[2].account.data.devices.size);
+		} finally {
+			sandbox.accounts[2].faults.clear();
+		}
+	});
+
 	it('refuses a count of accounts out of range, naming it', async () => {
 		await expect(start({ accounts: 0 })).rejects.toThrow('accounts: expected a whole number from 1 to 1000, got 0');
 	});

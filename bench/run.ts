@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LIMIT, machine, scaleFromEnv, table, type BenchRow, type Scale } from './lib';
+import { machine, scaleFromEnv, type BenchRow, type Scale } from './lib';
+import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './docs';
 import { benchAccounts } from './accounts';
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
@@ -10,7 +10,8 @@ import { benchSandbox } from './sandbox';
 import { benchTestResults } from './testResults';
 
 /**
- * `npm run bench`: every benchmark, one table (also written to bench/results.md on a full run).
+ * `npm run bench`: every benchmark, one table. A full run stores its rows in bench/results.json
+ * and writes bench/results.md and the README's table from them (bench/docs.ts).
  * `BENCH_QUICK=1` runs every row on small data in seconds (a smoke test of the bench; its figures
  * mean nothing and are never written). `--json` prints the rows as JSON; names select benches.
  */
@@ -40,18 +41,13 @@ async function main(): Promise<void> {
 		process.stdout.write(`${JSON.stringify({ quick: scale.quick, rows })}\n`);
 		return;
 	}
-	const text = [
-		table(rows),
-		'',
-		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (MAX_LIMIT); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
-			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
-		`Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC${scale.quick ? ' (QUICK MODE: small data, figures not meaningful)' : ''}.`,
-		`Machine at the start: ${loadBefore}.`,
-		`Machine at the end: ${machine()}.`,
-		'',
-	].join('\n');
-	process.stdout.write(text);
-	if (positionals.length === 0 && !scale.quick) writeFileSync(join(__dirname, 'results.md'), text);
+	const results: BenchResults = { started: started.toISOString(), machineAtStart: loadBefore, machineAtEnd: machine(), rows };
+	process.stdout.write(resultsMarkdown(results));
+	if (scale.quick) process.stdout.write('QUICK MODE: small data, figures not meaningful.\n');
+	if (positionals.length === 0 && !scale.quick) {
+		writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, '\t')}\n`);
+		writeDocs(results);
+	}
 }
 
 main().catch((error) => {

@@ -1,15 +1,20 @@
 import { listParams, validateListQuery } from '../client';
 import { generateDemo } from '../sandbox/demo';
 import { startSandbox } from '../sandbox/server';
-import { FULL, percentile, timed, type BenchRow, type Scale } from './lib';
+import { FULL, median, percentile, timed, type BenchRow, type Scale } from './lib';
 
 /**
- * Sandbox scale: 100k devices generated, and a list request with two filters and ordering over
- * them, side by side with the plain first page of the same list (the baseline) in the same run.
+ * Sandbox scale: 100k devices generated, against JSON.parse building the same devices from their
+ * JSON (the floor, measured in the same run), and a list request with two filters and ordering
+ * over them, side by side with the plain first page of the same list (the baseline) in the same run.
  */
 export async function benchSandbox(scale: Scale = FULL): Promise<BenchRow[]> {
 	const { sandboxDevices: devices, sandboxRounds: rounds } = scale;
 	const generation = await timed(() => generateDemo(1, { customers: 200, devices, testResults: 0 }, Date.now()));
+	const json = JSON.stringify([...generation.value.devices.values()]);
+	const parses: number[] = [];
+	for (let i = 0; i < 3; i++) parses.push((await timed(() => JSON.parse(json) as unknown)).ms);
+	const parseMs = median(parses);
 	const sandbox = await startSandbox({ port: 0, size: { customers: 200, devices, testResults: 1000 } });
 	try {
 		const query = validateListQuery('device.list', {
@@ -39,14 +44,21 @@ export async function benchSandbox(scale: Scale = FULL): Promise<BenchRow[]> {
 		const p50 = percentile(heavy, 50);
 		const b50 = percentile(base, 50);
 		return [
-			{ bench: 'sandbox', measure: `generate ${devices.toLocaleString('en')} devices; ratio ÷ target`, value: `${generation.ms.toFixed(0)} ms`, ratio: generation.ms / 3000, target: '< 3000 ms' },
+			{
+				bench: 'sandbox',
+				measure: `generate ${devices.toLocaleString('en')} devices ÷ JSON.parse of the same devices (median of 3)`,
+				value: `${generation.ms.toFixed(0)} ms`,
+				baseline: `JSON.parse: ${parseMs.toFixed(0)} ms (${(json.length / 1024 / 1024).toFixed(0)} MB)`,
+				ratio: generation.ms / parseMs,
+				target: '≤ 5',
+			},
 			{
 				bench: 'sandbox',
 				measure: `list, 2 filters + ordering over ${devices.toLocaleString('en')} devices, p50 (p95); ratio ÷ plain first page`,
 				value: `${p50.toFixed(1)} ms (${percentile(heavy, 95).toFixed(1)} ms)`,
 				baseline: `${b50.toFixed(1)} ms plain first page`,
 				ratio: p50 / b50,
-				target: '< 50 ms',
+				target: '≤ 8',
 			},
 		];
 	} finally {

@@ -14,7 +14,7 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--accounts FILE]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now] [--accounts FILE]
   --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
@@ -22,7 +22,8 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
-  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once.
+  from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once,
+  --report-now the monthly compliance report of last month (it goes out on the first of a month).
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
 /** The accounts' tokens (TEC_TOKEN, or each account's tokenEnv): removed from every line written (an answer may echo one). */
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
 				accounts: { type: 'string' },
+				'report-now': { type: 'boolean' },
 				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
@@ -182,8 +184,9 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
-		await mail.afterCycle(args['digest-now'] === true).catch((error: Error) => log('error', 'The e-mail digest failed; the next cycle retries it', { error: error.message }));
+		await mail.afterCycle(args['digest-now'] === true, args['report-now'] === true).catch((error: Error) => log('error', 'The e-mail digest or report failed; the next cycle retries it', { error: error.message }));
 		args['digest-now'] = false;
+		args['report-now'] = false;
 		if (args.once && runner.failed.length > 0) {
 			// Schedulers and monitors see a failed run in the exit code.
 			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });

@@ -13,6 +13,8 @@ export * from './dates';
 export * from './records';
 export * from './overdue';
 export * from './testSteps';
+export * from './compliance';
+export * from './complianceSnapshot';
 export * from './profile';
 export * from './wire';
 export * from './roles';

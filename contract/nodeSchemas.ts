@@ -18,7 +18,21 @@ const DownloadedFile = z.object({
 	fileSize: z.number().int().meta({ description: 'Bytes' }),
 });
 
+/** What Compliance → Get Summary puts in each item (client/compliance.ts computes it). */
+const ComplianceSummary = z.object({
+	group: z.enum(['all', 'customer', 'department']),
+	id: z.union([z.number().int(), z.string(), z.null()]).meta({ description: 'The customer ID or the department name; null for all devices, or for devices without one' }),
+	name: z.string().nullable().meta({ description: 'The customer or department name' }),
+	devices: z.number().int().meta({ description: 'Devices in the group, with or without a next test date' }),
+	overdue: z.number().int().meta({ description: 'Devices whose next test date has passed' }),
+	dueWithin30Days: z.number().int().meta({ description: 'Devices due from today to 30 days from today' }),
+	withoutDueDate: z.number().int().meta({ description: 'Devices without a next test date (not counted in compliance)' }),
+	compliance: z.number().min(0).max(1).nullable().meta({ description: 'Share of the devices with a next test date that are not overdue; null when none has one' }),
+	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+});
+
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
+	compliance: { getSummary: ComplianceSummary },
 	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
 	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
 	file: { download: DownloadedFile },

@@ -12,6 +12,7 @@ import { activeUtcHours } from './activeHours';
 import { Alarms } from './constructs/alarms';
 import { AlertsTopic } from './constructs/alertsTopic';
 import { EmailAlerts } from './constructs/emailAlerts';
+import { ComplianceDashboard } from './constructs/dashboard';
 import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
 import { POLLER_SERVICE, Pollers } from './constructs/pollers';
@@ -38,7 +39,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 	readonly table: dynamodb.Table;
 	readonly tokenSecret: secretsmanager.Secret;
 	readonly topic: sns.Topic;
-	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function; dueSoon: lambda.Function };
+	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function; dueSoon: lambda.Function; dueDates: lambda.Function };
 	readonly schedulerDlq: sqs.Queue;
 	readonly email: EmailAlerts;
 	readonly alertDeliveryDlq: sqs.Queue;
@@ -78,6 +79,10 @@ export class TestEquipmentCloudAlerts extends Stack {
 			alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
 			alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
 		} else for (const a of config.accounts) alarms.accountHeartbeat(a.id, POLLER_SERVICE, rate, hours);
+		// Hourly: failures over three runs, silence over three hours.
+		alarms.function('DueDatesPoller', pollers.functions.dueDates, Duration.hours(1), 'DueDates poller', [3, 2]);
+		alarms.heartbeat('dueDates', POLLER_SERVICE, 60, hours);
+		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, pollers: pollers.functions, emailFunctions: [email.collector, email.digest] });
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');
@@ -99,6 +104,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		new CfnOutput(this, 'OverdueDevicesPollerName', { value: pollers.functions.overdueDevices.functionName });
 		new CfnOutput(this, 'TestResultsPollerName', { value: pollers.functions.testResults.functionName });
 		new CfnOutput(this, 'DueSoonPollerName', { value: pollers.functions.dueSoon.functionName });
+		new CfnOutput(this, 'DueDatesPollerName', { value: pollers.functions.dueDates.functionName });
 		new CfnOutput(this, 'TokenSecretArn', { value: state.tokenSecret.secretArn, description: 'Put the access token here (README, "Deploy on AWS")' });
 		new CfnOutput(this, 'AlertsTopicArn', { value: alerts.topic.topicArn });
 		new CfnOutput(this, 'StateTableName', { value: state.table.tableName });

@@ -45,6 +45,8 @@ export interface Log {
 
 export interface Metrics {
 	count(name: string, value?: number): void;
+	/** A level rather than a count (the compliance figures on the dashboard); adapters without it drop it. */
+	gauge?(name: string, value: number, unit: 'Count' | 'Percent'): void;
 }
 
 export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };

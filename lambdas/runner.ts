@@ -6,6 +6,7 @@ import { EventBridgePublisher } from './adapters/eventBridgePublisher';
 import { FileStateStore } from './adapters/fileStateStore';
 import { FanOutPublisher, LinePublisher, WebhookPublisher } from './adapters/localPublishers';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings, type RunReport } from './pollers/context';
+import { pollDueDates } from './pollers/dueDates';
 import { pollDueSoon } from './pollers/dueSoon';
 import { pollOverdueDevices } from './pollers/overdueDevices';
 import { pollTestResults } from './pollers/testResults';
@@ -97,7 +98,7 @@ export function createRunner(options: RunnerOptions): Runner {
 	async function runAccount(a: RunnerAccount, store: FileStateStore): Promise<AccountRunReport[]> {
 		const reports: AccountRunReport[] = [];
 		const log = a.account === undefined ? options.log : withAccount(options.log, a.account);
-		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults]) {
+		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
 			const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
 			const ctx: PollerContext = {
 				client: a.client,

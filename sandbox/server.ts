@@ -34,6 +34,11 @@ export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	 * has its own 5 requests per second.
 	 */
 	accounts?: number;
+	/**
+	 * Requests per second per token (default 5, the service's limit). Tests about paging or
+	 * odd answers, not pacing, raise it with their clients' pacing so they do not wait on it.
+	 */
+	ratePerSecond?: number;
 	/** The service layout to serve (paths, paging, field and property names; a partial profile is merged over the defaults). */
 	profile?: ServiceProfileInput;
 	/** The rate limit's clock in ms (default the real one): a simulated month paces on its own time. */
@@ -162,7 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const token = /^Token\s+(\S+)\s*$/.exec(request.headers.authorization ?? '')?.[1];
 		return (token !== undefined && accounts.length > 1 && accounts.find((a) => a.account.hasToken(token))) || first;
 	};
-	const limiter = new RateLimiter(undefined, undefined, options.rateLimitNow);
+	const limiter = new RateLimiter(options.ratePerSecond, undefined, options.rateLimitNow);
 	const stats: Stats = { requests: 0, byStatus: {}, byPath: {}, byAccount: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
 	const [sizeParam] = pagingNames(profile);

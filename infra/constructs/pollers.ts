@@ -21,14 +21,18 @@ export const POLLER_MEMORY_MB = 512;
 /** The Powertools service name of the pollers: the `service` dimension of their metrics. */
 export const POLLER_SERVICE = 'pollers';
 
-export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon';
+/** The minute of each hour the due-date history poller runs: three quarters into a poll period, apart from the others. */
+export const DUE_DATES_MINUTE = (rate: number): number => Math.floor((rate * 3) / 4);
+
+export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
+/** The pollers every poll period runs (the due-date history runs hourly): each account's heartbeat watches them. */
 export const POLLER_NAMES: readonly PollerName[] = ['overdueDevices', 'testResults', 'dueSoon'];
 
 /**
- * The most accounts one stack holds: each adds five resources (three schedules, its token secret,
+ * The most accounts one stack holds: each adds six resources (four schedules, its token secret,
  * its heartbeat alarm) and CloudFormation allows 500 per stack (docs/scale.md says what comes next).
  */
-export const MAX_ACCOUNTS_PER_STACK = 80;
+export const MAX_ACCOUNTS_PER_STACK = 70;
 
 /** Where the stack keeps an account's token (several accounts): one secret per account, under one prefix. */
 export const accountSecretName = (stackName: string, id: string) => `tec-token/${stackName}/${id}`;
@@ -110,13 +114,14 @@ export class Pollers extends Construct {
 			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
 			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
 			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
+			dueDates: poller('DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
 		};
 		this.schedulerDlq = deadLetterQueue(this, 'SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
 
 		const rate = config.scheduleRateMinutes;
 		const hour = config.activeHours;
 		const minutes = (offset: number) => (rate === 60 ? String(offset) : `${offset}/${rate}`);
-		const schedule = (scheduleId: string, fn: lambda.Function, offset: number, description: string) => {
+		const schedule = (scheduleId: string, fn: lambda.Function, offset: number, description: string, minute = minutes(offset)) => {
 			// One role per schedule: it may invoke this one function and write to the scheduler DLQ.
 			const role = new iam.Role(this, `${scheduleId}Role`, {
 				assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }),
@@ -129,7 +134,7 @@ export class Pollers extends Construct {
 			});
 			return new scheduler.Schedule(this, scheduleId, {
 				description,
-				schedule: scheduler.ScheduleExpression.cron({ minute: minutes(offset), hour, timeZone: TimeZone.of(config.timeZone) }),
+				schedule: scheduler.ScheduleExpression.cron({ minute, hour, timeZone: TimeZone.of(config.timeZone) }),
 				target: new LambdaInvoke(fn, {
 					role,
 					deadLetterQueue: this.schedulerDlq,
@@ -141,12 +146,14 @@ export class Pollers extends Construct {
 		};
 		// Half a period later, so the two pollers do not share the token's request budget at once;
 		// due soon a quarter period later: a due date met or moved by a test shows within one period.
-		const offsets: Record<PollerName, number> = { overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4) };
-		const what: Record<PollerName, string> = { overdueDevices: 'Overdue devices poll', testResults: 'Test results poll', dueSoon: 'Devices coming due' };
+		const offsets: Record<PollerName, number> = { overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: 0 };
+		const what: Record<PollerName, string> = { overdueDevices: 'Overdue devices poll', testResults: 'Test results poll', dueSoon: 'Devices coming due', dueDates: 'Due-date history' };
 		if (!several) {
 			schedule('OverdueDevicesSchedule', this.functions.overdueDevices, offsets.overdueDevices, `${what.overdueDevices} every ${rate} min (${config.timeZone}, hours ${hour})`);
 			schedule('TestResultsSchedule', this.functions.testResults, offsets.testResults, `${what.testResults} every ${rate} min (${config.timeZone}, hours ${hour})`);
 			schedule('DueSoonSchedule', this.functions.dueSoon, offsets.dueSoon, `${what.dueSoon} every ${rate} min (${config.timeZone}, hours ${hour})`);
+			// Hourly (a day is the history's unit; each run reads every device), three quarters into a period.
+			schedule('DueDatesSchedule', this.functions.dueDates, 0, `Due-date history, hourly (${config.timeZone}, hours ${hour})`, String(DUE_DATES_MINUTE(rate)));
 			return;
 		}
 		// Several accounts: one schedule per account and poller, all through one role (it may invoke
@@ -157,18 +164,20 @@ export class Pollers extends Construct {
 			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
 			description: 'EventBridge Scheduler: the pollers of every account',
 		});
+		const all: PollerName[] = [...POLLER_NAMES, 'dueDates'];
 		Validations.of(role).acknowledge(
-			...POLLER_NAMES.map((p) => ({
+			...all.map((p) => ({
 				id: `AwsSolutions-IAM5[Resource::<${stack.resolve((this.functions[p].node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
-				reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only the three pollers.",
+				reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only the pollers.",
 			})),
 		);
 		const window = Math.floor(rate / 4);
 		for (const a of config.accounts) {
-			for (const p of POLLER_NAMES) {
+			for (const p of all) {
+				const hourly = p === 'dueDates';
 				new scheduler.Schedule(this, `${p[0].toUpperCase()}${p.slice(1)}Schedule-${a.id}`, {
-					description: `${what[p]} of account ${a.id} every ${rate} min (${config.timeZone}, hours ${hour})`,
-					schedule: scheduler.ScheduleExpression.cron({ minute: minutes(offsets[p]), hour, timeZone: TimeZone.of(config.timeZone) }),
+					description: `${what[p]} of account ${a.id} ${hourly ? 'hourly' : `every ${rate} min`} (${config.timeZone}, hours ${hour})`,
+					schedule: scheduler.ScheduleExpression.cron({ minute: hourly ? String(DUE_DATES_MINUTE(rate)) : minutes(offsets[p]), hour, timeZone: TimeZone.of(config.timeZone) }),
 					timeWindow: window >= 1 ? scheduler.TimeWindow.flexible(Duration.minutes(window)) : scheduler.TimeWindow.off(),
 					target: new LambdaInvoke(this.functions[p], {
 						role,

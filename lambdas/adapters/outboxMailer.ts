@@ -22,7 +22,7 @@ export class OutboxMailer implements Mailer {
 		writeFileSync(`${base}.eml`, toMime(request.email));
 		writeFileSync(`${base}.html`, request.email.html);
 		const receipt: SendReceipt = { messageId: request.email.messageId, factKeys: request.factKeys };
-		writeFileSync(`${receiptPath}.tmp`, JSON.stringify(receipt));
+		writeFileSync(`${receiptPath}.tmp`, JSON.stringify(request.email.data === undefined ? receipt : { ...receipt, content: request.email.data }, null, request.email.data === undefined ? undefined : 2));
 		renameSync(`${receiptPath}.tmp`, receiptPath);
 		this.written.push(`${base}.eml`);
 		return receipt;

@@ -4,6 +4,7 @@ import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
+import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import type { AccountRouting } from './accounts';
@@ -37,8 +38,12 @@ export interface LocalMail {
 	/** Gives every event the pollers emit to the collector. */
 	publisher: Publisher;
 	outboxDir: string;
-	/** Runs the digest when its hour has come today (or now, when asked); returns the files written. */
-	afterCycle(digestNow?: boolean): Promise<string[]>;
+	/**
+	 * Runs the digest when its hour has come today (or now, when asked), and on the first day of a
+	 * month the compliance report of the month before (or now, of the month before today); returns
+	 * the files written.
+	 */
+	afterCycle(digestNow?: boolean, reportNow?: boolean): Promise<string[]>;
 }
 
 /** The e-mail settings of `npm start`: a JSON file of the CDK context keys, by default cdk.json's "context". */
@@ -66,6 +71,20 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
 	let reported = 0;
 
+	/** The compliance report: at the digest hour of a month's first day, once; or now, when asked. */
+	async function monthlyReport(day: string, t: number, reportNow: boolean): Promise<void> {
+		const due = reportMonthOn(day);
+		if (reportNow) {
+			const month = reportMonthOn(`${day.slice(0, 7)}-01`)!;
+			// A preview: the month before, with what the history knows today.
+			const report = await runComplianceReport(deps, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day);
+			if (report.sent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
+		} else if (due && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastComplianceReport')) !== due) {
+			await runComplianceReport(deps, due);
+			await store.putMany('mail:local', [{ key: 'lastComplianceReport', value: due }]);
+		}
+	}
+
 	return {
 		outboxDir: mailer.dir,
 		publisher: {
@@ -77,9 +96,14 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 				}
 			},
 		},
-		async afterCycle(digestNow = false) {
+		async afterCycle(digestNow = false, reportNow = false) {
 			const t = now();
 			const day = localDay(t, timeZone);
+			// A failed report does not keep the digest from going out; it fails the cycle afterwards.
+			const reportFailure = await monthlyReport(day, t, reportNow).then(
+				() => undefined,
+				(error: unknown) => error,
+			);
 			let ran = true;
 			if (digestNow) {
 				// A preview on request: its own key, so it is written even when today's digest went out.
@@ -93,6 +117,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			reported = mailer.written.length;
 			if (written.length > 0) options.log.info(`Wrote ${written.length} e-mail(s) to the outbox (not sent): open the .eml in a mail app or the .html in a browser`, { outbox: mailer.dir, files: written });
 			else if (ran) options.log.info('The digest had nothing to say: no e-mail', { outbox: mailer.dir, day });
+			if (reportFailure) throw reportFailure;
 			return written;
 		},
 	};

@@ -16,10 +16,19 @@ export function toMime(email: OutgoingEmail): string {
 		`Message-ID: ${email.messageId}`,
 		'MIME-Version: 1.0',
 		'Auto-Submitted: auto-generated',
-		`Content-Type: multipart/alternative; boundary="${boundary}"`,
 	];
 	const part = (type: string, body: string) => [`--${boundary}`, `Content-Type: ${type}; charset=UTF-8`, 'Content-Transfer-Encoding: base64', '', base64Lines(body)].join('\r\n');
-	return `${[...headers, '', 'This is a multipart message in MIME format.', '', part('text/plain', email.text), part('text/html', email.html), `--${boundary}--`, ''].join('\r\n')}`;
+	const alternative = [part('text/plain', email.text), part('text/html', email.html), `--${boundary}--`];
+	if (!email.attachments?.length) {
+		return `${[...headers, `Content-Type: multipart/alternative; boundary="${boundary}"`, '', 'This is a multipart message in MIME format.', '', ...alternative, ''].join('\r\n')}`;
+	}
+	// With files: multipart/mixed around the two alternatives, then each file.
+	const mixed = boundary.replace('=_tec_', '=_tec_mixed_');
+	const files = email.attachments.map((a) => {
+		const name = a.filename.replace(/["\\\r\n]/g, '_');
+		return [`--${mixed}`, `Content-Type: ${a.contentType}; charset=UTF-8; name="${name}"`, `Content-Disposition: attachment; filename="${name}"`, 'Content-Transfer-Encoding: base64', '', base64Lines(a.content)].join('\r\n');
+	});
+	return `${[...headers, `Content-Type: multipart/mixed; boundary="${mixed}"`, '', 'This is a multipart message in MIME format.', '', `--${mixed}`, `Content-Type: multipart/alternative; boundary="${boundary}"`, '', ...alternative, ...files, `--${mixed}--`, ''].join('\r\n')}`;
 }
 
 function base64Lines(text: string): string {

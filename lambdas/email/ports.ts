@@ -21,6 +21,10 @@ export interface OutgoingEmail {
 	/** RFC 5322 Message-ID (with the angle brackets), stable for the same e-mail. */
 	messageId: string;
 	date: Date;
+	/** Files sent along (the compliance report's CSV for the auditor). */
+	attachments?: Array<{ filename: string; contentType: string; content: string }>;
+	/** What the e-mail says, structured: the outbox writes it beside the e-mail (`.json`). */
+	data?: unknown;
 }
 
 export interface SendRequest {

@@ -41,8 +41,8 @@ export interface RenderedEmail {
 export const MAX_ROWS = 25;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-const C = { ink: '#111827', muted: '#6b7280', line: '#e5e7eb', page: '#f3f4f6', brand: '#0f4c81', red: '#b91c1c', redBg: '#fef2f2', amber: '#b45309', amberBg: '#fffbeb', green: '#047857' };
+export const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+export const C = { ink: '#111827', muted: '#6b7280', line: '#e5e7eb', page: '#f3f4f6', brand: '#0f4c81', red: '#b91c1c', redBg: '#fef2f2', amber: '#b45309', amberBg: '#fffbeb', green: '#047857' };
 
 export function renderDigest(c: DigestContent): RenderedEmail {
 	const counts = [
@@ -111,7 +111,7 @@ export function renderFailedTest(f: FailedTestItem, o: { environment: 'sandbox' 
 
 // ---- pieces ----
 
-function page(title: string, preheader: string, rows: string): string {
+export function page(title: string, preheader: string, rows: string): string {
 	return `<!DOCTYPE html>
 <html lang="en">
 <head>

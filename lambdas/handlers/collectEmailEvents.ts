@@ -6,7 +6,9 @@ import { onEvent } from '../email/digest';
 import { awsDeps } from '../email/aws';
 import { readEmailEnv } from '../email/env';
 import { readEmailEvent, type EmailEvent } from '../email/events';
-import { logger, powertoolsHandler, tracer } from './powertools';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { EMAILS_SENT_METRIC } from './metricNames';
+import { logger, metrics, powertoolsHandler, tracer } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -26,6 +28,7 @@ function wire() {
 		async (event: EmailEvent, context: Context) => {
 			deps.mailer.registerLambdaContext(context);
 			const result = await onEvent(deps, event);
+			if (result.sentNow > 0) metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, result.sentNow);
 			logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
 			return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
 		},

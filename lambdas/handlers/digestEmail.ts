@@ -2,10 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Context } from 'aws-lambda';
 import { awsDeps } from '../email/aws';
+import { reportMonthOn, runComplianceReport } from '../email/compliance';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
-import { logger, powertoolsHandler, tracer } from './powertools';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { EMAILS_SENT_METRIC } from './metricNames';
+import { logger, metrics, powertoolsHandler, tracer } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -25,14 +28,26 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
+	let digest: DigestReport | undefined;
+	let digestFailure: unknown;
 	try {
-		const report = await runDigest(deps, day);
-		logger.info('Digest sent', { day, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
-		return report;
+		digest = await runDigest(deps, day);
+		logger.info('Digest sent', { day, sent: digest.sent.length, nothingToSay: digest.nothingToSay.length });
+		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, digest.sent.length);
 	} catch (error) {
 		if (error instanceof DigestError) logger.error('Digest failed for some recipients; the retry sends only theirs', { day, failed: error.report.failed, sent: error.report.sent.length });
-		throw error;
+		digestFailure = error;
 	}
+	// On the first of a month the compliance report of the month before goes out too, after the
+	// digest and whatever became of it (each recipient's once, however often this runs).
+	const month = reportMonthOn(day);
+	if (month !== undefined) {
+		const compliance = await runComplianceReport(deps, month);
+		logger.info('Compliance report sent', { month, sent: compliance.sent.length, nothingToSay: compliance.nothingToSay.length });
+		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
+	}
+	if (digestFailure !== undefined) throw digestFailure;
+	return digest!;
 });
 
 /** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */

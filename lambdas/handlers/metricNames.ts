@@ -2,3 +2,5 @@
 export const METRICS_NAMESPACE = 'TestEquipmentCloud';
 /** 1 per complete poller run, with the dimension `poller`: the heartbeat. */
 export const RUN_COMPLETED_METRIC = 'RunCompleted';
+/** E-mails sent (digests, failed-test e-mails, compliance reports), with the dimension `service` = email. */
+export const EMAILS_SENT_METRIC = 'EmailsSent';

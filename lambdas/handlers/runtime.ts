@@ -91,7 +91,10 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		warn: (m: string, x?: Record<string, unknown>) => logger.warn(m, x ?? {}),
 		error: (m: string, x?: Record<string, unknown>) => logger.error(m, x ?? {}),
 	};
-	const counters = { count: (name: string, value = 1) => metrics.addMetric(name, MetricUnit.Count, value) };
+	const counters = {
+		count: (name: string, value = 1) => metrics.addMetric(name, MetricUnit.Count, value),
+		gauge: (name: string, value: number, unit: 'Count' | 'Percent') => metrics.addMetric(name, unit === 'Percent' ? MetricUnit.Percent : MetricUnit.Count, value),
+	};
 	const report = await poll({
 		client,
 		store: new DynamoStateStore(config.STATE_TABLE, clients.dynamo),

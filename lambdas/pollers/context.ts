@@ -61,7 +61,7 @@ export function keyScope(ctx: Pick<PollerContext, 'environment' | 'partition'>):
 }
 
 export interface RunReport {
-	poller: 'overdueDevices' | 'testResults' | 'dueSoon';
+	poller: 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
 	/** false when the lease was held by another run or the time budget ran out. */
 	complete: boolean;
 	skipped?: 'leaseHeld';

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import type { DueEntry } from '../../client';
 import { TestResultRecordedDetail, type DueDevice, type OverdueDevice } from '../events/schemas';
 
 /**
@@ -83,6 +84,71 @@ export const PendingEvidence = z.looseObject({
 });
 export type PendingEvidence = z.infer<typeof PendingEvidence>;
 
+// ---- due-date history (compliance) -------------------------------------------------------------------
+
+const nullableText = z.string().nullable();
+const nullableId = wholeFrom(1).nullable();
+
+/** One due date of the device (client/compliance.ts, DueEntry, without the device id: the key). */
+export const StoredDueEntry = z.looseObject({
+	due: calendarDay,
+	openedOn: calendarDay,
+	firstSeenOverdue: z.boolean(),
+	outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
+	closedOn: calendarDay.optional(),
+	testedOn: calendarDay.optional(),
+	/** The device's customer and department as of the due date. */
+	customerId: nullableId,
+	customerName: nullableText,
+	department: nullableText,
+});
+export type StoredDueEntry = z.infer<typeof StoredDueEntry>;
+
+/** Per device (key: its id): how it was last seen, and its due dates of the last 25 months and more. */
+export const DueHistory = z.looseObject({
+	device: z.looseObject({
+		customerId: nullableId,
+		customerName: nullableText,
+		department: nullableText,
+		designation: nullableText,
+		nextTestDate: calendarDay.nullable(),
+		lastTestedDate: calendarDay.nullable(),
+		/** The newest test date the test-results poller had reported when the device was last seen. */
+		lastResultDate: calendarDay.nullable().optional(),
+		seenOn: calendarDay,
+		/** Set when a complete scan no longer listed the device. */
+		deletedOn: calendarDay.optional(),
+	}),
+	entries: z.array(StoredDueEntry),
+});
+export type DueHistory = z.infer<typeof DueHistory>;
+
+/** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
+export const LatestResult = z.looseObject({ testDate: calendarDay });
+export type LatestResult = z.infer<typeof LatestResult>;
+
+/** Every due entry of the stored histories, as the compliance figures read them. */
+export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
+	const out: DueEntry[] = [];
+	for (const { key, value } of histories) for (const e of value.entries) out.push(toDueEntry(Number(key), e));
+	return out;
+}
+
+function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
+	return {
+		deviceId,
+		due: e.due,
+		openedOn: e.openedOn,
+		firstSeenOverdue: e.firstSeenOverdue,
+		outcome: e.outcome,
+		...(e.closedOn ? { closedOn: e.closedOn } : {}),
+		...(e.testedOn ? { testedOn: e.testedOn } : {}),
+		customerId: e.customerId,
+		customerName: e.customerName,
+		department: e.department,
+	};
+}
+
 // ---- the namespaces ------------------------------------------------------------------------------------
 
 /** The environment, or `environment:account` for an account of several (keyScope in context.ts). */
@@ -97,6 +163,8 @@ export const NS = {
 	seenResults: (env: Scope) => `results:${env}`,
 	resultsCursor: (env: Scope) => `cursor:${env}`,
 	failedEvidence: (env: Scope) => `failedEvidence:${env}`,
+	dueDates: (env: Scope) => `dueDates:${env}`,
+	latestResult: (env: Scope) => `latestResult:${env}`,
 } as const;
 
 export interface StoredShape {
@@ -113,6 +181,8 @@ const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
 	['results:', { keys: 'ids', value: SeenResult }],
 	['cursor:', { keys: 'any', value: ResultsCursor }],
 	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
+	['dueDates:', { keys: 'ids', value: DueHistory }],
+	['latestResult:', { keys: 'ids', value: LatestResult }],
 ];
 
 /** The shape stored under a namespace; undefined for namespaces the pollers do not own. */

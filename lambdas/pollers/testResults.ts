@@ -3,6 +3,7 @@ import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 import { NS, type ResultsCursor, type SeenResult } from './state';
@@ -77,6 +78,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			}
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
+			const announced: Array<{ deviceId: number; testDate: string }> = [];
 			for (const r of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
 				const at = syncedMs(r.syncedTime);
 				if (at === undefined) {
@@ -89,6 +91,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				recent.set(r.id, at);
 				if (at < readUpTo || seen.has(r.id)) continue;
 				seen.add(r.id);
+				announced.push(r);
 				const recorded = makeEvent(
 					DETAIL_TYPES.testResultRecorded,
 					ctx,
@@ -115,6 +118,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();
+			// The due-date history's test dates (lambdas/pollers/dueDates.ts).
+			await recordLatestResults(ctx, announced);
 			await ctx.store.putMany(seenNs, writes);
 			// Only the settle window before the newest upload is kept for the boundary.
 			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);

@@ -12,9 +12,10 @@ import { credentialTest, loadOptions } from './methods';
 import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
-import { DEFAULT_LEAD_DAYS, readDueSoonState } from './trigger/dueSoon';
+import { DEFAULT_LEAD_DAYS } from './trigger/events/deviceDueSoon';
 import { withFailedSteps } from './trigger/failedSteps';
-import { fetchSample, pollEvent, type PollRun, type PollSettings } from './trigger/poll';
+import { fetchSample, pollEvent } from './trigger/poll';
+import type { PollRun, PollSettings } from './trigger/run';
 import { skippedMessage, startPoll } from './trigger/overlap';
 import { fingerprint, readState } from './trigger/state';
 
@@ -160,7 +161,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 		}
 
 		const staticData = ctx.getWorkflowStaticData('node');
-		const previous = settings.event === 'deviceDueSoon' ? readDueSoonState(staticData.cursor, key) : readState(staticData.cursor, settings.event, key);
+		const previous = readState(staticData.cursor, settings.event, key);
 		// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
 		// it was, and the next poll emits what this one would have.
 		const outcome = await pollEvent(run, previous);

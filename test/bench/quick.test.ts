@@ -49,10 +49,16 @@ describe('npm run bench, quick mode', () => {
 		const lambdas = Object.keys(lambdaEntries());
 		expect(lambdas.length).toBeGreaterThan(0);
 		for (const name of lambdas) {
-			const [row] = of(`Lambda ${name}`);
-			expect(row?.value).toMatch(/^\d+ KiB, init \d+ ms/);
-			expect(row?.ideal).toMatch(/KiB/);
+			const [size, init] = of(`Lambda ${name}`);
+			expect(size?.value).toMatch(/^\d+ KiB$/);
+			expect(size?.ideal).toMatch(/KiB/);
+			// Init against an empty handler's, measured in the same run (a ratio that travels between machines).
+			expect(init?.measure).toMatch(/÷ an empty handler's init$/);
+			expect(init?.value).toMatch(/^\d+ ms/);
 		}
+		// The CPU row against JSON.parse of the same pages, measured in the same run.
+		expect(of('overdue poller')[1].baseline).toMatch(/^JSON\.parse: [\d.]+ µs per item/);
+		expect(of('sandbox')[0].baseline).toMatch(/^JSON\.parse: \d+ ms/);
 
 		const read = of(`read ${QUICK.nodeDevices.toLocaleString('en')} devices`);
 		expect(read.map((r) => r.measure)).toEqual([

@@ -4,6 +4,8 @@ import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEv
 import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { delivery, device, failedTest, INSULATION_STEP, overdue, pollersSaw } from '../support/emailEvents';
+import { NS } from '../../lambdas/pollers/state';
+import { previewHistories } from '../support/compliancePreview';
 import { captureOutput, jsonLines } from '../support/handlers';
 import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
@@ -65,6 +67,22 @@ describe('the deployed e-mail handlers', () => {
 		expect(ses.sent).toHaveLength(2);
 		expect(mimeParts(ses.sent[1].raw).text).not.toContain('NEWLY OVERDUE');
 		expect(mimeParts(ses.sent[1].raw).text).toContain('STILL OVERDUE, LONGEST FIRST (1)');
+	});
+
+	it('on the first of a month the digest invocation also sends the compliance report of the month before, once, its CSV attached', async () => {
+		// The history as the due-date poller stored it in the same table.
+		await new DynamoStateStore(dynamo.table, dynamo.client).putMany(NS.dueDates('sandbox'), previewHistories());
+		const before = ses.sent.length;
+		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1'));
+		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-2'));
+		const reports = ses.sent.slice(before).map((m) => mimeParts(m.raw)).filter((m) => m.headers.subject.startsWith('Calibration compliance'));
+		expect(reports).toHaveLength(1);
+		expect(reports[0].headers.subject).toMatch(/^Calibration compliance October 2026: /);
+		expect(reports[0].attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv']);
+		// The next day: no report.
+		const count = ses.sent.length;
+		await digest({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-3'));
+		expect(ses.sent.slice(count).some((m) => mimeParts(m.raw).headers.subject.startsWith('Calibration compliance'))).toBe(false);
 	});
 
 	it('a failed test is e-mailed at once, once, however often the event comes', async () => {

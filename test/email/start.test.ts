@@ -35,6 +35,24 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 		expect(eml.html).toBe(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.html'), 'utf8'));
 	}, 90_000);
 
+	it('--report-now writes last month\'s compliance report from the due-date history the run kept (.eml with its CSV, .html, .json)', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+		const config = join(dir, 'email.json');
+		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] } }));
+		await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env });
+		const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
+		expect(folder).toMatch(/^compliance_\d{4}-\d{2}-now-\d{6}$/);
+		expect(readdirSync(join(dir, 'outbox', folder)).sort()).toEqual(['ops@example.com.eml', 'ops@example.com.html', 'ops@example.com.json']);
+		const eml = mimeParts(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.eml'), 'utf8'));
+		expect(eml.headers.subject).toMatch(/^Calibration compliance /);
+		// The history began with this run: every due date of last month was first seen overdue, and the report says so.
+		const { content } = JSON.parse(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.json'), 'utf8'));
+		expect(content.all.due).toBeGreaterThan(0);
+		expect(content.all.firstSeenOverdue).toBe(content.all.due);
+		expect(eml.text).toContain('already overdue when the history first saw');
+		expect(eml.attachments[0].content.split('\r\n').length - 2).toBe(content.all.due);
+	}, 90_000);
+
 	it('bad e-mail settings stop it with an error naming the field', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
 		const config = join(dir, 'email.json');

@@ -33,13 +33,14 @@ const small = synthConstruct('AccountsPollers', (stack) => {
 describe('several accounts in one stack', () => {
 	it('one schedule per account and poller, whose input names the account as the pollers read it', () => {
 		const schedules = ofType(small, 'AWS::Scheduler::Schedule');
-		expect(schedules).toHaveLength(9);
+		// Three every poll period and the hourly due-date history, per account.
+		expect(schedules).toHaveLength(12);
 		// The input is a JSON string with the secrets' ARNs resolved at deploy (Fn::Join): those read as "<token>".
 		const text = (v: Json): string => (typeof v === 'string' ? v : v['Fn::Join'] ? (v['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : '<token>')).join(v['Fn::Join'][0]) : '<token>');
 		// Each input is read by the handler's own schema (lambdas/accounts.ts).
 		const read = schedules.map(([, s]) => JSON.parse(text(s.Properties.Target.Input)) as unknown);
 		const siteB = read.map((i) => scheduledAccount(i)).filter((a) => a?.id === 'site-b');
-		expect(siteB).toHaveLength(3);
+		expect(siteB).toHaveLength(4);
 		expect(siteB[0]).toMatchObject({ environment: 'sandbox', baseUrl: 'https://tec-b.example.com', account: 'site-b', partition: 'site-b', dueSoonStages: [14] });
 		// `default` keeps the single-account state and keys; an account of several still names itself in events.
 		const def = read.map((i) => scheduledAccount(i)).find((a) => a?.id === 'default');
@@ -48,6 +49,7 @@ describe('several accounts in one stack', () => {
 		expect(read.map((i) => scheduledAccount(i)).find((a) => a?.id === 'site-c')?.tokenSecretArn).toBe(arn);
 		// Spread over a quarter period; one shared role.
 		for (const [, s] of schedules) expect(s.Properties.FlexibleTimeWindow).toEqual({ Mode: 'FLEXIBLE', MaximumWindowInMinutes: 1 });
+		expect(schedules.filter(([, s]) => /^cron\(3 /.test(s.Properties.ScheduleExpression as string))).toHaveLength(3);
 		expect(new Set(schedules.map(([, s]) => JSON.stringify(s.Properties.Target.RoleArn))).size).toBe(1);
 	});
 
@@ -112,11 +114,12 @@ describe('the whole stack with several accounts', () => {
 	// synth() registers cdk-nag's AWS Solutions and Serverless checks: an unacknowledged finding throws.
 	const whole = synth({ ...BASE_CONFIG, accounts: ACCOUNTS }, 'TecAccounts');
 	it('passes cdk-nag and holds per account only its schedules, secret and heartbeat alarm', () => {
-		// Nine of the pollers, and the e-mail digest's.
-		expect(ofType(whole, 'AWS::Scheduler::Schedule')).toHaveLength(10);
+		// Twelve of the pollers, and the e-mail digest's.
+		expect(ofType(whole, 'AWS::Scheduler::Schedule')).toHaveLength(13);
 		const heartbeats = ofType(whole, 'AWS::CloudWatch::Alarm').filter(([id]) => id.includes('Heartbeat'));
-		expect(heartbeats).toHaveLength(3);
-		expect(heartbeats.every(([id]) => id.includes('AccountHeartbeat'))).toBe(true);
+		// One per account, and the hourly due-date history's over all accounts.
+		expect(heartbeats.filter(([id]) => id.includes('AccountHeartbeat'))).toHaveLength(3);
+		expect(heartbeats.filter(([id]) => !id.includes('AccountHeartbeat')).map(([id]) => id)).toEqual([expect.stringContaining('DueDatesHeartbeat')]);
 	});
 
 	it('the Schema Registry says events carry the account', () => {

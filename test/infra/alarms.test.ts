@@ -82,7 +82,9 @@ describe('the stack adds a heartbeat per poller', () => {
 	const s = synth({ ...BASE_CONFIG, activeHours: '6-20', timeZone: 'Europe/Berlin', scheduleRateMinutes: '10' }, 'TestEquipmentCloudAlertsHeartbeat');
 	it('one for each poller, on its interval, only in the scheduled hours, to the alerts topic', () => {
 		const heartbeats = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((r: Json) => r.Properties).filter((p) => /not completed a run/.test(p.AlarmDescription));
-		expect(heartbeats).toHaveLength(3);
+		expect(heartbeats).toHaveLength(4);
+		// The due-date history poller runs hourly: its heartbeat counts hours.
+		expect(heartbeats[3].Metrics.find((m: Json) => m.Id === 'runs').MetricStat).toMatchObject({ Period: 3600, Metric: { Dimensions: expect.arrayContaining([{ Name: 'poller', Value: 'dueDates' }]) } });
 		for (const [i, poller] of ['overdueDevices', 'testResults', 'dueSoon'].entries()) {
 			const h = heartbeats[i];
 			expect(h.AlarmActions).toEqual([{ Ref: s.id(s.stack.topic) }]);

@@ -47,7 +47,7 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 		const acks = acknowledgements(full.stack);
 		for (const a of acks) expect(a.reason.length, `${a.path} ${a.id}`).toBeGreaterThan(60);
 		const byRule = acks.map((a) => `${a.path.replace(/^[^/]+\//, '')}: ${a.id.replace(/^Annotation::/, '')}`).sort();
-		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : name === 'd' ? full.stack.pollers.dueSoon : full.stack.pollers.testResults);
+		const poller = (name: string) => full.id(name === 'o' ? full.stack.pollers.overdueDevices : name === 'd' ? full.stack.pollers.dueSoon : name === 'h' ? full.stack.pollers.dueDates : full.stack.pollers.testResults);
 		expect(byRule).toEqual(
 			[
 				'State/AccessToken: AwsSolutions-SMG4',
@@ -57,11 +57,12 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 				`Pollers/OverdueDevicesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('o')}.Arn>:*]`,
 				`Pollers/TestResultsScheduleRole: AwsSolutions-IAM5[Resource::<${poller('t')}.Arn>:*]`,
 				`Pollers/DueSoonScheduleRole: AwsSolutions-IAM5[Resource::<${poller('d')}.Arn>:*]`,
+				`Pollers/DueDatesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('h')}.Arn>:*]`,
 				`Email/DigestScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.digest)}.Arn>:*]`,
 				// X-Ray's two actions have no resource-level permissions.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Pollers/DueDatesPoller', 'Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
 				// A failed poller run is retried by the next tick, not replayed from a queue.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Pollers/DueDatesPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
 				// The e-mail functions' failed invocations go to their dead-letter queues.
 				...['Email/Collector', 'Email/Digest'].map((f) => `${f}/Function: Serverless-LambdaAsyncFailureDestination`),
 			].sort(),

@@ -119,6 +119,8 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 			[fns.overdueDevices, 'cron(0/5 * * * ? *)'],
 			[fns.testResults, 'cron(2/5 * * * ? *)'],
 			[fns.dueSoon, 'cron(1/5 * * * ? *)'],
+			// Every device read once an hour: the due-date history.
+			[fns.dueDates, 'cron(3 * * * ? *)'],
 		] as const;
 		for (const [fn, expression] of expected) {
 			basic.template.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -134,7 +136,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 				},
 			});
 		}
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
 		basic.template.resourceCountIs('AWS::Events::Rule', 0);
 	});
 
@@ -144,6 +146,7 @@ describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 			['cron(0/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(2/10 6-20 * * ? *)', 'Europe/Berlin', 600],
 			['cron(5/10 6-20 * * ? *)', 'Europe/Berlin', 600],
+			['cron(7 6-20 * * ? *)', 'Europe/Berlin', 600],
 		]);
 	});
 

@@ -77,7 +77,7 @@ describe('the pollers', () => {
 	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
-		expect(assets).toHaveLength(5);
+		expect(assets).toHaveLength(6);
 		for (const dir of assets) {
 			const files = readdirSync(join(outdir, dir)).sort();
 			expect(files).toEqual(['index.js', 'index.js.map']);
@@ -100,7 +100,7 @@ describe('the pollers', () => {
 
 describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
 	it('one per poller (test/infra/pollers.test.ts) and the daily e-mail digest (test/infra/emailAlerts.test.ts); no scheduled rules', () => {
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
 	});
 });
@@ -176,8 +176,8 @@ describe('alarms', () => {
 
 	it('cover poller errors and throttles, a heartbeat per poller, the e-mail functions, and every DLQ; all go to the alerts topic', () => {
 		// Pollers 6, heartbeats 3, scheduler and alert delivery DLQs 2, e-mails 5 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
-		expect(alarms(basic)).toHaveLength(16);
-		expect(alarms(full)).toHaveLength(17);
+		expect(alarms(basic)).toHaveLength(19);
+		expect(alarms(full)).toHaveLength(20);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {
@@ -212,7 +212,7 @@ describe('alarms', () => {
 
 describe('outputs', () => {
 	it('name what the README refers to', () => {
-		const base = ['AlertsTopicArn', 'ArchiveArn', 'DueSoonPollerName', 'EventBusArn', 'EventBusName', 'OverdueDevicesPollerName', 'SchemaRegistryName', 'StateTableName', 'TestResultsPollerName', 'TokenSecretArn'];
+		const base = ['AlertsTopicArn', 'ArchiveArn', 'DueDatesPollerName', 'DueSoonPollerName', 'EventBusArn', 'EventBusName', 'OverdueDevicesPollerName', 'SchemaRegistryName', 'StateTableName', 'TestResultsPollerName', 'TokenSecretArn'];
 		expect(Object.keys(basic.json.Outputs as object).sort()).toEqual(base);
 		expect(Object.keys(full.json.Outputs as object).sort()).toEqual([...base, 'N8nConnectionName', 'WebhookKeySecretArn', 'WebhookRuleArn'].sort());
 		expect((basic.json.Outputs as Record<string, { Value: unknown }>).TokenSecretArn.Value).toEqual(ref(basic.id(basic.stack.tokenSecret)));

@@ -59,8 +59,8 @@ describe('many accounts in one runner', () => {
 			const reports = await runner.cycle();
 
 			// The failing account's three pollers failed and are named; the others completed.
-			expect([...runner.failed].sort()).toEqual(['failing/pollDueSoon', 'failing/pollOverdueDevices', 'failing/pollTestResults']);
-			expect(reports.filter((r) => r.account === 'healthy').map((r) => [r.poller, r.complete])).toEqual([['overdueDevices', true], ['dueSoon', true], ['testResults', true]]);
+			expect([...runner.failed].sort()).toEqual(['failing/pollDueDates', 'failing/pollDueSoon', 'failing/pollOverdueDevices', 'failing/pollTestResults']);
+			expect(reports.filter((r) => r.account === 'healthy').map((r) => [r.poller, r.complete])).toEqual([['overdueDevices', true], ['dueSoon', true], ['testResults', true], ['dueDates', true]]);
 			expect(reports.filter((r) => r.account === 'slow').every((r) => r.complete)).toBe(true);
 
 			// Every event names its account, in its metadata and its dedupe key, and fits the published schema.
@@ -138,7 +138,7 @@ describe('many accounts in one runner', () => {
 		});
 		try {
 			await runner.cycle();
-			expect([...runner.failed].sort()).toEqual(['revoked/pollDueSoon', 'revoked/pollOverdueDevices', 'revoked/pollTestResults']);
+			expect([...runner.failed].sort()).toEqual(['revoked/pollDueDates', 'revoked/pollDueSoon', 'revoked/pollOverdueDevices', 'revoked/pollTestResults']);
 			expect(logged.every((l) => JSON.parse(l).account === 'revoked')).toBe(true);
 			expect(logged.join('\n')).not.toContain(bad);
 			const announced = lines.filter((e) => e['detail-type'] === 'Device Overdue');

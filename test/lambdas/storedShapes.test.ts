@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
+import { pollDueDates } from '../../lambdas/pollers/dueDates';
 import { pollDueSoon } from '../../lambdas/pollers/dueSoon';
 import { pollOverdueDevices } from '../../lambdas/pollers/overdueDevices';
 import { NS, storedShape } from '../../lambdas/pollers/state';
@@ -32,8 +33,9 @@ describe('the stored shapes', () => {
 		expect((await pollTestResults(ctx)).complete).toBe(true);
 		world.sandbox.account.clockOffsetMs += 3_600_000;
 		expect((await pollTestResults(ctx)).complete).toBe(true);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
 		const namespaces = Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).filter((ns) => ns !== 'lease');
-		expect(namespaces).toEqual(expect.arrayContaining([NS.overdue('sandbox'), NS.dueSoon('sandbox'), NS.resultsCursor('sandbox'), NS.seenResults('sandbox')]));
+		expect(namespaces).toEqual(expect.arrayContaining([NS.overdue('sandbox'), NS.dueSoon('sandbox'), NS.resultsCursor('sandbox'), NS.seenResults('sandbox'), NS.dueDates('sandbox')]));
 		for (const ns of namespaces) expect(storedShape(ns), ns).toBeDefined();
 		expect(() => new FileStateStore(path)).not.toThrow();
 	});

@@ -16,6 +16,7 @@ const mapped = (key: number, value: string) => ({ mappingMode: 'defineBelow', va
 
 /** Parameters that reach the service for each pair; the table must name every pair (compile-time). */
 const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation']}`]: IDataObject } = {
+	'compliance.getSummary': { groupBy: 'customer' },
 	'customer.create': { inputMode: 'fields', propertyValues: { property: [{ key: CUSTOMER.name, value: 'ACME' }] }, fields: mapped(CUSTOMER.name, 'ACME') },
 	'customer.delete': { customerId: byId(1) },
 	'customer.getAll': { limit: 1 },

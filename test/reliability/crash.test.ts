@@ -11,6 +11,7 @@ import { PublishError, type Publisher, type StateStore, type StoredItem } from '
 import { Random } from '../../sandbox/random';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { soaked } from '../support/soak';
 
 /**
  * Crash consistency: a failure injected at a random step of a run (a page fetch, a PutEvents
@@ -21,7 +22,8 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
  * publication and the write of its state.
  */
 let requests = 0;
-const RUNS = Number(process.env.TEC_CRASH_RUNS ?? 1000);
+/** Runs per poller: 1,000 in `npm test`, 10,000 in `npm run soak`. */
+const RUNS = soaked(1000, 10_000);
 
 class Crash extends Error {}
 
@@ -247,5 +249,5 @@ describe.each(['overdueDevices', 'testResults', 'dueSoon'] as const)('crash cons
 		expect(counts.failed).toBeGreaterThan(RUNS / 5);
 		expect(counts.stoppedForTime).toBeGreaterThan(0);
 		expect(counts.skippedLease).toBeGreaterThan(0);
-	}, 240_000);
+	}, soaked(240_000, 2_400_000));
 });

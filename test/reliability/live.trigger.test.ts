@@ -3,13 +3,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { LiveTally, putLive } from '../support/live';
 import { run } from '../node/helpers';
 import { Poller, startWorld, type World } from '../support/trigger';
+import { soaked } from '../support/soak';
 
 /**
  * The trigger's three events through n8n-core's poll context, and the action node's Return All,
  * under the sandbox's live mode (see live.test.ts for the pollers). The overdue list is longer
  * than one page of 1000, so scans have page boundaries for the list to shift across.
  */
-const ROUNDS = Number(process.env.TEC_LIVE_ROUNDS ?? 2);
+/** 2 rounds in `npm test`, 20 in `npm run soak`. */
+const ROUNDS = soaked(2, 20);
 const POLLS_PER_ROUND = 6;
 
 let world: World;
@@ -97,5 +99,5 @@ describe('trigger and Return All on a live service', () => {
 		expect(returnAll.reads).toBe(ROUNDS * POLLS_PER_ROUND);
 		expect(returnAll.items).toBeGreaterThan(0);
 		expect({ duplicates: returnAll.duplicates, missing: returnAll.missing }).toEqual({ duplicates: 0, missing: 0 });
-	}, 300_000);
+	}, soaked(300_000, 3_000_000));
 });

@@ -1,7 +1,7 @@
 /**
  * Load (issue 8): the sandbox (its own process) under 50 concurrent clients with separate tokens,
  * on loopback; 47 paced by the client core, 3 deliberately unpaced (bursts of 8, five times a
- * second). 5 s in `npm test`, 60 s under `npm run soak` (TEC_LOAD_SECONDS). The run happens in
+ * second). 5 s in `npm test`, 60 s under `npm run soak`. The run happens in
  * a child process started with --expose-gc, so heap figures are after a forced collection.
  */
 import { execFile } from 'node:child_process';
@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support';
+import { soaked } from '../support/soak';
 
 const run = promisify(execFile);
-const SECONDS = Number(process.env.TEC_LOAD_SECONDS ?? 5);
+const SECONDS = soaked(5, 60);
 
 describe(`load: 50 clients for ${SECONDS} s`, () => {
 	it('answers only 200s and 429s; 429s go to the clients above their rate; memory stays flat', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Month } from '../support/month';
+import { soaked } from '../support/soak';
 
 /**
  * A month of operation, exact to the last e-mail (issue 25): the `npm start` runner and its
@@ -10,11 +11,11 @@ import { Month } from '../support/month';
  * recording, a crash inside a poll run). Every e-mail is read back from the outbox and compared
  * with the sandbox's ground truth. `local` runs it as `npm start` does (state files, outbox), `aws`
  * as the stack does (DynamoDB state table on dynalite, SES v2 with Powertools Idempotency on a
- * wire-level stand-in). TEC_MONTH_SEEDS (comma-separated) and TEC_MONTH_DAYS choose the months;
- * `npm run soak` runs more seeds and longer months.
+ * wire-level stand-in). `npm test` runs one month of 30 days on each path; `npm run soak` eight
+ * seeds of 60 days. TEC_MONTH_SEEDS (comma-separated) and TEC_MONTH_DAYS choose other months.
  */
-const SEEDS = (process.env.TEC_MONTH_SEEDS ?? '1').split(',').map(Number);
-const DAYS = Number(process.env.TEC_MONTH_DAYS ?? 30);
+const SEEDS = (process.env.TEC_MONTH_SEEDS ?? soaked('1', '1,2,3,4,5,6,7,8')).split(',').map(Number);
+const DAYS = Number(process.env.TEC_MONTH_DAYS ?? soaked(30, 60));
 
 describe.each(['local', 'aws'] as const)('a month of operation (%s)', (mode) => {
 	for (const seed of SEEDS) {
@@ -31,6 +32,6 @@ describe.each(['local', 'aws'] as const)('a month of operation (%s)', (mode) => 
 			expect(c.failedResults).toBeGreaterThan(0);
 			expect(c.dstDigestsChecked).toBeGreaterThan(0);
 			for (const [kind, n] of Object.entries(c.faults)) expect(n, kind).toBeGreaterThan(0);
-		}, 300_000);
+		}, soaked(300_000, 900_000));
 	}
 });

@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions } from '../../client';
+import { PacerRegistry, SERVICE_RATE, ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions } from '../../client';
 import { addDays } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DEVICE } from '../../sandbox/properties';
@@ -15,23 +15,30 @@ import type { Sandbox } from '../../sandbox/server';
 
 export const ROOT = join(__dirname, '..', '..');
 
+/** Pacers for sandboxes started with a higher `ratePerSecond`, one registry per rate. */
+const fasterPacers = new Map<number, PacerRegistry>();
+
 /**
  * A client wired exactly as `connectService` (lambdas/adapters/undiciService.ts) wires it for the
  * Lambdas and the runner (undici request function holding the token, the token's shared pacer),
  * with the retry bounds and timeout made short for tests through the documented options.
+ * `ratePerSecond` paces it for a sandbox started with that rate (paging tests, not pacing ones).
  */
 export function pollerClient(
 	sandbox: Sandbox,
 	token: string,
-	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string } = {},
+	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; ratePerSecond?: number } = {},
 ): ServiceClient {
 	const baseUrl = parseBaseUrl(options.baseUrl ?? sandbox.url);
+	const rate = options.ratePerSecond ?? SERVICE_RATE.maxRequests;
+	if (rate !== SERVICE_RATE.maxRequests && !fasterPacers.has(rate)) fasterPacers.set(rate, new PacerRegistry({ ...SERVICE_RATE, maxRequests: rate }));
+	const pacers = fasterPacers.get(rate) ?? sharedPacers;
 	return new ServiceClient({
 		baseUrl,
 		request: undiciRequestFn(token),
 		requestAnonymous: undiciRequestFn(undefined),
 		clock: systemClock,
-		pacer: sharedPacers.forKey(tokenPacingKey(token, 'sandbox', baseUrl), systemClock),
+		pacer: pacers.forKey(tokenPacingKey(token, 'sandbox', baseUrl), systemClock),
 		retry: options.retry,
 		timeoutMs: options.timeoutMs,
 		onEvent: options.onEvent,

@@ -53,17 +53,23 @@ export class LocalSes {
 }
 
 /** The decoded parts of a MIME message built by lambdas/email/mime.ts. */
-export function mimeParts(raw: string): { headers: Record<string, string>; text: string; html: string } {
+export function mimeParts(raw: string): { headers: Record<string, string>; text: string; html: string; attachments: Array<{ filename: string; contentType: string; content: string }> } {
 	const [head] = raw.split('\r\n\r\n');
 	const headers: Record<string, string> = {};
 	for (const line of head.replace(/\r\n /g, ' ').split('\r\n')) {
 		const i = line.indexOf(':');
 		headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
 	}
-	const boundary = /boundary="([^"]+)"/.exec(headers['content-type'] ?? '')?.[1];
+	// Every part of every multipart (alternative, and mixed around it when files are attached).
+	const boundaries = [...raw.matchAll(/boundary="([^"]+)"/g)].map((m) => m[1]);
+	const parts = boundaries.flatMap((b) => raw.split(`--${b}`).slice(1));
+	const body = (p: string) => Buffer.from(p.split('\r\n\r\n')[1].replace(/\s+/g, ''), 'base64').toString('utf8');
 	const part = (type: string) => {
-		const p = raw.split(`--${boundary}`).find((s) => s.includes(`Content-Type: ${type}`));
-		return p ? Buffer.from(p.split('\r\n\r\n')[1].replace(/\s+/g, ''), 'base64').toString('utf8') : '';
+		const p = parts.find((s) => s.startsWith(`\r\nContent-Type: ${type}`));
+		return p ? body(p) : '';
 	};
-	return { headers, text: part('text/plain'), html: part('text/html') };
+	const attachments = parts
+		.filter((p) => p.startsWith('\r\nContent-Type') && p.includes('Content-Disposition: attachment'))
+		.map((p) => ({ filename: /filename="([^"]+)"/.exec(p)![1], contentType: /Content-Type: ([^;\r]+)/.exec(p)![1], content: body(p) }));
+	return { headers, text: part('text/plain'), html: part('text/html'), attachments };
 }

@@ -1,5 +1,6 @@
 import type { NodeResource } from '../shared/resources';
 import type { OperationModule } from './common/types';
+import * as compliance from './compliance';
 import * as customer from './customer';
 import * as device from './device';
 import * as file from './file';
@@ -14,6 +15,7 @@ import * as testResult from './testResult';
  * node's description. Every resource of the client's catalogue must be here (compile-time check).
  */
 export const RESOURCES = {
+	compliance,
 	customer,
 	device,
 	file,
@@ -32,6 +34,7 @@ export type TestEquipmentCloudType = { [R in NodeResource]: { resource: R; opera
 
 /** How each resource is named in the Resource list. */
 export const RESOURCE_NAMES: Record<NodeResource, string> = {
+	compliance: 'Compliance',
 	customer: 'Customer',
 	device: 'Device',
 	file: 'File',

@@ -11,8 +11,11 @@ export type ListResource = Exclude<
 /** Resources whose records carry account-defined properties (filters by property key ID). */
 export type PropertyResource = 'customer' | 'device' | 'overdueDevice';
 
-/** The resources the action node offers: every resource of the catalogue but the property key table. */
-export type NodeResource = Exclude<Resource, 'propertyKey'>;
+/**
+ * The resources the action node offers: every resource of the catalogue but the property key
+ * table, and Compliance (figures the node computes from the device and customer lists).
+ */
+export type NodeResource = Exclude<Resource, 'propertyKey'> | 'compliance';
 
 export function isPropertyResource(resource: string): resource is PropertyResource {
 	return SUPPORTS_ENABLED.has(resource as Resource);

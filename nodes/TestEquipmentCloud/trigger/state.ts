@@ -6,7 +6,7 @@
  * - deviceOverdue: the ids of the devices on the overdue list at the last poll. A device is
  *   announced when it is on the list and was not at the last poll, so one that leaves the list
  *   (tested) and comes back later is announced again; one missing from a scan of several pages is
- *   forgotten only after a targeted read confirms it left (see poll.ts). Bounded by the size of
+ *   forgotten only after a targeted read confirms it left (see events/deviceOverdue.ts). Bounded by the size of
  *   the overdue list.
  *   (A watermark cannot work here: a device enters the list when today passes its next test
  *   date, or when an edit moves that date into the past, so there is no ordered field to follow.)
@@ -18,12 +18,14 @@
  * - projectUpdated: the newest `updated_time` seen and the ids of the projects updated at
  *   exactly that time (the boundary), so a project updated again later is announced again and
  *   one updated in the same second as the watermark is not lost. A few bytes.
+ * - deviceDueSoon: the latest day a poll ran on and, per due date still ahead, the ids emitted
+ *   for it (events/deviceDueSoon.ts). Bounded by the devices due within the lead time.
  *
  * Ids are stored as sorted base-36 deltas with runs compressed ("rs,1*2r" = 100 consecutive ids
  * from 1000), about 1 to 4 characters per id.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { DueSoonState } from './dueSoon';
+import { isCalendarDate } from '../../../client';
 import type { TriggerEvent } from '../shared/events';
 
 export const STATE_VERSION = 1;
@@ -57,6 +59,14 @@ export interface ProjectsState extends StateBase {
 	at: string | null;
 	/** Projects whose `updated_time` is exactly `at`. */
 	ids: string;
+}
+
+export interface DueSoonState extends StateBase {
+	event: 'deviceDueSoon';
+	/** Latest day (YYYY-MM-DD) a poll ran on. */
+	day: string;
+	/** Due date → ids emitted for it. */
+	emitted: Record<string, string>;
 }
 
 export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState;
@@ -145,6 +155,13 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {
 			decodeIds(s.ids);
 			return s as ProjectsState;
+		}
+		if (event === 'deviceDueSoon' && isString(s.day) && isCalendarDate(s.day) && s.emitted && typeof s.emitted === 'object') {
+			for (const [due, ids] of Object.entries(s.emitted as IDataObject)) {
+				if (!isCalendarDate(due) || !isString(ids)) return undefined;
+				decodeIds(ids);
+			}
+			return s as DueSoonState;
 		}
 	} catch {
 		return undefined;

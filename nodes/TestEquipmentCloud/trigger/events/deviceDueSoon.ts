@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
-import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../client';
-import type { PollOutcome, PollRun } from './poll';
-import { scanOptions } from './scan';
-import { STATE_VERSION, decodeIds, encodeIds, type TriggerState } from './state';
+import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../../client';
+import type { PollOutcome, PollRun } from '../run';
+import { scanOptions } from '../scan';
+import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state';
 
 /**
  * Event "deviceDueSoon": a device whose next test date is at most Lead Time days away, emitted
@@ -16,16 +16,6 @@ import { STATE_VERSION, decodeIds, encodeIds, type TriggerState } from './state'
  * State: the latest day a poll has seen (a clock set back does not bring passed dates back) and,
  * per due date still ahead, the ids already emitted. Bounded by the devices due within the lead time.
  */
-export interface DueSoonState extends IDataObject {
-	v: number;
-	event: 'deviceDueSoon';
-	key: string;
-	/** Latest day (YYYY-MM-DD) a poll ran on. */
-	day: string;
-	/** Due date → ids emitted for it. */
-	emitted: Record<string, string>;
-}
-
 export const DEFAULT_LEAD_DAYS = 30;
 /** The key id of the account's next-test-date property. */
 async function nextTestKey(client: ServiceClient): Promise<number> {
@@ -104,11 +94,11 @@ export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefin
 	}
 	const kept: Record<string, string> = {};
 	for (const due of [...emitted.keys()].sort()) if (emitted.get(due)!.size > 0) kept[due] = encodeIds(emitted.get(due)!);
-	return { items, state: { v: STATE_VERSION, event: 'deviceDueSoon', key: run.key, day: today, emitted: kept } as TriggerState };
+	return { items, state: { v: STATE_VERSION, event: 'deviceDueSoon', key: run.key, day: today, emitted: kept } };
 }
 
 /** "Fetch Test Event": the device due soonest within the lead time. */
-export async function fetchDueSoonSample(run: PollRun): Promise<IDataObject | undefined> {
+export async function dueSoonSample(run: PollRun): Promise<IDataObject | undefined> {
 	const today = dayString(run.now());
 	for await (const page of run.client.pages('device.list', await query(run, today), { maxItems: 5 })) {
 		for (const raw of page) {
@@ -118,21 +108,4 @@ export async function fetchDueSoonSample(run: PollRun): Promise<IDataObject | un
 		}
 	}
 	return undefined;
-}
-
-/** The stored state when it belongs to this event and these settings and is readable; otherwise undefined (start from "now"). */
-export function readDueSoonState(stored: unknown, key: string): DueSoonState | undefined {
-	if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return undefined;
-	const s = stored as IDataObject;
-	if (s.v !== STATE_VERSION || s.event !== 'deviceDueSoon' || s.key !== key) return undefined;
-	if (typeof s.day !== 'string' || !isCalendarDate(s.day) || !s.emitted || typeof s.emitted !== 'object') return undefined;
-	for (const [due, ids] of Object.entries(s.emitted as IDataObject)) {
-		if (!isCalendarDate(due) || typeof ids !== 'string') return undefined;
-		try {
-			decodeIds(ids);
-		} catch {
-			return undefined;
-		}
-	}
-	return s as DueSoonState;
 }

@@ -1,0 +1,73 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LIMIT, table, type BenchRow } from './lib';
+
+/**
+ * The documents written from the last full `npm run bench` (bench/results.json): bench/results.md
+ * and the table in the README's Performance section, between the markers below. `npm run
+ * bench:docs` writes them again from the stored results; a test fails when they differ from it.
+ */
+export interface BenchResults {
+	/** Start of the run, ISO 8601 UTC. */
+	started: string;
+	machineAtStart: string;
+	machineAtEnd: string;
+	rows: BenchRow[];
+}
+
+export const RESULTS_JSON = join(__dirname, 'results.json');
+export const RESULTS_MD = join(__dirname, 'results.md');
+export const README = join(__dirname, '..', 'README.md');
+export const README_START = '<!-- bench results: written by `npm run bench:docs` from bench/results.json; edit nothing between these markers -->';
+export const README_END = '<!-- end of bench results -->';
+
+export function readResults(path = RESULTS_JSON): BenchResults {
+	return JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
+}
+
+const minute = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+/** "load average 1.45 (1 min) 2.30 (5 min)" → "1.45". */
+const load = (machine: string) => /load average ([\d.]+)/.exec(machine)?.[1] ?? '?';
+/** The machine without its load: "linux x64, 2 cores (AMD EPYC), Node v20.20.2". */
+const host = (machine: string) => machine.replace(/, load average .*$/, '');
+
+/** bench/results.md. */
+export function resultsMarkdown(r: BenchResults): string {
+	return [
+		table(r.rows),
+		'',
+		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (MAX_LIMIT); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
+			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
+		`Run ${minute(r.started)} UTC.`,
+		`Machine at the start: ${r.machineAtStart}.`,
+		`Machine at the end: ${r.machineAtEnd}.`,
+		'',
+	].join('\n');
+}
+
+/** What stands between the README's markers. */
+export function readmeBlock(r: BenchResults): string {
+	return [
+		README_START,
+		`Figures of the last full \`npm run bench\`, ${minute(r.started)} UTC on ${host(r.machineAtStart)}, load average ${load(r.machineAtStart)} at the start and ${load(r.machineAtEnd)} at the end ([bench/results.md](bench/results.md)):`,
+		'',
+		table(r.rows),
+		README_END,
+	].join('\n');
+}
+
+/** The README's text between (and with) the markers; throws when they are missing. */
+export function readmeBlockOf(readme: string): string {
+	const start = readme.indexOf(README_START);
+	const end = readme.indexOf(README_END);
+	if (start < 0 || end < start) throw new Error(`README.md: the bench markers are missing (${README_START} … ${README_END})`);
+	return readme.slice(start, end + README_END.length);
+}
+
+export function writeDocs(r: BenchResults): void {
+	writeFileSync(RESULTS_MD, resultsMarkdown(r));
+	const readme = readFileSync(README, 'utf8');
+	writeFileSync(README, readme.replace(readmeBlockOf(readme), readmeBlock(r)));
+}
+
+if (require.main === module) writeDocs(readResults());

@@ -1,0 +1,7 @@
+import type { Context } from 'aws-lambda';
+import { pollDueDates } from '../pollers/dueDates';
+import { powertoolsHandler } from './powertools';
+import { runPoller } from './runtime';
+
+/** Scheduled hourly: reads every device and keeps the history of due dates (compliance figures, dashboard metrics). */
+export const handler = powertoolsHandler((_event: unknown, context: Context) => runPoller(pollDueDates, context));

@@ -1,0 +1,179 @@
+import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
+import type { OverdueDevice } from '../events/schemas';
+import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { customerNames } from './customers';
+import { calendarDay, readableRecords, readingOfOverdueDevice } from './records';
+import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
+
+/**
+ * The history of due dates, for the compliance figures (client/compliance.ts). Each run reads the
+ * whole device list (and the customers' names) and, only when both lists were read to their
+ * normal end, moves each device's history on by what it shows:
+ * - a due date (Next test) not seen before opens an entry; the device's customer and department
+ *   are kept up to date until the due date passes, so a device moved mid-month counts where it was due;
+ * - a due date that changed closes the open entry: tested when the device's Last tested moved on
+ *   or the test-results poller reported a newer test date since (days late from that date), else
+ *   moved (an interval changed, a date edited);
+ * - a device a complete scan no longer lists closes its open entry as deleted (as tested when the
+ *   test-results poller reported a test since the device was last seen);
+ * - a due date first seen already past is marked firstSeenOverdue: the history starts there, and
+ *   the report says so.
+ * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them.
+ */
+
+export const RETENTION_MONTHS = 27;
+
+/** A device as this poller reads it: the shared reader's fields, dates checked as calendar days. */
+export interface SeenDevice {
+	id: number;
+	customerId: number | null;
+	customerName: string | null;
+	department: string | null;
+	designation: string | null;
+	nextTestDate: string | null;
+	lastTestedDate: string | null;
+}
+
+export function seenDevice(d: OverdueDevice, customerNames: ReadonlyMap<number, string | null>): SeenDevice {
+	return {
+		id: d.id,
+		customerId: d.customerId,
+		customerName: d.customerName ?? (d.customerId === null ? null : (customerNames.get(d.customerId) ?? null)),
+		department: d.department,
+		designation: d.designation,
+		nextTestDate: calendarDay(d.nextTestDate),
+		lastTestedDate: calendarDay(d.lastTestedDate),
+	};
+}
+
+const later = (a: string | null | undefined, b: string | null | undefined): boolean => !!a && (!b || a > b);
+
+/**
+ * One device's history moved on to `today`: `seen` is the device as a complete scan listed it, or
+ * undefined when the scan did not list it; `latestResult` the newest test date the test-results
+ * poller reported for it. Returns the same object when nothing changed.
+ */
+export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | undefined, today: string, latestResult?: string): DueHistory | undefined {
+	if (!seen) {
+		if (!prev || prev.device.deletedOn !== undefined) return prev;
+		// Tested, then deleted before a scan saw the new due date: the test-results poller's date says so.
+		const testedOn = later(latestResult, prev.device.lastResultDate) ? latestResult : undefined;
+		return {
+			device: { ...prev.device, deletedOn: today, ...(testedOn ? { lastResultDate: testedOn } : {}) },
+			entries: prev.entries.map((e) => (e.outcome !== 'open' ? e : testedOn ? { ...e, outcome: 'tested', testedOn, closedOn: today } : { ...e, outcome: 'deleted', closedOn: today })),
+		};
+	}
+	const group = { customerId: seen.customerId, customerName: seen.customerName, department: seen.department };
+	const device: DueHistory['device'] = {
+		...group,
+		designation: seen.designation,
+		nextTestDate: seen.nextTestDate,
+		lastTestedDate: seen.lastTestedDate,
+		lastResultDate: later(latestResult, prev?.device.lastResultDate) ? latestResult : (prev?.device.lastResultDate ?? latestResult ?? null),
+		seenOn: today,
+	};
+	const entries = [...(prev?.entries ?? [])];
+	const openAt = entries.findIndex((e) => e.outcome === 'open');
+	const open = openAt >= 0 ? entries[openAt] : undefined;
+	const restored = prev?.device.deletedOn !== undefined;
+	if (open && open.due === seen.nextTestDate) {
+		// Counted where it is due: the group follows the device until the due date passes.
+		if (today <= open.due && (open.customerId !== group.customerId || open.customerName !== group.customerName || open.department !== group.department)) entries[openAt] = { ...open, ...group };
+	} else {
+		if (open) {
+			const tests = [later(seen.lastTestedDate, prev?.device.lastTestedDate) ? seen.lastTestedDate : null, later(latestResult, prev?.device.lastResultDate) ? latestResult : null];
+			const testedOn = tests.filter((t): t is string => !!t).sort().pop();
+			entries[openAt] = testedOn ? { ...open, outcome: 'tested', testedOn, closedOn: today } : { ...open, outcome: 'moved', closedOn: today };
+		}
+		if (seen.nextTestDate !== null) {
+			entries.push({ due: seen.nextTestDate, openedOn: today, firstSeenOverdue: seen.nextTestDate < today, outcome: 'open', ...group });
+		}
+	}
+	const keepFrom = `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01`;
+	const kept = entries.filter((e) => e.outcome === 'open' || (e.closedOn ?? e.due) >= keepFrom || e.due >= keepFrom);
+	const next = { device, entries: kept };
+	if (prev && !restored && sameValue(prev, next)) return prev;
+	return next;
+}
+
+/** Deep equality of stored values whatever their key order (DynamoDB does not keep it). */
+function sameValue(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+	const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+	const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+	return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
+	const report = newReport('dueDates');
+	const ns = NS.dueDates(keyScope(ctx));
+	return withLease(ctx, report, async () => {
+		const now = ctx.now();
+		const today = dayString(now);
+		const pageSize = pageSizeOf(ctx);
+		const options = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
+		const names = await customerNames(ctx);
+		let complete: boolean;
+		const seen = new Map<number, SeenDevice>();
+		const devices = budgetedPages(ctx, report, 'device.list', {}, options);
+		for (;;) {
+			const next = await devices.next();
+			if (next.done) {
+				complete = next.value;
+				break;
+			}
+			for (const d of readableRecords(next.value, report.itemsSeen - next.value.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'device.list' })) seen.set(d.id, seenDevice(d, names));
+		}
+		// No figure from a scan that did not end normally: nothing is written.
+		if (!complete) return;
+
+		const histories = new Map<number, DueHistory>();
+		for await (const item of ctx.store.list<DueHistory>(ns)) histories.set(Number(item.key), item.value);
+		const latest = new Map<number, string>();
+		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(keyScope(ctx)))) latest.set(Number(item.key), item.value.testDate);
+
+		const writes: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
+		for (const id of new Set([...histories.keys(), ...seen.keys()])) {
+			const prev = histories.get(id);
+			const next = advanceHistory(prev, seen.get(id), today, latest.get(id));
+			if (!next || next === prev) continue;
+			histories.set(id, next);
+			const deleted = next.device.deletedOn;
+			writes.push({ key: String(id), value: next, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) });
+		}
+		await ctx.store.putMany(ns, writes);
+		publishFigures(ctx, [...seen.values()], [...histories.entries()].map(([key, value]) => ({ key: String(key), value })), today);
+		report.complete = true;
+	});
+}
+
+/** The dashboard's figures (CloudWatch, via the Metrics port): the snapshot now and the on-time rates of this and last month. */
+function publishFigures(ctx: PollerContext, devices: SeenDevice[], histories: Array<{ key: string; value: DueHistory }>, today: string): void {
+	const [now] = snapshotFigures(devices, today, 'all');
+	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
+	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
+	const entries = dueEntries(histories);
+	const month = today.slice(0, 7);
+	const [thisMonth] = monthFigures(entries, month, today, 'all');
+	const lastMonth = monthBefore(month);
+	const [previous] = monthFigures(entries, lastMonth, monthDays(lastMonth).last, 'all');
+	if (thisMonth.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateThisMonth', Math.round(thisMonth.onTimeRate * 1000) / 10, 'Percent');
+	if (previous.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateLastMonth', Math.round(previous.onTimeRate * 1000) / 10, 'Percent');
+}
+
+/**
+ * The test-results poller's part: the newest test date of each device among the results it just
+ * read, kept when newer than the one stored (a late upload of an older test changes nothing).
+ */
+export async function recordLatestResults(ctx: Pick<PollerContext, 'store' | 'environment'>, results: ReadonlyArray<{ deviceId: number; testDate: string }>): Promise<void> {
+	const newest = new Map<number, string>();
+	for (const r of results) if (later(r.testDate, newest.get(r.deviceId))) newest.set(r.deviceId, r.testDate);
+	const ns = NS.latestResult(keyScope(ctx));
+	const writes: Array<{ key: string; value: LatestResult }> = [];
+	for (const [id, testDate] of newest) {
+		const stored = await ctx.store.get<LatestResult>(ns, String(id));
+		if (later(testDate, stored?.testDate)) writes.push({ key: String(id), value: { testDate } });
+	}
+	await ctx.store.putMany(ns, writes);
+}

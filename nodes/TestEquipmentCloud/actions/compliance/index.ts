@@ -1,0 +1,19 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { resourceDescription } from '../common/types';
+import * as getSummary from './getSummary.operation';
+
+export const operations = { getSummary };
+
+export const description: INodeProperties[] = resourceDescription(
+	'compliance',
+	operations,
+	{
+		getSummary: {
+			name: 'Get Summary',
+			description:
+				'Count devices, overdue devices and devices due within 30 days now, for the account or per customer or department, with the share not overdue (compliance, 0 to 1)',
+			action: 'Get a compliance summary',
+		},
+	},
+	'getSummary',
+);

@@ -1,0 +1,129 @@
+/**
+ * The monthly compliance report: composed from the due-date history, routed like the digest,
+ * rendered (HTML with a table chart, text, CSV), sent once per month and recipient with its CSV.
+ */
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { monthFigures } from '../../client';
+import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
+import { composeComplianceReport, reportMonthOn, runComplianceReport } from '../../lambdas/email/compliance';
+import { csvCell, renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { toMime } from '../../lambdas/email/mime';
+import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
+import { NS, dueEntries, type DueHistory } from '../../lambdas/pollers/state';
+import type { StateStore } from '../../lambdas/ports';
+import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories, previewReport } from '../support/compliancePreview';
+import { mimeParts } from '../support/localSes';
+
+const deps = { settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' as const };
+const historyStore = (histories: Array<{ key: string; value: DueHistory }>): Pick<StateStore, 'list'> => ({
+	async *list<T>(namespace: string) {
+		if (namespace === NS.dueDates('production')) for (const h of histories) yield h as unknown as { key: string; value: T };
+	},
+});
+
+describe('the compliance report, composed', () => {
+	it('the month’s figures are the pure module’s, with the change from the month before and 12 months of trend', () => {
+		const c = previewReport();
+		const entries = dueEntries(previewHistories());
+		expect(c.all).toEqual(monthFigures(entries, PREVIEW_MONTH, '2026-11-01', 'all')[0]);
+		expect(c.previous).toEqual(monthFigures(entries, '2026-09', '2026-10-01', 'all')[0]);
+		expect(c.trend.map((m) => m.month)).toEqual(['2025-11', '2025-12', '2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10']);
+		expect(c.change).toBe(Math.round((c.all.onTimeRate! - c.previous.onTimeRate!) * 1000) / 10);
+		expect(c.late.length).toBe(c.all.testedLate + c.all.stillOverdue);
+		expect(c.rows).toHaveLength(c.all.due);
+		expect(c.withoutDueDate).toBe(1);
+	});
+
+	it('routed as the digest: a customer’s list gets that customer’s due dates only; nothing due or no devices, no report', () => {
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, previewHistories())!;
+		expect(acme.customers.map((g) => g.name)).toEqual(['Acme Instruments']);
+		expect(acme.rows.every((r) => r.customerName === 'Acme Instruments')).toBe(true);
+		const rest = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, previewHistories())!;
+		expect(rest.customers.map((g) => g.name)).toEqual(['Brightwater Clinic', null]);
+		expect(acme.all.due + rest.all.due).toBe(previewReport().all.due);
+		expect(composeComplianceReport(deps, 'manager@example.com', '2024-01', previewHistories())).toBeUndefined();
+		expect(composeComplianceReport(deps, 'nobody@example.com', PREVIEW_MONTH, previewHistories())).toBeUndefined();
+	});
+
+	it('a device first seen overdue, in a month of its own: the report says the history starts there', () => {
+		const histories = previewHistories();
+		const h = histories[0].value;
+		h.entries.push({ due: '2026-10-02', openedOn: '2026-10-20', firstSeenOverdue: true, outcome: 'open', customerId: null, customerName: null, department: null });
+		const c = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, histories)!;
+		expect(c.all.firstSeenOverdue).toBe(1);
+		const { text, html } = renderComplianceReport(c);
+		expect(text).toContain('1 due date was already overdue when the history first saw it');
+		expect(html).toContain('first seen overdue');
+	});
+
+	it('sent on the first of a month, about the month before', () => {
+		expect(reportMonthOn('2026-11-01')).toBe('2026-10');
+		expect(reportMonthOn('2027-01-01')).toBe('2026-12');
+		expect(reportMonthOn('2026-11-02')).toBeUndefined();
+	});
+});
+
+describe('the compliance report, rendered', () => {
+	it('text (snapshot)', async () => {
+		const r = renderComplianceReport(previewReport());
+		expect(r.subject).toMatch(/^Calibration compliance October 2026: \d+(\.\d)?% tested on time \(\d+ due dates\)$/);
+		await expect(`Subject: ${r.subject}\n\n${r.text}`).toMatchFileSnapshot('./__snapshots__/compliance.txt');
+	});
+
+	it('HTML: the chart is table cells (no SVG, script, image or style sheet), one column for phones (snapshot)', async () => {
+		const { html } = renderComplianceReport(previewReport());
+		expect(html).not.toMatch(/<svg|<script|<img|<style|<link|class=/i);
+		expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+		expect(html).toContain('Rohde &amp; Schwarz');
+		const c = previewReport();
+		for (const m of c.trend.filter((t) => t.onTimeRate !== null && t.onTimeRate > 0 && t.onTimeRate < 1)) expect(html).toContain(`<td width="${Math.round(m.onTimeRate! * 100)}%"`);
+		await expect(html).toMatchFileSnapshot('./__snapshots__/compliance.html');
+	});
+
+	it('CSV: one row per due date of the month, cells a spreadsheet would run are quoted as text (property)', () => {
+		const { csv } = renderComplianceReport(previewReport());
+		const lines = csv.trimEnd().split('\r\n');
+		expect(lines[0]).toBe('month,device_id,designation,customer_id,customer,department,due_date,outcome,tested_on,days_late,first_seen_overdue,history_opened_on,closed_on');
+		expect(lines).toHaveLength(previewReport().rows.length + 1);
+		fc.assert(
+			fc.property(fc.oneof(fc.string(), fc.constantFrom('=HYPERLINK("x")', '+1', '-2', '@SUM(A1)', 'a,b', 'say "hi"', 'two\nlines')), (text) => {
+				const cell = csvCell(text);
+				const unquoted = cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell;
+				expect(/^[=+\-@\t\r]/.test(unquoted)).toBe(false);
+				expect(unquoted.replace(/^'(?=[=+\-@\t\r])/, '')).toBe(text);
+				if (/[",\r\n]/.test(text)) expect(cell.startsWith('"')).toBe(true);
+			}),
+		);
+	});
+});
+
+describe('the compliance report, sent', () => {
+	it('once per month and recipient, the CSV attached, the structured content beside the e-mail in the outbox', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-compliance-'));
+		const mailer = new OutboxMailer(join(dir, 'outbox'));
+		const store = new FileMailStore(join(dir, 'mail.json'));
+		const d = { ...deps, store, mailer, view: historyStore(previewHistories()), now: () => Date.parse('2026-11-01T06:00:00Z') };
+		const first = await runComplianceReport(d, PREVIEW_MONTH);
+		expect(first.sent.map((s) => s.recipient).sort()).toEqual(['custodian@acme.example', 'manager@example.com', 'quality@example.com']);
+		await runComplianceReport(d, PREVIEW_MONTH);
+		expect(mailer.written).toHaveLength(3);
+		const folder = join(dir, 'outbox', 'compliance_2026-10');
+		expect(readdirSync(folder).filter((f) => f.startsWith('manager')).sort()).toEqual(['manager@example.com.eml', 'manager@example.com.html', 'manager@example.com.json']);
+		const eml = mimeParts(readFileSync(join(folder, 'manager@example.com.eml'), 'utf8'));
+		expect(eml.headers.subject).toMatch(/^Calibration compliance October 2026/);
+		expect(eml.headers['content-type']).toMatch(/^multipart\/mixed/);
+		expect(eml.html).toBe(readFileSync(join(folder, 'manager@example.com.html'), 'utf8'));
+		expect(eml.text).toContain('LAST 12 MONTHS');
+		expect(eml.attachments).toEqual([{ filename: 'calibration-compliance-2026-10.csv', contentType: 'text/csv', content: renderComplianceReport(previewReport()).csv }]);
+		const json = JSON.parse(readFileSync(join(folder, 'manager@example.com.json'), 'utf8'));
+		expect(json.content).toEqual(JSON.parse(JSON.stringify(previewReport())));
+		// Without files the e-mail stays multipart/alternative, as before.
+		const plain = toMime({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't', html: '<p>h</p>', messageId: '<x@b.example>', date: new Date(0) });
+		expect(plain).toContain('Content-Type: multipart/alternative;');
+		expect(plain).not.toContain('multipart/mixed');
+	});
+});

@@ -1,0 +1,158 @@
+/**
+ * The due-date history (lambdas/pollers/dueDates.ts): moved on by the pure transition (property-
+ * tested), and by the poller over the sandbox's lists into DynamoDB (dynalite).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addDays, addMonths } from '../../client';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
+import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { DueHistory, NS } from '../../lambdas/pollers/state';
+import { CUSTOMER, DEVICE } from '../../sandbox/properties';
+import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+
+const world = usePollerWorld({ devices: 60, customers: 4, testResults: 20 });
+const scenario = useFreshScenarios(world);
+const account = () => world.sandbox.account;
+
+describe('advanceHistory', () => {
+	const observation = fc.record({
+		days: fc.integer({ min: 0, max: 20 }),
+		present: fc.boolean(),
+		due: fc.option(fc.integer({ min: -400, max: 400 }), { nil: null }),
+		tested: fc.option(fc.integer({ min: -30, max: 0 }), { nil: null }),
+		customerId: fc.constantFrom(1, 2, null),
+		department: fc.constantFrom('Workshop', 'Laboratory', null),
+		result: fc.option(fc.integer({ min: -30, max: 0 }), { nil: null }),
+	});
+
+	it('property: one open entry at most, the device’s current due date; every closed one says how and when; the stored shape holds', () => {
+		fc.assert(
+			fc.property(fc.array(observation, { minLength: 1, maxLength: 40 }), (observations) => {
+				let history: DueHistory | undefined;
+				let today = '2026-01-01';
+				let lastTested: string | null = null;
+				for (const o of observations) {
+					today = addDays(today, o.days);
+					if (o.tested !== null) lastTested = [lastTested ?? '', addDays(today, o.tested)].sort()[1];
+					const seen: SeenDevice | undefined = o.present
+						? { id: 7, customerId: o.customerId, customerName: o.customerId === null ? null : `Customer ${o.customerId}`, department: o.department, designation: 'Kettle', nextTestDate: o.due === null ? null : addDays(today, o.due), lastTestedDate: lastTested }
+						: undefined;
+					const before = history;
+					history = advanceHistory(history, seen, today, o.result === null ? undefined : addDays(today, o.result));
+					if (!history) {
+						expect(before).toBeUndefined();
+						expect(o.present).toBe(false);
+						continue;
+					}
+					expect(DueHistory.safeParse(history).success).toBe(true);
+					const open = history.entries.filter((e) => e.outcome === 'open');
+					expect(open.length).toBeLessThanOrEqual(1);
+					if (seen) expect(open[0]?.due ?? null).toBe(seen.nextTestDate);
+					else expect(open).toEqual([]);
+					for (const e of history.entries) {
+						if (e.outcome !== 'open') expect(e.closedOn! >= e.openedOn).toBe(true);
+						if (e.outcome === 'tested') expect(e.testedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+						expect(e.firstSeenOverdue).toBe(e.due < e.openedOn);
+					}
+					// Seeing the same again changes nothing (no write).
+					if (seen) expect(advanceHistory(history, seen, today, o.result === null ? undefined : addDays(today, o.result))).toBe(history);
+				}
+			}),
+			{ numRuns: 400 },
+		);
+	});
+});
+
+describe('the due-date history poller', () => {
+	const history = async (store: DynamoStateStore, id: number) => (await store.get<DueHistory>(NS.dueDates('sandbox'), String(id)))!;
+	const device = (id: number) => account().get('device', id);
+	const setLastTested = (id: number, day: string) => account().edit('device', { id, properties: { [DEVICE.lastTested]: day } }, 't');
+
+	it('opens each due date, closes it by a test (days late), a moved date or a deletion, and keeps the customer of the due date', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
+		const today = account().today();
+		// Device 1 due in 10 days, 2 due 5 days ago (first seen overdue), 3 due in 20 days, 4 due in 3 days, 5 without a due date.
+		for (const [id, due] of [
+			[1, 10],
+			[2, -5],
+			[3, 20],
+			[4, 3],
+		] as const) {
+			account().edit('device', { id, properties: { [DEVICE.testInterval]: 12 } }, 't');
+			setLastTested(id, addMonths(addDays(today, due), -12));
+		}
+		account().edit('device', { id: 5, properties: { [DEVICE.testInterval]: null } }, 't');
+		const due = (id: number) => device(id).values[DEVICE.nextTest] as string;
+		const first = { 1: due(1), 2: due(2), 3: due(3), 4: due(4) };
+		const gauges: Record<string, number> = {};
+		ctx.metrics = { count: () => undefined, gauge: (name, value) => void (gauges[name] = value) };
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		// The dashboard's figures: the snapshot of the sandbox's own devices.
+		const devices = [...account().data.devices.values()].map((d) => d.values[DEVICE.nextTest] as string | null);
+		expect(gauges).toMatchObject({
+			OverdueDevices: devices.filter((d) => d !== null && d < today).length,
+			DueWithin30Days: devices.filter((d) => d !== null && d >= today && d <= addDays(today, 30)).length,
+		});
+		expect((await history(store, 2)).entries).toEqual([expect.objectContaining({ due: first[2], openedOn: today, firstSeenOverdue: true, outcome: 'open' })]);
+		expect((await history(store, 5)).entries).toEqual([]);
+		expect((await history(store, 5)).device.nextTestDate).toBeNull();
+
+		// Two days on: 1 tested early, 2 tested (7 days late), 3 moves to customer 2, 4's interval changes, 6 deleted.
+		account().clockOffsetMs += 2 * 86_400_000;
+		const day2 = account().today();
+		account().syncTestResult({ device_id: 1, test_date: day2 });
+		account().syncTestResult({ device_id: 2, test_date: day2 });
+		account().data.devices.get(3)!.customer_id = 2;
+		account().edit('device', { id: 4, properties: { [DEVICE.testInterval]: 24 } }, 't');
+		account().delete('device', 6, false);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+
+		expect((await history(store, 1)).entries).toEqual([
+			expect.objectContaining({ due: first[1], outcome: 'tested', testedOn: day2, closedOn: day2 }),
+			expect.objectContaining({ due: due(1), openedOn: day2, outcome: 'open', firstSeenOverdue: false }),
+		]);
+		expect((await history(store, 2)).entries[0]).toMatchObject({ outcome: 'tested', testedOn: day2 });
+		expect((await history(store, 3)).entries).toEqual([expect.objectContaining({ due: first[3], customerId: 2, customerName: account().data.customers.get(2)!.values[CUSTOMER.name] })]);
+		expect((await history(store, 4)).entries.map((e) => [e.due, e.outcome])).toEqual([
+			[first[4], 'moved'],
+			[due(4), 'open'],
+		]);
+		const deleted = await history(store, 6);
+		expect(deleted.device.deletedOn).toBe(day2);
+		expect(deleted.entries.every((e) => e.outcome !== 'open')).toBe(true);
+
+		// After its due date the device's customer no longer changes where the due date counts.
+		account().clockOffsetMs += 25 * 86_400_000;
+		account().data.devices.get(3)!.customer_id = 3;
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 3)).entries[0]).toMatchObject({ due: first[3], customerId: 2, outcome: 'open' });
+	});
+
+	it('a test date the test-results poller read closes the due date when Last tested did not move on; an incomplete scan writes nothing', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store });
+		expect((await pollTestResults(ctx)).complete).toBe(true);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		const before = (await history(store, 8)).entries[0];
+		// A result uploaded and its date moved by the interval (Last tested edited back to what it was).
+		account().clockOffsetMs += 86_400_000;
+		const last = device(8).values[DEVICE.lastTested] as string;
+		const testDay = account().today();
+		account().syncTestResult({ device_id: 8, test_date: testDay });
+		setLastTested(8, last);
+		account().edit('device', { id: 8, properties: { [DEVICE.testInterval]: device(8).values[DEVICE.testInterval] === 6 ? 12 : 6 } }, 't');
+		account().clockOffsetMs += 11 * 60_000;
+		expect((await pollTestResults(ctx)).complete).toBe(true);
+		expect(await store.get(NS.latestResult('sandbox'), '8')).toEqual({ testDate: testDay });
+		// The device list answers oddly: nothing is written.
+		world.sandbox.faults.add({ kind: 'emptyPage', path: '/data/devices/all/', count: 1 });
+		expect((await pollDueDates(ctx)).complete).toBe(false);
+		expect((await history(store, 8)).entries).toEqual([before]);
+		world.sandbox.faults.clear();
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 8)).entries[0]).toMatchObject({ due: before.due, outcome: 'tested', testedOn: testDay });
+	});
+});

@@ -38,7 +38,8 @@ describe('serviceProfile (CDK context)', () => {
 		const envs = Object.values(json.Resources as Record<string, { Type: string; Properties: { Environment?: { Variables: Record<string, string> } } }>)
 			.filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables.TEC_BASE_URL !== undefined)
 			.map((r) => r.Properties.Environment!.Variables);
-		expect(envs.length).toBe(3);
+		// The four pollers: overdue devices, due soon, test results, due dates.
+		expect(envs.length).toBe(4);
 		for (const env of envs) {
 			expect(JSON.parse(env.TEC_SERVICE_PROFILE)).toMatchObject({ paging: { style: 'pageNumber', maxPageSize: 200 }, properties: { nextTestDate: { names: ['Calibration due'] } } });
 			const config = readConfig({ ...env, TEC_TOKEN_SECRET_ARN: 'arn:x', STATE_TABLE: 't', EVENT_BUS_NAME: 'b' });

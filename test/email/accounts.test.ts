@@ -42,14 +42,15 @@ describe('e-mails of several accounts', () => {
 		const settingsPath = join(dir, 'settings.json');
 		writeFileSync(settingsPath, JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['ops@example.com'] }, timeZone: 'UTC' }));
 		const recipients = (...to: string[]) => RecipientsSchema.parse({ default: to });
-		let runner: Runner | undefined;
+		// The mail reads the runner's state, and the runner publishes to the mail: made in that order.
+		const made: { runner?: Runner } = {};
 		const mail = createLocalMail({
 			environment: 'sandbox',
 			outboxDir: join(dir, 'outbox'),
 			statePath: join(dir, 'email.json'),
 			configPath: settingsPath,
 			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-			view: { list: (ns) => runner!.state.list(ns) },
+			view: { list: (ns) => made.runner!.state.list(ns) },
 			now: () => sandbox.account.now(),
 			accounts: [
 				{ account: 'site-a', recipients: recipients('a-lead@example.com', 'both@example.com') },
@@ -58,7 +59,7 @@ describe('e-mails of several accounts', () => {
 				{ account: 'site-c' },
 			],
 		});
-		runner = createRunner({
+		const runner = createRunner({
 			accounts: IDS.map((id, i) => ({ client: pollerClient(sandbox, sandbox.accounts[i].token), environment: 'sandbox' as const, account: id, partition: id })),
 			statePath: join(dir, 'runner.json'),
 			writeLine: () => undefined,
@@ -66,6 +67,7 @@ describe('e-mails of several accounts', () => {
 			publishers: [mail.publisher],
 			now: () => sandbox.account.now(),
 		});
+		made.runner = runner;
 		try {
 			await runner.cycle();
 			expect(runner.failed).toEqual([]);

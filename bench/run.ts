@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { machine, scaleFromEnv, type BenchRow, type Scale } from './lib';
 import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './docs';
+import { benchAccounts } from './accounts';
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
@@ -22,6 +23,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	testResults: benchTestResults,
 	bundles: benchBundles,
 	node: benchNode,
+	accounts: benchAccounts,
 };
 
 async function main(): Promise<void> {

@@ -4,6 +4,8 @@ export interface Stats {
 	byStatus: Record<string, number>;
 	/** Requests per path (without the query). */
 	byPath: Record<string, number>;
+	/** Requests per account (`account-1`, …) whose token they carried (or the first's). */
+	byAccount: Record<string, number>;
 }
 
 export interface PagingSettings {

@@ -34,8 +34,7 @@ async function runOnce(profile?: ServiceProfile) {
 	// The digest reads today's truth from the runner's state (as npm start wires it).
 	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => runner.state.list(ns) }, now });
 	const runner = createRunner({
-		client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }),
-		environment: 'sandbox',
+		accounts: [{ client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }), environment: 'sandbox' }],
 		statePath: join(dir, 'state.json'),
 		writeLine: (line) => lines.push(line),
 		log: silent,

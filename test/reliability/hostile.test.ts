@@ -355,7 +355,7 @@ export const CASES: Case[] = [
 				device: { id: i + 1, designation: `${'n'.repeat(190)}-${i}`, idBarcode: `B${i}`, department: `dept ${i % 7}`, customerId: i % 13, customerName: `customer ${i % 13}`, lastTestedDate: '2024-01-01', nextTestDate: '2025-01-01', daysOverdue: 100 },
 				episode: 1,
 			}));
-			const digest = buildDigest('sandbox', entries, 5000, Date.now());
+			const digest = buildDigest({ environment: 'sandbox' }, entries, 5000, Date.now());
 			return { size: entrySize(digest), data: digest.detail.data as { count: number; listed: number; truncated: number } };
 		},
 		expect: {

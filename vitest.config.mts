@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const require = createRequire(import.meta.url);
 
@@ -8,6 +9,24 @@ const require = createRequire(import.meta.url);
  * they run alone, after the rest of the suite.
  */
 export const ALONE = ['test/reliability/load.test.ts'];
+
+/** Where the long files are (fault matrix, crash runs, months, the quick bench): they start first. */
+const LONG = ['/test/reliability/', '/test/bench/'];
+
+/**
+ * Vitest's order (longest first by the last run's durations, else larger files first), with the
+ * long folders ahead of the rest, so that a clean clone (no durations yet) does not end on them.
+ */
+class LongFirst extends BaseSequencer {
+	override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+		const sorted = await super.sort(files);
+		const rank = (f: TestSpecification) => [f.project.config.sequence.groupOrder, LONG.some((dir) => f.moduleId.includes(dir)) ? 0 : 1];
+		return sorted
+			.map((file, index) => ({ file, index, rank: rank(file) }))
+			.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || a.index - b.index)
+			.map(({ file }) => file);
+	}
+}
 
 /** The suite over `include` (globs or files); `npm test` takes every test, `npm run soak` its own. */
 export function suite(include: string[], env: Record<string, string> = {}): ViteUserConfig {
@@ -29,8 +48,8 @@ export function suite(include: string[], env: Record<string, string> = {}): Vite
 			maxConcurrency: 12,
 			env,
 			projects: [
-				{ extends: true, test: { name: 'suite', include, exclude: [...configDefaults.exclude, ...ALONE], sequence: { groupOrder: 0 } } },
-				{ extends: true, test: { name: 'alone', include: alone, sequence: { groupOrder: 1 } } },
+				{ extends: true, test: { name: 'suite', include, exclude: [...configDefaults.exclude, ...ALONE], sequence: { groupOrder: 0, sequencer: LongFirst } } },
+				{ extends: true, test: { name: 'alone', include: alone, sequence: { groupOrder: 1, sequencer: LongFirst } } },
 			],
 		},
 	});

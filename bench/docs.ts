@@ -36,7 +36,7 @@ export function resultsMarkdown(r: BenchResults): string {
 	return [
 		table(r.rows),
 		'',
-		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (MAX_LIMIT); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
+		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (the default service profile's largest page); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
 			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
 		`Run ${minute(r.started)} UTC.`,
 		`Machine at the start: ${r.machineAtStart}.`,

@@ -70,6 +70,8 @@ export interface Scale {
 	settleMs: number;
 	/** Processes whose CPU per item the overdue poller's CPU row takes the median of. */
 	cpuRuns: number;
+	/** The many-accounts row: accounts in one runner, devices in each. */
+	accounts: { count: number; devices: number };
 }
 
 export const FULL: Scale = {
@@ -83,6 +85,7 @@ export const FULL: Scale = {
 	initRuns: 5,
 	settleMs: 1100,
 	cpuRuns: 3,
+	accounts: { count: 20, devices: 2000 },
 };
 
 /** Every row on small data: a smoke test of the bench (same lookbacks, everything else small). */
@@ -97,6 +100,7 @@ export const QUICK: Scale = {
 	initRuns: 1,
 	settleMs: 50,
 	cpuRuns: 1,
+	accounts: { count: 4, devices: 300 },
 };
 
 export function scaleFromEnv(env: NodeJS.ProcessEnv = process.env): Scale {

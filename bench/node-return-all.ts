@@ -2,11 +2,11 @@
  * Benchmark: Device → Get Many with Return All through n8n's real engine (n8n-core
  * WorkflowExecute, the node loaded from dist/ by n8n's package loader) against the local sandbox,
  * next to two contenders reading the same list in the same run:
- *   - the client core at the largest page (`MAX_LIMIT`), paced, over fetch, without n8n;
- *   - what a user would build instead: a plain loop of fetch with `limit=MAX_LIMIT`, 200 ms
+ *   - the client core at the largest page (the profile's `paging.maxPageSize`), paced, over fetch, without n8n;
+ *   - what a user would build instead: a plain loop of fetch at the largest page, 200 ms
  *     between one answer and the next request (5 per second).
  * The node is measured as it is: its page size is whatever it asks for (counted at the sandbox).
- * Every contender is compared with the limit: ideal = ceil(N / MAX_LIMIT) / 5 s.
+ * Every contender is compared with the limit: ideal = ceil(N / largest page) / 5 s.
  *
  * Run: npx tsx bench/node-return-all.ts [--devices 10000]
  */

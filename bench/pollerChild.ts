@@ -1,3 +1,4 @@
+import { resolveProfile } from '../client';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { pollOverdueDevices } from '../lambdas/pollers/overdueDevices';
 import { MemoryStore, benchContext } from './pollerContext';
@@ -6,12 +7,14 @@ import { MemoryStore, benchContext } from './pollerContext';
  * One process = one measurement, so memory and CPU are the poller's alone (the sandbox runs in
  * the parent). Prints one JSON line: duration, pages, items, CPU per item (all the process's
  * threads: the compiler and the collector work for the poller too), peak RSS, 429s; with `warm`,
- * also the CPU per item of one more steady-state run in the same process.
+ * also the CPU per item of one more steady-state run in the same process. A service profile (JSON,
+ * the 5th argument) is loaded as the faces load it.
  */
 async function main(): Promise<void> {
-	const [url, token, settle = '1100', warm = ''] = process.argv.slice(2);
+	const [url, token, settle = '1100', warm = '', profileJson = ''] = process.argv.slice(2);
+	const profile = profileJson === '' ? undefined : resolveProfile(profileJson);
 	let rateLimited = 0;
-	const client = connectService({ baseUrl: url, token, environment: 'sandbox', onEvent: (e) => void (e.type === 'retry' && e.kind === 'rateLimit' && rateLimited++) });
+	const client = connectService({ baseUrl: url, token, environment: 'sandbox', profile, onEvent: (e) => void (e.type === 'retry' && e.kind === 'rateLimit' && rateLimited++) });
 	const store = new MemoryStore();
 	const counter = { emitted: 0 };
 	// First run announces everything (state filled); the measured run is the steady state.

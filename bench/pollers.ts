@@ -17,11 +17,11 @@ interface ChildResult {
 	rateLimited: number;
 }
 
-async function pollerRun(sandbox: Sandbox, settleMs: number, warm = false): Promise<ChildResult> {
+export async function pollerRun(sandbox: Sandbox, settleMs: number, warm = false, profileJson = ''): Promise<ChildResult> {
 	const token = sandbox.account.createToken().token;
 	// TypeScript is compiled in this thread (tsx's CommonJS hook): `--import tsx` would add a loader
 	// thread whose own work the process's CPU time would count (the Lambdas run bundles, no loader).
-	const args = ['--require', 'tsx/cjs', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs), ...(warm ? ['warm'] : [])];
+	const args = ['--require', 'tsx/cjs', join(__dirname, 'pollerChild.ts'), sandbox.url, token, String(settleMs), warm ? 'warm' : '', profileJson];
 	const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
 	return JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
 }

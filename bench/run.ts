@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { machine, scaleFromEnv, type BenchRow, type Scale } from './lib';
 import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './docs';
+import { benchAccounts } from './accounts';
 import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
+import { benchProfile } from './profile';
 import { benchSandbox } from './sandbox';
 import { benchTestResults } from './testResults';
 
@@ -17,9 +19,11 @@ import { benchTestResults } from './testResults';
 export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	sandbox: benchSandbox,
 	pollers: benchPollers,
+	profile: benchProfile,
 	testResults: benchTestResults,
 	bundles: benchBundles,
 	node: benchNode,
+	accounts: benchAccounts,
 };
 
 async function main(): Promise<void> {

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
+import { localAccounts } from './accounts';
 import { ConfigSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
-import { createLocalMail, DEFAULT_OUTBOX } from '../lambdas/email/local';
+import { createLocalMail, DEFAULT_OUTBOX, readLocalEmailSettings } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 
 /**
@@ -13,7 +14,9 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now] [--accounts FILE]
+  --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
+  all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
   --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
@@ -23,11 +26,12 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   --report-now the monthly compliance report of last month (it goes out on the first of a month).
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
-/** The account's token (TEC_TOKEN): removed from every line written (an answer may echo it). */
-let secret: string | undefined;
+/** The accounts' tokens (TEC_TOKEN, or each account's tokenEnv): removed from every line written (an answer may echo one). */
+const secrets: string[] = [];
 
 function log(level: string, message: string, extra: Record<string, unknown> = {}): void {
-	process.stderr.write(`${redactSecret(JSON.stringify({ time: new Date().toISOString(), level, message, ...extra }), secret)}\n`);
+	const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...extra });
+	process.stderr.write(`${secrets.reduce((text, secret) => redactSecret(text, secret), line)}\n`);
 }
 
 /** --profile FILE (or TEC_PROFILE): the service's layout, refused before anything starts (exit code 2). */
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
 				outbox: { type: 'string' },
 				'email-config': { type: 'string' },
 				'digest-now': { type: 'boolean' },
+				accounts: { type: 'string' },
 				'report-now': { type: 'boolean' },
 				profile: { type: 'string' },
 				help: { type: 'boolean' },
@@ -103,13 +108,17 @@ async function main(): Promise<void> {
 	}
 
 	const profile = profileOption(args.profile ?? process.env.TEC_PROFILE);
-
+	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	// Several accounts (--accounts FILE): checked, tokens read, before anything starts.
+	const several = args.accounts === undefined ? undefined : localAccounts(args.accounts, process.env, { timeoutMs: Math.round(timeout * 1000), log: logger, defaultRecipients: readLocalEmailSettings(args['email-config']).settings.recipients });
+	secrets.push(...(several?.tokens ?? []));
+	if (several) log('info', 'Polling several accounts at once, each with its own token', { accounts: several.settings.map((a) => a.id) });
 	let sandbox: Sandbox | undefined;
 	let baseUrl = process.env.TEC_BASE_URL;
 	let token = process.env.TEC_TOKEN;
-	const environment = process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox';
-	if (baseUrl && token) secret = token;
-	if (!baseUrl || !token) {
+	const environment = several?.environment ?? (process.env.TEC_ENVIRONMENT === 'production' ? 'production' : 'sandbox');
+	if (baseUrl && token) secrets.push(token);
+	if (!several && (!baseUrl || !token)) {
 		sandbox = await startSandbox({ port: args.port === undefined ? 0 : Number(args.port), profile });
 		baseUrl = sandbox.url;
 		token = sandbox.sandboxToken;
@@ -122,17 +131,17 @@ async function main(): Promise<void> {
 			adminUrl: sandbox.adminUrl,
 		});
 	}
-	const client = connectService({
-		baseUrl,
-		token,
-		environment,
-		timeoutMs: Math.round(timeout * 1000),
-		profile,
-		onEvent: (e) => {
-			if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
-		},
-	});
-	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
+	const client = () =>
+		connectService({
+			baseUrl: baseUrl ?? '',
+			token: token ?? '',
+			environment,
+			timeoutMs: Math.round(timeout * 1000),
+			profile,
+			onEvent: (e) => {
+				if (e.type === 'retry') log('warn', 'Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
+			},
+		});
 	// The e-mails run on the pollers' clock (the embedded sandbox's, so moving it a day brings the
 	// next digest) and read today's truth from the pollers' state.
 	const clock = sandbox ? () => sandbox.account.now() : undefined;
@@ -146,11 +155,11 @@ async function main(): Promise<void> {
 		log: logger,
 		view: { list: (ns) => pollers.state!.list(ns) },
 		now: clock,
+		accounts: several?.routing,
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
-		client,
-		environment,
+		accounts: several?.runners ?? [{ client: client(), environment }],
 		statePath: args.state ?? join(process.cwd(), '.state', `runner-${environment}.json`),
 		writeLine: (line) => process.stdout.write(line),
 		log: logger,

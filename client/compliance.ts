@@ -160,7 +160,7 @@ export function monthDays(month: string): { first: string; last: string } {
 export function monthBefore(month: string, months = 1): string {
 	const [y, m] = month.split('-').map(Number);
 	const index = y * 12 + (m - 1) - months;
-	return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
+	return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((((index % 12) + 12) % 12) + 1).padStart(2, '0')}`;
 }
 
 export function median(values: readonly number[]): number | null {

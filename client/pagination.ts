@@ -150,9 +150,10 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
 
 /**
  * ASSUMED (the service's largest page is not published): a 400 whose description names the page
- * size parameter (`limit`, or `page_size` with page numbers) refuses the page size. The client retries with the largest size the description names below the
- * one asked (e.g. "from 1 to 500"), else half of it, and remembers the size for that base URL
- * (process-wide, like the pacers) so later scans ask for it at once.
+ * size parameter (`limit`, or `page_size` with page numbers) refuses the page size. The client
+ * retries with the largest size the description names below the one asked (e.g. "from 1 to 500"),
+ * else half of it, and remembers the size for that base URL (process-wide, like the pacers) so
+ * later scans ask for it at once.
  */
 export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam): error is ServiceError {
 	if (!(error instanceof ServiceError) || error.status !== 400) return false;

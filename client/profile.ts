@@ -10,7 +10,7 @@ import { ValidationError } from './errors';
  * the wire, so every face reads paths, parameters and names through it and nowhere else.
  *
  * The validator is written here in plain TypeScript (the n8n node ships without runtime
- * dependencies); `client/profileSchema.ts` builds the zod schema from the same `PROFILE_SPEC`.
+ * dependencies); `client/node/profileSchema.ts` builds the zod schema from the same `PROFILE_SPEC`.
  */
 
 export const PROFILE_VERSION = 1;
@@ -424,12 +424,6 @@ export function resolveProfile(input: unknown = {}): ServiceProfile {
 	checkWhole(merged);
 	return merged;
 }
-
-/** Whether `profile` is the default in everything the wire sees (the fast path skips translation). */
-export function isDefaultProfile(profile: ServiceProfile): boolean {
-	return profile === DEFAULT_PROFILE || JSON.stringify(profile) === DEFAULT_JSON;
-}
-const DEFAULT_JSON = JSON.stringify(DEFAULT_PROFILE);
 
 /** The keys of `profile` that differ from the defaults, as a partial profile (what a user writes). */
 export function profileDifferences(profile: ServiceProfile, base: unknown = DEFAULT_PROFILE): ServiceProfileInput {

@@ -22,12 +22,11 @@ export function roleValue(record: unknown, role: PropertyRole, profile: ServiceP
 	return found;
 }
 
-/**
- * The key id of the property holding `role` in the account (from the profile, else one read of
- * the property-key list); refused naming the profile key when the account has none.
- */
-export async function propertyKeyOf(client: ServiceClient, role: PropertyRole, want: { resource: 'device' | 'customer'; dataType: 'Number' | 'Text' | 'Date' }): Promise<number> {
-	const { keyId, names } = client.profile.properties[role];
+type Wanted = { resource: 'device' | 'customer'; dataType: 'Number' | 'Text' | 'Date' };
+
+/** The key id of the property holding `role` in the account (from the profile, else one read of the property-key list), or undefined. */
+export async function findPropertyKey(client: ServiceClient, role: PropertyRole, want: Wanted): Promise<number | undefined> {
+	const { keyId } = client.profile.properties[role];
 	if (keyId !== null) return keyId;
 	const lower = roleNames(role, client.profile);
 	for await (const raw of client.items('propertyKey.list', {}, { pageSize: client.maxPageSize })) {
@@ -37,8 +36,18 @@ export async function propertyKeyOf(client: ServiceClient, role: PropertyRole, w
 		if (k.data_type !== undefined && k.data_type !== want.dataType) continue;
 		if (lower.includes(k.name.trim().toLowerCase())) return k.id;
 	}
-	throw new ValidationError(
-		`service profile: properties.${role}`,
-		`the account has no ${want.dataType} property of ${want.resource}s named ${names.map((n) => `"${n}"`).join(' or ')}; set properties.${role}.names or .keyId to the account's property`,
-	);
+	return undefined;
+}
+
+/** Why no property holds `role`: what was looked for, and the profile key to set. */
+export function missingRole(profile: ServiceProfile, role: PropertyRole, want: Wanted): string {
+	const names = profile.properties[role].names.map((n) => `"${n}"`).join(' or ');
+	return `the account has no ${want.dataType} property of ${want.resource}s named ${names}; set the service profile's properties.${role}.names (or .keyId) to the account's property`;
+}
+
+/** As `findPropertyKey`; refused naming the profile key when the account has none. */
+export async function propertyKeyOf(client: ServiceClient, role: PropertyRole, want: Wanted): Promise<number> {
+	const key = await findPropertyKey(client, role, want);
+	if (key === undefined) throw new ValidationError(`service profile: properties.${role}`, missingRole(client.profile, role, want));
+	return key;
 }

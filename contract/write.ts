@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { detailJsonSchemas } from './eventSchemas';
 import { nodeOutputSchemas } from './nodeSchemas';
 import { buildOpenApi } from './openapi';
-import { serviceProfileJsonSchema } from '../client/profileSchema';
+import { serviceProfileJsonSchema } from '../client/node/profileSchema';
 
 /** `npm run contract`: writes every generated contract file (never edit them by hand). */
 const root = join(__dirname, '..');

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod/v4';
+import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
 import type { ServiceProfile } from '../client';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
@@ -10,8 +13,13 @@ import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settin
 export interface AlertsConfig {
 	/** Which Test Equipment Cloud environment the token belongs to. */
 	environment: 'sandbox' | 'production';
-	/** The service's base address (https, without /api/v1). */
-	baseUrl: string;
+	/** The service's base address (https, without /api/v1); with `accounts`, each account has its own. */
+	baseUrl?: string;
+	/**
+	 * The accounts polled (context `accounts`: a JSON file's path, or the array itself; lambdas/accounts.ts).
+	 * Without it, the single account of `baseUrl` and `environment`, as a list of one.
+	 */
+	accounts: AccountSettings[];
 	/** Minutes between polls: a divisor of 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30) or 60. */
 	scheduleRateMinutes: number;
 	/** IANA time zone the schedule (and the e-mail's times) run in. */
@@ -52,6 +60,7 @@ export const CONTEXT_KEYS = [
 	'recipients',
 	'digestHour',
 	'immediateFailedTests',
+	'accounts',
 	'serviceProfile',
 ] as const;
 
@@ -122,7 +131,7 @@ const Schema = z.object({
 		(v) => blankToUndefined(v) ?? DEFAULTS.environment,
 		z.enum(['sandbox', 'production'], { error: (i) => `environment must be sandbox or production, got "${String(i.input)}"` }),
 	),
-	baseUrl: httpsUrl('baseUrl', 'https://tec.example.com', false),
+	baseUrl: z.preprocess(blankToUndefined, httpsUrl('baseUrl', 'https://tec.example.com', false).optional()),
 	scheduleRateMinutes: whole('scheduleRateMinutes', DEFAULTS.scheduleRateMinutes, 1, 60).refine((n) => RATES.includes(n), {
 		message: `scheduleRateMinutes must be one of ${RATES.join(', ')} (a divisor of 60, so the polls keep the same minutes every hour)`,
 	}),
@@ -189,14 +198,43 @@ export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 	const parsed = Schema.safeParse(input);
 	const recipients = blankToUndefined(input.recipients) ?? (parsed.success ? { default: parsed.data.alertEmails } : { default: ['alerts@example.com'] });
 	const email = EmailSettingsSchema.safeParse({ ...input, recipients });
-	if (!parsed.success || !email.success) {
-		const issues = [...(parsed.error?.issues ?? []), ...(email.error?.issues ?? [])];
+	const accounts = readAccounts(blankToUndefined(input.accounts), blankToUndefined(input.baseUrl) !== undefined, parsed.data, email.data?.recipients);
+	if (!parsed.success || !email.success || typeof accounts === 'string') {
+		const issues = [...(parsed.error?.issues ?? []), ...(email.error?.issues ?? []), ...(typeof accounts === 'string' ? [{ message: accounts }] : [])];
 		const problems = issues.map((i) => `  - ${i.message}`).join('\n');
 		throw new ConfigError(
 			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
 		);
 	}
-	return { ...(parsed.data as Omit<AlertsConfig, 'email'>), email: email.data };
+	return { ...(parsed.data as Omit<AlertsConfig, 'email' | 'accounts'>), accounts, email: email.data };
+}
+
+/** The accounts list (or the single account as a list of one); a string says what is wrong. */
+function readAccounts(
+	input: unknown,
+	hasBaseUrl: boolean,
+	settings: { baseUrl?: string; environment: 'sandbox' | 'production' } | undefined,
+	defaultRecipients: EmailSettings['recipients'] | undefined,
+): AccountSettings[] | string {
+	if (input === undefined) {
+		if (!hasBaseUrl) return 'baseUrl is required, e.g. https://tec.example.com (or give an accounts list: -c accounts=accounts.json)';
+		return settings?.baseUrl === undefined ? [] : singleAccount({ environment: settings.environment, baseUrl: settings.baseUrl });
+	}
+	let list = input;
+	if (typeof input === 'string') {
+		const text = input.trim();
+		try {
+			list = JSON.parse(text.startsWith('[') ? text : readFileSync(resolve(text), 'utf8'));
+		} catch (error) {
+			return `accounts: "${text}" is neither a readable JSON file nor a JSON array (${(error as Error).message})`;
+		}
+	}
+	try {
+		return parseAccounts(list, { source: typeof input === 'string' ? `context accounts, ${input}` : 'context accounts', httpsOnly: true, defaultRecipients });
+	} catch (error) {
+		if (error instanceof AccountsError) return error.message.replace(/\n {2}- /g, '\n    ');
+		throw error;
+	}
 }
 
 /** Reads the settings from a construct's context (node.tryGetContext). */

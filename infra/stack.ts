@@ -51,8 +51,11 @@ export class TestEquipmentCloudAlerts extends Stack {
 		const config = props.config;
 		Tags.of(this).add('project', 'test-equipment-cloud');
 		Tags.of(this).add('tec-environment', config.environment);
-		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(new URL(config.baseUrl).hostname)) {
-			Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `baseUrl ${config.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
+		for (const a of config.accounts) {
+			if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(new URL(a.baseUrl).hostname)) {
+				const which = config.accounts.length > 1 ? `accounts "${a.id}": ` : '';
+				Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `${which}baseUrl ${a.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
+			}
 		}
 
 		const events = new EventBus(this, 'Events');
@@ -71,9 +74,11 @@ export class TestEquipmentCloudAlerts extends Stack {
 		alarms.function('OverdueDevicesPoller', pollers.functions.overdueDevices, period, 'OverdueDevices poller', [3, 2]);
 		alarms.function('TestResultsPoller', pollers.functions.testResults, period, 'TestResults poller', [3, 2]);
 		alarms.function('DueSoonPoller', pollers.functions.dueSoon, period, 'DueSoon poller', [3, 2]);
-		alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
-		alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
-		alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
+		if (config.accounts.length === 1) {
+			alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
+			alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
+			alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
+		} else for (const a of config.accounts) alarms.accountHeartbeat(a.id, POLLER_SERVICE, rate, hours);
 		// Hourly: failures over three runs, silence over three hours.
 		alarms.function('DueDatesPoller', pollers.functions.dueDates, Duration.hours(1), 'DueDates poller', [3, 2]);
 		alarms.heartbeat('dueDates', POLLER_SERVICE, 60, hours);

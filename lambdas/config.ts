@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
-import { ServiceProfileSchema } from '../client/profileSchema';
+import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
 
 /** The pollers' configuration, read from the environment once per cold start. */
@@ -36,16 +36,21 @@ const stages = (name: string, fallback: number[]) =>
 
 export const ConfigSchema = z.object({
 	// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
-	TEC_BASE_URL: z.string({ error: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' }).transform((v, ctx) => {
-		try {
-			return parseBaseUrl(v, 'TEC_BASE_URL');
-		} catch (error) {
-			ctx.addIssue({ code: 'custom', message: (error as Error).message });
-			return z.NEVER;
-		}
-	}),
+	TEC_BASE_URL: z
+		.string()
+		.transform((v, ctx) => {
+			try {
+				return parseBaseUrl(v, 'TEC_BASE_URL');
+			} catch (error) {
+				ctx.addIssue({ code: 'custom', message: (error as Error).message });
+				return z.NEVER;
+			}
+		})
+		.optional(),
 	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
-	TEC_TOKEN_SECRET_ARN: z.string({ error: 'TEC_TOKEN_SECRET_ARN is required: the Secrets Manager secret holding the access token' }).min(1),
+	TEC_TOKEN_SECRET_ARN: z.string().min(1).optional(),
+	/** `schedule`: several accounts, each schedule's input names the account (lambdas/accounts.ts); else the one account of TEC_BASE_URL. */
+	TEC_ACCOUNTS: z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' }).optional(),
 	STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
 	EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).min(1),
 	REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
@@ -83,7 +88,13 @@ export function invalidConfiguration(issues: ReadonlyArray<{ message: string }>)
 
 export function readConfig(env: Record<string, string | undefined>): Config {
 	const parsed = ConfigSchema.safeParse(env);
-	if (!parsed.success) throw invalidConfiguration(parsed.error.issues);
+	const issues: Array<{ message: string }> = [...(parsed.error?.issues ?? [])];
+	// One account (no TEC_ACCOUNTS): its address and token secret come from the environment.
+	if (env.TEC_ACCOUNTS === undefined) {
+		if (!env.TEC_BASE_URL) issues.unshift({ message: 'TEC_BASE_URL is required: the base address of the service (without /api/v1)' });
+		if (!env.TEC_TOKEN_SECRET_ARN) issues.push({ message: 'TEC_TOKEN_SECRET_ARN is required: the Secrets Manager secret holding the access token' });
+	}
+	if (!parsed.success || issues.length > 0) throw invalidConfiguration(issues);
 	return parsed.data;
 }
 

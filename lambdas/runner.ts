@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname, basename, join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { ServiceClient } from '../client';
 import { EventBridgePublisher } from './adapters/eventBridgePublisher';
@@ -16,8 +17,9 @@ import type { Log, Publisher, StateStore } from './ports';
  * stdout (plus EventBridge and/or a webhook when asked). Used by `npm start`.
  */
 export interface RunnerOptions {
-	client: ServiceClient;
-	environment: 'sandbox' | 'production';
+	/** The accounts polled, each at its own ceiling (its own token), all at the same time. */
+	accounts: RunnerAccount[];
+	/** The state file; an account with a partition keeps its state in a file of its own beside it (stateFileOf). */
 	statePath: string;
 	writeLine: (line: string) => void;
 	log: Log;
@@ -32,27 +34,58 @@ export interface RunnerOptions {
 	now?: () => number;
 }
 
+/** One account as the runner polls it (lambdas/accounts.ts says which get `account` and `partition`). */
+export interface RunnerAccount {
+	client: ServiceClient;
+	environment: 'sandbox' | 'production';
+	account?: string;
+	partition?: string;
+	/** Its own settings (due-soon stages, reminder days) over the runner's. */
+	settings?: Partial<PollerSettings>;
+}
+
+/** A run's report, with the account it read when there are several. */
+export type AccountRunReport = RunReport & { account?: string };
+
+/**
+ * An account's state file: the runner's own for the unpartitioned account (a single-account
+ * setup's file stays where it was), `<name>.<partition>.json` beside it for the others. Each file
+ * is written only by its account's runs, so writing one account's state never rewrites another's.
+ */
+export function stateFileOf(statePath: string, partition: string | undefined): string {
+	if (partition === undefined) return statePath;
+	return join(dirname(statePath), `${basename(statePath).replace(/\.json$/, '')}.${partition}.json`);
+}
+
 /** A run's time budget outside AWS: the pollers' Lambda timeout (infra/stack.ts, POLLER_TIMEOUT). */
 export const RUN_BUDGET_MS = 5 * 60_000;
 
 export interface Runner {
-	cycle(): Promise<RunReport[]>;
-	/** Pollers whose run failed in the last cycle (`npm start --once` exits non-zero then). */
+	/** One run of every poller for every account: the accounts at once, each account's pollers one after the other. */
+	cycle(): Promise<AccountRunReport[]>;
+	/** Pollers whose run failed in the last cycle, as `account/poller` when there are several (`npm start --once` exits non-zero then). */
 	readonly failed: string[];
-	/** Releases the state file's lock. */
+	/** Releases the state files' locks. */
 	close(): void;
-	/** The pollers' state, for the digest's view of today's truth. */
-	readonly state: StateStore;
+	/** The pollers' state (every account's), for the digest's view of today's truth. */
+	readonly state: Pick<StateStore, 'list' | 'get'>;
 }
 
 export function createRunner(options: RunnerOptions): Runner {
-	// The lock makes a second runner on this file refuse to start (it would announce twice).
-	const store = new FileStateStore(options.statePath, { lock: true });
-	if (store.staleLock) {
-		options.log.warn('Took over the state file from a runner that stopped without releasing it; its leases were dropped', {
-			statePath: options.statePath,
-			pid: store.staleLock.pid,
-		});
+	const stores: FileStateStore[] = [];
+	try {
+		for (const a of options.accounts) {
+			// The lock makes a second runner on this file refuse to start (it would announce twice).
+			const statePath = stateFileOf(options.statePath, a.partition);
+			const store = new FileStateStore(statePath, { lock: true });
+			stores.push(store);
+			if (store.staleLock) {
+				options.log.warn('Took over the state file from a runner that stopped without releasing it; its leases were dropped', { statePath, pid: store.staleLock.pid });
+			}
+		}
+	} catch (error) {
+		for (const store of stores) store.close();
+		throw error;
 	}
 	const failed: string[] = [];
 	const publishers: Publisher[] = [new LinePublisher(options.writeLine)];
@@ -60,37 +93,75 @@ export function createRunner(options: RunnerOptions): Runner {
 	if (options.webhookUrl) publishers.push(new WebhookPublisher(options.webhookUrl, options.log));
 	publishers.push(...(options.publishers ?? []));
 	const publisher = new FanOutPublisher(publishers);
-	const settings = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
+	const base = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
+
+	async function runAccount(a: RunnerAccount, store: FileStateStore): Promise<AccountRunReport[]> {
+		const reports: AccountRunReport[] = [];
+		const log = a.account === undefined ? options.log : withAccount(options.log, a.account);
+		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
+			const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
+			const ctx: PollerContext = {
+				client: a.client,
+				store,
+				publisher,
+				environment: a.environment,
+				account: a.account,
+				partition: a.partition,
+				now: options.now ?? Date.now,
+				remainingMs: () => deadline - Date.now(),
+				log,
+				metrics: { count: () => undefined },
+				settings: { ...base, ...a.settings },
+				runId: randomUUID(),
+			};
+			try {
+				const report = await poll(ctx);
+				reports.push(a.account === undefined ? report : { ...report, account: a.account });
+			} catch (error) {
+				// One failed run is retried by the next cycle; the runner (and every other account) keeps going.
+				failed.push(a.account === undefined ? poll.name : `${a.account}/${poll.name}`);
+				log.error('A poll run failed; the next cycle retries it', { error: (error as Error).message });
+			}
+		}
+		return reports;
+	}
+
 	return {
 		failed,
-		state: store,
-		close: () => store.close(),
-		async cycle() {
-			const reports: RunReport[] = [];
-			failed.length = 0;
-			for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
-				const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
-				const ctx: PollerContext = {
-					client: options.client,
-					store,
-					publisher,
-					environment: options.environment,
-					now: options.now ?? Date.now,
-					remainingMs: () => deadline - Date.now(),
-					log: options.log,
-					metrics: { count: () => undefined },
-					settings,
-					runId: randomUUID(),
-				};
-				try {
-					reports.push(await poll(ctx));
-				} catch (error) {
-					// One failed run is retried by the next cycle; the runner keeps going.
-					failed.push(poll.name);
-					options.log.error('A poll run failed; the next cycle retries it', { error: (error as Error).message });
-				}
-			}
-			return reports;
+		// Every account's state: their namespaces differ (keyScope), so a namespace is in one file only.
+		state: allStates(stores),
+		close: () => {
+			for (const store of stores) store.close();
 		},
+		async cycle() {
+			failed.length = 0;
+			// Each account has its own token, so its own 5 requests per second: none waits for another.
+			const perAccount = await Promise.all(options.accounts.map((a, i) => runAccount(a, stores[i])));
+			return perAccount.flat();
+		},
+	};
+}
+
+/** The accounts' state files read as one store (reads only: each account's runs write their own). */
+function allStates(stores: FileStateStore[]): Pick<StateStore, 'list' | 'get'> {
+	return {
+		async *list<T>(namespace: string) {
+			for (const store of stores) yield* store.list<T>(namespace);
+		},
+		async get<T>(namespace: string, key: string) {
+			for (const store of stores) {
+				const value = await store.get<T>(namespace, key);
+				if (value !== undefined) return value;
+			}
+			return undefined;
+		},
+	};
+}
+
+function withAccount(log: Log, account: string): Log {
+	return {
+		info: (m, x) => log.info(m, { account, ...x }),
+		warn: (m, x) => log.warn(m, { account, ...x }),
+		error: (m, x) => log.error(m, { account, ...x }),
 	};
 }

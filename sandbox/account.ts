@@ -143,6 +143,11 @@ export class Account {
 		return [...this.tokens.values()].map((t) => ({ ...t, scopes: [...t.scopes] }));
 	}
 
+	/** Whether the token was issued by this account (expired or not): which account a request is for. */
+	hasToken(token: string): boolean {
+		return this.tokens.has(token);
+	}
+
 	/** 401 for unknown, expired or other-environment tokens. */
 	authenticate(header: string | undefined): TokenInfo {
 		const m = /^Token\s+(\S+)\s*$/.exec(header ?? '');
@@ -406,6 +411,11 @@ export class Account {
 		const expiresAt = this.now() + LINK_VALIDITY_MS;
 		this.links.set(key, { fileId, expiresAt });
 		return { key, expiresAt };
+	}
+
+	/** Whether this account issued the download link (a link carries no token). */
+	hasLink(key: string): boolean {
+		return this.links.has(key);
 	}
 
 	resolveLink(key: string): number {

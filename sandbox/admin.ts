@@ -12,7 +12,7 @@ export const ADMIN_ROOT = '/_admin';
  * licence, clock, versioning drill, fault injection (incl. odd list answers), page size, simulated test-result uploads.
  * Only answered on loopback connections.
  */
-export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings; live: LiveMode }): void {
+export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings; live: LiveMode }, prefix = ADMIN_ROOT): void {
 	const { account, faults, stats, paging, live } = ctx;
 	const body = (r: FastifyRequest) => (r.body ?? {}) as Record<string, unknown>;
 
@@ -166,6 +166,6 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				return { changes: live.step(changes) };
 			});
 		},
-		{ prefix: ADMIN_ROOT },
+		{ prefix },
 	);
 }

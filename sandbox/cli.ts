@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SEED, DEFAULT_SIZE } from './demo';
-import { readProfileFile } from '../client/profileSchema';
+import { readProfileFile } from '../client/node/profileSchema';
 import { startSandbox } from './server';
 
-const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE]`;
+const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE] [--accounts N]
+  --accounts N: N separate accounts (own data, own tokens, own 5 requests per second); the first line lists each one's token.`;
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number, min = 0): number {
 	if (raw === undefined) return fallback;
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
 				'test-results': { type: 'string' },
 				environment: { type: 'string' },
 				'max-page-size': { type: 'string' },
+				accounts: { type: 'string' },
 				profile: { type: 'string' },
 				quiet: { type: 'boolean' },
 				help: { type: 'boolean' },
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
 		seed: wholeNumber('seed', values.seed, DEFAULT_SEED),
 		environment: values.environment as 'sandbox' | 'production' | undefined,
 		maxPageSize: values['max-page-size'] === undefined ? undefined : wholeNumber('max-page-size', values['max-page-size'], 0, 1),
+		accounts: wholeNumber('accounts', values.accounts, 1, 1),
 		size: {
 			devices: wholeNumber('devices', values.devices, DEFAULT_SIZE.devices),
 			customers: wholeNumber('customers', values.customers, DEFAULT_SIZE.customers, 1),
@@ -66,8 +69,9 @@ async function main(): Promise<void> {
 		log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
 	});
 	// First line: one JSON object, for programs that start the sandbox.
+	const several = sandbox.accounts.length > 1 ? { accounts: sandbox.accounts.map((a) => ({ id: a.id, token: a.token })) } : {};
 	process.stdout.write(
-		`${JSON.stringify({ url: sandbox.url, apiUrl: `${sandbox.url}/api/v1`, sandboxToken: sandbox.sandboxToken, adminUrl: sandbox.adminUrl, environment: sandbox.account.environment })}\n`,
+		`${JSON.stringify({ url: sandbox.url, apiUrl: `${sandbox.url}/api/v1`, sandboxToken: sandbox.sandboxToken, adminUrl: sandbox.adminUrl, environment: sandbox.account.environment, ...several })}\n`,
 	);
 	process.stdout.write(`Test Equipment Cloud sandbox listening on ${sandbox.url}/api/v1 (Ctrl+C stops it)\n`);
 	const stop = async () => {

@@ -1,6 +1,6 @@
 /** The service's limit, enforced as a sliding log: 5 accepted requests in any 1000 ms, per token. */
 export class RateLimiter {
-	private readonly log = new Map<number, number[]>();
+	private readonly log = new Map<string | number, number[]>();
 
 	constructor(
 		private readonly max = 5,
@@ -9,7 +9,7 @@ export class RateLimiter {
 	) {}
 
 	/** Undefined when accepted; else ms until a slot frees. */
-	take(tokenId: number): number | undefined {
+	take(tokenId: string | number): number | undefined {
 		const t = this.now();
 		const times = this.log.get(tokenId) ?? [];
 		while (times.length > 0 && times[0] <= t - this.windowMs) times.shift();

@@ -2,9 +2,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { DEFAULT_PROFILE, FILTER_KEY_TYPE, ValidationError, fieldType, resolveProfile, testDetail, toWire, type OperationId, type Resource, type ServiceProfile, type ServiceProfileInput } from '../client';
 import { Account, ApiError, type AccountOptions, type Scope, type TokenInfo } from './account';
 import { buildOpenApi } from '../contract/openapi';
-import { registerAdmin } from './admin';
+import { ADMIN_ROOT, registerAdmin } from './admin';
 import { Faults, bendList, planList, type Fault } from './faults';
 import { LiveMode } from './live';
+import { DEFAULT_SEED } from './demo';
 import { pagingNames, parseListRequest, runList, type ListSource } from './listing';
 import type { PropRecord, Project, SubUser, TestResult } from './model';
 import { RateLimiter } from './rateLimit';
@@ -28,6 +29,12 @@ export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	/** The largest page answered; above it a list answers 400 naming the page size parameter (default: the profile's, refused only when a profile is given). */
 	maxPageSize?: number;
 	/**
+	 * Separate accounts served at once (default 1): each its own demo data (seed + its index), tokens,
+	 * clock, faults and live mode. A request is the account's whose token it carries, and each token
+	 * has its own 5 requests per second.
+	 */
+	accounts?: number;
+	/**
 	 * Requests per second per token (default 5, the service's limit). Tests about paging or
 	 * odd answers, not pacing, raise it with their clients' pacing so they do not wait on it.
 	 */
@@ -38,16 +45,32 @@ export interface SandboxOptions extends Omit<AccountOptions, 'profile'> {
 	rateLimitNow?: () => number;
 }
 
+/** One of the accounts a sandbox serves. */
+export interface SandboxAccount {
+	/** `account-1`, `account-2`, … */
+	id: string;
+	account: Account;
+	faults: Faults;
+	live: LiveMode;
+	/** A token with every scope for this account. */
+	token: string;
+}
+
+/** The most accounts one sandbox serves. */
+export const MAX_SANDBOX_ACCOUNTS = 1000;
+
 export interface Sandbox {
 	/** Base URL without /api/v1. */
 	url: string;
 	adminUrl: string;
-	/** A token with every scope for this account. */
+	/** A token with every scope for this account (the first one when there are several). */
 	sandboxToken: string;
 	account: Account;
 	faults: Faults;
 	/** Live mode: changes while lists are read, and the ground truth (sandbox/live.ts). */
 	live: LiveMode;
+	/** Every account served (the first is `account`, `faults`, `live` and `sandboxToken` above). */
+	accounts: SandboxAccount[];
 	stats: Stats;
 	/** Paging settings, changeable while running (also `PUT /_admin/paging`). */
 	paging: PagingSettings;
@@ -60,7 +83,7 @@ export type { Stats } from './stats';
 
 export const API_ROOT = '/api/v1';
 
-type Handler = (ctx: { request: FastifyRequest; reply: FastifyReply; token: TokenInfo; account: Account }) => unknown;
+type Handler = (ctx: { request: FastifyRequest; reply: FastifyReply; token: TokenInfo; account: Account; served: SandboxAccount }) => unknown;
 
 /** Scope each operation needs (documented in the README's sandbox section). */
 const SCOPE: Record<OperationId, Scope | Scope[]> = {
@@ -124,18 +147,32 @@ function eachOf<P>(body: unknown, prepare: (item: unknown, where: string) => P, 
 	return commit(prepare(body, 'body'));
 }
 
+function createAccounts(options: SandboxOptions, profile: ServiceProfile): SandboxAccount[] {
+	const count = options.accounts ?? 1;
+	if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_ACCOUNTS) throw new Error(`accounts: expected a whole number from 1 to ${MAX_SANDBOX_ACCOUNTS}, got ${count}`);
+	return Array.from({ length: count }, (_, i) => {
+		// The first account is the single-account sandbox as it always was; the others differ by seed.
+		const account = new Account({ ...options, profile, seed: (options.seed ?? DEFAULT_SEED) + i });
+		const token = account.createToken({ label: 'demo (all scopes)' }).token;
+		return { id: `account-${i + 1}`, account, faults: new Faults((options.seed ?? 1) + i), live: new LiveMode(account), token };
+	});
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const profile = options.profile === undefined ? DEFAULT_PROFILE : resolveProfile(options.profile);
-	const account = new Account({ ...options, profile });
-	const faults = new Faults(options.seed ?? 1);
-	const live = new LiveMode(account);
+	const accounts = createAccounts(options, profile);
+	const first = accounts[0];
+	/** The account whose token a request carries; the first when it carries none it knows (it answers the 401). */
+	const accountOf = (request: FastifyRequest): SandboxAccount => {
+		const token = /^Token\s+(\S+)\s*$/.exec(request.headers.authorization ?? '')?.[1];
+		return (token !== undefined && accounts.length > 1 && accounts.find((a) => a.account.hasToken(token))) || first;
+	};
 	const limiter = new RateLimiter(options.ratePerSecond, undefined, options.rateLimitNow);
-	const stats: Stats = { requests: 0, byStatus: {}, byPath: {} };
+	const stats: Stats = { requests: 0, byStatus: {}, byPath: {}, byAccount: {} };
 	const paging: PagingSettings = { maxPageSize: options.maxPageSize ?? (options.profile ? profile.paging.maxPageSize : undefined) };
 	const [sizeParam] = pagingNames(profile);
 	const log = options.log ?? (() => undefined);
 	const app: FastifyInstance = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 10 * 1024 * 1024 });
-	const sandboxToken = account.createToken({ label: 'demo (all scopes)' }).token;
 
 	app.addHook('onRequest', async (request) => {
 		(request as FastifyRequest & { startedAt?: number }).startedAt = performance.now();
@@ -145,6 +182,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		stats.byStatus[reply.statusCode] = (stats.byStatus[reply.statusCode] ?? 0) + 1;
 		const route = request.url.split('?')[0];
 		stats.byPath[route] = (stats.byPath[route] ?? 0) + 1;
+		const served = accountOf(request).id;
+		stats.byAccount[served] = (stats.byAccount[served] ?? 0) + 1;
 		const started = (request as FastifyRequest & { startedAt?: number }).startedAt ?? performance.now();
 		const path = request.url.replace(/\/files\/download\/[^/?]+/, '/files/download/…');
 		log(`${isoTime(Date.now())} ${request.method} ${path} ${reply.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
@@ -176,7 +215,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	// Transport faults strike before everything else the service does (odd answers: in listPage).
 	app.addHook('onRequest', async (request, reply) => {
 		if (!request.url.startsWith(API_ROOT)) return;
-		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'transport');
+		const hit = accountOf(request).faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'transport');
 		(request as FastifyRequest & { faults?: Fault[] }).faults = hit;
 		for (const f of hit) {
 			if (f.kind === 'latency') await new Promise((r) => setTimeout(r, f.latencyMs));
@@ -198,36 +237,54 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return payload;
 	});
 
-	function authorize(request: FastifyRequest, scope: Scope | Scope[]): TokenInfo {
+	function authorize(request: FastifyRequest, scope: Scope | Scope[] | undefined, { account, id }: SandboxAccount): TokenInfo {
 		if (account.maintenance) throw new ApiError(451, 'The service is under maintenance. Please try again later.');
 		const token = account.authenticate(request.headers.authorization);
 		if (account.license !== 'active') {
 			throw new ApiError(account.license === 'expired427' ? 427 : 426, 'The licence of this account has expired. Renew it to use the interface.');
 		}
-		const wait = limiter.take(token.id);
+		const wait = limiter.take(`${id} ${token.id}`);
 		if (wait !== undefined) {
 			throw new ApiError(429, 'Request was throttled: at most 5 requests per second per access token.', { 'retry-after': String(Math.ceil(wait / 1000)) });
 		}
-		const anyOf = Array.isArray(scope) ? scope : [scope];
-		if (!anyOf.some((s) => token.scopes.has(s))) {
+		const anyOf = scope === undefined ? [] : Array.isArray(scope) ? scope : [scope];
+		if (scope !== undefined && !anyOf.some((s) => token.scopes.has(s))) {
 			throw new ApiError(413, `Permission denied: the access token lacks the "${anyOf.join('" or "')}" scope. Edit the token on the Administration page, API Access tab.`);
 		}
 		return token;
 	}
 
+	/** Methods per path, for OPTIONS (answered like Django REST framework: Allow, and a body naming them). */
+	const allowed = new Map<string, Set<string>>();
+
 	function route(operation: OperationId, handler: Handler): void {
 		const { method, path } = profile.operations[operation];
+		const url = API_ROOT + path.replace(/\{(\w+)\}/g, ':$1');
+		if (!allowed.has(url)) {
+			allowed.set(url, new Set(['OPTIONS']));
+			app.route({
+				method: 'OPTIONS',
+				url,
+				handler: async (request, reply) => {
+					authorize(request, undefined, accountOf(request));
+					const methods = [...allowed.get(url)!].sort();
+					return reply.header('allow', methods.join(', ')).send({ name: path, methods });
+				},
+			});
+		}
+		allowed.get(url)!.add(method);
 		app.route({
 			method,
 			url: API_ROOT + path.replace(/\{(\w+)\}/g, ':$1'),
 			handler: async (request, reply) => {
-				const token = authorize(request, SCOPE[operation]);
-				return handler({ request, reply, token, account });
+				const served = accountOf(request);
+				const token = authorize(request, SCOPE[operation], served);
+				return handler({ request, reply, token, account: served.account, served });
 			},
 		});
 	}
 
-	function listPage<T>(request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
+	function listPage<T>({ faults, live }: SandboxAccount, request: FastifyRequest, source: ListSource<T>, all: Iterable<T>, render: (item: T, enabled?: number[]) => unknown, enabled = false) {
 		const query = request.query as Record<string, string | string[]>;
 		const list = parseListRequest(source, query, { enabled, profile });
 		const hit = faults.draw(request.url.slice(API_ROOT.length).split('?')[0], 'oddAnswer');
@@ -272,58 +329,60 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	}
 
 	// ---- customers and devices ---------------------------------------------------------
-	route('customer.list', ({ request }) =>
-		listPage(request, propSource(account, 'customer'), account.data.customers.values(), (c, en) => renderCustomer(account, c, en), true));
-	route('customer.create', ({ request, reply }) => {
+	route('customer.list', ({ request, account, served }) =>
+		listPage(served, request, propSource(account, 'customer'), account.data.customers.values(), (c, en) => renderCustomer(account, c, en), true));
+	route('customer.create', ({ request, reply, account }) => {
 		reply.status(201);
 		return eachOf(request.body, (item, where) => account.prepareCreate('customer', item, where), (r) => renderCustomer(account, account.commitCreate('customer', r)));
 	});
-	route('customer.update', ({ request }) =>
+	route('customer.update', ({ request, account }) =>
 		eachOf(request.body, (item, where) => account.prepareEdit('customer', item, where), (e) => renderCustomer(account, account.commitEdit(e))));
-	route('customer.delete', ({ request }) => deleteItem(request, 'customer'));
+	route('customer.delete', ({ request, account }) => deleteItem(account, request, 'customer'));
 
-	route('device.list', ({ request }) =>
-		listPage(request, propSource(account, 'device'), account.data.devices.values(), (d, en) => renderDevice(account, d, en), true));
-	route('device.get', ({ request }) => renderDevice(account, account.get('device', idParam(request))));
-	route('device.create', ({ request, reply }) => {
+	route('device.list', ({ request, account, served }) =>
+		listPage(served, request, propSource(account, 'device'), account.data.devices.values(), (d, en) => renderDevice(account, d, en), true));
+	route('device.get', ({ request, account }) => renderDevice(account, account.get('device', idParam(request))));
+	route('device.create', ({ request, reply, account }) => {
 		reply.status(201);
 		return eachOf(request.body, (item, where) => account.prepareCreate('device', item, where), (r) => renderDevice(account, account.commitCreate('device', r)));
 	});
-	route('device.update', ({ request }) =>
+	route('device.update', ({ request, account }) =>
 		eachOf(request.body, (item, where) => account.prepareEdit('device', item, where), (e) => renderDevice(account, account.commitEdit(e))));
-	route('device.updateMany', ({ request }) => {
+	route('device.updateMany', ({ request, account }) => {
 		const records = account.multipleEdit(request.body);
 		return { updated: records.length, results: records.map((d) => renderDevice(account, d)) };
 	});
-	route('device.delete', ({ request }) => deleteItem(request, 'device'));
+	route('device.delete', ({ request, account }) => deleteItem(account, request, 'device'));
 
-	function deleteItem(request: FastifyRequest, resource: 'device' | 'customer') {
+	function deleteItem(account: Account, request: FastifyRequest, resource: 'device' | 'customer') {
 		const direct = Object.prototype.hasOwnProperty.call(request.query as object, 'direct_delete');
 		const out = account.delete(resource, idParam(request), direct);
 		return { id: out.id, deleted: true, direct_delete: direct, recycle_bin_id: out.recycle_bin_id };
 	}
 
-	route('overdueDevice.list', ({ request }) => {
+	route('overdueDevice.list', ({ request, account, served }) => {
 		const today = account.today();
 		const overdue = function* () {
 			for (const d of account.data.devices.values()) if (account.isOverdue(d, today)) yield d;
 		};
-		return listPage(request, propSource(account, 'overdueDevice'), overdue(), (d, en) => renderOverdue(account, d, today, en), true);
+		return listPage(served, request, propSource(account, 'overdueDevice'), overdue(), (d, en) => renderOverdue(account, d, today, en), true);
 	});
 
 	// ---- test results, projects, users ------------------------------------------------------
-	route('testResult.list', ({ request }) =>
+	route('testResult.list', ({ request, account, served }) =>
 		listPage(
+			served,
 			request,
 			fieldSource<TestResult>('testResult', (r) => [r.status, r.tester, r.test_sequence], profile),
 			account.data.testResults.values(),
 			(r) => renderTestResult(account, r),
 		));
-	route('testResult.get', ({ request }) => testDetail(profile, toWire(profile, 'testResult', renderTestResultDetail(account, account.testResult(idParam(request)))), true));
-	route('project.list', ({ request }) =>
-		listPage(request, fieldSource<Project>('project', (p) => [p.name, p.status], profile), account.data.projects, (p) => p));
-	route('subUser.list', ({ request }) =>
+	route('testResult.get', ({ request, account }) => testDetail(profile, toWire(profile, 'testResult', renderTestResultDetail(account, account.testResult(idParam(request)))), true));
+	route('project.list', ({ request, account, served }) =>
+		listPage(served, request, fieldSource<Project>('project', (p) => [p.name, p.status], profile), account.data.projects, (p) => p));
+	route('subUser.list', ({ request, account, served }) =>
 		listPage(
+			served,
 			request,
 			fieldSource<SubUser>('subUser', (u) => [u.username, u.email, u.first_name, u.last_name, u.role], profile),
 			account.data.users,
@@ -331,21 +390,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		));
 
 	// ---- recycle bin ------------------------------------------------------------------------
-	route('recycleBin.list', ({ request }) =>
+	route('recycleBin.list', ({ request, account, served }) =>
 		listPage(
+			served,
 			request,
 			fieldSource<ReturnType<typeof renderBinEntry>>('recycleBin', (e) => [e.name, e.resource], profile),
 			[...account.recycleBin.values()].map(renderBinEntry),
 			(e) => e,
 		));
-	route('recycleBin.restore', ({ request }) => {
+	route('recycleBin.restore', ({ request, account }) => {
 		const entry = account.restore(idParam(request));
 		const record = entry.resource === 'device' ? renderDevice(account, entry.record) : renderCustomer(account, entry.record);
 		return { restored: true, resource: entry.resource, item: record };
 	});
 
 	// ---- files ------------------------------------------------------------------------------
-	route('file.downloadLink', ({ request }) => {
+	route('file.downloadLink', ({ request, account }) => {
 		const fileId = idParam(request);
 		const file = account.file(fileId);
 		const link = account.createLink(fileId);
@@ -358,7 +418,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	});
 	// The link itself is the credential (valid 5 minutes); no token is needed to follow it.
 	app.get(`${API_ROOT}/files/download/:key/`, async (request, reply) => {
-		const fileId = account.resolveLink((request.params as { key: string }).key);
+		const key = (request.params as { key: string }).key;
+		const account = (accounts.find((a) => a.account.hasLink(key)) ?? first).account;
+		const fileId = account.resolveLink(key);
 		const file = account.file(fileId);
 		return reply
 			.header('content-type', file.mimeType)
@@ -366,8 +428,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			.send(fileContent(account, fileId));
 	});
 
-	route('propertyKey.list', ({ request }) =>
+	route('propertyKey.list', ({ request, account, served }) =>
 		listPage(
+			served,
 			request,
 			fieldSource<ReturnType<Account['propertyKeys']>[number]>('propertyKey', (k) => [k.name], profile),
 			account.propertyKeys(),
@@ -378,7 +441,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const openApi = buildOpenApi(profile);
 	app.get(`${API_ROOT}/openapi.json`, async () => openApi);
 
-	registerAdmin(app, { account, faults, stats, paging, live });
+	registerAdmin(app, { account: first.account, faults: first.faults, stats, paging, live: first.live });
+	// Every account of several has the same controls under its own path (the first's are also at /_admin).
+	if (accounts.length > 1) for (const a of accounts) registerAdmin(app, { account: a.account, faults: a.faults, stats, paging, live: a.live }, `${ADMIN_ROOT}/accounts/${a.id}`);
 
 	await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
 	const address = app.server.address();
@@ -388,10 +453,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	return {
 		url,
 		adminUrl: `${url}/_admin`,
-		sandboxToken,
-		account,
-		faults,
-		live,
+		sandboxToken: first.token,
+		account: first.account,
+		faults: first.faults,
+		live: first.live,
+		accounts,
 		stats,
 		paging,
 		profile,

@@ -4,9 +4,11 @@ export interface Stats {
 	byStatus: Record<string, number>;
 	/** Requests per path (without the query). */
 	byPath: Record<string, number>;
+	/** Requests per account (`account-1`, …) whose token they carried (or the first's). */
+	byAccount: Record<string, number>;
 }
 
 export interface PagingSettings {
-	/** The largest `limit` a list answers; undefined = the client's MAX_LIMIT. */
+	/** The largest page a list answers (above it a 400 naming the page size); undefined = no refusal (pages are cut at the profile's largest). */
 	maxPageSize?: number;
 }

@@ -6,7 +6,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, RUN_COMPLETED_METRIC } from '../../lambdas/handlers/metricNames';
-import type { PollerName } from './pollers';
+import { POLLER_NAMES, type PollerName } from './pollers';
 
 /** Intervals without a complete run before the heartbeat alarm fires. */
 export const HEARTBEAT_INTERVALS = 3;
@@ -80,6 +80,38 @@ export class Alarms extends Construct {
 		return this.register(
 			new cloudwatch.Alarm(this, `${poller[0].toUpperCase()}${poller.slice(1)}Heartbeat`, {
 				alarmDescription: `The ${poller} poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: schedule disabled, throttled, failing or the token is wrong (see its log group). No run is not "nothing to report".`,
+				metric,
+				threshold: 1,
+				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+				evaluationPeriods: HEARTBEAT_INTERVALS,
+				datapointsToAlarm: HEARTBEAT_INTERVALS,
+				treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+			}),
+		);
+	}
+
+	/**
+	 * An account's heartbeat (several accounts): fires when any of its three pollers has not
+	 * completed a run in `HEARTBEAT_INTERVALS` intervals. Its metric is the smallest of the three
+	 * pollers' RunCompleted with the account's dimension (the only metric that carries one), so
+	 * one alarm per account, not three.
+	 */
+	accountHeartbeat(account: string, service: string, intervalMinutes: number, utcHours?: number[]): cloudwatch.Alarm {
+		const period = Duration.minutes(intervalMinutes);
+		const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+		POLLER_NAMES.forEach((poller, i) => {
+			usingMetrics[`p${i}`] = new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: RUN_COMPLETED_METRIC, dimensionsMap: { service, poller, account }, statistic: 'Sum', period });
+		});
+		const least = `MIN([${POLLER_NAMES.map((_, i) => `FILL(p${i}, 0)`).join(', ')}])`;
+		const metric = new cloudwatch.MathExpression({
+			expression: utcHours ? `IF(${utcHours.map((h) => `HOUR(FILL(p0, 0)) == ${h}`).join(' OR ')}, ${least}, 1)` : least,
+			usingMetrics,
+			period,
+			label: `${account}: complete runs of its least running poller${utcHours ? ' (hours outside the schedule count as 1)' : ''}`,
+		});
+		return this.register(
+			new cloudwatch.Alarm(this, `AccountHeartbeat-${account}`, {
+				alarmDescription: `Account ${account}: a poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: its schedules disabled, throttled, failing or its token is wrong (see the pollers' log groups, key "account"). No run is not "nothing to report".`,
 				metric,
 				threshold: 1,
 				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,

@@ -53,7 +53,14 @@ export class EmailAlerts extends Construct {
 			EMAIL_SETTINGS: JSON.stringify(config.email),
 			TIME_ZONE: config.timeZone,
 			TEC_ENVIRONMENT: config.environment,
+			// Several accounts: each one's routing (its own recipients or, without, the deployment's).
+			...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
 		};
+		// Lambda holds 4 KB of environment: routing of many accounts with recipients of their own outgrows it (docs/scale.md).
+		const envBytes = Object.entries(environment).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
+		if (envBytes > 3800) {
+			throw new Error(`recipients: the e-mail settings and the accounts' own recipients take ${envBytes} bytes, more than the e-mail functions' environment holds (4 KB); give fewer accounts recipients of their own, or use mailing lists (docs/scale.md)`);
+		}
 		this.eventsDlq = deadLetterQueue(this, 'EventsDlq', 'events the e-mail collector could not file within the retries');
 		const collector = new NodeFunction(this, 'Collector', {
 			entry: 'lambdas/handlers/collectEmailEvents.ts',

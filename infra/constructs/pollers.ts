@@ -1,14 +1,15 @@
-import { Duration, Stack, TimeZone, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, TimeZone, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { profileDifferences } from '../../client';
+import type { AccountSettings, ScheduledAccount } from '../../lambdas/accounts';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
@@ -24,6 +25,17 @@ export const POLLER_SERVICE = 'pollers';
 export const DUE_DATES_MINUTE = (rate: number): number => Math.floor((rate * 3) / 4);
 
 export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
+/** The pollers every poll period runs (the due-date history runs hourly): each account's heartbeat watches them. */
+export const POLLER_NAMES: readonly PollerName[] = ['overdueDevices', 'testResults', 'dueSoon'];
+
+/**
+ * The most accounts one stack holds: each adds six resources (four schedules, its token secret,
+ * its heartbeat alarm) and CloudFormation allows 500 per stack (docs/scale.md says what comes next).
+ */
+export const MAX_ACCOUNTS_PER_STACK = 70;
+
+/** Where the stack keeps an account's token (several accounts): one secret per account, under one prefix. */
+export const accountSecretName = (stackName: string, id: string) => `tec-token/${stackName}/${id}`;
 
 export interface PollersProps {
 	config: AlertsConfig;
@@ -32,18 +44,30 @@ export interface PollersProps {
 	bus: events.IEventBus;
 }
 
-/** The pollers, each on an EventBridge Scheduler schedule in the configured time zone. */
+/**
+ * The pollers, each on an EventBridge Scheduler schedule in the configured time zone. With several
+ * accounts: one schedule per account and poller, whose input names the account (Scheduler is the
+ * fan-out: docs/architecture.md, "Many accounts"), and a token secret per account.
+ */
 export class Pollers extends Construct {
 	readonly functions: Record<PollerName, lambda.Function>;
 	readonly schedulerDlq: sqs.Queue;
+	/** Each account's token secret, by account id (several accounts; one account: `tokenSecret`). */
+	readonly accountSecrets: Record<string, secretsmanager.ISecret> = {};
 
 	constructor(scope: Construct, id: string, props: PollersProps) {
 		super(scope, id);
 		const { config } = props;
+		const several = config.accounts.length > 1;
+		if (config.accounts.length > MAX_ACCOUNTS_PER_STACK) {
+			throw new Error(`accounts: at most ${MAX_ACCOUNTS_PER_STACK} accounts per stack (CloudFormation's 500 resources), got ${config.accounts.length}; split the list over several stacks (docs/scale.md)`);
+		}
+		const one = config.accounts[0];
+		const tokenSecret = !several && one.tokenSecretArn ? secretsmanager.Secret.fromSecretCompleteArn(this, 'AccountToken', one.tokenSecretArn) : props.tokenSecret;
 		const environment = {
-			TEC_BASE_URL: config.baseUrl,
-			TEC_ENVIRONMENT: config.environment,
-			TEC_TOKEN_SECRET_ARN: props.tokenSecret.secretArn,
+			...(several
+				? { TEC_ACCOUNTS: 'schedule' }
+				: { TEC_BASE_URL: one.baseUrl, TEC_ENVIRONMENT: one.environment, TEC_TOKEN_SECRET_ARN: tokenSecret.secretArn }),
 			STATE_TABLE: props.table.tableName,
 			EVENT_BUS_NAME: props.bus.eventBusName,
 			REMINDER_DAYS: String(config.reminderDays),
@@ -53,6 +77,18 @@ export class Pollers extends Construct {
 			// Only the keys that differ from the defaults: a Lambda's environment holds 4 KB in all.
 			...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }),
 		};
+		if (several) for (const a of config.accounts) this.accountSecrets[a.id] = this.accountSecret(a, props.tokenSecret);
+		const stack = Stack.of(this);
+		// Several accounts: the stack's own token secrets by their name prefix (one statement whatever
+		// the count), and the ones given by ARN.
+		const secretArns = several
+			? [
+					...(config.accounts.some((a) => !a.tokenSecretArn && a.id !== 'default')
+						? [stack.formatArn({ service: 'secretsmanager', resource: 'secret', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: `${accountSecretName(stack.stackName, '')}*` })]
+						: []),
+					...config.accounts.filter((a) => a.tokenSecretArn || a.id === 'default').map((a) => this.accountSecrets[a.id].secretArn),
+				]
+			: [tokenSecret.secretArn];
 		const poller = (fnId: string, entry: string, description: string) => {
 			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });
 			fn.role.addToPolicy(
@@ -63,7 +99,13 @@ export class Pollers extends Construct {
 				}),
 			);
 			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'PublishEvents', actions: ['events:PutEvents'], resources: [props.bus.eventBusArn] }));
-			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: [props.tokenSecret.secretArn] }));
+			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: secretArns }));
+			if (several) {
+				Validations.of(fn.role).acknowledge({
+					id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${accountSecretName(stack.stackName, '')}*]`,
+					reason: 'The token secrets this stack creates, one per account, all named tec-token/<stack>/<account id>: one statement for any number of accounts (a statement per secret would outgrow the role policy size at about 90 accounts).',
+				});
+			}
 			const skipped = 'A failed poller run is not replayed: the next scheduled tick is the retry (what was read and emitted is in the state table), and failures raise the Errors alarm (2 of 3 runs) and the heartbeat alarm. A DLQ or on-failure destination would collect invocation records nobody replays.';
 			Validations.of(fn.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: skipped }, { id: 'Serverless-LambdaAsyncFailureDestination', reason: skipped });
 			return fn.function;
@@ -102,12 +144,82 @@ export class Pollers extends Construct {
 				}),
 			});
 		};
-		schedule('OverdueDevicesSchedule', this.functions.overdueDevices, 0, `Overdue devices poll every ${rate} min (${config.timeZone}, hours ${hour})`);
-		// Half a period later, so the two pollers do not share the token's request budget at once.
-		schedule('TestResultsSchedule', this.functions.testResults, Math.floor(rate / 2), `Test results poll every ${rate} min (${config.timeZone}, hours ${hour})`);
-		// A quarter period later: a due date met or moved by a test shows within one period.
-		schedule('DueSoonSchedule', this.functions.dueSoon, Math.floor(rate / 4), `Devices coming due, every ${rate} min (${config.timeZone}, hours ${hour})`);
-		// Hourly (a day is the history's unit; each run reads every device), three quarters into a period.
-		schedule('DueDatesSchedule', this.functions.dueDates, 0, `Due-date history, hourly (${config.timeZone}, hours ${hour})`, String(DUE_DATES_MINUTE(rate)));
+		// Half a period later, so the two pollers do not share the token's request budget at once;
+		// due soon a quarter period later: a due date met or moved by a test shows within one period.
+		const offsets: Record<PollerName, number> = { overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: 0 };
+		const what: Record<PollerName, string> = { overdueDevices: 'Overdue devices poll', testResults: 'Test results poll', dueSoon: 'Devices coming due', dueDates: 'Due-date history' };
+		if (!several) {
+			schedule('OverdueDevicesSchedule', this.functions.overdueDevices, offsets.overdueDevices, `${what.overdueDevices} every ${rate} min (${config.timeZone}, hours ${hour})`);
+			schedule('TestResultsSchedule', this.functions.testResults, offsets.testResults, `${what.testResults} every ${rate} min (${config.timeZone}, hours ${hour})`);
+			schedule('DueSoonSchedule', this.functions.dueSoon, offsets.dueSoon, `${what.dueSoon} every ${rate} min (${config.timeZone}, hours ${hour})`);
+			// Hourly (a day is the history's unit; each run reads every device), three quarters into a period.
+			schedule('DueDatesSchedule', this.functions.dueDates, 0, `Due-date history, hourly (${config.timeZone}, hours ${hour})`, String(DUE_DATES_MINUTE(rate)));
+			return;
+		}
+		// Several accounts: one schedule per account and poller, all through one role (it may invoke
+		// the three pollers and write to the scheduler DLQ). A failed, slow or throttled account is its
+		// own invocation: it never holds up another's. A flexible window of a quarter period spreads
+		// the accounts' runs over it (Lambda concurrency), never into the next poller's quarter.
+		const role = new iam.Role(this, 'AccountSchedulesRole', {
+			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+			description: 'EventBridge Scheduler: the pollers of every account',
+		});
+		const all: PollerName[] = [...POLLER_NAMES, 'dueDates'];
+		Validations.of(role).acknowledge(
+			...all.map((p) => ({
+				id: `AwsSolutions-IAM5[Resource::<${stack.resolve((this.functions[p].node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
+				reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only the pollers.",
+			})),
+		);
+		const window = Math.floor(rate / 4);
+		for (const a of config.accounts) {
+			for (const p of all) {
+				const hourly = p === 'dueDates';
+				new scheduler.Schedule(this, `${p[0].toUpperCase()}${p.slice(1)}Schedule-${a.id}`, {
+					description: `${what[p]} of account ${a.id} ${hourly ? 'hourly' : `every ${rate} min`} (${config.timeZone}, hours ${hour})`,
+					schedule: scheduler.ScheduleExpression.cron({ minute: hourly ? String(DUE_DATES_MINUTE(rate)) : minutes(offsets[p]), hour, timeZone: TimeZone.of(config.timeZone) }),
+					timeWindow: window >= 1 ? scheduler.TimeWindow.flexible(Duration.minutes(window)) : scheduler.TimeWindow.off(),
+					target: new LambdaInvoke(this.functions[p], {
+						role,
+						deadLetterQueue: this.schedulerDlq,
+						retryAttempts: 2,
+						maxEventAge: Duration.minutes(Math.max(1, rate)),
+						input: scheduler.ScheduleTargetInput.fromObject({ account: scheduledAccountOf(a, this.accountSecrets[a.id].secretArn) }),
+					}),
+				});
+			}
+		}
 	}
+
+	/** An account's token secret: given by ARN, the single-account secret for `default`, else one of its own. */
+	private accountSecret(a: AccountSettings, single: secretsmanager.ISecret): secretsmanager.ISecret {
+		if (a.tokenSecretArn) return secretsmanager.Secret.fromSecretCompleteArn(this, `Token-${a.id}`, a.tokenSecretArn);
+		if (a.id === 'default') return single;
+		const secret = new secretsmanager.Secret(this, `AccessToken-${a.id}`, {
+			secretName: accountSecretName(Stack.of(this).stackName, a.id),
+			description: `Test Equipment Cloud access token of account ${a.id} (${a.environment}) for the pollers: put {"token":"..."} or the plain token in it`,
+			generateSecretString: { secretStringTemplate: JSON.stringify({ token: '' }), generateStringKey: 'unused', passwordLength: 16, excludePunctuation: true },
+			removalPolicy: RemovalPolicy.DESTROY,
+		});
+		Validations.of(secret).acknowledge({
+			id: 'AwsSolutions-SMG4',
+			reason: 'The access token is issued in the Test Equipment Cloud web app; there is no API to mint one, so a rotation Lambda cannot rotate it. Rotate it by hand (put-secret-value); the pollers re-read it within 5 minutes.',
+		});
+		return secret;
+	}
+}
+
+/** What an account's schedules hand its pollers (lambdas/accounts.ts, ScheduledAccountSchema). */
+function scheduledAccountOf(a: AccountSettings, tokenSecretArn: string): ScheduledAccount {
+	return {
+		id: a.id,
+		environment: a.environment,
+		baseUrl: a.baseUrl,
+		tokenSecretArn,
+		account: a.account ?? a.id,
+		...(a.partition === undefined ? {} : { partition: a.partition }),
+		...(a.dueSoonStages === undefined ? {} : { dueSoonStages: a.dueSoonStages }),
+		...(a.reminderDays === undefined ? {} : { reminderDays: a.reminderDays }),
+		...(a.profileInput === undefined ? {} : { profile: a.profileInput }),
+	};
 }

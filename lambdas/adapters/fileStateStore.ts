@@ -175,6 +175,16 @@ function running(pid: number): boolean {
 	}
 }
 
+/** Locks still held when the process exits are released then: one exit listener for all (a runner of many accounts holds a lock per account). */
+const releaseOnExit = new Set<() => void>();
+function onExit(release: () => void): void {
+	if (releaseOnExit.size === 0 && !process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
+	releaseOnExit.add(release);
+}
+function releaseAll(): void {
+	for (const release of [...releaseOnExit]) release();
+}
+
 /**
  * `<file>.lock`, created exclusively with this process's pid. A lock whose process no longer runs
  * is stale and taken over; one whose process runs makes this one refuse with a clear message.
@@ -187,7 +197,7 @@ export function lockStateFile(path: string): { release: () => void; stale?: { pi
 		try {
 			writeFileSync(lockPath, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: 'wx' });
 			const release = () => {
-				process.off('exit', release);
+				releaseOnExit.delete(release);
 				try {
 					const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: unknown };
 					if (holder.pid === process.pid) unlinkSync(lockPath);
@@ -195,7 +205,7 @@ export function lockStateFile(path: string): { release: () => void; stale?: { pi
 					/* already gone */
 				}
 			};
-			process.on('exit', release);
+			onExit(release);
 			return { release, stale };
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`Cannot lock the state file ${path} (${(error as Error).message})`);

@@ -30,5 +30,6 @@ export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?:
 		timeZone: env.timeZone,
 		environment: env.environment,
 		now: Date.now,
+		accounts: env.accounts,
 	};
 }

@@ -83,7 +83,8 @@ function routedTo(settings: EmailSettings, recipient: string, histories: Array<{
 	const mine = (g: { customerName: string | null; department: string | null }) => everything || route(settings.recipients, { ...g, daysOverdue: 0 }).includes(recipient);
 	const entries = dueEntries(histories).filter(mine);
 	const devices = new Map(histories.filter((h) => mine(h.value.device)).map((h) => [Number(h.key), h.value.device]));
-	for (const h of histories) if (entries.some((e) => e.deviceId === Number(h.key))) devices.set(Number(h.key), h.value.device);
+	const withEntries = new Set(entries.map((e) => e.deviceId));
+	for (const h of histories) if (withEntries.has(Number(h.key))) devices.set(Number(h.key), h.value.device);
 	return { entries, devices };
 }
 

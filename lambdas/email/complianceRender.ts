@@ -77,7 +77,7 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		[String(a.testedLate), 'tested late', a.testedLate ? C.amber : C.muted],
 		[String(a.stillOverdue), 'still overdue', a.stillOverdue ? C.red : C.muted],
 	]
-		.map(([value, label, color], i) => `<td width="25%" align="center" style="padding:12px 4px;border-right:${i < 3 ? `1px solid ${C.line}` : '0'};"><div style="font-size:24px;line-height:28px;font-weight:700;color:${color};">${esc(value)}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(label)}</div></td>`)
+		.map(([value, label, color], i) => `<td width="25%" align="center" style="padding:12px 4px;border-right:${i < 3 ? `1px solid ${C.line}` : '0'};"><div style="font-size:22px;line-height:28px;font-weight:700;color:${color};">${esc(value)}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(label)}</div></td>`)
 		.join('');
 	const headline = `<p style="margin:16px 0 4px 0;font-size:15px;line-height:22px;"><strong>${esc(pct(a.onTimeRate))}</strong> of the devices due in ${esc(monthName(c.month))} were tested by their due date (${esc(changeText(c))}).${a.maxDaysLate === null ? '' : ` Late tests came a median of ${esc(String(a.medianDaysLate))} days late, at most ${esc(String(a.maxDaysLate))}.`}</p>${notes.map((n) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(n)}</p>`).join('')}`;
 	const html = page(
@@ -85,7 +85,7 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		`${pct(a.onTimeRate)} on time, ${a.testedLate} late, ${a.stillOverdue} still overdue`,
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration compliance</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(monthName(c.month))}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 24px 16px 24px;">${headline}${chart(c)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c))}</td></tr>`,
 	);
 	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows) };
@@ -96,8 +96,8 @@ function title(text: string, count?: number): string {
 }
 
 const th = (label: string, align = 'left', width?: string) =>
-	`<th align="${align}"${width ? ` width="${width}"` : ''} style="padding:6px 8px;font-size:12px;line-height:16px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
-const TD = `padding:6px 8px;border-bottom:1px solid ${C.line};vertical-align:middle;font-size:13px;line-height:18px;`;
+	`<th align="${align}"${width ? ` width="${width}"` : ''} style="padding:6px 5px;font-size:11px;line-height:15px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.03em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
+const TD = `padding:6px 5px;border-bottom:1px solid ${C.line};vertical-align:middle;font-size:13px;line-height:18px;`;
 
 /** One horizontal bar: a table whose first cell is `share` of its width (at least 1 px when above 0). */
 function bar(share: number, color: string): string {

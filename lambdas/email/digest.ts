@@ -4,7 +4,8 @@ import type { EmailEvent } from './events';
 import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
-import { allRecipients, route, type EmailSettings, type Routable } from './settings';
+import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
+import { route, type EmailSettings, type Routable } from './settings';
 import { readTruth, type PollerView, type TodaysTruth } from './view';
 
 const DAY_MS = 86_400_000;
@@ -18,6 +19,8 @@ export interface DigestDeps {
 	timeZone: string;
 	environment: 'sandbox' | 'production';
 	now: () => number;
+	/** Several accounts (lambdas/email/accounts.ts): each routes by its own recipients and has its own truth; unset for one. */
+	accounts?: AccountRouting[];
 }
 
 export interface DigestReport {
@@ -47,22 +50,36 @@ export class DigestError extends Error {
 export async function runDigest(deps: DigestDeps, day: string, key = `digest:${day}`): Promise<DigestReport> {
 	const report: DigestReport = { day, sent: [], nothingToSay: [], failed: [] };
 	await adoptEarlierInboxes(deps);
-	const truth = await readTruth(deps.view, deps.environment);
+	// One account, or each account of several: its truth, and the settings it routes by.
+	const scopes = await Promise.all(
+		(deps.accounts ?? [undefined]).map(async (a) => ({
+			account: a?.account,
+			truth: await readTruth(deps.view, truthScope(deps.environment, a?.account)),
+			deps: a ? { ...deps, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
+		})),
+	);
+	const scopeOf = (f: Fact) => scopes.find((x) => x.account === f.account) ?? scopes[0];
 	const facts: Fact[] = [];
 	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
 	const carried = new Map<string, Set<string>>();
 	const expiresAt = deps.now() + MARK_KEEP_MS;
-	for (const recipient of allRecipients(deps.settings.recipients)) {
+	for (const recipient of everyRecipient(deps.settings, deps.accounts)) {
 		try {
 			const mine = new Set<string>();
 			for await (const { key: k } of deps.store.list(NS.carried(recipient))) mine.add(k);
 			carried.set(recipient, mine);
-			const content = composeDigest(deps, recipient, day, facts.filter((f) => !mine.has(f.key)), truth);
+			const unseen = facts.filter((f) => !mine.has(f.key));
+			// Several accounts: a part per account with something to say, one e-mail for them all.
+			const parts = scopes.flatMap((x) => {
+				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
+				return part ? [{ account: x.account ?? '', content: part }] : [];
+			});
+			const content = parts.length === 0 ? undefined : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys) };
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;
 			}
-			const email = envelope(deps, recipient, key, renderDigest(content));
+			const email = envelope(deps, recipient, key, deps.accounts ? renderAccountsDigest(parts) : renderDigest(content));
 			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys: content.factKeys, email });
 			await deps.store.putMany(NS.carried(recipient), receipt.factKeys.map((k) => ({ key: k, value: { day }, expiresAt })));
 			for (const k of receipt.factKeys) mine.add(k);
@@ -74,7 +91,7 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 	// A fact leaves once it is old news, or once every address it concerns today has it; a coming
 	// due date stays until it is old news, for whoever becomes responsible for the device meanwhile.
 	const done = facts.filter((f) => {
-		const r = factRouting(deps, day, f, truth);
+		const r = factRouting(scopeOf(f).deps, day, f, scopeOf(f).truth);
 		return r === 'oldNews' || (r !== 'wait' && f.kind !== 'dueSoon' && r.every((to) => carried.get(to)?.has(f.key)));
 	});
 	await deps.store.deleteMany(NS.facts, done.map((f) => f.key));
@@ -86,8 +103,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
  * Facts an earlier version filed per recipient (`mail:inbox:<recipient>`) and no digest took yet:
  * filed once in the shared facts, routed by today's truth like any other.
  */
-async function adoptEarlierInboxes(deps: Pick<DigestDeps, 'store' | 'settings' | 'now'>): Promise<void> {
-	for (const recipient of allRecipients(deps.settings.recipients)) {
+async function adoptEarlierInboxes(deps: Pick<DigestDeps, 'store' | 'settings' | 'accounts' | 'now'>): Promise<void> {
+	for (const recipient of everyRecipient(deps.settings, deps.accounts)) {
 		const ns = `mail:inbox:${recipient}`;
 		const earlier: Fact[] = [];
 		for await (const { value } of deps.store.list<Fact>(ns)) earlier.push(value);
@@ -228,7 +245,7 @@ export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<Coll
 	let sentNow = 0;
 	const result = await collectEvent(event, {
 		store: deps.store,
-		recipients: deps.settings.recipients,
+		recipients: recipientsOf(deps.settings, deps.accounts, event.detail.metadata.account),
 		immediateFailedTests: deps.settings.immediateFailedTests,
 		now: deps.now(),
 		send: async (recipient, fact) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
-import { parseEmailSettings, type EmailSettings } from './settings';
+import type { AccountRouting } from './accounts';
+import { parseEmailSettings, RecipientsSchema, type EmailSettings } from './settings';
 
 /** What the e-mail functions read from their environment, once per cold start. */
 const EnvSchema = z.object({
@@ -8,6 +9,8 @@ const EnvSchema = z.object({
 	TIME_ZONE: z.string().default('UTC'),
 	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
 	SES_CONFIGURATION_SET: z.string().optional(),
+	/** Several accounts: [{"account", "recipients"?}] (lambdas/email/accounts.ts), set by the CDK app. */
+	ACCOUNTS_ROUTING: z.string().optional(),
 });
 
 export interface EmailEnv {
@@ -16,7 +19,10 @@ export interface EmailEnv {
 	timeZone: string;
 	environment: 'sandbox' | 'production';
 	configurationSet?: string;
+	accounts?: AccountRouting[];
 }
+
+const Routing = z.array(z.object({ account: z.string().min(1), recipients: RecipientsSchema.optional() }));
 
 export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv {
 	const parsed = EnvSchema.safeParse(env);
@@ -33,5 +39,18 @@ export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv 
 		timeZone: parsed.data.TIME_ZONE,
 		environment: parsed.data.TEC_ENVIRONMENT,
 		configurationSet: parsed.data.SES_CONFIGURATION_SET || undefined,
+		accounts: parsed.data.ACCOUNTS_ROUTING ? readRouting(parsed.data.ACCOUNTS_ROUTING) : undefined,
 	};
+}
+
+function readRouting(text: string): AccountRouting[] {
+	let json: unknown;
+	try {
+		json = JSON.parse(text);
+	} catch (error) {
+		throw new Error(`Invalid configuration: ACCOUNTS_ROUTING is not JSON (${(error as Error).message})`);
+	}
+	const parsed = Routing.safeParse(json);
+	if (!parsed.success) throw new Error(`Invalid configuration: ACCOUNTS_ROUTING: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+	return parsed.data;
 }

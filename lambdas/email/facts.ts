@@ -8,10 +8,14 @@ import { route, type Recipients } from './settings';
  * readers of the service). A fact is filed once, whoever it concerns; the digest routes it by
  * today's truth (lambdas/email/view.ts) and records, per recipient, that an e-mail carried it.
  */
-export type Fact =
+export type Fact = (
 	| { kind: 'overdue'; key: string; at: string; device: OverdueDevice; episode: number }
 	| { kind: 'dueSoon'; key: string; at: string; device: DueDevice; stage: number }
-	| { kind: 'failed'; key: string; at: string; device: FailedDevice; testResult: FailedTest; failedSteps: FailedStep[]; failedStepCount: number; truncatedSteps: number };
+	| { kind: 'failed'; key: string; at: string; device: FailedDevice; testResult: FailedTest; failedSteps: FailedStep[]; failedStepCount: number; truncatedSteps: number }
+) & {
+	/** The account the fact is about, when the deployment watches several (its event's `metadata.account`). */
+	account?: string;
+};
 
 export type FailedTest = TestResultFailedData['testResult'];
 export type FailedDevice = TestResultFailedData['device'];
@@ -69,7 +73,8 @@ export async function collectEvent(
 }
 
 function factOf(event: EmailEvent): Fact | undefined {
-	const base = { key: event.detail.metadata.dedupeKey, at: event.detail.metadata.occurredAt };
+	const { dedupeKey, occurredAt, account } = event.detail.metadata;
+	const base = { key: dedupeKey, at: occurredAt, ...(account === undefined ? {} : { account }) };
 	switch (event['detail-type']) {
 		case DETAIL_TYPES.deviceOverdue: {
 			const d = event.detail.data;

@@ -7,7 +7,8 @@ import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
-import { parseEmailSettings } from './settings';
+import type { AccountRouting } from './accounts';
+import { parseEmailSettings, type EmailSettings } from './settings';
 import type { PollerView } from './view';
 
 /**
@@ -29,6 +30,8 @@ export interface LocalMailOptions {
 	now?: () => number;
 	/** The outbox writer (default: one on outboxDir). */
 	mailer?: OutboxMailer;
+	/** Several accounts: each routes by its own recipients, one digest per recipient with a section per account. */
+	accounts?: AccountRouting[];
 }
 
 export interface LocalMail {
@@ -43,8 +46,9 @@ export interface LocalMail {
 	afterCycle(digestNow?: boolean, reportNow?: boolean): Promise<string[]>;
 }
 
-export function createLocalMail(options: LocalMailOptions): LocalMail {
-	const path = resolve(options.configPath ?? 'cdk.json');
+/** The e-mail settings of `npm start`: a JSON file of the CDK context keys, by default cdk.json's "context". */
+export function readLocalEmailSettings(configPath: string | undefined): { settings: EmailSettings; timeZone: string } {
+	const path = resolve(configPath ?? 'cdk.json');
 	if (!existsSync(path)) throw new Error(`The e-mail settings file ${path} does not exist (--email-config FILE: JSON with mailFrom, recipients, digestHour, timeZone)`);
 	let json: Record<string, unknown>;
 	try {
@@ -56,10 +60,15 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const alertEmails = typeof input.alertEmails === 'string' ? input.alertEmails.split(/[,;\s]+/).filter(Boolean) : input.alertEmails;
 	const settings = parseEmailSettings({ ...input, recipients: input.recipients ?? (alertEmails ? { default: alertEmails } : undefined) }, path);
 	const timeZone = typeof input.timeZone === 'string' && input.timeZone !== '' ? input.timeZone : 'UTC';
+	return { settings, timeZone };
+}
+
+export function createLocalMail(options: LocalMailOptions): LocalMail {
+	const { settings, timeZone } = readLocalEmailSettings(options.configPath);
 	const now = options.now ?? Date.now;
 	const mailer = options.mailer ?? new OutboxMailer(resolve(options.outboxDir));
 	const store = new FileMailStore(options.statePath, now);
-	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now };
+	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
 	let reported = 0;
 
 	/** The compliance report: at the digest hour of a month's first day, once; or now, when asked. */

@@ -20,12 +20,13 @@ export interface TodaysTruth {
 	dueSoon: Map<number, { due: string; dropped: boolean; device?: Omit<DueDevice, 'daysLeft'> }>;
 }
 
-export async function readTruth(view: PollerView, environment: 'sandbox' | 'production'): Promise<TodaysTruth> {
+/** `scope`: the environment, or `environment:account` for an account of several (truthScope in accounts.ts). */
+export async function readTruth(view: PollerView, scope: string): Promise<TodaysTruth> {
 	const truth: TodaysTruth = { overdue: new Map(), ended: new Map(), dueSoon: new Map() };
-	for await (const { key, value } of view.list<DeviceState>(POLLER_NS.overdue(environment))) {
+	for await (const { key, value } of view.list<DeviceState>(POLLER_NS.overdue(scope))) {
 		if (value.overdue) truth.overdue.set(Number(key), { episode: value.episode, device: value.device });
 		else truth.ended.set(Number(key), value.episode);
 	}
-	for await (const { key, value } of view.list<DueSoonState>(POLLER_NS.dueSoon(environment))) truth.dueSoon.set(Number(key), { due: value.due, dropped: value.dropped === true, device: value.device });
+	for await (const { key, value } of view.list<DueSoonState>(POLLER_NS.dueSoon(scope))) truth.dueSoon.set(Number(key), { due: value.due, dropped: value.dropped === true, device: value.device });
 	return truth;
 }

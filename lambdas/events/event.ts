@@ -6,17 +6,24 @@ export interface TecEvent {
 	source: typeof EVENT_SOURCE;
 	'detail-type': DetailType;
 	time: string;
-	detail: { metadata: { id: string; version: string; occurredAt: string; dedupeKey: string; environment: 'sandbox' | 'production' }; data: unknown };
+	detail: { metadata: { id: string; version: string; occurredAt: string; dedupeKey: string; environment: 'sandbox' | 'production'; account?: string }; data: unknown };
+}
+
+/** Whose fact an event states: the service environment, and the account when the deployment watches several. */
+export interface EventScope {
+	environment: 'sandbox' | 'production';
+	account?: string;
 }
 
 /** Builds an event and checks it against its schema: an event that breaks the contract never leaves. */
-export function makeEvent(type: DetailType, environment: 'sandbox' | 'production', dedupeKey: string, data: unknown, now: number): TecEvent {
+export function makeEvent(type: DetailType, scopeOrEnvironment: EventScope | EventScope['environment'], dedupeKey: string, data: unknown, now: number): TecEvent {
+	const scope = typeof scopeOrEnvironment === 'string' ? { environment: scopeOrEnvironment } : scopeOrEnvironment;
 	const occurredAt = new Date(now).toISOString();
 	const event: TecEvent = {
 		source: EVENT_SOURCE,
 		'detail-type': type,
 		time: occurredAt,
-		detail: { metadata: { id: randomUUID(), version: EVENT_VERSION, occurredAt, dedupeKey, environment }, data },
+		detail: { metadata: { id: randomUUID(), version: EVENT_VERSION, occurredAt, dedupeKey, environment: scope.environment, ...(scope.account === undefined ? {} : { account: scope.account }) }, data },
 	};
 	detailSchema(type).parse(event.detail);
 	return event;

@@ -16,6 +16,11 @@ const Metadata = z.object({
 	occurredAt: z.string().meta({ description: 'ISO 8601 time the poller observed the fact' }),
 	dedupeKey: z.string().meta({ description: 'Stable for the same business fact: deduplicate on it (delivery is at-least-once)' }),
 	environment: z.enum(['sandbox', 'production']),
+	account: z
+		.string()
+		.regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,30}[A-Za-z0-9])?$/)
+		.optional()
+		.meta({ description: 'The Test Equipment Cloud account (its id in the accounts list) when the deployment watches several; absent in a single-account deployment. Every dedupeKey of such an account carries it too.' }),
 });
 
 export const OverdueDevice = z.object({

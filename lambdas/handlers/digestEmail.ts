@@ -13,7 +13,8 @@ import { readEvent } from './readEvent';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
- * sent once per day however often this runs (Powertools Idempotency in the SES mailer).
+ * sent once per day however often this runs (Powertools Idempotency in the SES mailer); on the
+ * first of a month also the compliance report of the month before (lambdas/email/compliance.ts).
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`, read with Powertools Parser (a
  * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */

@@ -4,4 +4,4 @@ import { powertoolsHandler } from './powertools';
 import { runPoller } from './runtime';
 
 /** Scheduled: reads the devices coming due and emits Device Due Soon events. */
-export const handler = powertoolsHandler((_event: unknown, context: Context) => runPoller(pollDueSoon, context));
+export const handler = powertoolsHandler((event: unknown, context: Context) => runPoller(pollDueSoon, context, event));

@@ -4,4 +4,4 @@ import { powertoolsHandler } from './powertools';
 import { runPoller } from './runtime';
 
 /** Scheduled: polls the overdue devices list and emits Device Overdue / Resolved / Digest events. */
-export const handler = powertoolsHandler((_event: unknown, context: Context) => runPoller(pollOverdueDevices, context));
+export const handler = powertoolsHandler((event: unknown, context: Context) => runPoller(pollOverdueDevices, context, event));

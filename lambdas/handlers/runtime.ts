@@ -5,11 +5,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
-import { readConfig, settingsFrom, type Config } from '../config';
+import type { BaseUrl, ServiceProfile } from '../../client';
+import { scheduledAccount } from '../accounts';
+import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
 import { DynamoStateStore } from '../adapters/dynamoStateStore';
 import { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
-import type { PollerContext, RunReport } from '../pollers/context';
+import type { PollerContext, PollerSettings, RunReport } from '../pollers/context';
 import { RUN_COMPLETED_METRIC } from './metricNames';
 import { logger, metrics, tracer } from './powertools';
 
@@ -41,19 +43,44 @@ async function readToken(secrets: SecretsProvider, arn: string): Promise<string>
 	throw new Error('The access token secret is empty: put the token in it (see README, "Deploy on AWS")');
 }
 
+interface AccountToRead {
+	baseUrl: string | BaseUrl;
+	environment: 'sandbox' | 'production';
+	tokenSecretArn: string;
+	account?: string;
+	partition?: string;
+	settings: Partial<PollerSettings>;
+	profile?: ServiceProfile;
+}
+
+/** The account the schedule's input names (several accounts), else the one of the environment. */
+function accountToRead(config: Config, input: unknown): AccountToRead {
+	const scheduled = scheduledAccount(input);
+	if (scheduled) {
+		const settings: Partial<PollerSettings> = {};
+		if (scheduled.dueSoonStages) settings.dueSoonStages = scheduled.dueSoonStages;
+		if (scheduled.reminderDays !== undefined) settings.reminderDays = scheduled.reminderDays;
+		return { ...scheduled, settings };
+	}
+	if (!config.TEC_BASE_URL || !config.TEC_TOKEN_SECRET_ARN) throw invalidConfiguration([{ message: 'TEC_ACCOUNTS=schedule: the schedule\'s input must name the account ({"account": {…}}); this invocation had none' }]);
+	return { baseUrl: config.TEC_BASE_URL, environment: config.TEC_ENVIRONMENT, tokenSecretArn: config.TEC_TOKEN_SECRET_ARN, profile: config.TEC_SERVICE_PROFILE, settings: {} };
+}
+
 /**
  * Runs one poller inside a Lambda invocation (wrapped by powertoolsHandler, which adds the request
  * context to the logs and flushes the metrics): wiring, a report as the result.
  */
-export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>, context: Context): Promise<RunReport> {
+export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>, context: Context, input?: unknown): Promise<RunReport> {
 	config ??= readConfig(process.env);
+	const target = accountToRead(config, input);
+	if (target.account) logger.appendKeys({ account: target.account });
 	const clients = awsClients();
-	const token = await readToken(clients.secrets, config.TEC_TOKEN_SECRET_ARN);
+	const token = await readToken(clients.secrets, target.tokenSecretArn);
 	const client = connectService({
-		baseUrl: config.TEC_BASE_URL,
+		baseUrl: target.baseUrl,
 		token,
-		environment: config.TEC_ENVIRONMENT,
-		profile: config.TEC_SERVICE_PROFILE,
+		environment: target.environment,
+		profile: target.profile,
 		onEvent: (e) => {
 			if (e.type === 'retry' && e.kind === 'rateLimit') metrics.addMetric('RateLimited', MetricUnit.Count, 1);
 			if (e.type === 'retry') logger.warn('Retrying a request', { path: e.path, status: e.status, kind: e.kind, waitMs: e.waitMs });
@@ -72,19 +99,27 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		client,
 		store: new DynamoStateStore(config.STATE_TABLE, clients.dynamo),
 		publisher: new EventBridgePublisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters, client: clients.events }),
-		environment: config.TEC_ENVIRONMENT,
+		environment: target.environment,
+		account: target.account,
+		partition: target.partition,
 		now: Date.now,
 		remainingMs: () => context.getRemainingTimeInMillis(),
 		log,
 		metrics: counters,
 		// The invocation cannot outlive its timeout, so neither needs the lease.
-		settings: settingsFrom(config, context.getRemainingTimeInMillis() + 30_000),
+		settings: { ...settingsFrom(config, context.getRemainingTimeInMillis() + 30_000), ...target.settings },
 		runId: `${context.awsRequestId ?? randomUUID()}`,
 	});
 	// This invocation's metrics carry the poller as a dimension (cleared when they are flushed).
 	metrics.addDimension('poller', report.poller);
 	metrics.addMetric('RunDuration', MetricUnit.Milliseconds, report.durationMs);
 	if (report.complete) metrics.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
+	if (report.complete && target.account) {
+		// The account's heartbeat: the only metric with an Account dimension (docs/architecture.md, "Many accounts").
+		const beat = metrics.singleMetric();
+		beat.addDimensions({ poller: report.poller, account: target.account });
+		beat.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
+	}
 	logger.info('Poll run finished', { ...report });
 	return report;
 }

@@ -45,6 +45,19 @@ export interface PollerContext {
 	settings: PollerSettings;
 	/** Identifies this run (lease owner). */
 	runId: string;
+	/** The account read, when the deployment watches several: in every event's `detail.metadata.account`. */
+	account?: string;
+	/** Set for an account of several (lambdas/accounts.ts): in its dedupe keys, state namespaces and lease. */
+	partition?: string;
+}
+
+/**
+ * What the account's dedupe keys, state namespaces and lease are scoped by: the environment, and
+ * the account's partition when it has one (so two accounts never share a key, an item or a lease;
+ * a single-account setup keeps the keys it always had).
+ */
+export function keyScope(ctx: Pick<PollerContext, 'environment' | 'partition'>): string {
+	return ctx.partition === undefined ? ctx.environment : `${ctx.environment}:${ctx.partition}`;
 }
 
 export interface RunReport {
@@ -86,7 +99,7 @@ export function countEmitted(report: RunReport, events: TecEvent[], metrics: Met
 /** Runs `work` holding the poller's lease; a run that finds it held does nothing. */
 export async function withLease(ctx: PollerContext, report: RunReport, work: () => Promise<void>): Promise<RunReport> {
 	const started = ctx.now();
-	const lease = `${report.poller}:${ctx.environment}`;
+	const lease = `${report.poller}:${keyScope(ctx)}`;
 	if (!(await ctx.store.acquireLease(lease, ctx.runId, started, ctx.settings.leaseMs))) {
 		ctx.log.warn('Another run holds the lease; skipping this run', { poller: report.poller });
 		report.skipped = 'leaseHeld';

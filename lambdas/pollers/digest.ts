@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { MAX_ENTRY_BYTES, entrySize, makeEvent, type TecEvent } from '../events/event';
+import { MAX_ENTRY_BYTES, entrySize, makeEvent, type EventScope, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
+import { keyScope } from './context';
 
 /**
  * The `Overdue Devices Digest`: newly overdue devices grouped by customer and department, for
@@ -8,7 +9,7 @@ import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
  * limit is cut further, and `truncated` says how many were left out: nothing is dropped silently.
  */
 export function buildDigest(
-	environment: 'sandbox' | 'production',
+	scope: EventScope & { partition?: string },
 	entries: Array<{ device: OverdueDevice; episode: number }>,
 	maxDevices: number,
 	now: number,
@@ -21,10 +22,10 @@ export function buildDigest(
 			a.device.id - b.device.id,
 	);
 	// The same set of announcements gives the same key, so a re-sent digest is recognisable.
-	const dedupeKey = `overdue-digest:${environment}:${fingerprint(entries.map((e) => `${e.device.id}.${e.episode}`).sort().join(','))}`;
+	const dedupeKey = `overdue-digest:${keyScope(scope)}:${fingerprint(entries.map((e) => `${e.device.id}.${e.episode}`).sort().join(','))}`;
 	let listed = Math.min(maxDevices, sorted.length);
 	for (;;) {
-		const event = makeEvent(DETAIL_TYPES.overdueDevicesDigest, environment, dedupeKey, digestData(sorted, listed), now);
+		const event = makeEvent(DETAIL_TYPES.overdueDevicesDigest, scope, dedupeKey, digestData(sorted, listed), now);
 		if (entrySize(event) <= MAX_ENTRY_BYTES || listed === 0) return event;
 		listed = Math.floor(listed / 2);
 	}

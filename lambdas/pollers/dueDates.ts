@@ -1,6 +1,6 @@
 import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
 import type { OverdueDevice } from '../events/schemas';
-import { budgetedPages, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfOverdueDevice } from './records';
 import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
@@ -107,10 +107,9 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('dueDates');
-	const ns = NS.dueDates(ctx.environment);
+	const ns = NS.dueDates(keyScope(ctx));
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
-		const today = dayString(now);
 		const pageSize = pageSizeOf(ctx);
 		const options = { pageSize, overlap: ctx.settings.overlap ?? boundaryOverlap(pageSize) };
 		const names = await customerNames(ctx);
@@ -129,9 +128,17 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		if (!complete) return;
 
 		const histories = new Map<number, DueHistory>();
-		for await (const item of ctx.store.list<DueHistory>(ns)) histories.set(Number(item.key), item.value);
+		let latestSeen = '';
+		for await (const item of ctx.store.list<DueHistory>(ns)) {
+			histories.set(Number(item.key), item.value);
+			if (item.value.device.seenOn > latestSeen) latestSeen = item.value.device.seenOn;
+		}
+		// Clock sanity: a clock behind the latest day a run has seen does not date anything earlier.
+		const clockDay = dayString(now);
+		const today = latestSeen > clockDay ? latestSeen : clockDay;
+		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latestSeen });
 		const latest = new Map<number, string>();
-		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(ctx.environment))) latest.set(Number(item.key), item.value.testDate);
+		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(keyScope(ctx)))) latest.set(Number(item.key), item.value.testDate);
 
 		const writes: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
 		for (const id of new Set([...histories.keys(), ...seen.keys()])) {
@@ -169,7 +176,7 @@ function publishFigures(ctx: PollerContext, devices: SeenDevice[], histories: Ar
 export async function recordLatestResults(ctx: Pick<PollerContext, 'store' | 'environment'>, results: ReadonlyArray<{ deviceId: number; testDate: string }>): Promise<void> {
 	const newest = new Map<number, string>();
 	for (const r of results) if (later(r.testDate, newest.get(r.deviceId))) newest.set(r.deviceId, r.testDate);
-	const ns = NS.latestResult(ctx.environment);
+	const ns = NS.latestResult(keyScope(ctx));
 	const writes: Array<{ key: string; value: LatestResult }> = [];
 	for (const [id, testDate] of newest) {
 		const stored = await ctx.store.get<LatestResult>(ns, String(id));

@@ -1,7 +1,7 @@
 import { STOPPED_READING, addDays, boundaryOverlap, dayMs, daysBetween, isCalendarDate, propertyKeyOf, type ListQuery, type PageOptions } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type DueDevice } from '../events/schemas';
-import { DAY_MS, countEmitted, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type DueSoonClock, type DueSoonState } from './state';
@@ -69,9 +69,9 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 		report.complete = true;
 		return report;
 	}
-	const ns = NS.dueSoon(ctx.environment);
-	const clockNs = NS.dueSoonClock(ctx.environment);
-	const dedupe = (id: number, due: string, stage: number) => `device-due-soon:${ctx.environment}:${id}:${due}:${stage}`;
+	const ns = NS.dueSoon(keyScope(ctx));
+	const clockNs = NS.dueSoonClock(keyScope(ctx));
+	const dedupe = (id: number, due: string, stage: number) => `device-due-soon:${keyScope(ctx)}:${id}:${due}:${stage}`;
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
 		// Clock sanity: a clock behind the latest day a run has seen does not move time back (that
@@ -154,7 +154,7 @@ export async function pollDueSoon(ctx: PollerContext): Promise<RunReport> {
 				const writes: Array<{ key: string; value: DueSoonState; expiresAt: number }> = [];
 				for (const { device, stage } of found) {
 					const { daysLeft: _left, ...record } = named(device);
-					events.push(makeEvent(DETAIL_TYPES.deviceDueSoon, ctx.environment, dedupe(device.id, device.nextTestDate, stage), { device: named(device), stage }, now));
+					events.push(makeEvent(DETAIL_TYPES.deviceDueSoon, ctx, dedupe(device.id, device.nextTestDate, stage), { device: named(device), stage }, now));
 					writes.push({ key: String(device.id), value: { due: device.nextTestDate, stage, device: record }, expiresAt: dayMs(device.nextTestDate) + RETENTION_AFTER_DUE_MS });
 				}
 				for (const { device, state } of refresh.splice(0)) {

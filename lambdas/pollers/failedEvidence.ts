@@ -1,7 +1,7 @@
 import { ServiceError, failedStepsOf, testedDeviceOf, type FailedTestStep } from '../../client';
 import { MAX_ENTRY_BYTES, entrySize, makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultFailedData, type TestResultRecordedData } from '../events/schemas';
-import { DAY_MS, countEmitted, type PollerContext, type RunReport } from './context';
+import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type PendingEvidence } from './state';
@@ -35,7 +35,7 @@ export function buildFailedEvent(
 ): TecEvent {
 	const steps: FailedTestStep[] = detail === undefined ? [] : failedStepsOf(detail);
 	const device = { ...recorded.device, ...(detail === undefined ? { designation: null, idBarcode: null } : testedDeviceOf(detail)), ...owner };
-	const key = `test-result-failed:${ctx.environment}:${recorded.testResult.id}`;
+	const key = `test-result-failed:${keyScope(ctx)}:${recorded.testResult.id}`;
 	const data = (kept: FailedTestStep[]): TestResultFailedData => ({
 		testResult: recorded.testResult,
 		device,
@@ -43,7 +43,7 @@ export function buildFailedEvent(
 		failedStepCount: steps.length,
 		truncatedSteps: steps.length - kept.length,
 	});
-	const empty = entrySize(makeEvent(DETAIL_TYPES.testResultFailed, ctx.environment, key, data([]), now));
+	const empty = entrySize(makeEvent(DETAIL_TYPES.testResultFailed, ctx, key, data([]), now));
 	let room = MAX_ENTRY_BYTES - SIZE_MARGIN - empty;
 	const kept: FailedTestStep[] = [];
 	for (const step of steps) {
@@ -52,7 +52,7 @@ export function buildFailedEvent(
 		kept.push(step);
 		room -= size;
 	}
-	return makeEvent(DETAIL_TYPES.testResultFailed, ctx.environment, key, data(kept), now);
+	return makeEvent(DETAIL_TYPES.testResultFailed, ctx, key, data(kept), now);
 }
 
 /** What a failed test routes by. */
@@ -75,7 +75,7 @@ export class FailedEvidence {
 		private readonly ctx: PollerContext,
 		private readonly report: RunReport,
 	) {
-		this.ns = NS.failedEvidence(ctx.environment);
+		this.ns = NS.failedEvidence(keyScope(ctx));
 	}
 
 	/** The detailed result (undefined once it is gone) and its device's owner; undefined when either could not be read now (retried later). */

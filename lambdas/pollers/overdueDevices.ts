@@ -2,7 +2,7 @@ import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, service
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, newReport, pageSizeOf, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
 import { NS, type ClockMark, type DeviceState } from './state';
 
@@ -42,9 +42,9 @@ export function isMassExit(candidates: number, tracked: number): boolean {
  */
 export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('overdueDevices');
-	const ns = NS.overdue(ctx.environment);
-	const clockNs = NS.overdueClock(ctx.environment);
-	const key = (id: number) => `device-overdue:${ctx.environment}:${id}`;
+	const ns = NS.overdue(keyScope(ctx));
+	const clockNs = NS.overdueClock(keyScope(ctx));
+	const key = (id: number) => `device-overdue:${keyScope(ctx)}:${id}`;
 	return withLease(ctx, report, async () => {
 		const states = await loadStates(ctx, ns);
 		const seen = new Set<number>();
@@ -95,7 +95,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		// a crashed run left behind).
 		const pending = devicesWhere(states, (_, s) => s.overdue && s.digestPending);
 		if (pending.length > 0) {
-			const digest = buildDigest(ctx.environment, pending.map(([, s]) => ({ device: s.device, episode: s.episode })), ctx.settings.digestMaxDevices, now);
+			const digest = buildDigest(ctx, pending.map(([, s]) => ({ device: s.device, episode: s.episode })), ctx.settings.digestMaxDevices, now);
 			await ctx.publisher.publish([digest]);
 			countEmitted(report, [digest], ctx.metrics);
 			await ctx.store.putMany(ns, pending.map(([id, s]) => ({ key: String(id), value: { ...s, digestPending: false } })));
@@ -130,13 +130,13 @@ function pageChanges(
 		const state = states.get(device.id);
 		if (!state || !state.overdue) {
 			const episode = (state?.episode ?? 0) + 1;
-			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
+			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
 			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
 		} else {
 			// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
 			const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
 			if (due > state.reminders) {
-				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx.environment, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
+				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
 				writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
 			} else if (recordChanged(state.device, device)) {
 				// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
@@ -214,7 +214,7 @@ async function resolveLeft(
 		const events = chunk.map(([id, s]) =>
 			makeEvent(
 				DETAIL_TYPES.deviceOverdueResolved,
-				ctx.environment,
+				ctx,
 				`${key(id)}:${s.episode}:resolved`,
 				{ device: { id, designation: s.device.designation, idBarcode: s.device.idBarcode }, episode: s.episode, overdueSince: new Date(s.since).toISOString() },
 				now,

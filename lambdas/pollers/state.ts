@@ -151,19 +151,20 @@ function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
 
 // ---- the namespaces ------------------------------------------------------------------------------------
 
-type Environment = 'sandbox' | 'production';
+/** The environment, or `environment:account` for an account of several (keyScope in context.ts). */
+type Scope = string;
 
-/** The namespace of each thing, per service environment. */
+/** The namespace of each thing, per service environment and account. */
 export const NS = {
-	overdue: (env: Environment) => `overdue:${env}`,
-	overdueClock: (env: Environment) => `clock:${env}`,
-	dueSoon: (env: Environment) => `dueSoon:${env}`,
-	dueSoonClock: (env: Environment) => `dueSoonClock:${env}`,
-	seenResults: (env: Environment) => `results:${env}`,
-	resultsCursor: (env: Environment) => `cursor:${env}`,
-	failedEvidence: (env: Environment) => `failedEvidence:${env}`,
-	dueDates: (env: Environment) => `dueDates:${env}`,
-	latestResult: (env: Environment) => `latestResult:${env}`,
+	overdue: (env: Scope) => `overdue:${env}`,
+	overdueClock: (env: Scope) => `clock:${env}`,
+	dueSoon: (env: Scope) => `dueSoon:${env}`,
+	dueSoonClock: (env: Scope) => `dueSoonClock:${env}`,
+	seenResults: (env: Scope) => `results:${env}`,
+	resultsCursor: (env: Scope) => `cursor:${env}`,
+	failedEvidence: (env: Scope) => `failedEvidence:${env}`,
+	dueDates: (env: Scope) => `dueDates:${env}`,
+	latestResult: (env: Scope) => `latestResult:${env}`,
 } as const;
 
 export interface StoredShape {

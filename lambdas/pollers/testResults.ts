@@ -2,7 +2,7 @@ import { dayMs, dayString } from '../../client/dates';
 import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
-import { DAY_MS, budgetedPages, countEmitted, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
@@ -44,8 +44,8 @@ function syncedMs(text: string | null): number | undefined {
  */
 export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 	const report = newReport('testResults');
-	const seenNs = NS.seenResults(ctx.environment);
-	const cursorNs = NS.resultsCursor(ctx.environment);
+	const seenNs = NS.seenResults(keyScope(ctx));
+	const cursorNs = NS.resultsCursor(keyScope(ctx));
 	return withLease(ctx, report, async () => {
 		const now = ctx.now();
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
@@ -94,8 +94,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				announced.push(r);
 				const recorded = makeEvent(
 					DETAIL_TYPES.testResultRecorded,
-					ctx.environment,
-					`test-result-recorded:${ctx.environment}:${r.id}`,
+					ctx,
+					`test-result-recorded:${keyScope(ctx)}:${r.id}`,
 					{
 						testResult: {
 							id: r.id,

@@ -35,6 +35,15 @@ describe('npm run bench, quick mode', () => {
 			expect.stringMatching(/peak RSS/),
 		]);
 
+		expect(of('overdue poller, service profile').map((r) => r.measure)).toEqual([expect.stringMatching(/CPU per item with a service profile loaded/)]);
+
+		expect(of('many accounts').map((r) => r.measure)).toEqual([
+			expect.stringMatching(/wall time ÷ the slowest account's ideal/),
+			expect.stringMatching(/first cycle/),
+			expect.stringMatching(/CPU per account/),
+			expect.stringMatching(/memory per account/),
+		]);
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

@@ -167,7 +167,7 @@ describe('monthFigures', () => {
 		expect(monthBefore('2025-12', -1)).toBe('2026-01');
 		expect(monthDays('2024-02')).toEqual({ first: '2024-02-01', last: '2024-02-29' });
 		fc.assert(
-			fc.property(fc.integer({ min: 1, max: 9998 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: -30, max: 30 }), (y, m, k) => {
+			fc.property(fc.integer({ min: 3, max: 9996 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: -30, max: 30 }), (y, m, k) => {
 				const month = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`;
 				expect(monthBefore(monthBefore(month, k), -k)).toBe(month);
 				expect(addDays(monthDays(month).last, 1)).toBe(`${monthBefore(month, -1)}-01`);

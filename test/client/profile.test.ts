@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, ProfileError, profileDifferences, resolveProfile, testDetail, toCanonical, toWire, type ServiceProfile } from '../../client';
-import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/profileSchema';
+import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/node/profileSchema';
 import { profileArbitrary } from '../support/profiles';
 
 function refusal(input: unknown): ProfileError {
@@ -103,6 +103,18 @@ describe('service profile', () => {
 	it('docs/service-profile.schema.json is the one npm run contract writes', () => {
 		const committed = JSON.parse(readFileSync(join(__dirname, '../../docs/service-profile.schema.json'), 'utf8'));
 		expect(committed).toEqual(JSON.parse(JSON.stringify(serviceProfileJsonSchema())));
+	});
+
+	it("docs/service-profile.md's table is the default profile's", () => {
+		const doc = readFileSync(join(__dirname, '../../docs/service-profile.md'), 'utf8');
+		for (const [op, o] of Object.entries(DEFAULT_PROFILE.operations)) expect(doc).toContain(`| \`operations.${op}\` | \`${o.method} ${o.path}\``);
+		for (const [resource, fields] of Object.entries(DEFAULT_PROFILE.fields)) {
+			expect(doc).toContain(`| \`fields.${resource}\` | ${Object.values(fields).map((f) => `\`${f.name}\` (${f.dataType})`).join(', ')} |`);
+		}
+		for (const [role, r] of Object.entries(DEFAULT_PROFILE.properties)) expect(doc).toMatch(new RegExp(`\\| \`properties\\.${role}\` \\| ${r.names.map((n) => `"${n}"`).join(', ')}[ |(]`));
+		const p = DEFAULT_PROFILE.paging;
+		for (const v of [p.limitParam, p.offsetParam, p.pageParam, p.pageSizeParam, String(p.defaultPageSize), String(p.maxPageSize), p.itemsKey, p.countKey, p.nextKey]) expect(doc).toContain(`\`${v}\``);
+		for (const v of Object.values(DEFAULT_PROFILE.overdue)) expect(doc).toContain(`\`${v}\``);
 	});
 
 	it('property: records and detailed results translate to the wire and back unchanged', () => {

@@ -30,6 +30,8 @@ describe('stack settings (context or props)', () => {
 			reminderDays: 7,
 			lookbackDays: 7,
 			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
+			// The single account as a list of one (lambdas/accounts.ts).
+			accounts: [{ id: 'default', environment: 'sandbox', baseUrl: 'https://tec.example.com' }],
 		});
 	});
 

@@ -33,12 +33,13 @@ describe('serviceProfile (CDK context)', () => {
 		expect(refusal(join(dir, 'missing.json'))).toContain('service profile: cannot read the file');
 	});
 
-	it('the pollers get the keys that differ from the defaults, and read back the same profile', () => {
+	it('every poller gets the keys that differ from the defaults, and reads back the same profile', () => {
 		const { json } = synth({ ...BASE_CONFIG, serviceProfile: variantFile('page-numbers') });
 		const envs = Object.values(json.Resources as Record<string, { Type: string; Properties: { Environment?: { Variables: Record<string, string> } } }>)
 			.filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables.TEC_BASE_URL !== undefined)
 			.map((r) => r.Properties.Environment!.Variables);
-		expect(envs.length).toBe(3);
+		// The four pollers: overdue devices, due soon, test results, due dates.
+		expect(envs.length).toBe(4);
 		for (const env of envs) {
 			expect(JSON.parse(env.TEC_SERVICE_PROFILE)).toMatchObject({ paging: { style: 'pageNumber', maxPageSize: 200 }, properties: { nextTestDate: { names: ['Calibration due'] } } });
 			const config = readConfig({ ...env, TEC_TOKEN_SECRET_ARN: 'arn:x', STATE_TABLE: 't', EVENT_BUS_NAME: 'b' });

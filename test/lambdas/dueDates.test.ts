@@ -65,6 +65,30 @@ describe('advanceHistory', () => {
 	});
 });
 
+describe('advanceHistory: edges', () => {
+	const seen = (due: string | null, lastTestedDate: string | null = null): SeenDevice => ({ id: 9, customerId: null, customerName: null, department: null, designation: 'Kettle', nextTestDate: due, lastTestedDate });
+
+	it('a due date in the far past opens first seen overdue and stays open however old; closed entries go after 27 months', () => {
+		let h = advanceHistory(undefined, seen('2019-03-01'), '2026-11-25')!;
+		expect(h.entries).toEqual([expect.objectContaining({ due: '2019-03-01', openedOn: '2026-11-25', firstSeenOverdue: true, outcome: 'open' })]);
+		h = advanceHistory(h, seen('2027-11-25', '2026-11-25'), '2026-11-25')!;
+		expect(h.entries.map((e) => [e.due, e.outcome, e.testedOn])).toEqual([
+			['2019-03-01', 'tested', '2026-11-25'],
+			['2027-11-25', 'open', undefined],
+		]);
+		// 27 months after it ended, the tested entry is dropped; the open one stays.
+		expect(advanceHistory(h, seen('2027-11-25', '2026-11-25'), '2029-02-01')!.entries.map((e) => e.due)).toEqual(['2019-03-01', '2027-11-25']);
+		expect(advanceHistory(h, seen('2027-11-25', '2026-11-25'), '2029-03-01')!.entries.map((e) => e.due)).toEqual(['2027-11-25']);
+	});
+
+	it('a device without a due date keeps no entry; given one later, it opens then', () => {
+		const h = advanceHistory(undefined, seen(null), '2026-11-25')!;
+		expect(h.entries).toEqual([]);
+		expect(h.device.nextTestDate).toBeNull();
+		expect(advanceHistory(h, seen('2027-01-10'), '2026-12-01')!.entries).toEqual([expect.objectContaining({ due: '2027-01-10', openedOn: '2026-12-01', firstSeenOverdue: false })]);
+	});
+});
+
 describe('the due-date history poller', () => {
 	const history = async (store: DynamoStateStore, id: number) => (await store.get<DueHistory>(NS.dueDates('sandbox'), String(id)))!;
 	const device = (id: number) => account().get('device', id);
@@ -154,5 +178,15 @@ describe('the due-date history poller', () => {
 		world.sandbox.faults.clear();
 		expect((await pollDueDates(ctx)).complete).toBe(true);
 		expect((await history(store, 8)).entries[0]).toMatchObject({ due: before.due, outcome: 'tested', testedOn: testDay });
+
+		// A clock set back dates nothing before the latest day a run has seen.
+		const latest = account().today();
+		account().clockOffsetMs -= 5 * 86_400_000;
+		account().edit('device', { id: 9, properties: { [DEVICE.testInterval]: device(9).values[DEVICE.testInterval] === 6 ? 12 : 6 } }, 't');
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 9)).entries.map((e) => [e.outcome, e.closedOn ?? e.openedOn])).toEqual([
+			['moved', latest],
+			['open', latest],
+		]);
 	});
 });

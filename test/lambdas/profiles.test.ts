@@ -32,18 +32,15 @@ async function runOnce(profile?: ServiceProfile) {
 	const lines: string[] = [];
 	const now = () => sandbox.account.now();
 	// The digest reads today's truth from the runner's state (as npm start wires it).
-	const pollers: { state?: ReturnType<typeof createRunner>['state'] } = {};
-	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => pollers.state!.list(ns) }, now });
+	const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'mail.json'), configPath: join(__dirname, '../../cdk.json'), log: silent, view: { list: (ns) => runner.state.list(ns) }, now });
 	const runner = createRunner({
-		client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }),
-		environment: 'sandbox',
+		accounts: [{ client: connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox', profile }), environment: 'sandbox' }],
 		statePath: join(dir, 'state.json'),
 		writeLine: (line) => lines.push(line),
 		log: silent,
 		publishers: [mail.publisher],
 		now,
 	});
-	pollers.state = runner.state;
 	try {
 		const reports = await runner.cycle();
 		// Results the test equipment uploads after the first run (which only notes the newest upload):

@@ -21,7 +21,7 @@ const device = (id: number, pad = 0): OverdueDevice => ({
 describe('the digest stays inside the PutEvents entry limit', () => {
 	it('a digest too large for one entry is cut, and says how many it left out', () => {
 		const entries = Array.from({ length: 3000 }, (_, i) => ({ device: device(i + 1, 200), episode: 1 }));
-		const digest = buildDigest('sandbox', entries, 5000, Date.now());
+		const digest = buildDigest({ environment: 'sandbox' }, entries, 5000, Date.now());
 		const data = digest.detail.data as { count: number; listed: number; truncated: number; groups: Array<{ count: number; devices: unknown[] }> };
 		expect(entrySize(digest)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
 		expect(data.count).toBe(3000);
@@ -34,8 +34,8 @@ describe('the digest stays inside the PutEvents entry limit', () => {
 
 	it('groups by customer, then department; the cap applies; the key is stable for the same set', () => {
 		const entries = Array.from({ length: 30 }, (_, i) => ({ device: device(i + 1), episode: 1 }));
-		const a = buildDigest('sandbox', entries, 10, 1);
-		const b = buildDigest('sandbox', [...entries].reverse(), 10, 2);
+		const a = buildDigest({ environment: 'sandbox' }, entries, 10, 1);
+		const b = buildDigest({ environment: 'sandbox' }, [...entries].reverse(), 10, 2);
 		const data = a.detail.data as { listed: number; truncated: number; groups: Array<{ customerName: string; department: string }> };
 		expect(data.listed).toBe(10);
 		expect(data.truncated).toBe(20);
@@ -43,7 +43,7 @@ describe('the digest stays inside the PutEvents entry limit', () => {
 		expect(order).toEqual([...order].sort());
 		expect(new Set(order).size).toBe(order.length);
 		expect(a.detail.metadata.dedupeKey).toBe(b.detail.metadata.dedupeKey);
-		expect(buildDigest('sandbox', entries.slice(1), 10, 1).detail.metadata.dedupeKey).not.toBe(a.detail.metadata.dedupeKey);
+		expect(buildDigest({ environment: 'sandbox' }, entries.slice(1), 10, 1).detail.metadata.dedupeKey).not.toBe(a.detail.metadata.dedupeKey);
 	});
 });
 

@@ -19,8 +19,7 @@ describe('runner time budget', () => {
 	it('a run whose pages come slowly stops for time, incomplete, and announces no Resolved', async () => {
 		const lines: string[] = [];
 		const runner = createRunner({
-			client: pollerClient(sandbox, sandbox.sandboxToken),
-			environment: 'sandbox',
+			accounts: [{ client: pollerClient(sandbox, sandbox.sandboxToken), environment: 'sandbox' }],
 			statePath: join(mkdtempSync(join(tmpdir(), 'tec-budget-')), 'state.json'),
 			writeLine: (line) => lines.push(line),
 			log: { info: () => undefined, warn: () => undefined, error: () => undefined },

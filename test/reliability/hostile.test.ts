@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError, ValidationError, parseBaseUrl, type ListQuery, type ServiceClient } from '../../client';
+import { DEFAULT_PROFILE, ServiceError, ValidationError, parseBaseUrl, type ListQuery, type ServiceClient } from '../../client';
+import { readProfileFile } from '../../client/node/profileSchema';
 import { undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
@@ -28,6 +29,7 @@ import { PublishError } from '../../lambdas/ports';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { LocalAws } from '../support/localAws';
+import { variantFile } from '../support/profiles';
 import { soaked } from '../support/soak';
 import { credentialsFor } from '../node/helpers';
 import { captureLogs, runNode, runPoll } from '../support/n8n';
@@ -353,7 +355,7 @@ export const CASES: Case[] = [
 				device: { id: i + 1, designation: `${'n'.repeat(190)}-${i}`, idBarcode: `B${i}`, department: `dept ${i % 7}`, customerId: i % 13, customerName: `customer ${i % 13}`, lastTestedDate: '2024-01-01', nextTestDate: '2025-01-01', daysOverdue: 100 },
 				episode: 1,
 			}));
-			const digest = buildDigest('sandbox', entries, 5000, Date.now());
+			const digest = buildDigest({ environment: 'sandbox' }, entries, 5000, Date.now());
 			return { size: entrySize(digest), data: digest.detail.data as { count: number; listed: number; truncated: number } };
 		},
 		expect: {
@@ -509,8 +511,6 @@ const ODD: Array<{ answer: OddAnswer; what: string; fault: Partial<FaultInput>; 
 	{ answer: 'wrongShape', what: 'records of the wrong shape (ids −3, 0, 2^53, "abc", 1.5; null, a string; bad dates)', fault: {} },
 	{ answer: 'deepRecord', what: 'a record nested 100,000 levels deep', fault: { count: 1 }, reason: /nested deeper than 100 levels/ },
 ];
-const OVERDUE_PATH = '/data/devices/overdue/';
-const RESULTS_PATH = '/tests_performed/all/';
 const MAX_PAGE = 50;
 /** A faulted run may need: adaptation + up to one page per 50 items + the bounds' margin. */
 const MAX_REQUESTS = 40;
@@ -526,239 +526,264 @@ const RUNNER_ROWS = soaked(
 	ODD,
 );
 
-// Every face at once, each on a sandbox of its own (the same data): the table takes as long as its slowest face.
-describe.concurrent('odd list answers on every face', () => {
-	const oddTable = new Map<string, string[]>();
-	const memory = () => {
-		const events: TecEvent[] = [];
-		return { events, publish: async (e: TecEvent[]) => void events.push(...e) };
+type Face = 'overdue poller' | 'test-results poller' | 'trigger poll' | 'node Return All' | 'npm start';
+
+/**
+ * The odd answers on the faces given, against a sandbox laid out as `profileFile` says (every face
+ * told the same profile): the same guarantees with page numbers and a largest page below 1000.
+ */
+function oddAnswers(layout: string, profileFile: string | undefined, faces: ReadonlySet<Face>): void {
+	const profile = profileFile === undefined ? undefined : readProfileFile(profileFile);
+	const { operations } = profile ?? DEFAULT_PROFILE;
+	const OVERDUE_PATH = operations['overdueDevice.list'].path;
+	const RESULTS_PATH = operations['testResult.list'].path;
+	const DEVICES_PATH = operations['device.list'].path;
+	/** The faces' credential (n8n) with the profile, when there is one. */
+	const withProfile: IDataObject = profile ? { serviceProfile: JSON.stringify(profile) } : {};
+	const faceIt = (face: Face, name: string, fn: () => Promise<void>, timeout?: number) => {
+		if (faces.has(face)) it(name, fn, timeout);
 	};
-	const bareOutcome = (r: { complete?: boolean; incomplete?: { reason: string } } | undefined, e: Error | undefined) =>
-		e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.incomplete?.reason ?? 'stopped'}`;
 
-	afterAll(() => {
-		const rows = [...oddTable.values()].flat();
-		console.info(`odd-answer table (observed):\n| odd answer | face | outcome | requests | announced |\n|---|---|---|---|---|\n${rows.join('\n')}`);
-	});
-
-	/**
-	 * A sandbox refusing pages above 50, with 130 devices overdue, for one face. It answers 50
-	 * requests per second per token and the pollers' clients pace to that: the table is about
-	 * paging, not pacing (the node and the runner pace themselves at the service's 5).
-	 */
-	async function withOdd(face: string, body: (w: ReturnType<typeof oddWorld>) => Promise<void>): Promise<void> {
-		const rows: string[] = [];
-		oddTable.set(face, rows);
-		const odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE, ratePerSecond: ODD_RATE });
-		try {
-			const used = new Set<number>();
-			const overdueCount = () => [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
-			while (overdueCount() < 130) makeOverdue(odd, used);
-			await body(oddWorld(odd, rows));
-		} finally {
-			await odd.stop();
-		}
-	}
-
-	function oddWorld(odd: Sandbox, rows: string[]) {
-		return {
-			odd,
-			/** Requests the odd sandbox answered, less its 429s: paging bounds count reads, not pacing on a busy machine. */
-			answered: () => odd.stats.requests - (odd.stats.byStatus['429'] ?? 0),
-			overdueReads: () => odd.stats.byPath[`/api/v1${OVERDUE_PATH}`] ?? 0,
-			row: (answer: string, face: string, outcome: string, requests: number, announced: string) =>
-				rows.push(`| ${answer} | ${face} | ${outcome.replace(/\n/g, ' ').replace(/\|/g, '/').slice(0, 150)} | ${requests} | ${announced} |`),
-			inject: (answer: OddAnswer, fault: Partial<FaultInput>, path: string) => odd.faults.add({ ...fault, kind: answer, path }),
-			pollerCtx: (store: FileStateStore, publisher: ReturnType<typeof memory>, counted: Record<string, number>, logs: string[]) => ({
-				client: pollerClient(odd, odd.sandboxToken, { retry: FAST_RETRY, ratePerSecond: ODD_RATE }),
-				store,
-				publisher,
-				environment: 'sandbox' as const,
-				now: () => odd.account.now(),
-				remainingMs: () => 600_000,
-				log: { info: () => undefined, warn: (m: string, x?: Record<string, unknown>) => void logs.push(`${m} ${JSON.stringify(x)}`), error: () => undefined },
-				metrics: { count: (name: string, value = 1) => void (counted[name] = (counted[name] ?? 0) + value) },
-				settings: { ...DEFAULT_SETTINGS, safetyMs: 0 },
-				runId: 'odd',
-			}),
+	// Every face at once, each on a sandbox of its own (the same data): the table takes as long as its slowest face.
+	describe.concurrent(`odd list answers on every face (${layout})`, () => {
+		const oddTable = new Map<string, string[]>();
+		const memory = () => {
+			const events: TecEvent[] = [];
+			return { events, publish: async (e: TecEvent[]) => void events.push(...e) };
 		};
-	}
+		const bareOutcome = (r: { complete?: boolean; incomplete?: { reason: string } } | undefined, e: Error | undefined) =>
+			e ? `error: ${e.message}` : r?.complete ? 'complete' : `incomplete: ${r?.incomplete?.reason ?? 'stopped'}`;
 
-	it('overdue poller: no false Resolved, no new episode, the run says why', () =>
-		withOdd('overdue poller', async ({ answered, inject, odd, pollerCtx, row }) => {
-			for (const o of ODD) {
-				const store = new FileStateStore(join(tmpdir(), `tec-odd-${process.pid}-${o.answer}.json`));
+		afterAll(() => {
+			const rows = [...oddTable.values()].flat();
+			console.info(`odd-answer table (observed, ${layout}):\n| odd answer | face | outcome | requests | announced |\n|---|---|---|---|---|\n${rows.join('\n')}`);
+		});
+
+		/**
+		 * A sandbox refusing pages above 50, with 130 devices overdue, for one face. It answers 50
+		 * requests per second per token and the pollers' clients pace to that: the table is about
+		 * paging, not pacing (the node and the runner pace themselves at the service's 5).
+		 */
+		async function withOdd(face: string, body: (w: ReturnType<typeof oddWorld>) => Promise<void>): Promise<void> {
+			const rows: string[] = [];
+			oddTable.set(face, rows);
+			const odd = await startSandbox({ port: 0, size: { devices: 300, customers: 8, testResults: 60 }, maxPageSize: MAX_PAGE, ratePerSecond: ODD_RATE, profile });
+			try {
+				const used = new Set<number>();
+				const overdueCount = () => [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
+				while (overdueCount() < 130) makeOverdue(odd, used);
+				await body(oddWorld(odd, rows));
+			} finally {
+				await odd.stop();
+			}
+		}
+
+		function oddWorld(odd: Sandbox, rows: string[]) {
+			return {
+				odd,
+				/** Requests the odd sandbox answered, less its 429s: paging bounds count reads, not pacing on a busy machine. */
+				answered: () => odd.stats.requests - (odd.stats.byStatus['429'] ?? 0),
+				overdueReads: () => odd.stats.byPath[`/api/v1${OVERDUE_PATH}`] ?? 0,
+				row: (answer: string, face: string, outcome: string, requests: number, announced: string) =>
+					rows.push(`| ${answer} | ${face} | ${outcome.replace(/\n/g, ' ').replace(/\|/g, '/').slice(0, 150)} | ${requests} | ${announced} |`),
+				inject: (answer: OddAnswer, fault: Partial<FaultInput>, path: string) => odd.faults.add({ ...fault, kind: answer, path }),
+				pollerCtx: (store: FileStateStore, publisher: ReturnType<typeof memory>, counted: Record<string, number>, logs: string[]) => ({
+					client: pollerClient(odd, odd.sandboxToken, { retry: FAST_RETRY, ratePerSecond: ODD_RATE, profile }),
+					store,
+					publisher,
+					environment: 'sandbox' as const,
+					now: () => odd.account.now(),
+					remainingMs: () => 600_000,
+					log: { info: () => undefined, warn: (m: string, x?: Record<string, unknown>) => void logs.push(`${m} ${JSON.stringify(x)}`), error: () => undefined },
+					metrics: { count: (name: string, value = 1) => void (counted[name] = (counted[name] ?? 0) + value) },
+					settings: { ...DEFAULT_SETTINGS, safetyMs: 0 },
+					runId: 'odd',
+				}),
+			};
+		}
+
+		faceIt('overdue poller', 'overdue poller: no false Resolved, no new episode, the run says why', () =>
+			withOdd('overdue poller', async ({ answered, inject, odd, pollerCtx, row }) => {
+				for (const o of ODD) {
+					const store = new FileStateStore(join(tmpdir(), `tec-odd-${process.pid}-${layout.split(' ')[0]}-${o.answer}.json`));
+					const publisher = memory();
+					const counted: Record<string, number> = {};
+					const logs: string[] = [];
+					const ctx = pollerCtx(store, publisher, counted, logs);
+					const first = await pollOverdueDevices(ctx);
+					expect(first.complete, o.answer).toBe(true);
+					const announcedFirst = publisher.events.length;
+					inject(o.answer, o.fault, OVERDUE_PATH);
+					const before = answered();
+					const rssBefore = process.memoryUsage().rss;
+					const second = await pollOverdueDevices(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
+					await settle();
+					const requests = answered() - before;
+					const rssGrowth = process.memoryUsage().rss - rssBefore;
+					odd.faults.clear();
+					const duringFault = publisher.events.slice(announcedFirst);
+					expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+					expect(rssGrowth, `${o.answer}: memory`).toBeLessThan(256 * MB);
+					expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue Resolved'), `${o.answer}: no false Resolved`).toEqual([]);
+					if (o.reason) {
+						expect(second.r?.complete ?? false, o.answer).toBe(false);
+						expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
+						if (second.r) expect(counted.ScanIncomplete, `${o.answer}: metric`).toBe(1);
+					} else {
+						expect(second.e, o.answer).toBeUndefined();
+						expect(second.r?.complete, o.answer).toBe(true);
+						expect(counted.RecordsSkipped, `${o.answer}: counted`).toBe(unreadableRecords('overdueDevice').length);
+						expect(logs.filter((l) => l.startsWith('Skipped a record')).length).toBe(unreadableRecords('overdueDevice').length);
+						expect(logs.find((l) => l.startsWith('Skipped a record')), 'logged with its position').toMatch(/"position":0/);
+					}
+					// Every device is still overdue in the state; the next clean run resolves nothing and starts no episode.
+					const states = [];
+					for await (const item of store.list<{ overdue: boolean; episode: number }>('overdue:sandbox')) states.push(item.value);
+					expect(states.every((s) => s.overdue && s.episode === 1), `${o.answer}: state untouched`).toBe(true);
+					const third = await pollOverdueDevices(ctx);
+					expect(third.complete).toBe(true);
+					const later = publisher.events.slice(announcedFirst);
+					expect(later.filter((e) => e['detail-type'] === 'Device Overdue Resolved' || (e['detail-type'] === 'Device Overdue' && (e.detail.data as { episode: number }).episode > 1))).toEqual([]);
+					expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing re-announced`).toEqual([]);
+					row(o.what, 'overdue poller', bareOutcome(second.r, second.e), requests, `0 Resolved, 0 new episodes (RSS +${Math.round(rssGrowth / MB)} MB)`);
+				}
+			}), 240_000);
+
+		faceIt('test-results poller', 'test-results poller: each uploaded result announced once, the watermark moves only after a complete run', () =>
+			withOdd('test-results poller', async ({ answered, inject, odd, pollerCtx, row }) => {
+				const store = new FileStateStore(join(tmpdir(), `tec-odd-results-${process.pid}-${layout.split(' ')[0]}.json`));
 				const publisher = memory();
 				const counted: Record<string, number> = {};
-				const logs: string[] = [];
-				const ctx = pollerCtx(store, publisher, counted, logs);
-				const first = await pollOverdueDevices(ctx);
-				expect(first.complete, o.answer).toBe(true);
-				const announcedFirst = publisher.events.length;
-				inject(o.answer, o.fault, OVERDUE_PATH);
-				const before = answered();
-				const rssBefore = process.memoryUsage().rss;
-				const second = await pollOverdueDevices(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
-				await settle();
-				const requests = answered() - before;
-				const rssGrowth = process.memoryUsage().rss - rssBefore;
-				odd.faults.clear();
-				const duringFault = publisher.events.slice(announcedFirst);
-				expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
-				expect(rssGrowth, `${o.answer}: memory`).toBeLessThan(256 * MB);
-				expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue Resolved'), `${o.answer}: no false Resolved`).toEqual([]);
-				if (o.reason) {
-					expect(second.r?.complete ?? false, o.answer).toBe(false);
-					expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
-					if (second.r) expect(counted.ScanIncomplete, `${o.answer}: metric`).toBe(1);
-				} else {
-					expect(second.e, o.answer).toBeUndefined();
-					expect(second.r?.complete, o.answer).toBe(true);
-					expect(counted.RecordsSkipped, `${o.answer}: counted`).toBe(unreadableRecords('overdueDevice').length);
-					expect(logs.filter((l) => l.startsWith('Skipped a record')).length).toBe(unreadableRecords('overdueDevice').length);
-					expect(logs.find((l) => l.startsWith('Skipped a record')), 'logged with its position').toMatch(/"position":0/);
+				const ctx = pollerCtx(store, publisher, counted, []);
+				expect((await pollTestResults(ctx)).complete).toBe(true); // the first run records the window
+				const listReads = () => odd.stats.byPath[`/api/v1${RESULTS_PATH}`] ?? 0;
+				let pagesRead = 0;
+				// Uploads for devices that are not overdue, so the overdue list the other faces read stays as it is.
+				const devices = [...odd.account.data.devices.values()].filter((d) => !odd.account.isOverdue(d)).map((d) => d.id);
+				for (const o of ODD) {
+					const uploaded = Array.from({ length: 60 }, (_, i) => odd.account.syncTestResult({ device_id: devices[i % devices.length], status: i % 3 ? 'passed' : 'failed' }).id);
+					const cursor = await store.get('cursor:sandbox', 'testResults');
+					inject(o.answer, o.fault, RESULTS_PATH);
+					const before = answered();
+					const pagesBefore = listReads();
+					const second = await pollTestResults(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
+					const requests = answered() - before;
+					odd.faults.clear();
+					// The bound is on the list's pages: a failed result's evidence (its detail and its device) comes on top.
+					const pages = listReads() - pagesBefore;
+					pagesRead += pages;
+					expect(pages, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+					if (o.reason) {
+						expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
+						expect(await store.get('cursor:sandbox', 'testResults'), `${o.answer}: watermark unmoved`).toEqual(cursor);
+					} else {
+						expect(second.r?.complete, o.answer).toBe(true);
+					}
+					const third = await pollTestResults(ctx);
+					expect(third.complete).toBe(true);
+					const keys = publisher.events.map((e) => e.detail.metadata.dedupeKey);
+					expect(keys.length, 'no duplicate dedupe key').toBe(new Set(keys).size);
+					const announced = new Set(publisher.events.map((e) => (e.detail.data as { testResult: { id: number } }).testResult.id));
+					expect(uploaded.filter((id) => !announced.has(id)), `${o.answer}: every uploaded result announced`).toEqual([]);
+					expect([...announced].filter((id) => id >= 900_000_000), 'no unreadable record announced').toEqual([]);
+					row(o.what, 'test-results poller', bareOutcome(second.r, second.e), requests, '60 of 60 once (across this and the next run)');
 				}
-				// Every device is still overdue in the state; the next clean run resolves nothing and starts no episode.
-				const states = [];
-				for await (const item of store.list<{ overdue: boolean; episode: number }>('overdue:sandbox')) states.push(item.value);
-				expect(states.every((s) => s.overdue && s.episode === 1), `${o.answer}: state untouched`).toBe(true);
-				const third = await pollOverdueDevices(ctx);
-				expect(third.complete).toBe(true);
-				const later = publisher.events.slice(announcedFirst);
-				expect(later.filter((e) => e['detail-type'] === 'Device Overdue Resolved' || (e['detail-type'] === 'Device Overdue' && (e.detail.data as { episode: number }).episode > 1))).toEqual([]);
-				expect(duringFault.filter((e) => e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing re-announced`).toEqual([]);
-				row(o.what, 'overdue poller', bareOutcome(second.r, second.e), requests, `0 Resolved, 0 new episodes (RSS +${Math.round(rssGrowth / MB)} MB)`);
-			}
-		}), 240_000);
+				expect(counted.RecordsSkipped).toBe(unreadableRecords('testResult').length);
+				expect(pagesRead, 'the list reads are counted').toBeGreaterThan(ODD.length);
+			}), 240_000);
 
-	it('test-results poller: each uploaded result announced once, the watermark moves only after a complete run', () =>
-		withOdd('test-results poller', async ({ answered, inject, odd, pollerCtx, row }) => {
-			const store = new FileStateStore(join(tmpdir(), `tec-odd-results-${process.pid}.json`));
-			const publisher = memory();
-			const counted: Record<string, number> = {};
-			const ctx = pollerCtx(store, publisher, counted, []);
-			expect((await pollTestResults(ctx)).complete).toBe(true); // the first run records the window
-			const listReads = () => odd.stats.byPath[`/api/v1${RESULTS_PATH}`] ?? 0;
-			let pagesRead = 0;
-			// Uploads for devices that are not overdue, so the overdue list the other faces read stays as it is.
-			const devices = [...odd.account.data.devices.values()].filter((d) => !odd.account.isOverdue(d)).map((d) => d.id);
-			for (const o of ODD) {
-				const uploaded = Array.from({ length: 60 }, (_, i) => odd.account.syncTestResult({ device_id: devices[i % devices.length], status: i % 3 ? 'passed' : 'failed' }).id);
-				const cursor = await store.get('cursor:sandbox', 'testResults');
-				inject(o.answer, o.fault, RESULTS_PATH);
-				const before = answered();
-				const pagesBefore = listReads();
-				const second = await pollTestResults(ctx).then((r) => ({ r, e: undefined }), (e: Error) => ({ r: undefined, e }));
-				const requests = answered() - before;
-				odd.faults.clear();
-				// The bound is on the list's pages: a failed result's evidence (its detail and its device) comes on top.
-				const pages = listReads() - pagesBefore;
-				pagesRead += pages;
-				expect(pages, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
-				if (o.reason) {
-					expect(bareOutcome(second.r, second.e), o.answer).toMatch(o.reason);
-					expect(await store.get('cursor:sandbox', 'testResults'), `${o.answer}: watermark unmoved`).toEqual(cursor);
-				} else {
-					expect(second.r?.complete, o.answer).toBe(true);
+		faceIt('trigger poll', 'trigger poll (n8n-core, Device Overdue): nothing emitted, a failed poll leaves the state as it was', () =>
+			withOdd('trigger poll', async ({ answered, inject, odd, row }) => {
+				const token = odd.account.createToken({ label: 'odd trigger' }).token;
+				const poll = (staticData: IDataObject) => runPoll({ parameters: { event: 'deviceOverdue' }, credentials: credentialsFor(odd, token, withProfile), staticData });
+				let state = (await poll({})).staticData;
+				for (const o of ODD) {
+					inject(o.answer, o.fault, OVERDUE_PATH);
+					const before = answered();
+					const { result: faulted, logs } = await captureLogs(() => poll(state));
+					const requests = answered() - before;
+					odd.faults.clear();
+					expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+					expect(faulted.items ?? [], `${o.answer}: nothing emitted`).toEqual([]);
+					// A poll that read the list only in part says why in n8n's log.
+					if (!faulted.error && o.reason) expect(logs.some((l) => l.level === 'warn' && o.reason!.test(l.message)), `${o.answer}: logged why`).toBe(true);
+					if (faulted.error) {
+						expect(faulted.error.name).toBe('NodeApiError');
+						expect(faulted.staticData, `${o.answer}: state unchanged`).toEqual(state);
+					} else state = faulted.staticData;
+					const clean = await poll(state);
+					expect(clean.error).toBeUndefined();
+					expect(clean.items ?? [], `${o.answer}: no device re-emitted`).toEqual([]);
+					state = clean.staticData;
+					row(o.what, 'trigger poll', faulted.error ? `NodeApiError: ${faulted.error.message}` : 'poll ok, scan kept as incomplete or complete', requests, '0 items; next poll 0 items');
 				}
-				const third = await pollTestResults(ctx);
-				expect(third.complete).toBe(true);
-				const keys = publisher.events.map((e) => e.detail.metadata.dedupeKey);
-				expect(keys.length, 'no duplicate dedupe key').toBe(new Set(keys).size);
-				const announced = new Set(publisher.events.map((e) => (e.detail.data as { testResult: { id: number } }).testResult.id));
-				expect(uploaded.filter((id) => !announced.has(id)), `${o.answer}: every uploaded result announced`).toEqual([]);
-				expect([...announced].filter((id) => id >= 900_000_000), 'no unreadable record announced').toEqual([]);
-				row(o.what, 'test-results poller', bareOutcome(second.r, second.e), requests, '60 of 60 once (across this and the next run)');
-			}
-			expect(counted.RecordsSkipped).toBe(unreadableRecords('testResult').length);
-			expect(pagesRead, 'the list reads are counted').toBeGreaterThan(ODD.length);
-		}), 240_000);
+			}), 240_000);
 
-	it('trigger poll (n8n-core, Device Overdue): nothing emitted, a failed poll leaves the state as it was', () =>
-		withOdd('trigger poll', async ({ answered, inject, odd, row }) => {
-			const token = odd.account.createToken({ label: 'odd trigger' }).token;
-			const poll = (staticData: IDataObject) => runPoll({ parameters: { event: 'deviceOverdue' }, credentials: credentialsFor(odd, token), staticData });
-			let state = (await poll({})).staticData;
-			for (const o of ODD) {
-				inject(o.answer, o.fault, OVERDUE_PATH);
-				const before = answered();
-				const { result: faulted, logs } = await captureLogs(() => poll(state));
-				const requests = answered() - before;
-				odd.faults.clear();
-				expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
-				expect(faulted.items ?? [], `${o.answer}: nothing emitted`).toEqual([]);
-				// A poll that read the list only in part says why in n8n's log.
-				if (!faulted.error && o.reason) expect(logs.some((l) => l.level === 'warn' && o.reason!.test(l.message)), `${o.answer}: logged why`).toBe(true);
-				if (faulted.error) {
-					expect(faulted.error.name).toBe('NodeApiError');
-					expect(faulted.staticData, `${o.answer}: state unchanged`).toEqual(state);
-				} else state = faulted.staticData;
-				const clean = await poll(state);
-				expect(clean.error).toBeUndefined();
-				expect(clean.items ?? [], `${o.answer}: no device re-emitted`).toEqual([]);
-				state = clean.staticData;
-				row(o.what, 'trigger poll', faulted.error ? `NodeApiError: ${faulted.error.message}` : 'poll ok, scan kept as incomplete or complete', requests, '0 items; next poll 0 items');
-			}
-		}), 240_000);
-
-	it('node Get Many, Return All (n8n-core): a clear error naming why, never a silent part of the list', () =>
-		withOdd('node Return All', async ({ answered, inject, odd, row }) => {
-			const token = odd.account.createToken({ label: 'odd node' }).token;
-			const total = odd.account.data.devices.size;
-			for (const o of ODD) {
-				inject(o.answer, o.fault, '/data/devices/all/');
-				const before = answered();
-				const r = await runNode({ credentials: credentialsFor(odd, token), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
-				const requests = answered() - before;
-				odd.faults.clear();
-				expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
-				if (o.reason) {
-					expect(r.error?.name, o.answer).toBe('NodeApiError');
-					expect(`${r.error?.message} ${String(r.error?.description ?? '')}`, o.answer).toMatch(o.reason);
-					row(o.what, 'node Return All', `NodeApiError: ${r.error!.message}`, requests, '—');
-				} else {
-					// The action node lists what the service holds, unreadable records included.
-					expect(r.error).toBeUndefined();
-					expect(r.items).toHaveLength(total + unreadableRecords('device').length);
-					row(o.what, 'node Return All', `accepted: ${r.items.length} items`, requests, '—');
+		faceIt('node Return All', 'node Get Many, Return All (n8n-core): a clear error naming why, never a silent part of the list', () =>
+			withOdd('node Return All', async ({ answered, inject, odd, row }) => {
+				const token = odd.account.createToken({ label: 'odd node' }).token;
+				const total = odd.account.data.devices.size;
+				for (const o of ODD) {
+					inject(o.answer, o.fault, DEVICES_PATH);
+					const before = answered();
+					const r = await runNode({ credentials: credentialsFor(odd, token, withProfile), parameters: { resource: 'device', operation: 'getAll', returnAll: true } });
+					const requests = answered() - before;
+					odd.faults.clear();
+					expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(MAX_REQUESTS);
+					if (o.reason) {
+						expect(r.error?.name, o.answer).toBe('NodeApiError');
+						expect(`${r.error?.message} ${String(r.error?.description ?? '')}`, o.answer).toMatch(o.reason);
+						row(o.what, 'node Return All', `NodeApiError: ${r.error!.message}`, requests, '—');
+					} else {
+						// The action node lists what the service holds, unreadable records included.
+						expect(r.error).toBeUndefined();
+						expect(r.items).toHaveLength(total + unreadableRecords('device').length);
+						row(o.what, 'node Return All', `accepted: ${r.items.length} items`, requests, '—');
+					}
 				}
-			}
-		}), 240_000);
+			}), 240_000);
 
-	it(`\`npm start --once\` (child process, ${RUNNER_ROWS.length} of ${ODD.length} answers): ends, no false Resolved, the log names why`, () =>
-		withOdd('npm start', async ({ inject, odd, overdueReads, row }) => {
-			const dir = mkdtempSync(join(tmpdir(), 'tec-odd-runner-'));
-			const baseline = join(dir, 'baseline.json');
-			const env = { TEC_BASE_URL: odd.url, TEC_TOKEN: odd.account.createToken({ label: 'odd runner' }).token };
-			const first = spawnRunner(['--once', '--state', baseline], env);
-			await first.exited();
-			const overdueNow = [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
-			expect(first.events().filter((e) => e['detail-type'] === 'Device Overdue').length).toBe(overdueNow);
-			for (const o of RUNNER_ROWS) {
-				const statePath = join(dir, `${o.answer}.json`);
-				copyFileSync(baseline, statePath);
-				inject(o.answer, o.fault, OVERDUE_PATH);
-				// The runner runs every poller; the bound is on the overdue list's reads.
-				const before = overdueReads();
-				const r = spawnRunner(['--once', '--state', statePath], env);
-				const code = await r.exited();
-				const requests = overdueReads() - before;
-				odd.faults.clear();
-				expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(2 * MAX_REQUESTS);
-				expect(r.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved' || e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing announced`).toEqual([]);
-				expect(r.stderr.join('\n')).not.toMatch(/RangeError|Maximum call stack|at .*\.ts:\d+/);
-				const run = r.logs().find((l) => l.message === 'Poll run' && l.poller === 'overdueDevices');
-				const failed = r.logs().find((l) => l.message === 'A poll run failed; the next cycle retries it');
-				const why = r.logs().find((l) => String(l.message).startsWith('The list was not read to its end') && l.poller === 'overdueDevices');
-				const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(why?.reason)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
-				if (o.answer === 'nextBack' && run?.complete) {
-					// The overdue scan overlaps its pages: it reads them by offset and takes from `next` only
-					// that more follow, so a `next` pointing back can be harmless to it; complete then means
-					// it saw every overdue device.
-					expect(Number(run.itemsSeen), o.answer).toBeGreaterThanOrEqual(overdueNow);
-				} else if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
-				else expect(outcome).toBe('complete');
-				row(o.what, '`npm start --once`', `${outcome} (exit ${code})`, requests, '0 events');
-			}
-		}), 600_000);
-});
+		faceIt('npm start', `\`npm start --once\` (child process, ${RUNNER_ROWS.length} of ${ODD.length} answers): ends, no false Resolved, the log names why`, () =>
+			withOdd('npm start', async ({ inject, odd, overdueReads, row }) => {
+				const dir = mkdtempSync(join(tmpdir(), 'tec-odd-runner-'));
+				const baseline = join(dir, 'baseline.json');
+				const env = { TEC_BASE_URL: odd.url, TEC_TOKEN: odd.account.createToken({ label: 'odd runner' }).token, ...(profileFile ? { TEC_PROFILE: profileFile } : {}) };
+				const first = spawnRunner(['--once', '--state', baseline], env);
+				await first.exited();
+				const overdueNow = [...odd.account.data.devices.values()].filter((d) => odd.account.isOverdue(d)).length;
+				expect(first.events().filter((e) => e['detail-type'] === 'Device Overdue').length).toBe(overdueNow);
+				for (const o of RUNNER_ROWS) {
+					const statePath = join(dir, `${o.answer}.json`);
+					copyFileSync(baseline, statePath);
+					inject(o.answer, o.fault, OVERDUE_PATH);
+					// The runner runs every poller; the bound is on the overdue list's reads.
+					const before = overdueReads();
+					const r = spawnRunner(['--once', '--state', statePath], env);
+					const code = await r.exited();
+					const requests = overdueReads() - before;
+					odd.faults.clear();
+					expect(requests, `${o.answer}: paging ended within bounds`).toBeLessThanOrEqual(2 * MAX_REQUESTS);
+					expect(r.events().filter((e) => e['detail-type'] === 'Device Overdue Resolved' || e['detail-type'] === 'Device Overdue'), `${o.answer}: nothing announced`).toEqual([]);
+					expect(r.stderr.join('\n')).not.toMatch(/RangeError|Maximum call stack|at .*\.ts:\d+/);
+					const run = r.logs().find((l) => l.message === 'Poll run' && l.poller === 'overdueDevices');
+					const failed = r.logs().find((l) => l.message === 'A poll run failed; the next cycle retries it');
+					const why = r.logs().find((l) => String(l.message).startsWith('The list was not read to its end') && l.poller === 'overdueDevices');
+					const outcome = run ? (run.complete ? 'complete' : `incomplete: ${String(why?.reason)} (${String(why?.detail)})`) : `run failed: ${String(failed?.error)}`;
+					if (o.answer === 'nextBack' && run?.complete) {
+						// The overdue scan overlaps its pages: it reads them by offset and takes from `next` only
+						// that more follow, so a `next` pointing back can be harmless to it; complete then means
+						// it saw every overdue device.
+						expect(Number(run.itemsSeen), o.answer).toBeGreaterThanOrEqual(overdueNow);
+					} else if (o.reason) expect(outcome, o.answer).toMatch(o.reason);
+					else expect(outcome).toBe('complete');
+					row(o.what, '`npm start --once`', `${outcome} (exit ${code})`, requests, '0 events');
+				}
+			}), 600_000);
+	});
+}
+
+oddAnswers('default layout', undefined, new Set<Face>(['overdue poller', 'test-results poller', 'trigger poll', 'node Return All', 'npm start']));
+// Page numbers, a largest page of 200 (the sandbox refuses above 50), a renamed field and property:
+// the faces that page whole lists themselves, kept to the quick ones.
+oddAnswers('page-numbers layout', variantFile('page-numbers'), new Set<Face>(['overdue poller', 'node Return All']));
+

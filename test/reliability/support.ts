@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PacerRegistry, SERVICE_RATE, ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions } from '../../client';
+import { PacerRegistry, SERVICE_RATE, ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions, type ServiceProfile } from '../../client';
 import { addDays } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DEVICE } from '../../sandbox/properties';
@@ -27,7 +27,7 @@ const fasterPacers = new Map<number, PacerRegistry>();
 export function pollerClient(
 	sandbox: Sandbox,
 	token: string,
-	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; ratePerSecond?: number } = {},
+	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; ratePerSecond?: number; profile?: ServiceProfile } = {},
 ): ServiceClient {
 	const baseUrl = parseBaseUrl(options.baseUrl ?? sandbox.url);
 	const rate = options.ratePerSecond ?? SERVICE_RATE.maxRequests;
@@ -42,6 +42,7 @@ export function pollerClient(
 		retry: options.retry,
 		timeoutMs: options.timeoutMs,
 		onEvent: options.onEvent,
+		profile: options.profile,
 	});
 }
 

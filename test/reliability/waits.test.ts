@@ -148,7 +148,7 @@ describe('one base URL, one budget: "https://x" and "https://x/api/v1/" share th
 		for (const f of forms) {
 			const config = readConfig({ ...env, TEC_BASE_URL: f });
 			expect(config.TEC_BASE_URL).toEqual(parseBaseUrl(sandbox.url));
-			connectService({ baseUrl: config.TEC_BASE_URL, token, environment: 'sandbox' });
+			connectService({ baseUrl: config.TEC_BASE_URL ?? '', token, environment: 'sandbox' });
 		}
 		expect(sharedPacers.size - before, 'pacers made by four spellings in the Lambdas').toBe(1);
 		// The node with the same token and each spelling: still that one pacer.

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, type OperationId, type ServiceClient, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, ENDPOINTS, type OperationId, type ServiceClient, type ServiceProfile } from '../../client';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import type { Sandbox } from '../../sandbox/server';
 import { profileArbitrary, VARIANTS, variantFile } from '../support/profiles';
@@ -100,8 +100,9 @@ describe('the sandbox serves a profile', () => {
 					expect(items[0]).toHaveProperty(field.name);
 					if (field.name !== canonical) expect(items[0]).not.toHaveProperty(canonical);
 				}
-				const old = await fetch(`${sandbox.url}/api/v1/data/devices/overdue/?limit=5`, { headers: auth });
-				expect(old.status).toBe(404);
+				const moved = LISTS.filter((op) => profile.operations[op].path !== DEFAULT_PROFILE.operations[op].path);
+				expect(moved.length).toBeGreaterThan(0);
+				for (const op of moved) expect((await fetch(`${sandbox.url}/api/v1${DEFAULT_PROFILE.operations[op].path}`, { headers: auth })).status, op).toBe(404);
 				const tooLarge = await fetch(`${sandbox.url}/api/v1${profile.operations['device.list'].path}?${p.pageSizeParam}=${p.maxPageSize + 1}`, { headers: auth });
 				expect(tooLarge.status).toBe(400);
 				expect(((await tooLarge.json()) as { description: string }).description).toContain(`${p.pageSizeParam}: must be a whole number from 1 to ${p.maxPageSize}`);

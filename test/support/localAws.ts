@@ -72,7 +72,7 @@ export class LocalAws {
 		return this;
 	}
 
-	events(): Array<{ source: string; 'detail-type': string; detail: { metadata: { dedupeKey: string }; data: Record<string, unknown> } }> {
+	events(): Array<{ source: string; 'detail-type': string; detail: { metadata: { dedupeKey: string; account?: string }; data: Record<string, unknown> } }> {
 		return this.accepted.map((e) => ({ source: e.Source, 'detail-type': e.DetailType, detail: JSON.parse(e.Detail) }));
 	}
 

@@ -132,8 +132,7 @@ export class LocalSystem implements MonthSystem {
 		});
 		const mail = this.mail.publisher;
 		this.runner = createRunner({
-			client,
-			environment: 'sandbox',
+			accounts: [{ client, environment: 'sandbox' }],
 			statePath: join(c.dir, 'runner-sandbox.json'),
 			writeLine: () => undefined,
 			log: silentLog,

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ServiceProfile } from '../../client';
 import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { connectService } from '../../lambdas/adapters/undiciService';
@@ -24,19 +25,21 @@ export interface World {
 	aws: LocalAws;
 	dynamo: DynamoDBClient;
 	dynamoUrl: string;
+	/** The layout the sandbox serves, which every client of the world is told. */
+	profile?: ServiceProfile;
 }
 
 /**
  * One sandbox, DynamoDB (dynalite) and EventBridge endpoint for a test file, started before its
  * tests and stopped after them. The returned world is filled in `beforeAll`.
  */
-export function usePollerWorld(size: Partial<DemoSize>): World {
+export function usePollerWorld(size: Partial<DemoSize>, options: { profile?: ServiceProfile } = {}): World {
 	const world = {} as World;
 	let stopDynamo: (() => Promise<void>) | undefined;
 	beforeAll(async () => {
 		const dynamo = await startDynamo();
 		stopDynamo = dynamo.stop;
-		Object.assign(world, { sandbox: await startSandbox({ port: 0, size }), aws: await new LocalAws().start(), dynamo: dynamo.client, dynamoUrl: dynamo.url });
+		Object.assign(world, { sandbox: await startSandbox({ port: 0, size, profile: options.profile }), profile: options.profile, aws: await new LocalAws().start(), dynamo: dynamo.client, dynamoUrl: dynamo.url });
 	});
 	afterAll(async () => {
 		await world.sandbox?.stop();
@@ -77,7 +80,7 @@ export function pollerContext(
 	options: { settings?: Partial<PollerSettings>; store?: StateStore; remainingMs?: () => number; runId?: string; token?: string } = {},
 ): PollerContext {
 	return {
-		client: connectService({ baseUrl: world.sandbox.url, token: options.token ?? world.sandbox.sandboxToken, environment: 'sandbox' }),
+		client: connectService({ baseUrl: world.sandbox.url, token: options.token ?? world.sandbox.sandboxToken, environment: 'sandbox', profile: world.profile }),
 		store: options.store ?? new DynamoStateStore(table, world.dynamo, async () => undefined),
 		publisher: new EventBridgePublisher({ busName: 'tec-test', client: world.aws.eventBridge(), sleep: async () => undefined }),
 		environment: 'sandbox',

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { DEFAULT_PROFILE, FIELD_RESOURCES, OPERATION_IDS, PROPERTY_ROLES, resolveProfile, type ServiceProfile, type ServiceProfileInput } from '../../client';
-import { readProfileFile } from '../../client/profileSchema';
+import { readProfileFile } from '../../client/node/profileSchema';
 
 /** The variant layouts the sandbox serves (sandbox/profiles/*.json), by file name without `.json`. */
 export const VARIANT_DIR = join(__dirname, '../../sandbox/profiles');

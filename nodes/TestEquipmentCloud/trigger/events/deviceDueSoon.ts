@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, isCalendarDate, propertyKeyOf, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../../client';
+import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, findPropertyKey, isCalendarDate, missingRole, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../../client';
 import type { PollOutcome, PollRun } from '../run';
 import { scanOptions } from '../scan';
 import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state';
@@ -19,12 +19,10 @@ import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state
 export const DEFAULT_LEAD_DAYS = 30;
 /** The key id of the account's next-test-date property. */
 async function nextTestKey(client: ServiceClient): Promise<number> {
-	try {
-		return await propertyKeyOf(client, 'nextTestDate', { resource: 'device', dataType: 'Date' });
-	} catch (error) {
-		if (error instanceof ValidationError) throw new ValidationError('Event', `Device Due Soon needs the next test date: ${error.message}`);
-		throw error;
-	}
+	const want = { resource: 'device', dataType: 'Date' } as const;
+	const key = await findPropertyKey(client, 'nextTestDate', want);
+	if (key === undefined) throw new ValidationError('Event', `Device Due Soon needs the next test date: ${missingRole(client.profile, 'nextTestDate', want)}`);
+	return key;
 }
 
 /** The device's next test date as its record gives it (the property holding the role). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod/v4';
-import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, type LeafKind, type ServiceProfile, type SpecNode } from './profile';
+import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, type LeafKind, type ServiceProfile, type SpecNode } from '../profile';
 
 /**
  * The service profile as a zod schema, built from the same `PROFILE_SPEC` as the validator in
@@ -8,7 +8,8 @@ import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, t
  * profile merged over the defaults. Used where zod is at hand (the Lambdas' configuration, the
  * published JSON Schema, docs/service-profile.schema.json); the n8n node, which ships without
  * dependencies, calls `resolveProfile` itself, so both give the same messages.
- * Not part of the n8n package (tsconfig.json leaves it out).
+ * `client/node/` holds the client's Node-side helpers (zod, the file system): not part of the n8n
+ * package (tsconfig.json leaves the folder out), linted with the project's rules, not n8n's.
  */
 
 function leaf(kind: LeafKind): z.ZodType {

@@ -57,6 +57,9 @@ export function stateFileOf(statePath: string, partition: string | undefined): s
 	return join(dirname(statePath), `${basename(statePath).replace(/\.json$/, '')}.${partition}.json`);
 }
 
+/** How often the due-date history runs outside AWS: hourly, as its schedule (infra/constructs/pollers.ts). */
+export const HISTORY_EVERY_MS = 60 * 60_000;
+
 /** A run's time budget outside AWS: the pollers' Lambda timeout (infra/stack.ts, POLLER_TIMEOUT). */
 export const RUN_BUDGET_MS = 5 * 60_000;
 
@@ -95,10 +98,17 @@ export function createRunner(options: RunnerOptions): Runner {
 	const publisher = new FanOutPublisher(publishers);
 	const base = { ...DEFAULT_SETTINGS, safetyMs: 0, ...options.settings };
 
+	const now = options.now ?? Date.now;
+	// When each account's due-date history last read its lists to the end (pollers' clock).
+	const historyDone = new Map<RunnerAccount, number>();
+
 	async function runAccount(a: RunnerAccount, store: FileStateStore): Promise<AccountRunReport[]> {
 		const reports: AccountRunReport[] = [];
 		const log = a.account === undefined ? options.log : withAccount(options.log, a.account);
-		for (const poll of [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates]) {
+		// The history reads every device: hourly, as its schedule on AWS, not every poll period.
+		const last = historyDone.get(a);
+		const historyDue = last === undefined || now() - last >= HISTORY_EVERY_MS || now() < last;
+		for (const poll of historyDue ? [pollOverdueDevices, pollDueSoon, pollTestResults, pollDueDates] : [pollOverdueDevices, pollDueSoon, pollTestResults]) {
 			const deadline = Date.now() + (options.runBudgetMs ?? RUN_BUDGET_MS);
 			const ctx: PollerContext = {
 				client: a.client,
@@ -107,7 +117,7 @@ export function createRunner(options: RunnerOptions): Runner {
 				environment: a.environment,
 				account: a.account,
 				partition: a.partition,
-				now: options.now ?? Date.now,
+				now,
 				remainingMs: () => deadline - Date.now(),
 				log,
 				metrics: { count: () => undefined },
@@ -117,6 +127,7 @@ export function createRunner(options: RunnerOptions): Runner {
 			try {
 				const report = await poll(ctx);
 				reports.push(a.account === undefined ? report : { ...report, account: a.account });
+				if (poll === pollDueDates && report.complete) historyDone.set(a, ctx.now());
 			} catch (error) {
 				// One failed run is retried by the next cycle; the runner (and every other account) keeps going.
 				failed.push(a.account === undefined ? poll.name : `${a.account}/${poll.name}`);

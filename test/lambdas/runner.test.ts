@@ -36,3 +36,30 @@ describe('runner time budget', () => {
 		expect(lines.map((l) => JSON.parse(l) as { 'detail-type': string }).filter((e) => e['detail-type'] === 'Device Overdue Resolved')).toEqual([]);
 	}, 30_000);
 });
+
+describe('runner schedule', () => {
+	it('the due-date history runs hourly on the pollers\' clock (as its schedule on AWS); the period pollers every cycle', async () => {
+		let now = sandbox.account.now();
+		const runner = createRunner({
+			accounts: [{ client: pollerClient(sandbox, sandbox.account.createToken({ label: 'schedule' }).token), environment: 'sandbox' }],
+			statePath: join(mkdtempSync(join(tmpdir(), 'tec-schedule-')), 'state.json'),
+			writeLine: () => undefined,
+			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+			now: () => now,
+		});
+		try {
+			const pollers = async () => (await runner.cycle()).map((r) => r.poller);
+			const every = ['overdueDevices', 'dueSoon', 'testResults'];
+			expect(await pollers()).toEqual([...every, 'dueDates']);
+			now += 59 * 60_000;
+			expect(await pollers()).toEqual(every);
+			now += 60_000;
+			expect(await pollers()).toEqual([...every, 'dueDates']);
+			// A clock set back runs it again rather than waiting for the hour it had reached.
+			now -= 2 * 60 * 60_000;
+			expect(await pollers()).toEqual([...every, 'dueDates']);
+		} finally {
+			runner.close();
+		}
+	}, 60_000);
+});

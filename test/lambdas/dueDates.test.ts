@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths } from '../../client';
+import { addDays, addMonths, monthFigures } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { DueHistory, NS } from '../../lambdas/pollers/state';
+import { DueHistory, NS, dueEntries } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
@@ -153,6 +153,29 @@ describe('the due-date history poller', () => {
 		account().data.devices.get(3)!.customer_id = 3;
 		expect((await pollDueDates(ctx)).complete).toBe(true);
 		expect((await history(store, 3)).entries[0]).toMatchObject({ due: first[3], customerId: 2, outcome: 'open' });
+	});
+
+	it('a device moved to another customer before its due date, then deleted: closed without a test where it was last held (issue 27)', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
+		const today = account().today();
+		account().edit('device', { id: 2, properties: { [DEVICE.testInterval]: 12 } }, 't');
+		setLastTested(2, addMonths(addDays(today, 5), -12));
+		const due = device(2).values[DEVICE.nextTest] as string;
+		const from = device(2).customer_id ?? 1;
+		const to = (from % 4) + 1;
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		// Three days before its due date it changes hands and a run sees it; the next day it is deleted.
+		account().clockOffsetMs += 2 * 86_400_000;
+		account().data.devices.get(2)!.customer_id = to;
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		account().clockOffsetMs += 86_400_000;
+		account().delete('device', 2, false);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		const entries = dueEntries([{ key: '2', value: await history(store, 2) }]);
+		expect(entries).toEqual([expect.objectContaining({ due, customerId: to, outcome: 'deleted', closedOn: account().today() })]);
+		const byCustomer = monthFigures(entries, due.slice(0, 7), addDays(due, 1), 'customer');
+		expect(byCustomer.map((g) => [g.id, g.due, g.closedWithoutTest])).toEqual([[to, 1, 1]]);
 	});
 
 	it('a test date the test-results poller read closes the due date when Last tested did not move on; an incomplete scan writes nothing', async () => {

@@ -25,9 +25,11 @@ import { soaked } from '../support/soak';
  * run. Every month's figures, per group, equal the truth's; the report e-mail of the last month
  * (March, when Europe/Berlin goes to summer time) goes out on the first at the digest hour, local
  * time, with the truth's figures.
- * TEC_COMPLIANCE_MONTHS chooses how many months end with that March (`npm run soak` runs 13, test/support/soak.ts).
+ * TEC_COMPLIANCE_MONTHS chooses how many months end with that March (`npm run soak` runs 13, test/support/soak.ts);
+ * TEC_COMPLIANCE_SEED replays another seed of live mode (27 unless given).
  */
 const MONTHS = Number(process.env.TEC_COMPLIANCE_MONTHS ?? soaked(2, 13));
+const LIVE_SEED = Number(process.env.TEC_COMPLIANCE_SEED ?? 27);
 const LAST = '2027-03';
 const FIRST = monthBefore(LAST, MONTHS - 1);
 const world = usePollerWorld({ devices: 240, customers: 6, testResults: 40 });
@@ -159,7 +161,7 @@ describe('compliance over simulated months', () => {
 		const done = new Map<Fate, number>(FATES.map((f) => [f, 0]));
 
 		// Live mode tests overdue devices, creates and deletes some while the pollers read.
-		await putLive(sandbox, { on: true, seed: 27, changes_per_page: 1, weights: { test: 0.5, makeOverdue: 0, create: 1, delete: 1, upload: 0 } });
+		await putLive(sandbox, { on: true, seed: LIVE_SEED, changes_per_page: 1, weights: { test: 0.5, makeOverdue: 0, create: 1, delete: 1, upload: 0 } });
 		const poll = async () => {
 			// Tokens of their own per simulated day: the figures are tested here, the rate limit elsewhere.
 			const ctx = () => pollerContext(world, '', { store, token: account.createToken().token, settings: { pageSize: 100 } });

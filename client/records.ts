@@ -19,14 +19,14 @@ export function propertyValues(record: unknown): Record<string, unknown> | undef
  * Each property of a record in its order, read as `propertyValues` reads it, without building the
  * map: for a list scan that looks for a few names in every record.
  */
-export function forEachProperty(record: unknown, visit: (key: string, value: unknown, keyId?: unknown) => void): void {
+export function forEachProperty(record: unknown, visit: (key: string, value: unknown, keyId?: unknown, dataType?: unknown) => void): void {
 	const props = propertiesOf(record);
 	if (Array.isArray(props)) {
 		for (const p of props) {
 			if (!p || typeof p !== 'object') continue;
-			const { name, key_id: keyId, value } = p as { name?: unknown; key_id?: unknown; value?: unknown };
+			const { name, key_id: keyId, value, data_type: dataType } = p as { name?: unknown; key_id?: unknown; value?: unknown; data_type?: unknown };
 			const key = typeof name === 'string' && name !== '' ? name : keyId === undefined || keyId === null ? '' : String(keyId);
-			if (key !== '') visit(key, value, keyId);
+			if (key !== '') visit(key, value, keyId, dataType);
 		}
 	} else if (props && typeof props === 'object') {
 		for (const [key, value] of Object.entries(props)) visit(key, value);

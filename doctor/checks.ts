@@ -15,6 +15,7 @@ import {
 	type ServiceProfile,
 	type ServiceProfileInput,
 } from '../client';
+import { ROLE_HINTS, recordProperties, roleInRecords, suggestRoles, type RecordSource, type SeenProperty } from './roles';
 
 /**
  * `npm run doctor`: every assumption of a service profile checked against an account, read-only
@@ -67,16 +68,6 @@ const PAGING_GUESSES: Array<{ style: PagingStyle; size: string; position: string
 	{ style: 'pageNumber', size: 'limit', position: 'page' },
 	{ style: 'limitOffset', size: 'limit', position: 'start' },
 ];
-
-/** Words a property's name may hold for each role (when the profile's names are not in the account). */
-const ROLE_HINTS: Record<PropertyRole, { resource: string; dataType: string; words: RegExp }> = {
-	designation: { resource: 'device', dataType: 'Text', words: /designation|description|device name/i },
-	idBarcode: { resource: 'device', dataType: 'Text', words: /barcode|asset|tag|label/i },
-	lastTested: { resource: 'device', dataType: 'Date', words: /last.*test|tested|last.*inspect|last.*calibrat/i },
-	nextTestDate: { resource: 'device', dataType: 'Date', words: /next|due|calibration/i },
-	department: { resource: 'device', dataType: 'Text', words: /department|cost cent|division|area/i },
-	customerName: { resource: 'customer', dataType: 'Text', words: /name|company/i },
-};
 
 const show = (v: unknown, max = 80): string => {
 	const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
@@ -262,38 +253,41 @@ export async function runDoctor(deps: DoctorDeps, profile: ServiceProfile): Prom
 	const keyRecords = (itemsOf(keyList?.body) ?? []).filter(isObject);
 	const keyField = (k: string) => s.fields.propertyKey[k].name;
 	const keys = keyRecords.map((k) => ({ id: k[keyField('id')], name: String(k[keyField('name')] ?? ''), dataType: k[keyField('data_type')], resource: k[keyField('resource')] }));
-	const taken = new Set<string>();
-	for (const role of PROPERTY_ROLES) {
+	const keyListRead = keyList?.status === 200 && keys.length > 0;
+	// The first pages already read; overdue records are devices.
+	const sources: RecordSource[] = (
+		[
+			['device.list', 'device list', 'device'],
+			['overdueDevice.list', 'overdue list', 'device'],
+			['customer.list', 'customer list', 'customer'],
+		] as const
+	).map(([op, label, resource]) => ({ label, resource, answered: lists.get(op)?.status === 200, records: recordProperties(itemsOf(lists.get(op)?.body) ?? []) }));
+	const seenProperties: SeenProperty[] = [
+		...keys.map((k) => ({ name: k.name, keyId: k.id, dataType: k.dataType, resource: k.resource })),
+		...sources.flatMap((src) => src.records.flat().map((p) => ({ ...p, resource: src.resource }))),
+	];
+	const inKeyList = (role: PropertyRole) => {
 		const r = profile.properties[role];
 		const names = r.names.map((n) => n.trim().toLowerCase());
-		const hit = keys.find((k) => (r.keyId !== null && k.id === r.keyId) || names.includes(k.name.trim().toLowerCase()));
-		if (hit) taken.add(hit.name);
-	}
+		return keys.find((k) => (r.keyId !== null && k.id === r.keyId) || names.includes(k.name.trim().toLowerCase()));
+	};
+	const inRecords = Object.fromEntries(PROPERTY_ROLES.map((role) => [role, roleInRecords(role, sources, keyListRead ? inKeyList(role) !== undefined : undefined, profile)])) as Record<PropertyRole, ReturnType<typeof roleInRecords>>;
+	const missing = PROPERTY_ROLES.filter((role) => (keyListRead && !inKeyList(role)) || inRecords[role].status === 'differs');
+	const roleSuggestions = suggestRoles(missing, seenProperties, profile);
+	for (const [role, name] of Object.entries(roleSuggestions) as Array<[PropertyRole, string]>) s.properties[role] = { names: [name], keyId: null };
+	const looksLike = (role: PropertyRole) => (roleSuggestions[role] ? `; "${roleSuggestions[role]}" looks like it` : '');
 	for (const role of PROPERTY_ROLES) {
 		const r = profile.properties[role];
-		if (keyList?.status !== 200 || keys.length === 0) {
-			add(`property ${role}`, 'unknown', 'the property-key list did not answer', `properties.${role}.names`);
-			continue;
-		}
-		const names = r.names.map((n) => n.trim().toLowerCase());
-		const hit = keys.find((k) => (r.keyId !== null && k.id === r.keyId) || names.includes(k.name.trim().toLowerCase()));
-		if (hit) {
-			add(`property ${role}`, 'holds', `"${hit.name}" (key ${show(hit.id)}, ${show(hit.dataType)})`, `properties.${role}.names`);
-			continue;
-		}
 		const hint = ROLE_HINTS[role];
-		const candidates = keys.filter((k) => !taken.has(k.name) && (k.resource === undefined || k.resource === hint.resource) && (k.dataType === undefined || k.dataType === hint.dataType) && hint.words.test(k.name));
-		const found = candidates.length === 1 ? candidates[0] : undefined;
-		if (found) {
-			s.properties[role] = { names: [found.name], keyId: null };
-			taken.add(found.name);
+		const hit = inKeyList(role);
+		if (!keyListRead) add(`property ${role}`, 'unknown', 'the property-key list did not answer', `properties.${role}.names`);
+		else if (hit) add(`property ${role}`, 'holds', `"${hit.name}" (key ${show(hit.id)}, ${show(hit.dataType)})`, `properties.${role}.names`);
+		else {
+			const has = keys.filter((k) => k.resource === undefined || k.resource === hint.resource).map((k) => `"${k.name}"`);
+			add(`property ${role}`, 'differs', `no ${hint.resource} property named ${r.names.map((n) => `"${n}"`).join(' or ')} (the account has ${has.join(', ')})${looksLike(role)}`, `properties.${role}.names`);
 		}
-		add(
-			`property ${role}`,
-			'differs',
-			`no ${hint.resource} property named ${r.names.map((n) => `"${n}"`).join(' or ')} (the account has ${keys.filter((k) => k.resource === undefined || k.resource === hint.resource).map((k) => `"${k.name}"`).join(', ')})${found ? `; "${found.name}" looks like it` : ''}`,
-			`properties.${role}.names`,
-		);
+		const rec = inRecords[role];
+		add(`property ${role} in records`, rec.status, `${rec.evidence}${rec.status === 'differs' ? looksLike(role) : ''}`, `properties.${role}.names`);
 	}
 
 	// ---- 6. the overdue list's due date and days overdue ------------------------------------

@@ -158,7 +158,9 @@ const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer'
 export function csvCell(value: string | number | boolean | null): string {
 	if (value === null) return '';
 	let text = String(value);
-	if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+	// A leading apostrophe is a spreadsheet's text marker: one before a formula character makes the
+	// cell text, and one before a literal apostrophe keeps it (so every cell reads back as it was).
+	if (typeof value === 'string' && /^[=+\-@\t\r']/.test(text)) text = `'${text}`;
 	return /[",\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILE, parseBaseUrl, profileDifferences, resolveProfile, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, parseBaseUrl, profileDifferences, resolveProfile, type PropertyRole, type ServiceProfile } from '../../client';
 import { runDoctor, type DoctorResult } from '../../doctor/checks';
 import { connectDoctor } from '../../doctor/connect';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -112,11 +112,25 @@ describe('npm run doctor', () => {
 				const first = await check(sandbox, DEFAULT_PROFILE);
 				const wanted = leaves(profileDifferences(variant)).filter((l) => l !== 'version' && l !== 'paging.defaultPageSize');
 				for (const leaf of wanted) expect(namedBy(first, leaf), `${leaf} is not named:\n${first.checks.filter((c) => c.status === 'differs').map((c) => `${c.profileKey}: ${c.evidence}`).join('\n')}`).toBe(true);
+				// A renamed property: no device record read (the lists whose paths hold) carries the role, the
+				// check names its key, and the suggestion is the variant's property.
+				const renamed = Object.entries(profileDifferences(variant).properties ?? {}) as Array<[PropertyRole, { names: string[] }]>;
+				expect(renamed.length).toBeGreaterThan(0);
+				for (const [role, { names }] of renamed) {
+					const inRecords = first.checks.find((c) => c.id === `property ${role} in records`);
+					expect(inRecords).toMatchObject({ status: 'differs', profileKey: `properties.${role}.names`, evidence: expect.stringMatching(/^in no (device|overdue) list record \(\d+ read\); properties seen: .*'/) });
+					expect(inRecords!.evidence).not.toContain('found in');
+					expect(inRecords!.evidence).toContain(`'${names[0]}'`);
+					expect(first.suggestedProfile.properties?.[role]?.names).toEqual([names[0]]);
+				}
 				// The user adds what no answer can show: the paths of the lists that answered 404.
 				const next = resolveProfile({ ...first.suggestedProfile, operations: profileDifferences(variant).operations });
 				const second = await check(sandbox, next);
 				expect(second.checks.filter((c) => c.status === 'differs').map((c) => `${c.id}: ${c.evidence}`)).toEqual([]);
 				expect(second.checks.filter((c) => c.status === 'holds').length).toBeGreaterThan(30);
+				for (const [role, { names }] of renamed) {
+					expect(second.checks.find((c) => c.id === `property ${role} in records`)).toMatchObject({ status: 'holds', evidence: expect.stringMatching(new RegExp(`^found in (\\d+) of \\1 device list records as '${names[0]}'`)) });
+				}
 			} finally {
 				await sandbox.stop();
 			}

@@ -177,10 +177,8 @@ export async function recordLatestResults(ctx: Pick<PollerContext, 'store' | 'en
 	const newest = new Map<number, string>();
 	for (const r of results) if (later(r.testDate, newest.get(r.deviceId))) newest.set(r.deviceId, r.testDate);
 	const ns = NS.latestResult(keyScope(ctx));
-	const writes: Array<{ key: string; value: LatestResult }> = [];
-	for (const [id, testDate] of newest) {
-		const stored = await ctx.store.get<LatestResult>(ns, String(id));
-		if (later(testDate, stored?.testDate)) writes.push({ key: String(id), value: { testDate } });
-	}
-	await ctx.store.putMany(ns, writes);
+	// One read per device of the page, side by side (one after another, a page cost a store round trip per device).
+	const stored = await Promise.all([...newest].map(async ([id, testDate]) => ({ id, testDate, stored: await ctx.store.get<LatestResult>(ns, String(id)) })));
+	const writes = stored.filter((s) => later(s.testDate, s.stored?.testDate)).map((s) => ({ key: String(s.id), value: { testDate: s.testDate } }));
+	if (writes.length > 0) await ctx.store.putMany<LatestResult>(ns, writes);
 }

@@ -16,9 +16,10 @@ import { NS, type PendingEvidence } from './state';
  * After MAX_ATTEMPTS runs, or when the result no longer exists (404), the event goes out without
  * steps rather than never.
  *
- * The event also carries what the alerts route by: the device's customer and department, read
- * once per failed result (its detail, with the same retries; the customer's name from the
- * customer list, read at most once per run). A device that no longer exists has neither.
+ * The event also carries what the alerts route by: the device's customer and department (its
+ * detail, with the same retries, read at most once per run however many of its tests failed; the
+ * customer's name from the customer list, read at most once per run). A device that no longer
+ * exists has neither.
  */
 
 export const MAX_ATTEMPTS = 24;
@@ -68,6 +69,8 @@ type Evidence = { detail: unknown; owner: DeviceOwner };
 export class FailedEvidence {
 	private readonly ns: string;
 	private names: Map<number, string | null> | undefined;
+	/** Devices read in this run (a device that failed several tests is read once). */
+	private readonly devices = new Map<number, unknown>();
 	private readonly pending = new Map<number, PendingEvidence>();
 	private readonly toRecord: Array<{ key: string; value: PendingEvidence; expiresAt: number }> = [];
 
@@ -83,7 +86,9 @@ export class FailedEvidence {
 		const id = recorded.testResult.id;
 		try {
 			const detail = await this.read('testResult.get', id);
-			const device = readOverdueDevice(await this.read('device.get', recorded.device.id), this.ctx.client.profile);
+			const deviceId = recorded.device.id;
+			if (!this.devices.has(deviceId)) this.devices.set(deviceId, await this.read('device.get', deviceId));
+			const device = readOverdueDevice(this.devices.get(deviceId), this.ctx.client.profile);
 			if (!device) return { detail, owner: NO_OWNER };
 			let customerName = device.customerName;
 			const customerId = device.customerId ?? recorded.device.customerId;

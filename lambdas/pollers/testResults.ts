@@ -115,11 +115,13 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 				// Clock sanity: kept relative to the upload when this clock is behind the service.
 				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}
+			// The due-date history's test dates (lambdas/pollers/dueDates.ts), before publishing: the
+			// write only keeps a newer date, so a crash repeats it harmlessly, and it stays out of the
+			// window between publishing a page and recording it as seen.
+			await recordLatestResults(ctx, announced);
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();
-			// The due-date history's test dates (lambdas/pollers/dueDates.ts).
-			await recordLatestResults(ctx, announced);
 			await ctx.store.putMany(seenNs, writes);
 			// Only the settle window before the newest upload is kept for the boundary.
 			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);

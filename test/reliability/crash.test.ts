@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient, ServiceError, pacingKey, sharedPacers, type RequestFn } from '../../client';
+import { PacerRegistry, SERVICE_RATE, ServiceClient, ServiceError, pacingKey, type RequestFn } from '../../client';
 import { addDays, daysBetween } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import type { TecEvent } from '../../lambdas/events/event';
@@ -112,9 +112,16 @@ class RecordingPublisher implements Publisher {
 	}
 }
 
+/**
+ * The table is about crashes, not pacing: the sandbox answers 50 requests per second per token and
+ * the clients pace to that (a failed result's evidence reads its detail and its device, and at 5
+ * per second most runs waited out a rate window).
+ */
+const RATE = 50;
+const pacers = new PacerRegistry({ ...SERVICE_RATE, maxRequests: RATE });
 let sandbox: Sandbox;
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, size: { devices: 120, customers: 5, testResults: 40 } });
+	sandbox = await startSandbox({ port: 0, size: { devices: 120, customers: 5, testResults: 40 }, ratePerSecond: RATE });
 });
 afterAll(() => sandbox.stop());
 
@@ -144,7 +151,7 @@ describe.each(['overdueDevices', 'testResults', 'dueSoon'] as const)('crash cons
 				return base(req);
 			};
 			return {
-				client: new ServiceClient({ baseUrl: sandbox.url, request, clock: systemClock, pacer: sharedPacers.forKey(pacingKey(token), systemClock), retry: { maxAttempts: 1 } }),
+				client: new ServiceClient({ baseUrl: sandbox.url, request, clock: systemClock, pacer: pacers.forKey(pacingKey(token), systemClock), retry: { maxAttempts: 1 } }),
 				store,
 				publisher,
 				environment: 'sandbox',

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import dynalite from 'dynalite';
 import { serveLocally, type LocalServer } from './localServer';
@@ -111,6 +111,12 @@ export async function createStateTable(client: DynamoDBClient, table: string): P
 			],
 		}),
 	);
+	// dynalite answers CreateTable with the table still CREATING and makes it ACTIVE on a timer: a
+	// request that arrives first is refused with ResourceNotFoundException, as DynamoDB does.
+	for (let i = 0; (await client.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus !== 'ACTIVE'; i++) {
+		if (i >= 200) throw new Error(`the local table ${table} did not become ACTIVE`);
+		await new Promise((r) => setTimeout(r, 5));
+	}
 }
 
 /**

@@ -77,17 +77,7 @@ export class Alarms extends Construct {
 					label: `${poller} complete runs (hours outside the schedule count as 1)`,
 				})
 			: runs;
-		return this.register(
-			new cloudwatch.Alarm(this, `${poller[0].toUpperCase()}${poller.slice(1)}Heartbeat`, {
-				alarmDescription: `The ${poller} poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: schedule disabled, throttled, failing or the token is wrong (see its log group). No run is not "nothing to report".`,
-				metric,
-				threshold: 1,
-				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-				evaluationPeriods: HEARTBEAT_INTERVALS,
-				datapointsToAlarm: HEARTBEAT_INTERVALS,
-				treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-			}),
-		);
+		return this.heartbeatAlarm(`${poller[0].toUpperCase()}${poller.slice(1)}Heartbeat`, `The ${poller} poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: schedule disabled, throttled, failing or the token is wrong (see its log group). No run is not "nothing to report".`, metric);
 	}
 
 	/**
@@ -109,9 +99,14 @@ export class Alarms extends Construct {
 			period,
 			label: `${account}: complete runs of its least running poller${utcHours ? ' (hours outside the schedule count as 1)' : ''}`,
 		});
+		return this.heartbeatAlarm(`AccountHeartbeat-${account}`, `Account ${account}: a poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: its schedules disabled, throttled, failing or its token is wrong (see the pollers' log groups, key "account"). No run is not "nothing to report".`, metric);
+	}
+
+	/** A heartbeat: fires when the metric stays below one complete run for `HEARTBEAT_INTERVALS` intervals (no data counts as none). */
+	private heartbeatAlarm(id: string, alarmDescription: string, metric: cloudwatch.IMetric): cloudwatch.Alarm {
 		return this.register(
-			new cloudwatch.Alarm(this, `AccountHeartbeat-${account}`, {
-				alarmDescription: `Account ${account}: a poller has not completed a run in ${HEARTBEAT_INTERVALS} intervals of ${intervalMinutes} min: its schedules disabled, throttled, failing or its token is wrong (see the pollers' log groups, key "account"). No run is not "nothing to report".`,
+			new cloudwatch.Alarm(this, id, {
+				alarmDescription,
 				metric,
 				threshold: 1,
 				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,

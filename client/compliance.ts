@@ -111,6 +111,8 @@ export interface DueEntry extends Groupable {
 	closedOn?: string;
 	/** The test's date (outcome tested). */
 	testedOn?: string;
+	/** Rebuilt from the account's test results (client/rebuild.ts), not recorded while watching. */
+	rebuilt?: true;
 }
 
 /** Days a test came after its due date; 0 when on time or early. */

@@ -15,6 +15,7 @@ export * from './overdue';
 export * from './testSteps';
 export * from './compliance';
 export * from './complianceSnapshot';
+export * from './rebuild';
 export * from './profile';
 export * from './wire';
 export * from './roles';

@@ -36,7 +36,7 @@ export interface PropertyRoleProfile {
 	keyId: number | null;
 }
 
-export const PROPERTY_ROLES = ['designation', 'idBarcode', 'lastTested', 'nextTestDate', 'department', 'customerName'] as const;
+export const PROPERTY_ROLES = ['designation', 'idBarcode', 'lastTested', 'nextTestDate', 'department', 'customerName', 'testInterval'] as const;
 export type PropertyRole = (typeof PROPERTY_ROLES)[number];
 
 export const OPERATION_IDS = [
@@ -210,6 +210,8 @@ export const DEFAULT_PROFILE: ServiceProfile = {
 		nextTestDate: role('Next test', 'Next test date'),
 		department: role('Department'),
 		customerName: role('Name'),
+		// Months between tests; the rebuilt due-date history (client/rebuild.ts) and the failure rates read it.
+		testInterval: role('Test interval (months)', 'Test interval', 'Interval (months)'),
 	},
 	overdue: { nextTestDate: 'next_test_date', daysOverdue: 'days_overdue' },
 	testSteps: {

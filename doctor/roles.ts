@@ -27,13 +27,14 @@ export interface RecordSource {
 }
 
 /** The resource and data type a role's property has, and words its name plausibly holds. */
-export const ROLE_HINTS: Record<PropertyRole, { resource: RoleResource; dataType: 'Text' | 'Date'; words: RegExp }> = {
+export const ROLE_HINTS: Record<PropertyRole, { resource: RoleResource; dataType: 'Text' | 'Date' | 'Number'; words: RegExp }> = {
 	designation: { resource: 'device', dataType: 'Text', words: /designation|description|device name/i },
 	idBarcode: { resource: 'device', dataType: 'Text', words: /barcode|asset|tag|label/i },
 	lastTested: { resource: 'device', dataType: 'Date', words: /last.*test|tested|last.*inspect|last.*calibrat/i },
 	nextTestDate: { resource: 'device', dataType: 'Date', words: /next|due|calibration/i },
 	department: { resource: 'device', dataType: 'Text', words: /department|cost cent|division|area/i },
 	customerName: { resource: 'customer', dataType: 'Text', words: /name|company/i },
+	testInterval: { resource: 'device', dataType: 'Number', words: /interval|months|frequency/i },
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}/;

@@ -67,6 +67,7 @@ const ROLE_KEYS: Record<PropertyRole, number> = {
 	nextTestDate: DEVICE.nextTest,
 	department: DEVICE.department,
 	customerName: CUSTOMER.name,
+	testInterval: DEVICE.testInterval,
 };
 
 /** The property keys as an account laid out by `profile` names them (a role's first name). */

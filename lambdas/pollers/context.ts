@@ -70,6 +70,8 @@ export interface RunReport {
 	incomplete?: { reason: string; detail: string };
 	/** Overdue poller: devices missing from a complete scan, and what their targeted reads said. */
 	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number; massExit?: boolean };
+	/** Due-date history: how far the rebuild from the account's test results has got (pollers/rebuild.ts). */
+	rebuild?: { since: string; resultsRead: number; done: boolean; skipped?: Record<string, number> };
 	pages: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;

@@ -1,8 +1,8 @@
 import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
-import type { OverdueDevice } from '../events/schemas';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
-import { calendarDay, readableRecords, readingOfOverdueDevice } from './records';
+import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
+import { continueRebuild, recordTests, type KnownDevice } from './rebuild';
 import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
 
 /**
@@ -32,9 +32,11 @@ export interface SeenDevice {
 	designation: string | null;
 	nextTestDate: string | null;
 	lastTestedDate: string | null;
+	testIntervalMonths: number | null;
+	createdOn: string | null;
 }
 
-export function seenDevice(d: OverdueDevice, customerNames: ReadonlyMap<number, string | null>): SeenDevice {
+export function seenDevice(d: HistoryDevice, customerNames: ReadonlyMap<number, string | null>): SeenDevice {
 	return {
 		id: d.id,
 		customerId: d.customerId,
@@ -43,6 +45,8 @@ export function seenDevice(d: OverdueDevice, customerNames: ReadonlyMap<number, 
 		designation: d.designation,
 		nextTestDate: calendarDay(d.nextTestDate),
 		lastTestedDate: calendarDay(d.lastTestedDate),
+		testIntervalMonths: d.testIntervalMonths,
+		createdOn: d.createdOn,
 	};
 }
 
@@ -71,6 +75,8 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		lastTestedDate: seen.lastTestedDate,
 		lastResultDate: later(latestResult, prev?.device.lastResultDate) ? latestResult : (prev?.device.lastResultDate ?? latestResult ?? null),
 		seenOn: today,
+		testIntervalMonths: seen.testIntervalMonths,
+		createdOn: seen.createdOn,
 	};
 	const entries = [...(prev?.entries ?? [])];
 	const openAt = entries.findIndex((e) => e.outcome === 'open');
@@ -122,7 +128,7 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 				complete = next.value;
 				break;
 			}
-			for (const d of readableRecords(next.value, report.itemsSeen - next.value.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'device.list' })) seen.set(d.id, seenDevice(d, names));
+			for (const d of readableRecords(next.value, report.itemsSeen - next.value.length, (raw) => readingOfHistoryDevice(raw, ctx.client.profile), { ...ctx, list: 'device.list' })) seen.set(d.id, seenDevice(d, names));
 		}
 		// No figure from a scan that did not end normally: nothing is written.
 		if (!complete) return;
@@ -150,6 +156,25 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 			writes.push({ key: String(id), value: next, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) });
 		}
 		await ctx.store.putMany(ns, writes);
+
+		// The history before the first run, rebuilt once from the account's test results.
+		const known = new Map<number, KnownDevice>();
+		for (const [id, h] of histories) {
+			const d = seen.get(id) ?? h.device;
+			known.set(id, {
+				customerId: d.customerId,
+				customerName: d.customerName,
+				department: d.department,
+				testIntervalMonths: d.testIntervalMonths ?? null,
+				createdOn: d.createdOn ?? null,
+				...(h.device.deletedOn !== undefined ? { deletedOn: h.device.deletedOn } : {}),
+			});
+		}
+		const rebuilt = await continueRebuild(ctx, report, known, histories, today, RETENTION_MONTHS);
+		if (rebuilt && rebuilt.size > 0) {
+			for (const [id, h] of rebuilt) histories.set(id, h);
+			await ctx.store.putMany(ns, [...rebuilt].map(([id, value]) => ({ key: String(id), value, ...(value.device.deletedOn ? { expiresAt: dayMs(addMonths(value.device.deletedOn, RETENTION_MONTHS)) } : {}) })));
+		}
 		publishFigures(ctx, [...seen.values()], [...histories.entries()].map(([key, value]) => ({ key: String(key), value })), today);
 		report.complete = true;
 	});
@@ -171,9 +196,14 @@ function publishFigures(ctx: PollerContext, devices: SeenDevice[], histories: Ar
 
 /**
  * The test-results poller's part: the newest test date of each device among the results it just
- * read, kept when newer than the one stored (a late upload of an older test changes nothing).
+ * read, kept when newer than the one stored (a late upload of an older test changes nothing); and
+ * each result as a test record for the failure rates (pollers/rebuild.ts).
  */
-export async function recordLatestResults(ctx: Pick<PollerContext, 'store' | 'environment'>, results: ReadonlyArray<{ deviceId: number; testDate: string }>): Promise<void> {
+export async function recordLatestResults(
+	ctx: Pick<PollerContext, 'store' | 'environment' | 'partition' | 'now'>,
+	results: ReadonlyArray<{ id: number; deviceId: number; testDate: string; status: string }>,
+): Promise<void> {
+	await recordTests(ctx, results);
 	const newest = new Map<number, string>();
 	for (const r of results) if (later(r.testDate, newest.get(r.deviceId))) newest.set(r.deviceId, r.testDate);
 	const ns = NS.latestResult(keyScope(ctx));

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, dayString, forEachProperty, roleIndex, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, dayString, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
 import { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
@@ -70,7 +70,7 @@ export function readableRecords<T>(page: unknown[], firstPosition: number, read:
  * (they differ in case between accounts). A role takes the value of its key id when the profile
  * names one, else of its most preferred name present; of several properties with that name, the last.
  */
-function propertyFields(record: Json, index: RoleIndex): Partial<Record<PropertyRole, string | null>> {
+function propertyFields(record: Json, index: RoleIndex): Partial<Record<Exclude<PropertyRole, 'testInterval'>, string | null>> & { testInterval?: unknown } {
 	const values: Partial<Record<PropertyRole, unknown>> = {};
 	const ranks: Partial<Record<PropertyRole, number>> = {};
 	forEachProperty(record, (key, value, keyId) => {
@@ -86,6 +86,7 @@ function propertyFields(record: Json, index: RoleIndex): Partial<Record<Property
 		department: text(values.department),
 		lastTested: text(values.lastTested),
 		nextTestDate: text(values.nextTestDate),
+		testInterval: values.testInterval,
 	};
 }
 
@@ -109,6 +110,17 @@ export function readingOfOverdueDevice(raw: unknown, profile: ServiceProfile = D
 	// Every field comes from a typed reader above, so the event schema accepts the device (a fast-check
 	// property in test/lambdas/records.test.ts holds this): no per-record schema parse in the scan.
 	return { record: device };
+}
+
+/** A device as the due-date history reads it: the overdue reader's fields, its test interval (months, when usable) and creation day. */
+export type HistoryDevice = OverdueDevice & { testIntervalMonths: number | null; createdOn: string | null };
+
+export function readingOfHistoryDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<HistoryDevice> {
+	const reading = readingOfOverdueDevice(raw, profile);
+	if (!('record' in reading)) return reading;
+	const r = raw as Json;
+	const interval = propertyFields(r, roleIndex(profile)).testInterval;
+	return { record: { ...reading.record, testIntervalMonths: usableInterval(interval), createdOn: calendarDay(r.created_time) } };
 }
 
 export function readOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): OverdueDevice | undefined {

@@ -97,6 +97,8 @@ export const StoredDueEntry = z.looseObject({
 	outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
 	closedOn: calendarDay.optional(),
 	testedOn: calendarDay.optional(),
+	/** Rebuilt from the account's test results (pollers/rebuild.ts), not recorded while watching. */
+	rebuilt: z.literal(true).optional(),
 	/** The device's customer and department as of the due date. */
 	customerId: nullableId,
 	customerName: nullableText,
@@ -118,6 +120,9 @@ export const DueHistory = z.looseObject({
 		seenOn: calendarDay,
 		/** Set when a complete scan no longer listed the device. */
 		deletedOn: calendarDay.optional(),
+		/** Its test interval in months (when usable) and the day it was created, as last seen. */
+		testIntervalMonths: wholeFrom(1).nullable().optional(),
+		createdOn: calendarDay.nullable().optional(),
 	}),
 	entries: z.array(StoredDueEntry),
 });
@@ -126,6 +131,29 @@ export type DueHistory = z.infer<typeof DueHistory>;
 /** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
 export const LatestResult = z.looseObject({ testDate: calendarDay });
 export type LatestResult = z.infer<typeof LatestResult>;
+
+/**
+ * One test result (key: its id), kept for the failure rates and the rebuild of the history: its
+ * device, test date and whether it failed (null: a status this version does not know). Written by
+ * the test-results poller as it reads uploads and by the rebuild as it reads the past.
+ */
+export const TestRecord = z.looseObject({ device: wholeFrom(1), on: calendarDay, failed: z.boolean().nullable() });
+export type TestRecord = z.infer<typeof TestRecord>;
+
+/** How far the rebuild of the due-date history has read (key `rebuild`). */
+export const RebuildState = z.looseObject({
+	/** The first test date read (the history's retention plus the longest interval back). */
+	since: calendarDay,
+	startedOn: calendarDay,
+	/** Every result with a smaller id has been read. */
+	afterId: wholeFrom(0),
+	resultsRead: wholeFrom(0),
+	/** The day the histories were rebuilt; the rebuild runs once. */
+	done: calendarDay.optional(),
+	/** What the rebuild refused, by rule (client/rebuild.ts), and results of devices it does not know. */
+	skipped: z.record(z.string(), wholeFrom(0)).optional(),
+});
+export type RebuildState = z.infer<typeof RebuildState>;
 
 /** Every due entry of the stored histories, as the compliance figures read them. */
 export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
@@ -143,6 +171,7 @@ function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
 		outcome: e.outcome,
 		...(e.closedOn ? { closedOn: e.closedOn } : {}),
 		...(e.testedOn ? { testedOn: e.testedOn } : {}),
+		...(e.rebuilt ? { rebuilt: true as const } : {}),
 		customerId: e.customerId,
 		customerName: e.customerName,
 		department: e.department,
@@ -165,6 +194,8 @@ export const NS = {
 	failedEvidence: (env: Scope) => `failedEvidence:${env}`,
 	dueDates: (env: Scope) => `dueDates:${env}`,
 	latestResult: (env: Scope) => `latestResult:${env}`,
+	tests: (env: Scope) => `tests:${env}`,
+	rebuild: (env: Scope) => `rebuild:${env}`,
 } as const;
 
 export interface StoredShape {
@@ -183,6 +214,8 @@ const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
 	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
 	['dueDates:', { keys: 'ids', value: DueHistory }],
 	['latestResult:', { keys: 'ids', value: LatestResult }],
+	['tests:', { keys: 'ids', value: TestRecord }],
+	['rebuild:', { keys: 'any', value: RebuildState }],
 ];
 
 /** The shape stored under a namespace; undefined for namespaces the pollers do not own. */

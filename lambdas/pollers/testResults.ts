@@ -78,7 +78,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			}
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
-			const announced: Array<{ deviceId: number; testDate: string }> = [];
+			const announced: Array<{ id: number; deviceId: number; testDate: string; status: string }> = [];
 			for (const r of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
 				const at = syncedMs(r.syncedTime);
 				if (at === undefined) {

@@ -37,7 +37,7 @@ describe('advanceHistory', () => {
 					today = addDays(today, o.days);
 					if (o.tested !== null) lastTested = [lastTested ?? '', addDays(today, o.tested)].sort()[1];
 					const seen: SeenDevice | undefined = o.present
-						? { id: 7, customerId: o.customerId, customerName: o.customerId === null ? null : `Customer ${o.customerId}`, department: o.department, designation: 'Kettle', nextTestDate: o.due === null ? null : addDays(today, o.due), lastTestedDate: lastTested }
+						? { id: 7, customerId: o.customerId, customerName: o.customerId === null ? null : `Customer ${o.customerId}`, department: o.department, designation: 'Kettle', nextTestDate: o.due === null ? null : addDays(today, o.due), lastTestedDate: lastTested, testIntervalMonths: 12, createdOn: '2025-01-01' }
 						: undefined;
 					const before = history;
 					history = advanceHistory(history, seen, today, o.result === null ? undefined : addDays(today, o.result));
@@ -66,7 +66,7 @@ describe('advanceHistory', () => {
 });
 
 describe('advanceHistory: edges', () => {
-	const seen = (due: string | null, lastTestedDate: string | null = null): SeenDevice => ({ id: 9, customerId: null, customerName: null, department: null, designation: 'Kettle', nextTestDate: due, lastTestedDate });
+	const seen = (due: string | null, lastTestedDate: string | null = null): SeenDevice => ({ id: 9, customerId: null, customerName: null, department: null, designation: 'Kettle', nextTestDate: due, lastTestedDate, testIntervalMonths: 12, createdOn: '2019-01-01' });
 
 	it('a due date in the far past opens first seen overdue and stays open however old; closed entries go after 27 months', () => {
 		let h = advanceHistory(undefined, seen('2019-03-01'), '2026-11-25')!;

@@ -48,6 +48,8 @@ export interface ComplianceReportContent {
 	withoutDueDate: number;
 	/** The first day the history has (its figures start there). */
 	historySince: string | null;
+	/** Months of the trend whose figures rest, in part, on the history rebuilt from test results (pollers/rebuild.ts). */
+	rebuiltMonths: string[];
 	/** The month's due dates and outcomes, for the CSV attachment. */
 	rows: CsvRow[];
 }
@@ -65,6 +67,8 @@ export interface CsvRow {
 	firstSeenOverdue: boolean;
 	openedOn: string;
 	closedOn: string | null;
+	/** Rebuilt from the test results, not recorded while watching. */
+	rebuilt: boolean;
 }
 
 /** The month a report sent on `day` is about (the month before), or undefined when `day` is not the first. */
@@ -106,6 +110,13 @@ export function composeComplianceReport(
 		const [f] = monthFigures(entries, m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
+	const rebuiltMonths = trend
+		.map((t) => t.month)
+		.filter((m) => {
+			const { first: from, last: to } = monthDays(m);
+			const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+			return entries.some((e) => e.rebuilt && e.openedOn <= at && ((e.due >= from && e.due <= to) || (e.due < at && outcomeOn(e, at) === 'open')));
+		});
 	const { first, last } = monthDays(month);
 	const inMonth = entries.filter((e) => e.due >= first && e.due <= last && e.openedOn <= asOf);
 	const designation = (id: number) => devices.get(id)?.designation ?? null;
@@ -125,6 +136,7 @@ export function composeComplianceReport(
 			daysLate: testedOn === null ? null : daysLate(e.due, testedOn),
 			openedOn: e.openedOn,
 			closedOn: outcome === 'open' ? null : (e.closedOn ?? null),
+			rebuilt: e.rebuilt === true,
 		});
 	}
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
@@ -144,6 +156,7 @@ export function composeComplianceReport(
 		late,
 		withoutDueDate: [...devices.values()].filter((d) => d.nextTestDate === null && d.deletedOn === undefined).length,
 		historySince: since,
+		rebuiltMonths,
 		rows,
 	};
 }

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { monthFigures } from '../../client';
+import { monthBefore, monthFigures } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { composeComplianceReport, reportMonthOn, runComplianceReport } from '../../lambdas/email/compliance';
-import { csvCell, renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { REBUILD_RULES, csvCell, renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { esc } from '../../lambdas/email/render';
 import { toMime } from '../../lambdas/email/mime';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { NS, dueEntries, type DueHistory } from '../../lambdas/pollers/state';
@@ -87,7 +88,7 @@ describe('the compliance report, rendered', () => {
 	it('CSV: one row per due date of the month, cells a spreadsheet would run are quoted as text (property)', () => {
 		const { csv } = renderComplianceReport(previewReport());
 		const lines = csv.trimEnd().split('\r\n');
-		expect(lines[0]).toBe('month,device_id,designation,customer_id,customer,department,due_date,outcome,tested_on,days_late,first_seen_overdue,history_opened_on,closed_on');
+		expect(lines[0]).toBe('month,device_id,designation,customer_id,customer,department,due_date,outcome,tested_on,days_late,first_seen_overdue,history_opened_on,closed_on,rebuilt');
 		expect(lines).toHaveLength(previewReport().rows.length + 1);
 		fc.assert(
 			fc.property(fc.oneof(fc.string(), fc.constantFrom('=HYPERLINK("x")', '+1', '-2', '@SUM(A1)', 'a,b', 'say "hi"', 'two\nlines', "'=", "'quoted")), (text) => {
@@ -98,6 +99,32 @@ describe('the compliance report, rendered', () => {
 				if (/[",\r\n]/.test(text)) expect(cell.startsWith('"')).toBe(true);
 			}),
 		);
+	});
+});
+
+describe('the compliance report on a rebuilt history', () => {
+	it('marks the months that rest on entries rebuilt from the test results, states the rules, and flags each CSV row', () => {
+		// The history rebuilt before 2026-05 (due dates met by then): those entries are marked, the rest was recorded while watching.
+		const histories = previewHistories().map(({ key, value }) => ({ key, value: { ...value, entries: value.entries.map((e) => (e.outcome === 'tested' && e.testedOn! < '2026-05-01' ? { ...e, rebuilt: true as const } : e)) } }));
+		const content = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, histories)!;
+		// A month rests on the rebuild when a rebuilt due date falls in it, or one is still overdue at its end.
+		const rebuilt = dueEntries(histories).filter((e) => e.rebuilt);
+		const end = (m: string) => `${monthBefore(m, -1)}-01`;
+		const want = content.trend.map((t) => t.month).filter((m) => rebuilt.some((e) => e.due.startsWith(m) || (e.due < end(m) && e.testedOn! > end(m))));
+		expect(content.rebuiltMonths).toEqual(want);
+		expect(want.length).toBeGreaterThan(0);
+		expect(want.length).toBeLessThan(12);
+		const plain = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, previewHistories())!;
+		expect(plain.rebuiltMonths).toEqual([]);
+		// The figures are the same whether or not an entry was rebuilt.
+		expect(content.trend).toEqual(plain.trend);
+		const rendered = renderComplianceReport(content);
+		expect(rendered.text).toContain(REBUILD_RULES);
+		expect(rendered.html).toContain(esc(REBUILD_RULES));
+		expect(renderComplianceReport(plain).text).not.toContain(REBUILD_RULES);
+		for (const m of content.rebuiltMonths) expect(rendered.text).toContain(`  ${m}* `);
+		const rows = rendered.csv.trimEnd().split('\r\n').slice(1);
+		expect(rows.map((r) => r.endsWith(',true'))).toEqual(content.rows.map((r) => r.rebuilt));
 	});
 });
 

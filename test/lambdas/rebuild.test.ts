@@ -11,7 +11,7 @@ import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/st
 import type { StateStore } from '../../lambdas/ports';
 import type { Account } from '../../sandbox/account';
 import { DEVICE } from '../../sandbox/properties';
-import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+import { newTable, pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 60, customers: 4, testResults: 150 });
 const scenario = useFreshScenarios(world);
@@ -65,7 +65,7 @@ describe('the rebuild of the due-date history', () => {
 		expect((await pollDueDates(pollerContext(world, scenario.table(), { store: whole, settings: { pageSize: 20 } }))).rebuild?.done).toBe(true);
 
 		// The same account, a second table: the budget runs out after two pages of results each run.
-		const table = await (await import('../support/pollers')).newTable(world.dynamo);
+		const table = await newTable(world.dynamo);
 		const store = new DynamoStateStore(table, world.dynamo);
 		let pages = 0;
 		const counting: StateStore = {

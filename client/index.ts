@@ -16,6 +16,8 @@ export * from './testSteps';
 export * from './compliance';
 export * from './complianceSnapshot';
 export * from './rebuild';
+export * from './failureRates';
+export * from './failureRatesRead';
 export * from './profile';
 export * from './wire';
 export * from './roles';

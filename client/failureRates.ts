@@ -1,5 +1,6 @@
 import { addDays, addMonths, epochDay } from './dates';
 import { ValidationError } from './errors';
+import { usableInterval } from './rebuild';
 
 /**
  * Failure rates that justify test intervals, pure. DGUV Vorschrift 3 (its implementation rules,
@@ -21,7 +22,8 @@ import { ValidationError } from './errors';
  * - a result of a device not in the device list (deleted, or not readable) is never in a group,
  *   it is counted as `unknownDevices`; a result id read twice counts once;
  * - a group holds every device of the list (tested in the window or not), its intervals are the
- *   devices' current ones;
+ *   devices' current ones, usable as the rebuilt history takes them (client/rebuild.ts,
+ *   `usableInterval`: whole months from 1 to 120);
  * - `below` needs at least MIN_TESTS_FOR_BELOW tests; `above` needs none (see `verdictOf`).
  */
 
@@ -43,9 +45,6 @@ const ONE_IN = 50;
  * figures are evidence to weigh, not a proof.
  */
 export const MIN_TESTS_FOR_BELOW = 50;
-
-/** Intervals longer than this (10 years) are not taken as intervals (an absurd value, a typo). */
-export const MAX_TEST_INTERVAL_MONTHS = 120;
 
 /** Said wherever the figures are shown. */
 export const INTERVAL_DECISION_NOTE =
@@ -91,12 +90,6 @@ export function verdictOf(tests: number, failed: number): FailureRateVerdict {
 	if (failed * ONE_IN > tests) return 'above';
 	if (tests < MIN_TESTS_FOR_BELOW) return 'tooFewTests';
 	return failed * ONE_IN < tests ? 'below' : 'at';
-}
-
-/** A usable interval (a whole number of months from 1 to MAX_TEST_INTERVAL_MONTHS), else null. */
-export function validInterval(months: unknown): number | null {
-	const n = typeof months === 'string' && /^\s*\d+\s*$/.test(months) ? Number(months) : months;
-	return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 && n <= MAX_TEST_INTERVAL_MONTHS ? n : null;
 }
 
 export interface FailureRateCounts {
@@ -238,7 +231,7 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 	}
 
 	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
-		const intervals = g.devices.map((d) => validInterval(d.testIntervalMonths));
+		const intervals = g.devices.map((d) => usableInterval(d.testIntervalMonths));
 		const known = [...new Set(intervals.filter((n): n is number => n !== null))].sort((a, b) => a - b);
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});

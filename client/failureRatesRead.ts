@@ -1,10 +1,11 @@
 import type { ServiceClient } from './client';
 import { dayString, epochDay } from './dates';
-import { FAILURE_RATE_MONTHS, failureRateWindow, validInterval, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
+import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
 import { ValidationError } from './errors';
 import { serviceTodayOfPage } from './overdue';
 import { boundaryOverlap } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { usableInterval } from './rebuild';
 import { roleValue } from './roles';
 
 /**
@@ -36,7 +37,7 @@ export function rateDeviceOf(raw: unknown, customerNames: ReadonlyMap<number, st
 		department: text(roleValue(raw, 'department', profile)),
 		customerId,
 		customerName: customerId === null ? null : (customerNames.get(customerId) ?? null),
-		testIntervalMonths: validInterval(roleValue(raw, 'testInterval', profile)),
+		testIntervalMonths: usableInterval(roleValue(raw, 'testInterval', profile)),
 	};
 }
 

@@ -12,7 +12,7 @@ import {
 	failedOf,
 	failureRates,
 	rateTestResultOf,
-	validInterval,
+	usableInterval,
 	verdictOf,
 	type FailureRateGroupBy,
 	type FailureRateMonths,
@@ -162,7 +162,7 @@ describe('failure rates (properties)', () => {
 				for (const g of failureRates([], devices, TODAY, 12, by).groups) {
 					const mine = devices.filter((d) => groupIdOf(d, by) === g.id);
 					expect(g.testIntervalsMonths).toEqual([...new Set(mine.map((d) => d.testIntervalMonths).filter((n): n is number => n !== null && Number.isInteger(n) && n >= 1 && n <= 120))].sort((a, b) => a - b));
-					expect(g.devicesWithoutInterval).toBe(mine.filter((d) => validInterval(d.testIntervalMonths) === null).length);
+					expect(g.devicesWithoutInterval).toBe(mine.filter((d) => usableInterval(d.testIntervalMonths) === null).length);
 				}
 			}),
 		);
@@ -233,6 +233,6 @@ describe('failure rates (rules at the edges)', () => {
 		for (const bad of [null, { id: 5, device_id: 7, status: 'failed' }, { id: 0, device_id: 7, test_date: '2026-01-02' }, { id: 5, test_date: '2026-01-02' }, { id: 5, device_id: 7, test_date: '2026-02-31' }]) {
 			expect(rateTestResultOf(bad)).toBeUndefined();
 		}
-		expect([validInterval(12), validInterval('24'), validInterval(0), validInterval(-6), validInterval(600), validInterval(1.5), validInterval(null)]).toEqual([12, 24, null, null, null, null, null]);
+		expect([usableInterval(12), usableInterval('24'), usableInterval(0), usableInterval(-6), usableInterval(600), usableInterval(1.5), usableInterval(null)]).toEqual([12, 24, null, null, null, null, null]);
 	});
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type MonthFigures } from '../../client';
-import { NS, dueEntries, type DueHistory } from '../pollers/state';
+import { addDays, allFailureRates, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type MonthFigures, type RateTestResult } from '../../client';
+import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { renderComplianceReport } from './complianceRender';
 import type { DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
@@ -52,6 +52,12 @@ export interface ComplianceReportContent {
 	rebuiltMonths: string[];
 	/** The month's due dates and outcomes, for the CSV attachment. */
 	rows: CsvRow[];
+	/**
+	 * Failure rates of the 12 and 24 months up to the report's last day, per device type, department
+	 * and customer (client/failureRates.ts), from the test records the pollers keep (the rebuild and
+	 * the test-results poller, `tests:` namespace), for the devices this report covers.
+	 */
+	failureRates: Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
 }
 
 export interface CsvRow {
@@ -98,6 +104,7 @@ export function composeComplianceReport(
 	month: string,
 	histories: Array<{ key: string; value: DueHistory }>,
 	asOf = `${monthBefore(month, -1)}-01`,
+	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
 	const { entries, devices } = routedTo(deps.settings, recipient, histories);
 	const [all] = monthFigures(entries, month, asOf, 'all');
@@ -140,6 +147,10 @@ export function composeComplianceReport(
 		});
 	}
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
+	// The rates of the devices this report covers, up to the day before the figures' day.
+	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
+	const coveredIds = new Set(covered.map((d) => d.id));
+	const failureRates = allFailureRates(tests.filter((t) => coveredIds.has(t.deviceId)), covered, addDays(asOf, -1));
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {
 		month,
@@ -158,6 +169,7 @@ export function composeComplianceReport(
 		historySince: since,
 		rebuiltMonths,
 		rows,
+		failureRates,
 	};
 }
 
@@ -176,10 +188,12 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 	const histories: Array<{ key: string; value: DueHistory }> = [];
 	// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
 	for await (const item of deps.view.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
+	const tests: RateTestResult[] = [];
+	for await (const item of deps.view.list<TestRecord>(NS.tests(deps.environment))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
 	for (const recipient of allRecipients(deps.settings.recipients)) {
 		try {
-			const content = composeComplianceReport(deps, recipient, month, histories, asOf);
+			const content = composeComplianceReport(deps, recipient, month, histories, asOf, tests);
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;
@@ -206,7 +220,10 @@ function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string,
 		subject: rendered.subject,
 		text: rendered.text,
 		html: rendered.html,
-		attachments: [{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv }],
+		attachments: [
+			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
+			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },
+		],
 		data: content,
 		messageId: `<${id}@${domain}>`,
 		date: new Date(deps.now()),

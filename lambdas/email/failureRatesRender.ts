@@ -9,7 +9,7 @@ import {
 	type FailureRates,
 	type FailureRateVerdict,
 } from '../../client';
-import { csvCell } from './complianceRender';
+import { csvCell } from './csv';
 import { C, esc } from './render';
 
 /**

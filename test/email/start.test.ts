@@ -10,6 +10,9 @@ import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { device, overdue, pollersSaw } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
 import { spawnRunner, waitFor } from '../reliability/support';
+import { startSandbox } from '../../sandbox/server';
+import { dueDatesByTheRules, figuresOf } from '../support/dueDateRules';
+import { monthBefore } from '../../client';
 
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
@@ -35,23 +38,50 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 		expect(eml.html).toBe(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.html'), 'utf8'));
 	}, 90_000);
 
-	it('--report-now writes last month\'s compliance report from the due-date history the run kept (.eml with its CSV, .html, .json)', async () => {
-		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
-		const config = join(dir, 'email.json');
-		writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] } }));
-		await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env });
-		const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
-		expect(folder).toMatch(/^compliance_\d{4}-\d{2}-now-\d{6}$/);
-		expect(readdirSync(join(dir, 'outbox', folder)).sort()).toEqual(['ops@example.com.eml', 'ops@example.com.html', 'ops@example.com.json']);
-		const eml = mimeParts(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.eml'), 'utf8'));
-		expect(eml.headers.subject).toMatch(/^Calibration compliance /);
-		// The history began with this run: every due date of last month was first seen overdue, and the report says so.
-		const { content } = JSON.parse(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.json'), 'utf8'));
-		expect(content.all.due).toBeGreaterThan(0);
-		expect(content.all.firstSeenOverdue).toBe(content.all.due);
-		expect(eml.text).toContain('already overdue when the history first saw');
-		expect(eml.attachments[0].content.split('\r\n').length - 2).toBe(content.all.due);
-	}, 90_000);
+	it('--report-now on a fresh install: last month\'s report with all 12 months filled, exact to the rebuild\'s rules (.eml with its CSVs, .html, .json)', async () => {
+		// An account with years of results (the sandbox's demo), a state file that does not exist yet.
+		const sandbox = await startSandbox({ port: 0 });
+		try {
+			const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
+			const config = join(dir, 'email.json');
+			writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] } }));
+			await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env: { ...env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken } });
+			const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
+			expect(folder).toMatch(/^compliance_\d{4}-\d{2}-now-\d{6}$/);
+			expect(readdirSync(join(dir, 'outbox', folder)).sort()).toEqual(['ops@example.com.eml', 'ops@example.com.html', 'ops@example.com.json']);
+			const eml = mimeParts(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.eml'), 'utf8'));
+			expect(eml.headers.subject).toMatch(/^Calibration compliance /);
+			const { content } = JSON.parse(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.json'), 'utf8'));
+			const today = sandbox.account.today();
+			expect(content.asOf).toBe(today);
+
+			// The figures by the rules (docs/compliance.md), counted here from the sandbox's own record.
+			const truth = dueDatesByTheRules(sandbox.account, today);
+			const month = content.month as string;
+			const want = figuresOf(truth, month, today);
+			expect((({ group: _g, id: _i, name: _n, month: _m, firstSeenOverdue: _f, ...rest }) => rest)(content.all)).toEqual(want);
+			expect(content.all.firstSeenOverdue).toBe(0);
+			// Every month of the chart is filled, each as of the first of the next month.
+			expect(content.trend).toHaveLength(12);
+			for (const t of content.trend as Array<{ month: string; due: number; onTimeRate: number | null }>) {
+				const f = figuresOf(truth, t.month, t.month === month ? today : `${monthBefore(t.month, -1)}-01`);
+				expect(t.due, t.month).toBe(f.due);
+				expect(t.onTimeRate, t.month).toBe(f.onTimeRate);
+				expect(t.due, t.month).toBeGreaterThan(0);
+			}
+			expect(content.rebuiltMonths).toEqual((content.trend as Array<{ month: string }>).map((t) => t.month));
+			expect(eml.text).toContain('rest on the history rebuilt from the test results');
+			expect(eml.text).not.toContain('already overdue when the history first saw');
+			expect(eml.attachments.map((a: { filename: string }) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`]);
+			expect(eml.attachments[0].content.split('\r\n').length - 2).toBe(content.all.due);
+			// The failure rates: every group's tests are the account's results of the window.
+			const rates = content.failureRates[24].designation;
+			const results = [...sandbox.account.data.testResults.values()].filter((r) => r.test_date >= rates.from && r.test_date <= rates.to);
+			expect(rates.groups.reduce((n: number, g: { tests: number }) => n + g.tests, 0)).toBe(results.length);
+		} finally {
+			await sandbox.stop();
+		}
+	}, 120_000);
 
 	it('bad e-mail settings stop it with an error naming the field', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));

@@ -29,7 +29,7 @@ const intervalOf = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)
 /** The sandbox's own record counted by hand: group id → figures of `month`, and the results the rebuild should not use. */
 function truth(s: Sandbox, month: string, groupBy: GroupBy, since: string) {
 	const today = s.account.today();
-	const asOf = month === today.slice(0, 7) ? today : `${plusMonths(`${month}-01`, 1)}`;
+	const asOf = month === today.slice(0, 7) ? today : plusMonths(`${month}-01`, 1);
 	const groups = new Map<string, { due: number; testedOnTime: number; late: number[]; stillOverdue: number; notYetDue: number }>();
 	const skipped = { devicesWithoutInterval: 0, futureTests: 0, testsBeforeCreated: 0, sameDayTests: 0, resultsOfUnknownDevices: 0, unreadableResults: 0 };
 	const tests = new Map<number, Set<string>>();
@@ -162,13 +162,17 @@ describe('Compliance → Get Summary, Period Month', () => {
 	it.each([
 		['a month after the current one', (today: string) => plusMonths(`${today.slice(0, 7)}-01`, 1).slice(0, 7), /Month: must not be after the current month/],
 		['2026-13', () => '2026-13', /Month: must be a month written YYYY-MM/],
-		['an empty month', () => '', /Month: must be a month written YYYY-MM/],
+		['an empty month from an expression', () => '={{ "" }}', /Month: must be a month written YYYY-MM/],
 	])('%s is refused, naming Month', async (_name, month, message) => {
 		const before = await settledRequests(sandbox);
 		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: month(sandbox.account.today()), groupBy: 'all' });
 		expect(error?.message).toMatch(message);
 		// A malformed month is refused before any request; a future one after the service's today (one request).
 		expect((await settledRequests(sandbox)) - before).toBeLessThanOrEqual(1);
+	});
+
+	it('an empty Month is refused by n8n itself before the node runs (the parameter is required)', async () => {
+		await expect(run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: '', groupBy: 'all' })).rejects.toThrow(/Parameter "Month" is required/);
 	});
 
 	it('a Period that is none of the three is refused, naming the parameter and the valid values', async () => {

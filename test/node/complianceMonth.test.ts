@@ -111,9 +111,9 @@ const schema = () => new Ajv({ strict: false }).compile(JSON.parse(readFileSync(
 
 describe('Compliance → Get Summary, Period Month', () => {
 	it.each(['all', 'customer', 'department'] as const)('last month grouped by %s: figures equal the sandbox’s results counted by the rules', async (groupBy) => {
-		// A device deleted: its results are not used, and counted.
-		const gone = [...sandbox.account.data.testResults.values()][0].device_id;
-		sandbox.account.data.devices.delete(gone);
+		// A device deleted (the one tested last, so its results are in reach): not used, and counted.
+		const latest = [...sandbox.account.data.testResults.values()].sort((a, b) => a.test_date.localeCompare(b.test_date)).at(-1)!;
+		sandbox.account.data.devices.delete(latest.device_id);
 		const month = monthsBack(sandbox.account.today(), 1);
 		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy });
 		expect(error).toBeUndefined();
@@ -173,6 +173,26 @@ describe('Compliance → Get Summary, Period Month', () => {
 
 	it('an empty Month is refused by n8n itself before the node runs (the parameter is required)', async () => {
 		await expect(run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: '', groupBy: 'all' })).rejects.toThrow(/Parameter "Month" is required/);
+	});
+
+	it('a test-result list that does not end normally stops the node: no figures from part of the results', async () => {
+		sandbox.faults.add({ kind: 'countHigh', path: '/tests_performed/' });
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: monthsBack(sandbox.account.today(), 1), groupBy: 'all' });
+		expect(items).toEqual([]);
+		expect(error?.message).toMatch(/tests_performed.*could not be read to its end/);
+	});
+
+	it('with Continue On Fail, each input item gets its own figures or its own error, paired with it', async () => {
+		const today = sandbox.account.today();
+		const { items, error } = await run(
+			sandbox,
+			{ resource: 'compliance', operation: 'getSummary', period: 'month', month: '={{ $json.month }}', groupBy: 'all' },
+			{ nodeSettings: { onError: 'continueRegularOutput' }, inputItems: [{ json: { month: monthsBack(today, 1) } }, { json: { month: '2026-13' } }] },
+		);
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(items[0].json).toMatchObject({ month: monthsBack(today, 1), history: 'rebuilt' });
+		expect(items[1].json.error).toMatch(/^Month: must be a month written YYYY-MM/);
 	});
 
 	it('a Period that is none of the three is refused, naming the parameter and the valid values', async () => {

@@ -77,8 +77,9 @@ function reachOf(s: Sandbox, firstMonth: string): string {
 	return plusMonths(`${firstMonth}-01`, -longest);
 }
 
-function expectMatches(s: Sandbox, items: IDataObject[], month: string, groupBy: GroupBy) {
-	const since = reachOf(s, month);
+/** The items of `month` equal the count by hand; the results were read from the reach of `firstMonth`. */
+function expectMatches(s: Sandbox, items: IDataObject[], month: string, groupBy: GroupBy, firstMonth = month) {
+	const since = reachOf(s, firstMonth);
 	const { asOf, groups, skipped } = truth(s, month, groupBy, since);
 	const mine = items.filter((g) => g.month === month && (g.due as number) > 0);
 	expect(mine.map((g) => String(g.id)).sort(), month).toEqual([...groups.keys()].sort());
@@ -146,15 +147,9 @@ describe('Compliance → Get Summary, Period Month', () => {
 		expect(got.map((g) => g.month)).toEqual([...got.map((g) => g.month as string)].sort());
 		// Read once, from the reach of the oldest month.
 		expect(new Set(got.map((g) => g.historySince))).toEqual(new Set([reachOf(sandbox, months[0])]));
-		for (const m of months) {
-			const since = reachOf(sandbox, months[0]);
-			const { groups } = truth(sandbox, m, 'department', since);
-			const mine = got.filter((g) => g.month === m && (g.due as number) > 0);
-			expect(mine.map((g) => String(g.id)).sort(), m).toEqual([...groups.keys()].sort());
-			for (const g of mine) expect(g.due, `${m} ${String(g.id)}`).toBe(groups.get(String(g.id))!.due);
-			for (const g of mine) expect(g.testedOnTime).toBe(groups.get(String(g.id))!.testedOnTime);
-			for (const g of mine) expect(g.stillOverdue).toBe(groups.get(String(g.id))!.stillOverdue);
-		}
+		let groups = 0;
+		for (const m of months) groups += expectMatches(sandbox, got, m, 'department', months[0]);
+		expect(groups).toBeGreaterThan(12);
 		const validate = schema();
 		for (const g of got) expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
 	});

@@ -7,6 +7,7 @@ import { benchBundles } from './bundles';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
 import { benchProfile } from './profile';
+import { benchRebuild } from './rebuild';
 import { benchSandbox } from './sandbox';
 import { benchTestResults } from './testResults';
 
@@ -24,6 +25,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	bundles: benchBundles,
 	node: benchNode,
 	accounts: benchAccounts,
+	rebuild: benchRebuild,
 };
 
 async function main(): Promise<void> {

@@ -18,6 +18,8 @@ export * from './complianceSnapshot';
 export * from './complianceHistory';
 export * from './complianceHistoryRead';
 export * from './rebuild';
+export * from './failureRates';
+export * from './failureRatesRead';
 export * from './profile';
 export * from './wire';
 export * from './roles';

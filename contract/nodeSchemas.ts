@@ -68,8 +68,33 @@ const ComplianceNowSummary = z.object({
 });
 const ComplianceSummary = z.union([ComplianceNowSummary, ComplianceMonthSummary]).meta({ type: 'object' });
 
+/** What Compliance → Get Failure Rates puts in each item (client/failureRates.ts computes it). */
+const FailureRateGroup = z.object({
+	group: z.enum(['designation', 'department', 'customer']),
+	id: z.union([z.number().int(), z.string(), z.null()]).meta({ description: 'The designation, the department name or the customer ID; null for devices without one' }),
+	name: z.string().nullable().meta({ description: 'The designation, department or customer name' }),
+	devices: z.number().int().meta({ description: 'Devices in the group, tested in the period or not' }),
+	devicesTested: z.number().int().meta({ description: 'Devices with at least one test of a known status in the period' }),
+	tests: z.number().int().meta({ description: 'Tests of a known status in the period (a failed test and its re-test count as two)' }),
+	failedTests: z.number().int(),
+	unknownStatus: z.number().int().meta({ description: 'Results in the period whose status this version does not know (not in tests)' }),
+	failureRate: z.number().min(0).max(1).nullable().meta({ description: 'failedTests / tests; null without a test' }),
+	verdict: z.enum(['below', 'above', 'at', 'tooFewTests']).meta({ description: 'below: under 2 % with at least minTests tests; above: over 2 %; at: exactly 2 %; tooFewTests: neither can be said' }),
+	testIntervalsMonths: z.array(z.number().int()).meta({ description: "The devices' current test intervals in months, distinct, ascending" }),
+	devicesWithoutInterval: z.number().int(),
+	months: z.union([z.literal(12), z.literal(24)]),
+	from: z.string().meta({ description: 'The first day of the period (YYYY-MM-DD)' }),
+	to: z.string().meta({ description: "The last day of the period: the service's today" }),
+	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+	minTests: z.number().int().meta({ description: 'Tests a group needs before it is marked below 2 %' }),
+	unknownDevices: z.number().int().meta({ description: 'Results in the period of devices not in the device list (in no group)' }),
+	invalidTestDate: z.number().int().meta({ description: 'Results whose test date is not a day' }),
+	skippedRecords: z.number().int().meta({ description: 'Device and result records that could not be read' }),
+	note: z.string().meta({ description: "Setting a test interval is the employer's decision; these figures are its evidence" }),
+});
+
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
-	compliance: { getSummary: ComplianceSummary },
+	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup },
 	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
 	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
 	file: { download: DownloadedFile },

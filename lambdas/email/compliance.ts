@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type MonthFigures } from '../../client';
-import { NS, dueEntries, type DueHistory } from '../pollers/state';
+import { addDays, allFailureRates, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type MonthFigures, type RateTestResult } from '../../client';
+import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { renderComplianceReport } from './complianceRender';
 import type { DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
@@ -48,8 +48,16 @@ export interface ComplianceReportContent {
 	withoutDueDate: number;
 	/** The first day the history has (its figures start there). */
 	historySince: string | null;
+	/** Months of the trend whose figures rest, in part, on the history rebuilt from test results (pollers/rebuild.ts). */
+	rebuiltMonths: string[];
 	/** The month's due dates and outcomes, for the CSV attachment. */
 	rows: CsvRow[];
+	/**
+	 * Failure rates of the 12 and 24 months up to the report's last day, per device type, department
+	 * and customer (client/failureRates.ts), from the test records the pollers keep (the rebuild and
+	 * the test-results poller, `tests:` namespace), for the devices this report covers.
+	 */
+	failureRates: Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
 }
 
 export interface CsvRow {
@@ -65,6 +73,8 @@ export interface CsvRow {
 	firstSeenOverdue: boolean;
 	openedOn: string;
 	closedOn: string | null;
+	/** Rebuilt from the test results, not recorded while watching. */
+	rebuilt: boolean;
 }
 
 /** The month a report sent on `day` is about (the month before), or undefined when `day` is not the first. */
@@ -94,6 +104,7 @@ export function composeComplianceReport(
 	month: string,
 	histories: Array<{ key: string; value: DueHistory }>,
 	asOf = `${monthBefore(month, -1)}-01`,
+	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
 	const { entries, devices } = routedTo(deps.settings, recipient, histories);
 	const [all] = monthFigures(entries, month, asOf, 'all');
@@ -106,6 +117,13 @@ export function composeComplianceReport(
 		const [f] = monthFigures(entries, m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
+	const rebuiltMonths = trend
+		.map((t) => t.month)
+		.filter((m) => {
+			const { first: from, last: to } = monthDays(m);
+			const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+			return entries.some((e) => e.rebuilt && e.openedOn <= at && ((e.due >= from && e.due <= to) || (e.due < at && outcomeOn(e, at) === 'open')));
+		});
 	const { first, last } = monthDays(month);
 	const inMonth = entries.filter((e) => e.due >= first && e.due <= last && e.openedOn <= asOf);
 	const designation = (id: number) => devices.get(id)?.designation ?? null;
@@ -125,9 +143,14 @@ export function composeComplianceReport(
 			daysLate: testedOn === null ? null : daysLate(e.due, testedOn),
 			openedOn: e.openedOn,
 			closedOn: outcome === 'open' ? null : (e.closedOn ?? null),
+			rebuilt: e.rebuilt === true,
 		});
 	}
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
+	// The rates of the devices this report covers, up to the day before the figures' day.
+	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
+	const coveredIds = new Set(covered.map((d) => d.id));
+	const failureRates = allFailureRates(tests.filter((t) => coveredIds.has(t.deviceId)), covered, addDays(asOf, -1));
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {
 		month,
@@ -144,7 +167,9 @@ export function composeComplianceReport(
 		late,
 		withoutDueDate: [...devices.values()].filter((d) => d.nextTestDate === null && d.deletedOn === undefined).length,
 		historySince: since,
+		rebuiltMonths,
 		rows,
+		failureRates,
 	};
 }
 
@@ -163,10 +188,12 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 	const histories: Array<{ key: string; value: DueHistory }> = [];
 	// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
 	for await (const item of deps.view.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
+	const tests: RateTestResult[] = [];
+	for await (const item of deps.view.list<TestRecord>(NS.tests(deps.environment))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
 	for (const recipient of allRecipients(deps.settings.recipients)) {
 		try {
-			const content = composeComplianceReport(deps, recipient, month, histories, asOf);
+			const content = composeComplianceReport(deps, recipient, month, histories, asOf, tests);
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;
@@ -193,7 +220,10 @@ function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string,
 		subject: rendered.subject,
 		text: rendered.text,
 		html: rendered.html,
-		attachments: [{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv }],
+		attachments: [
+			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
+			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },
+		],
 		data: content,
 		messageId: `<${id}@${domain}>`,
 		date: new Date(deps.now()),

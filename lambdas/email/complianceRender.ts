@@ -1,6 +1,10 @@
 import type { MonthFigures } from '../../client';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
+import { csvCell } from './csv';
+import { failureRatesCsv, failureRatesHtml, failureRatesText } from './failureRatesRender';
 import { C, esc, page, type RenderedEmail } from './render';
+
+export { csvCell };
 
 /**
  * The monthly compliance report as HTML, plain text and CSV. The chart is made of table cells
@@ -29,7 +33,7 @@ function shortMonth(month: string): string {
 
 const changeText = (c: ComplianceReportContent) => (c.change === null ? 'no rate the month before' : `${c.change > 0 ? '+' : c.change < 0 ? '−' : '±'}${Math.abs(c.change)} points from ${monthName(c.previous.month)}`);
 
-export function renderComplianceReport(c: ComplianceReportContent): RenderedEmail & { csv: string } {
+export function renderComplianceReport(c: ComplianceReportContent): RenderedEmail & { csv: string; failureRatesCsv: string } {
 	const a = c.all;
 	const subject = `Calibration compliance ${monthName(c.month)}: ${pct(a.onTimeRate)} tested on time (${plural(a.due, 'due date')})${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
 	const lateTested = c.late.filter((d) => d.testedOn !== null);
@@ -48,7 +52,7 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		...notes,
 		'',
 		'LAST 12 MONTHS (on-time rate, overdue at month end)',
-		...c.trend.map((m) => `  ${m.month}  ${pct(m.onTimeRate).padStart(6)}  ${'#'.repeat(m.onTimeRate === null ? 0 : Math.round(m.onTimeRate * 20)).padEnd(20)}  ${String(m.overdue).padStart(4)} overdue`),
+		...c.trend.map((m) => `  ${m.month}${c.rebuiltMonths.includes(m.month) ? '*' : ' '} ${pct(m.onTimeRate).padStart(6)}  ${'#'.repeat(m.onTimeRate === null ? 0 : Math.round(m.onTimeRate * 20)).padEnd(20)}  ${String(m.overdue).padStart(4)} overdue`),
 		'',
 	];
 	const textTable = (title: string, groups: MonthFigures[]) => {
@@ -68,6 +72,7 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 	};
 	textLate('Tested late', lateTested);
 	textLate('Still overdue', stillOverdue);
+	t.push(...failureRatesText(c.failureRates), '');
 	t.push('--', footer(c), '');
 
 	// ---- HTML ----
@@ -85,10 +90,10 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		`${pct(a.onTimeRate)} on time, ${a.testedLate} late, ${a.stillOverdue} still overdue`,
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration compliance</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(monthName(c.month))}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}${failureRatesHtml(c.failureRates)}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c))}</td></tr>`,
 	);
-	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows) };
+	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows), failureRatesCsv: failureRatesCsv(c.failureRates) };
 }
 
 function title(text: string, count?: number): string {
@@ -113,7 +118,7 @@ function chart(c: ComplianceReportContent): string {
 		.map((m) => {
 			const color = m.onTimeRate === null ? C.line : m.onTimeRate >= 0.95 ? C.green : m.onTimeRate >= 0.8 ? C.amber : C.red;
 			const current = m.month === c.month ? 'font-weight:700;' : '';
-			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month))}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate))}</td><td style="${TD}">${bar(m.overdue / most, OVERDUE_BAR)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${m.overdue}</td></tr>`;
+			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month))}${c.rebuiltMonths.includes(m.month) ? '*' : ''}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate))}</td><td style="${TD}">${bar(m.overdue / most, OVERDUE_BAR)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${m.overdue}</td></tr>`;
 		})
 		.join('');
 	return `${title('The last 12 months')}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Month', 'left', '14%')}${th('Tested on time', 'left', '34%')}${th('', 'right', '12%')}${th('Overdue at month end', 'left', '30%')}${th('', 'right', '10%')}</tr>${rows}</table>`;
@@ -148,26 +153,20 @@ function deviceText(d: LateDevice): string {
 	return `${d.designation?.trim() || '(no designation)'} #${d.deviceId}${where ? `, ${where}` : ''}`;
 }
 
+/** The rules of the rebuilt history (client/rebuild.ts, docs/compliance.md), said wherever a report rests on it. */
+export const REBUILD_RULES =
+	'Months marked * rest on the history rebuilt from the test results: after a test on day t (any result) a device is next due on t plus its test interval in months; that due date ends with its next test (on time when on or before it, late after it) or is still open. The current interval, customer and department of each device are used throughout (an approximation where they changed); a deleted device ends with its last result. Where the history recorded a due date while watching, its record is used.';
+
 function footer(c: ComplianceReportContent): string {
-	return `Sent to ${c.recipient} for the devices routed to this address, counted where each was on its due date. Figures as of ${c.asOf}: a device counts as on time when tested on or before its due date. One report a month, on the first day at the digest hour (${c.timeZone} time); the attached CSV lists every due date of the month and its outcome.`;
+	return `${c.rebuiltMonths.length > 0 ? `${REBUILD_RULES} ` : ''}Sent to ${c.recipient} for the devices routed to this address, counted where each was on its due date. Figures as of ${c.asOf}: a device counts as on time when tested on or before its due date. One report a month, on the first day at the digest hour (${c.timeZone} time); the attached CSVs list every due date of the month and its outcome, and the failure rates.`;
 }
 
-const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer', 'department', 'due_date', 'outcome', 'tested_on', 'days_late', 'first_seen_overdue', 'history_opened_on', 'closed_on'];
-
-/** RFC 4180, with cells that a spreadsheet would run as a formula (= + - @) quoted as text. */
-export function csvCell(value: string | number | boolean | null): string {
-	if (value === null) return '';
-	let text = String(value);
-	// A leading apostrophe is a spreadsheet's text marker: one before a formula character makes the
-	// cell text, and one before a literal apostrophe keeps it (so every cell reads back as it was).
-	if (typeof value === 'string' && /^[=+\-@\t\r']/.test(text)) text = `'${text}`;
-	return /[",\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer', 'department', 'due_date', 'outcome', 'tested_on', 'days_late', 'first_seen_overdue', 'history_opened_on', 'closed_on', 'rebuilt'];
 
 function toCsv(rows: CsvRow[]): string {
 	const lines = [CSV_HEAD.join(',')];
 	for (const r of rows) {
-		lines.push([r.due.slice(0, 7), r.deviceId, r.designation, r.customerId, r.customerName, r.department, r.due, r.outcome, r.testedOn, r.daysLate, r.firstSeenOverdue, r.openedOn, r.closedOn].map(csvCell).join(','));
+		lines.push([r.due.slice(0, 7), r.deviceId, r.designation, r.customerId, r.customerName, r.department, r.due, r.outcome, r.testedOn, r.daysLate, r.firstSeenOverdue, r.openedOn, r.closedOn, r.rebuilt].map(csvCell).join(','));
 	}
 	return `${lines.join('\r\n')}\r\n`;
 }

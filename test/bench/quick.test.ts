@@ -44,6 +44,16 @@ describe('npm run bench, quick mode', () => {
 			expect.stringMatching(/memory per account/),
 		]);
 
+		// The rebuild at scale: requests, CPU against 5 req/s, memory, stored size, write units.
+		expect(of('due-date history rebuild').map((r) => r.measure)).toEqual([
+			expect.stringMatching(/requests at the largest page ÷ the least/),
+			expect.stringMatching(/^CPU of the first run .* ÷ the time its requests take at 5 req\/s/),
+			expect.stringMatching(/^peak heap growth.* ÷ the JSON of the pages read/),
+			expect.stringMatching(/^peak RSS.* ÷ the poller Lambda's memory/),
+			expect.stringMatching(/^stored after the rebuild/),
+			expect.stringMatching(/^one-time writes/),
+		]);
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

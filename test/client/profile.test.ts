@@ -111,7 +111,7 @@ describe('service profile', () => {
 		for (const [resource, fields] of Object.entries(DEFAULT_PROFILE.fields)) {
 			expect(doc).toContain(`| \`fields.${resource}\` | ${Object.values(fields).map((f) => `\`${f.name}\` (${f.dataType})`).join(', ')} |`);
 		}
-		for (const [role, r] of Object.entries(DEFAULT_PROFILE.properties)) expect(doc).toMatch(new RegExp(`\\| \`properties\\.${role}\` \\| ${r.names.map((n) => `"${n}"`).join(', ')}[ |(]`));
+		for (const [role, r] of Object.entries(DEFAULT_PROFILE.properties)) expect(doc).toMatch(new RegExp(`\\| \`properties\\.${role}\` \\| ${r.names.map((n) => `"${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).join(', ')}[ |(]`));
 		const p = DEFAULT_PROFILE.paging;
 		for (const v of [p.limitParam, p.offsetParam, p.pageParam, p.pageSizeParam, String(p.defaultPageSize), String(p.maxPageSize), p.itemsKey, p.countKey, p.nextKey]) expect(doc).toContain(`\`${v}\``);
 		for (const v of Object.values(DEFAULT_PROFILE.overdue)) expect(doc).toContain(`\`${v}\``);

@@ -7,21 +7,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { monthFigures } from '../../client';
+import { INTERVAL_DECISION_NOTE, monthBefore, monthFigures } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { composeComplianceReport, reportMonthOn, runComplianceReport } from '../../lambdas/email/compliance';
-import { csvCell, renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { REBUILD_RULES, csvCell, renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { esc } from '../../lambdas/email/render';
 import { toMime } from '../../lambdas/email/mime';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { NS, dueEntries, type DueHistory } from '../../lambdas/pollers/state';
 import type { StateStore } from '../../lambdas/ports';
-import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories, previewReport } from '../support/compliancePreview';
+import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories, previewReport, previewTests } from '../support/compliancePreview';
 import { mimeParts } from '../support/localSes';
 
 const deps = { settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' as const };
 const historyStore = (histories: Array<{ key: string; value: DueHistory }>): Pick<StateStore, 'list'> => ({
 	async *list<T>(namespace: string) {
 		if (namespace === NS.dueDates('production')) for (const h of histories) yield h as unknown as { key: string; value: T };
+		// The test records the failure rates read, as the pollers keep them (key: the result id).
+		if (namespace === NS.tests('production')) for (const t of previewTests(histories)) yield { key: String(t.id), value: { device: t.deviceId, on: t.testDate, failed: t.failed } as T };
 	},
 });
 
@@ -87,7 +90,7 @@ describe('the compliance report, rendered', () => {
 	it('CSV: one row per due date of the month, cells a spreadsheet would run are quoted as text (property)', () => {
 		const { csv } = renderComplianceReport(previewReport());
 		const lines = csv.trimEnd().split('\r\n');
-		expect(lines[0]).toBe('month,device_id,designation,customer_id,customer,department,due_date,outcome,tested_on,days_late,first_seen_overdue,history_opened_on,closed_on');
+		expect(lines[0]).toBe('month,device_id,designation,customer_id,customer,department,due_date,outcome,tested_on,days_late,first_seen_overdue,history_opened_on,closed_on,rebuilt');
 		expect(lines).toHaveLength(previewReport().rows.length + 1);
 		fc.assert(
 			fc.property(fc.oneof(fc.string(), fc.constantFrom('=HYPERLINK("x")', '+1', '-2', '@SUM(A1)', 'a,b', 'say "hi"', 'two\nlines', "'=", "'quoted")), (text) => {
@@ -98,6 +101,50 @@ describe('the compliance report, rendered', () => {
 				if (/[",\r\n]/.test(text)) expect(cell.startsWith('"')).toBe(true);
 			}),
 		);
+	});
+});
+
+describe('the compliance report: failure rates', () => {
+	it('of the devices the recipient gets, over the 12 and 24 months to the report month\'s last day; in the e-mail, its text and a CSV of their own', () => {
+		const tests = previewTests();
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, previewHistories(), undefined, tests)!;
+		const acmeDevices = new Set(previewHistories().filter((h) => h.value.device.customerName === 'Acme Instruments').map((h) => Number(h.key)));
+		const rates = acme.failureRates[24].customer;
+		expect(rates.to).toBe('2026-10-31');
+		expect(rates.groups.map((g) => g.name)).toEqual(['Acme Instruments']);
+		expect(rates.groups[0].tests).toBe(tests.filter((t) => acmeDevices.has(t.deviceId) && t.testDate <= '2026-10-31' && t.testDate > '2024-10-31').length);
+		const all = previewReport().failureRates[12].designation.groups;
+		expect(all.some((g) => g.verdict === 'above')).toBe(true);
+		const rendered = renderComplianceReport(previewReport());
+		expect(rendered.text).toContain(INTERVAL_DECISION_NOTE);
+		expect(rendered.html).toContain(esc(INTERVAL_DECISION_NOTE));
+		expect(rendered.failureRatesCsv.split('\r\n')[0]).toMatch(/^months,from,to,group_by/);
+	});
+});
+
+describe('the compliance report on a rebuilt history', () => {
+	it('marks the months that rest on entries rebuilt from the test results, states the rules, and flags each CSV row', () => {
+		// The history rebuilt before 2026-05 (due dates met by then): those entries are marked, the rest was recorded while watching.
+		const histories = previewHistories().map(({ key, value }) => ({ key, value: { ...value, entries: value.entries.map((e) => (e.outcome === 'tested' && e.testedOn! < '2026-05-01' ? { ...e, rebuilt: true as const } : e)) } }));
+		const content = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, histories)!;
+		// A month rests on the rebuild when a rebuilt due date falls in it, or one is still overdue at its end.
+		const rebuilt = dueEntries(histories).filter((e) => e.rebuilt);
+		const end = (m: string) => `${monthBefore(m, -1)}-01`;
+		const want = content.trend.map((t) => t.month).filter((m) => rebuilt.some((e) => e.due.startsWith(m) || (e.due < end(m) && e.testedOn! > end(m))));
+		expect(content.rebuiltMonths).toEqual(want);
+		expect(want.length).toBeGreaterThan(0);
+		expect(want.length).toBeLessThan(12);
+		const plain = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, previewHistories())!;
+		expect(plain.rebuiltMonths).toEqual([]);
+		// The figures are the same whether or not an entry was rebuilt.
+		expect(content.trend).toEqual(plain.trend);
+		const rendered = renderComplianceReport(content);
+		expect(rendered.text).toContain(REBUILD_RULES);
+		expect(rendered.html).toContain(esc(REBUILD_RULES));
+		expect(renderComplianceReport(plain).text).not.toContain(REBUILD_RULES);
+		for (const m of content.rebuiltMonths) expect(rendered.text).toContain(`  ${m}* `);
+		const rows = rendered.csv.trimEnd().split('\r\n').slice(1);
+		expect(rows.map((r) => r.endsWith(',true'))).toEqual(content.rows.map((r) => r.rebuilt));
 	});
 });
 
@@ -118,7 +165,11 @@ describe('the compliance report, sent', () => {
 		expect(eml.headers['content-type']).toMatch(/^multipart\/mixed/);
 		expect(eml.html).toBe(readFileSync(join(folder, 'manager@example.com.html'), 'utf8'));
 		expect(eml.text).toContain('LAST 12 MONTHS');
-		expect(eml.attachments).toEqual([{ filename: 'calibration-compliance-2026-10.csv', contentType: 'text/csv', content: renderComplianceReport(previewReport()).csv }]);
+		const rendered = renderComplianceReport(previewReport());
+		expect(eml.attachments).toEqual([
+			{ filename: 'calibration-compliance-2026-10.csv', contentType: 'text/csv', content: rendered.csv },
+			{ filename: 'failure-rates-2026-10.csv', contentType: 'text/csv', content: rendered.failureRatesCsv },
+		]);
 		const json = JSON.parse(readFileSync(join(folder, 'manager@example.com.json'), 'utf8'));
 		expect(json.content).toEqual(JSON.parse(JSON.stringify(previewReport())));
 		// Without files the e-mail stays multipart/alternative, as before.

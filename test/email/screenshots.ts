@@ -4,7 +4,12 @@
  * real renderer makes of the preview history (test/support/compliancePreview.ts):
  *   email-compliance.png        at desktop width
  *   email-compliance-phone.png  at phone width (390 px)
+ *   email-compliance-first-day.png  the first report of a fresh install: `npm start -- --once
+ *     --report-now` on the embedded sandbox's demo account, its history rebuilt from the results
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderComplianceReport } from '../../lambdas/email/complianceRender';
 import { launchBrowser } from '../n8n-app/browser';
@@ -12,8 +17,19 @@ import { previewReport } from '../support/compliancePreview';
 
 const OUT = join(__dirname, '..', '..', 'docs', 'images');
 
+/** The HTML of the report a fresh install writes first (a new state file, the embedded sandbox). */
+function firstDayReport(): string {
+	const dir = mkdtempSync(join(tmpdir(), 'tec-first-report-'));
+	writeFileSync(join(dir, 'email.json'), JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['quality@example.com'] } }));
+	const start = join(__dirname, '..', '..', 'bin', 'start.ts');
+	execFileSync(process.execPath, ['--import', 'tsx', start, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', join(dir, 'email.json')], { env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' }, stdio: ['ignore', 'ignore', 'inherit'] });
+	const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
+	return readFileSync(join(dir, 'outbox', folder, 'quality@example.com.html'), 'utf8');
+}
+
 async function main(): Promise<void> {
 	const { html } = renderComplianceReport(previewReport());
+	const firstDay = firstDayReport();
 	const browser = await launchBrowser();
 	try {
 		const { page } = browser;
@@ -28,6 +44,10 @@ async function main(): Promise<void> {
 			await page.screenshot({ path: join(OUT, name), fullPage: true });
 			process.stdout.write(`wrote docs/images/${name}\n`);
 		}
+		await page.setViewportSize({ width: 900, height: 900 });
+		await page.setContent(firstDay, { waitUntil: 'load' });
+		await page.screenshot({ path: join(OUT, 'email-compliance-first-day.png'), fullPage: true });
+		process.stdout.write('wrote docs/images/email-compliance-first-day.png\n');
 	} finally {
 		await browser.close();
 	}

@@ -1,4 +1,4 @@
-import { addDays, monthBefore } from '../../client';
+import { addDays, monthBefore, type RateTestResult } from '../../client';
 import { composeComplianceReport, type ComplianceReportContent } from '../../lambdas/email/compliance';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import type { DueHistory, StoredDueEntry } from '../../lambdas/pollers/state';
@@ -62,7 +62,7 @@ export function previewHistories(): Array<{ key: string; value: DueHistory }> {
 		out.push({
 			key: String(id),
 			value: {
-				device: { ...group, designation, nextTestDate: k === 29 ? null : (last?.outcome === 'open' ? last.due : '2027-06-01'), lastTestedDate: '2026-09-01', lastResultDate: null, seenOn: '2026-11-01', ...(k === 28 ? { deletedOn: '2026-10-20' } : {}) },
+				device: { ...group, designation, testIntervalMonths: 12, nextTestDate: k === 29 ? null : (last?.outcome === 'open' ? last.due : '2027-06-01'), lastTestedDate: '2026-09-01', lastResultDate: null, seenOn: '2026-11-01', ...(k === 28 ? { deletedOn: '2026-10-20' } : {}) },
 				entries: k === 28 ? entries.map((e) => (e.outcome === 'open' ? { ...e, outcome: 'deleted' as const, closedOn: '2026-10-20' } : e)) : entries,
 			},
 		});
@@ -70,6 +70,25 @@ export function previewHistories(): Array<{ key: string; value: DueHistory }> {
 	return out;
 }
 
+/**
+ * The tests behind the preview's history, for its failure rates: each test that met a due date,
+ * failed now and then (more often for some device types), a failed one re-tested two days later.
+ */
+export function previewTests(histories = previewHistories()): RateTestResult[] {
+	const out: RateTestResult[] = [];
+	for (const { key, value } of histories) {
+		const deviceId = Number(key);
+		const risky = /Safety Tester|Installation Tester|PAT Tester/.test(value.device.designation ?? '');
+		for (const e of value.entries) {
+			if (e.outcome !== 'tested' || !e.testedOn) continue;
+			const failed = (deviceId * 7 + Number(e.due.slice(5, 7)) * 13) % (risky ? 6 : 97) === 0;
+			out.push({ id: out.length + 1, deviceId, testDate: e.testedOn, failed });
+			if (failed) out.push({ id: out.length + 1, deviceId, testDate: addDays(e.testedOn, 2), failed: false });
+		}
+	}
+	return out;
+}
+
 export function previewReport(recipient = 'manager@example.com'): ComplianceReportContent {
-	return composeComplianceReport({ settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, recipient, PREVIEW_MONTH, previewHistories())!;
+	return composeComplianceReport({ settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, recipient, PREVIEW_MONTH, previewHistories(), undefined, previewTests())!;
 }

@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { resourceDescription } from '../common/types';
+import * as getFailureRates from './getFailureRates.operation';
 import * as getSummary from './getSummary.operation';
 
-export const operations = { getSummary };
+export const operations = { getSummary, getFailureRates };
 
 export const description: INodeProperties[] = resourceDescription(
 	'compliance',
@@ -13,6 +14,12 @@ export const description: INodeProperties[] = resourceDescription(
 			description:
 				'Count devices, overdue devices and devices due within 30 days now, or a past month’s due dates tested on time, late or still overdue (rebuilt from the test results), for the account or per customer or department',
 			action: 'Get a compliance summary',
+		},
+		getFailureRates: {
+			name: 'Get Failure Rates',
+			description:
+				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate and the devices’ intervals, marked below 2 % (at least 50 tests) or above 2 % (DGUV V3): evidence for the employer’s choice of test intervals',
+			action: 'Get failure rates',
 		},
 	},
 	'getSummary',

@@ -1,0 +1,104 @@
+import type { ServiceClient } from './client';
+import { dayString, epochDay } from './dates';
+import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
+import { ValidationError } from './errors';
+import { serviceTodayOfPage } from './overdue';
+import { boundaryOverlap } from './pagination';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { usableInterval } from './rebuild';
+import { roleValue } from './roles';
+
+/**
+ * Reading what the failure rates need from the service's lists, for any face: the service's today
+ * (as the compliance snapshot finds it), the customers' names, every device (designation,
+ * department, customer, test interval) and the test results of the window (`test_date`
+ * newerOrSame its first day, every page). Each list is read whole at the largest page size with
+ * overlapping pages; a list that does not end normally throws (no rate from part of a list).
+ * A record that cannot be read (no id, no device, no test date) is skipped and counted.
+ */
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+function positive(v: unknown): number | null {
+	const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN;
+	return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** A device record as the rates read it; undefined when it has no usable id. */
+export function rateDeviceOf(raw: unknown, customerNames: ReadonlyMap<number, string>, profile: ServiceProfile = DEFAULT_PROFILE): RateDevice | undefined {
+	if (!raw || typeof raw !== 'object') return undefined;
+	const r = raw as { id?: unknown; customer_id?: unknown };
+	const id = positive(r.id);
+	if (id === null) return undefined;
+	const customerId = positive(r.customer_id);
+	return {
+		id,
+		designation: text(roleValue(raw, 'designation', profile)),
+		department: text(roleValue(raw, 'department', profile)),
+		customerId,
+		customerName: customerId === null ? null : (customerNames.get(customerId) ?? null),
+		testIntervalMonths: usableInterval(roleValue(raw, 'testInterval', profile)),
+	};
+}
+
+/**
+ * Whether a result's status is a failure: "failed" yes, "passed" no (any case), any other status
+ * null (one this version does not know; not counted in a rate).
+ */
+export function failedOf(status: unknown): boolean | null {
+	const s = typeof status === 'string' ? status.trim().toLowerCase() : '';
+	return s === 'failed' ? true : s === 'passed' ? false : null;
+}
+
+/** A test result record (canonical field names) as the rates read it; undefined when unreadable. */
+export function rateTestResultOf(raw: unknown): RateTestResult | undefined {
+	if (!raw || typeof raw !== 'object') return undefined;
+	const r = raw as { id?: unknown; device_id?: unknown; test_date?: unknown; status?: unknown };
+	const id = positive(r.id);
+	const deviceId = positive(r.device_id);
+	const day = typeof r.test_date === 'string' && epochDay(r.test_date) !== undefined ? r.test_date.slice(0, 10) : undefined;
+	if (id === null || deviceId === null || day === undefined) return undefined;
+	return { id, deviceId, testDate: day, failed: failedOf(r.status) };
+}
+
+export interface FailureRateInput {
+	/** The service's today (the overdue list's), or this machine's UTC day when nothing is overdue. */
+	today: string;
+	devices: RateDevice[];
+	/** The results of the window, whatever their device. */
+	results: RateTestResult[];
+	/** Records that could not be read and were skipped (devices and results). */
+	skippedRecords: number;
+}
+
+/** Reads the account for the window of `months` (12 or 24) ending on the service's today. */
+export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now): Promise<FailureRateInput> {
+	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
+	const WHOLE = { pageSize: client.maxPageSize, overlap: boundaryOverlap(client.maxPageSize), incomplete: 'throw' } as const;
+	let serviceToday: string | undefined;
+	for await (const page of client.pages('overdueDevice.list', {}, { pageSize: 1, maxItems: 1 })) serviceToday = serviceTodayOfPage(page);
+	const today = serviceToday ?? dayString(now());
+	const names = new Map<number, string>();
+	for await (const raw of client.items('customer.list', {}, WHOLE)) {
+		const id = positive((raw as { id?: unknown } | null)?.id);
+		const name = roleValue(raw, 'customerName', client.profile);
+		if (id !== null && typeof name === 'string') names.set(id, name);
+	}
+	let skippedRecords = 0;
+	const devices = new Map<number, RateDevice>();
+	for await (const raw of client.items('device.list', {}, WHOLE)) {
+		const device = rateDeviceOf(raw, names, client.profile);
+		if (device) devices.set(device.id, device);
+		else skippedRecords++;
+	}
+	const { from } = failureRateWindow(today, months);
+	const results = new Map<number, RateTestResult>();
+	const query = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }] };
+	for await (const raw of client.items('testResult.list', query, WHOLE)) {
+		const result = rateTestResultOf(raw);
+		if (result) results.set(result.id, result);
+		else skippedRecords++;
+	}
+	return { today, devices: [...devices.values()], results: [...results.values()], skippedRecords };
+}
+

@@ -1,0 +1,238 @@
+/** Failure rates per device type, department and customer over 12 or 24 months (pure, property-tested). */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+	FAILURE_RATE_GROUP_BY,
+	FAILURE_RATE_MONTHS,
+	MIN_TESTS_FOR_BELOW,
+	addDays,
+	addMonths,
+	allFailureRates,
+	compareGroups,
+	failedOf,
+	failureRates,
+	rateTestResultOf,
+	usableInterval,
+	verdictOf,
+	type FailureRateGroupBy,
+	type FailureRateMonths,
+	type RateDevice,
+	type RateTestResult,
+} from '../../client';
+
+const TODAY = '2026-03-31';
+const customers = [
+	{ customerId: 1, customerName: 'Acme GmbH' },
+	{ customerId: 2, customerName: 'Brightwater Ltd' },
+	{ customerId: 3, customerName: null },
+	{ customerId: null, customerName: null },
+];
+
+const deviceArb = (id: number): fc.Arbitrary<RateDevice> =>
+	fc
+		.record({
+			designation: fc.constantFrom('Drill', 'Kettle', 'Oscilloscope', 'drill', null),
+			department: fc.constantFrom('Workshop', 'Office', null),
+			customer: fc.constantFrom(...customers),
+			interval: fc.constantFrom(6, 12, 24, 0, -3, 600, 1.5, null),
+		})
+		.map(({ designation, department, customer, interval }) => ({ id, designation, department, ...customer, testIntervalMonths: interval }));
+
+const devicesArb: fc.Arbitrary<RateDevice[]> = fc
+	.uniqueArray(fc.integer({ min: 1, max: 40 }), { maxLength: 30 })
+	.chain((ids) => (ids.length === 0 ? fc.constant([]) : fc.tuple(...ids.map(deviceArb))));
+
+/** Test dates from 30 months back to a month ahead of TODAY (some outside every window). */
+const resultArb = (id: number): fc.Arbitrary<RateTestResult> =>
+	fc
+		.record({ deviceId: fc.integer({ min: 1, max: 45 }), offset: fc.integer({ min: -920, max: 30 }), failed: fc.constantFrom<boolean | null>(false, false, false, true, null) })
+		.map(({ deviceId, offset, failed }) => ({ id, deviceId, testDate: addDays(TODAY, offset), failed }));
+
+const resultsArb: fc.Arbitrary<RateTestResult[]> = fc
+	.uniqueArray(fc.integer({ min: 1, max: 100_000 }), { maxLength: 150 })
+	.chain((ids) => (ids.length === 0 ? fc.constant([]) : fc.tuple(...ids.map(resultArb))));
+
+const monthsArb = fc.constantFrom(...FAILURE_RATE_MONTHS);
+const groupByArb = fc.constantFrom(...FAILURE_RATE_GROUP_BY);
+
+/** In the window, computed apart: strictly after the day `months` back, not after today. */
+const inWindow = (r: RateTestResult, months: FailureRateMonths) => r.testDate > addMonths(TODAY, -months) && r.testDate <= TODAY;
+const groupIdOf = (d: RateDevice, by: FailureRateGroupBy) => (by === 'customer' ? d.customerId : by === 'designation' ? d.designation : d.department);
+
+describe('failure rates (properties)', () => {
+	it('totals are the sums of the groups; each device is in exactly one group', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
+				const f = failureRates(results, devices, TODAY, months, by);
+				const sum = (k: 'devices' | 'devicesTested' | 'tests' | 'failedTests' | 'unknownStatus') => f.groups.reduce((n, g) => n + g[k], 0);
+				for (const k of ['devices', 'devicesTested', 'tests', 'failedTests', 'unknownStatus'] as const) expect(sum(k), k).toBe(f.totals[k]);
+				expect(f.totals.devices).toBe(devices.length);
+				expect(new Set(f.groups.map((g) => `${typeof g.id}:${g.id}`)).size).toBe(f.groups.length);
+			}),
+		);
+	});
+
+	it('each group counts exactly the results of its devices in the window (counted apart here)', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
+				const f = failureRates(results, devices, TODAY, months, by);
+				const known = new Map(devices.map((d) => [d.id, d]));
+				for (const g of f.groups) {
+					const mine = results.filter((r) => inWindow(r, months) && known.has(r.deviceId) && groupIdOf(known.get(r.deviceId)!, by) === g.id);
+					const counted = mine.filter((r) => r.failed !== null);
+					expect(g.tests).toBe(counted.length);
+					expect(g.failedTests).toBe(counted.filter((r) => r.failed).length);
+					expect(g.unknownStatus).toBe(mine.length - counted.length);
+					expect(g.devicesTested).toBe(new Set(counted.map((r) => r.deviceId)).size);
+					expect(g.devices).toBe(devices.filter((d) => groupIdOf(d, by) === g.id).length);
+				}
+				expect(f.totals.unknownDevices).toBe(results.filter((r) => inWindow(r, months) && !known.has(r.deviceId)).length);
+			}),
+		);
+	});
+
+	it('the rate is failed / tests in [0, 1], null exactly when there is no test; the verdict follows the rate', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
+				const f = failureRates(results, devices, TODAY, months, by);
+				for (const g of [...f.groups, f.totals]) {
+					if (g.tests === 0) expect(g.failureRate).toBeNull();
+					else {
+						expect(g.failureRate).toBeGreaterThanOrEqual(0);
+						expect(g.failureRate).toBeLessThanOrEqual(1);
+						expect(g.failureRate).toBe(g.failedTests / g.tests);
+					}
+					expect(g.verdict).toBe(verdictOf(g.tests, g.failedTests));
+				}
+			}),
+		);
+	});
+
+	it('a test outside the window (before it, or after today) changes nothing', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, fc.integer({ min: 1, max: 45 }), fc.boolean(), fc.integer({ min: 0, max: 400 }), fc.boolean(), (results, devices, months, by, deviceId, before, days, failed) => {
+				const testDate = before ? addDays(addMonths(TODAY, -months), -days) : addDays(TODAY, 1 + days);
+				const extra = { id: 200_000, deviceId, testDate, failed };
+				expect(failureRates([...results, extra], devices, TODAY, months, by)).toEqual(failureRates(results, devices, TODAY, months, by));
+			}),
+		);
+	});
+
+	it('the order of the inputs changes nothing; groups come in the compliance figures’ order, the group without last', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, fc.integer(), (results, devices, months, by, seed) => {
+				const shuffle = <T>(xs: T[]) => xs.map((x, i) => ({ x, k: Math.sin(seed + i * 7919) })).sort((a, b) => a.k - b.k).map((e) => e.x);
+				const f = failureRates(results, devices, TODAY, months, by);
+				expect(failureRates(shuffle(results), shuffle(devices), TODAY, months, by)).toEqual(f);
+				for (let i = 1; i < f.groups.length; i++) expect(compareGroups(f.groups[i - 1], f.groups[i])).toBeLessThan(0);
+				if (f.groups.some((g) => g.id === null)) expect(f.groups[f.groups.length - 1].id).toBeNull();
+			}),
+		);
+	});
+
+	it('a failed test and its re-test on the same day are two tests; one result read twice is one', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
+				const base = failureRates(results, devices, TODAY, months, by);
+				const inside = results.find((r) => inWindow(r, months) && r.failed !== null && devices.some((d) => d.id === r.deviceId));
+				expect(failureRates([...results, ...results], devices, TODAY, months, by)).toEqual(base);
+				if (!inside) return;
+				const retest = { ...inside, id: 300_000, failed: false };
+				expect(failureRates([...results, retest], devices, TODAY, months, by).totals.tests).toBe(base.totals.tests + 1);
+			}),
+		);
+	});
+
+	it('a device that leaves the list takes its results out of every group into unknownDevices', () => {
+		fc.assert(
+			fc.property(resultsArb, devicesArb.filter((d) => d.length > 0), monthsArb, groupByArb, (results, devices, months, by) => {
+				const [gone, ...rest] = devices;
+				const before = failureRates(results, devices, TODAY, months, by);
+				const after = failureRates(results, rest, TODAY, months, by);
+				const its = results.filter((r) => r.deviceId === gone.id && inWindow(r, months)).length;
+				expect(after.totals.unknownDevices).toBe(before.totals.unknownDevices + its);
+				expect(after.totals.tests + after.totals.unknownStatus).toBe(before.totals.tests + before.totals.unknownStatus - its);
+			}),
+		);
+	});
+
+	it('intervals: distinct and ascending, only usable ones; the rest counted as without interval', () => {
+		fc.assert(
+			fc.property(devicesArb, groupByArb, (devices, by) => {
+				for (const g of failureRates([], devices, TODAY, 12, by).groups) {
+					const mine = devices.filter((d) => groupIdOf(d, by) === g.id);
+					expect(g.testIntervalsMonths).toEqual([...new Set(mine.map((d) => d.testIntervalMonths).filter((n): n is number => n !== null && Number.isInteger(n) && n >= 1 && n <= 120))].sort((a, b) => a - b));
+					expect(g.devicesWithoutInterval).toBe(mine.filter((d) => usableInterval(d.testIntervalMonths) === null).length);
+				}
+			}),
+		);
+	});
+
+	it('verdicts: below needs the minimum of tests, above does not; exactly 2 % is at', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 5000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: tests }))), ([tests, failed]) => {
+				const v = verdictOf(tests, failed);
+				const rate = tests === 0 ? 0 : failed / tests;
+				if (v === 'below') expect(tests >= MIN_TESTS_FOR_BELOW && rate < 0.02).toBe(true);
+				if (v === 'above') expect(rate > 0.02).toBe(true);
+				if (v === 'at') expect(tests >= MIN_TESTS_FOR_BELOW && failed * 50 === tests).toBe(true);
+				if (v === 'tooFewTests') expect(tests < MIN_TESTS_FOR_BELOW && failed * 50 <= tests).toBe(true);
+				if (failed * 50 > tests) expect(v).toBe('above');
+			}),
+		);
+		// Why the minimum is 50: below it, one failure is already 2 % or more.
+		expect(verdictOf(49, 1)).toBe('above');
+		expect(verdictOf(49, 0)).toBe('tooFewTests');
+		expect(verdictOf(50, 1)).toBe('at');
+		expect(verdictOf(50, 0)).toBe('below');
+		expect(verdictOf(51, 1)).toBe('below');
+	});
+});
+
+describe('failure rates (rules at the edges)', () => {
+	const devices: RateDevice[] = [{ id: 1, designation: 'Drill', department: 'Workshop', customerId: 1, customerName: 'Acme GmbH', testIntervalMonths: 12 }];
+	const at = (testDate: string, id = 1): RateTestResult => ({ id, deviceId: 1, testDate, failed: false });
+
+	it.each(FAILURE_RATE_MONTHS)('the %i-month window: after the day that many months back, up to today', (months) => {
+		const start = addMonths(TODAY, -months);
+		const f = (date: string) => failureRates([at(date)], devices, TODAY, months, 'designation').totals.tests;
+		expect(f(start)).toBe(0);
+		expect(f(addDays(start, 1))).toBe(1);
+		expect(f(TODAY)).toBe(1);
+		expect(f(addDays(TODAY, 1))).toBe(0);
+		expect(failureRates([], devices, TODAY, months, 'designation')).toMatchObject({ from: addDays(start, 1), to: TODAY, minTests: 50 });
+	});
+
+	it('a result whose test date is not a day is counted as such, in no group', () => {
+		const f = failureRates([at('2026-02-30'), at('yesterday', 2), at(TODAY, 3)], devices, TODAY, 12, 'customer');
+		expect(f.totals).toMatchObject({ tests: 1, invalidTestDate: 2 });
+	});
+
+	it('a group without any test: rate null, too few tests, its devices still counted', () => {
+		const [g] = failureRates([], devices, TODAY, 24, 'department').groups;
+		expect(g).toMatchObject({ group: 'department', id: 'Workshop', name: 'Workshop', devices: 1, devicesTested: 0, tests: 0, failureRate: null, verdict: 'tooFewTests', testIntervalsMonths: [12] });
+	});
+
+	it('bad input is refused naming the parameter and what is valid', () => {
+		expect(() => failureRates([], devices, '2026-13-01', 12, 'designation')).toThrow(/today: must be a day YYYY-MM-DD/);
+		expect(() => failureRates([], devices, TODAY, 6 as FailureRateMonths, 'designation')).toThrow(/months: must be 12 or 24, got 6/);
+		expect(() => failureRates([], devices, TODAY, 12, 'project' as FailureRateGroupBy)).toThrow(/groupBy: must be one of designation, department, customer/);
+	});
+
+	it('all windows and groupings at once are the single ones', () => {
+		const results = [at('2025-01-10'), at('2025-12-01', 2)];
+		const all = allFailureRates(results, devices, TODAY);
+		for (const months of FAILURE_RATE_MONTHS) for (const by of FAILURE_RATE_GROUP_BY) expect(all[months][by]).toEqual(failureRates(results, devices, TODAY, months, by));
+		expect(all[24].designation.totals.tests).toBe(2);
+		expect(all[12].designation.totals.tests).toBe(1);
+	});
+
+	it('records: status failed / passed in any case, other statuses unknown; unreadable records none', () => {
+		expect([failedOf('FAILED'), failedOf(' passed '), failedOf('aborted'), failedOf(undefined)]).toEqual([true, false, null, null]);
+		expect(rateTestResultOf({ id: 5, device_id: '7', test_date: '2026-01-02T10:00:00Z', status: 'failed' })).toEqual({ id: 5, deviceId: 7, testDate: '2026-01-02', failed: true });
+		for (const bad of [null, { id: 5, device_id: 7, status: 'failed' }, { id: 0, device_id: 7, test_date: '2026-01-02' }, { id: 5, test_date: '2026-01-02' }, { id: 5, device_id: 7, test_date: '2026-02-31' }]) {
+			expect(rateTestResultOf(bad)).toBeUndefined();
+		}
+		expect([usableInterval(12), usableInterval('24'), usableInterval(0), usableInterval(-6), usableInterval(600), usableInterval(1.5), usableInterval(null)]).toEqual([12, 24, null, null, null, null, null]);
+	});
+});

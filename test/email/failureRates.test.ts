@@ -1,0 +1,127 @@
+/** The monthly report's failure-rate renderers: escaping, the 2 % marks, MIN and the employer's sentence, a CSV that reads back. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FAILURE_RATE_GROUP_BY, FAILURE_RATE_MONTHS, INTERVAL_DECISION_NOTE, addDays, allFailureRates, type RateDevice, type RateTestResult } from '../../client';
+import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, failureRatesCsv, failureRatesHtml, failureRatesText, ratePercent, type FailureRateTables } from '../../lambdas/email/failureRatesRender';
+import { esc } from '../../lambdas/email/render';
+
+const TODAY = '2026-10-31';
+/** Names a service may hold: markup, quotes, ampersands, formula starts, separators, line breaks. */
+const HOSTILE = ['<script>alert("x")</script>', 'Tom & Jerry’s <b>', "O'Brien \"Lab\"", '=HYPERLINK("http://x")', '-40 °C freezer', '@SUM(A1)', 'a,b;c', 'two\nlines', "'quoted", 'Drill'];
+
+const world = fc
+	.record({
+		devices: fc.array(fc.record({ designation: fc.option(fc.constantFrom(...HOSTILE), { nil: null }), department: fc.option(fc.constantFrom(...HOSTILE), { nil: null }), customer: fc.integer({ min: 0, max: 3 }), interval: fc.constantFrom(6, 12, 24, null) }), { minLength: 1, maxLength: 25 }),
+		results: fc.array(fc.record({ device: fc.nat(), offset: fc.integer({ min: -800, max: 5 }), failed: fc.constantFrom<boolean | null>(false, false, false, false, false, false, true, null) }), { maxLength: 400 }),
+	})
+	.map(({ devices, results }) => {
+		const ds: RateDevice[] = devices.map((d, i) => ({ id: i + 1, designation: d.designation, department: d.department, customerId: d.customer === 0 ? null : d.customer, customerName: d.customer === 0 ? null : HOSTILE[d.customer], testIntervalMonths: d.interval }));
+		const rs: RateTestResult[] = results.map((r, i) => ({ id: i + 1, deviceId: (r.device % (ds.length + 2)) + 1, testDate: addDays(TODAY, r.offset), failed: r.failed }));
+		return allFailureRates(rs, ds, TODAY);
+	});
+
+/** RFC 4180 reader: rows of cells. */
+function readCsv(text: string): string[][] {
+	const rows: string[][] = [];
+	let row: string[] = [];
+	let cell = '';
+	let quoted = false;
+	const endCell = () => {
+		row.push(cell);
+		cell = '';
+	};
+	for (let i = 0; i < text.length; i++) {
+		const ch = text[i];
+		if (quoted) {
+			if (ch === '"' && text[i + 1] === '"') {
+				cell += '"';
+				i++;
+			} else if (ch === '"') quoted = false;
+			else cell += ch;
+		} else if (ch === '"') quoted = true;
+		else if (ch === ',') endCell();
+		else if (ch === '\r' && text[i + 1] === '\n') {
+			endCell();
+			rows.push(row);
+			row = [];
+			i++;
+		} else cell += ch;
+	}
+	return rows;
+}
+/** The cell as written before the report's formula guard (a leading apostrophe before = + - @ tab CR '). */
+const unguard = (cell: string) => cell.replace(/^'(?=[=+\-@\t\r'])/, '');
+
+const shownGroups = (t: FailureRateTables) => FAILURE_RATE_GROUP_BY.flatMap((by) => t[24][by].groups.slice(0, MAX_RATE_ROWS));
+
+describe('failure rates in the monthly report', () => {
+	it('HTML: every value from the service escaped, no markup of its own gets through', () => {
+		fc.assert(
+			fc.property(world, (t) => {
+				const html = failureRatesHtml(t);
+				expect(html).not.toContain('<script>');
+				expect(html).not.toContain('<b>');
+				for (const g of shownGroups(t)) if (g.name !== null) expect(html).toContain(`>${esc(g.name)}</td>`);
+			}),
+		);
+	});
+
+	it('HTML and text: each shown group’s two windows carry their mark; MIN and the employer’s sentence are said', () => {
+		fc.assert(
+			fc.property(world, (t) => {
+				const html = failureRatesHtml(t);
+				const text = failureRatesText(t).join('\n');
+				const count = (s: string, part: string) => s.split(part).length - 1;
+				const shown = FAILURE_RATE_GROUP_BY.flatMap((by) => FAILURE_RATE_MONTHS.flatMap((m) => t[m][by].groups.slice(0, MAX_RATE_ROWS)));
+				for (const [verdict, mark] of [['below', 'below 2 %'], ['above', 'above 2 %'], ['at', 'at 2 %'], ['tooFewTests', 'under 50 tests']] as const) {
+					const n = shown.filter((g) => g.verdict === verdict).length;
+					expect(count(html, `;">${mark}</td>`), verdict).toBe(n);
+					expect(count(text, `) ${mark}`), verdict).toBe(n);
+				}
+				for (const out of [html, text]) expect(out).toContain('at least 50 tests');
+				expect(html).toContain(esc(INTERVAL_DECISION_NOTE));
+				expect(text).toContain(INTERVAL_DECISION_NOTE);
+				const { from, to } = t[24].designation;
+				expect(text).toContain(`${from} to ${to}`);
+			}),
+		);
+	});
+
+	it('CSV: one row per window, grouping and group, reading back to the figures (formula starts guarded)', () => {
+		fc.assert(
+			fc.property(world, (t) => {
+				const rows = readCsv(failureRatesCsv(t));
+				expect(rows[0]).toEqual(FAILURE_RATES_CSV_HEAD);
+				const expected = FAILURE_RATE_MONTHS.flatMap((m) => FAILURE_RATE_GROUP_BY.flatMap((by) => t[m][by].groups.map((g) => ({ m, by, g, f: t[m][by] }))));
+				expect(rows).toHaveLength(expected.length + 1);
+				expected.forEach(({ m, by, g, f }, i) => {
+					const cells = rows[i + 1];
+					for (const c of cells) expect(/^[=+\-@\t\r]/.test(c), c).toBe(false);
+					const v = Object.fromEntries(FAILURE_RATES_CSV_HEAD.map((h, k) => [h, unguard(cells[k])]));
+					expect(v).toMatchObject({ months: String(m), from: f.from, to: f.to, group_by: by, group_id: g.id === null ? '' : String(g.id), group_name: g.name ?? '', verdict: g.verdict, min_tests: '50', note: INTERVAL_DECISION_NOTE });
+					expect([v.devices, v.devices_tested, v.tests, v.failed_tests, v.unknown_status, v.devices_without_interval].map(Number)).toEqual([g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.devicesWithoutInterval]);
+					expect(v.failure_rate === '' ? null : Number(v.failure_rate)).toBe(g.failureRate);
+					expect(v.test_intervals_months === '' ? [] : v.test_intervals_months.split(';').map(Number)).toEqual(g.testIntervalsMonths);
+				});
+			}),
+		);
+	});
+
+	it('a rate near 2 % never reads as 2 % unless it is exactly 2 %', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 100_000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: Math.min(tests, 3000) }))), ([tests, failedTests]) => {
+				const shown = Number(ratePercent({ tests, failedTests }).replace(' %', ''));
+				expect(shown === 2).toBe(failedTests * 50 === tests);
+			}),
+		);
+		expect(ratePercent({ tests: 0, failedTests: 0 })).toBe('–');
+	});
+
+	it('more groups than a table lists: the rest are counted and left to the CSV', () => {
+		const devices: RateDevice[] = Array.from({ length: MAX_RATE_ROWS + 7 }, (_, i) => ({ id: i + 1, designation: `Type ${String(i).padStart(3, '0')}`, department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const t = allFailureRates([], devices, TODAY);
+		expect(failureRatesHtml(t)).toContain('…and 7 more (the attached CSV has them all).');
+		expect(failureRatesText(t)).toContain('  …and 7 more (see the attached CSV)');
+		expect(readCsv(failureRatesCsv(t)).filter((r) => r[3] === 'designation')).toHaveLength(2 * devices.length);
+	});
+});

@@ -1,0 +1,82 @@
+/**
+ * Compliance → Get Failure Rates in n8n's engine against the sandbox: every group's figures equal
+ * those counted here from the sandbox's own record of its devices and test results (whatever the
+ * demo data holds), for each grouping and period; the marks, the only-marked option, results of
+ * deleted devices and of unknown statuses, and bad parameters.
+ */
+import { describe, expect, it } from 'vitest';
+import { addDays } from '../../client';
+import { DEVICE } from '../../sandbox/properties';
+import { expectFailureRatesOf } from '../support/failureRates';
+import { jsonOf, run, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+describe('Compliance → Get Failure Rates', () => {
+	it.each([
+		['designation', 24],
+		['department', 12],
+		['customer', 24],
+	] as const)('grouped by %s over %i months: each group’s figures are the sandbox’s own', async (groupBy, months) => {
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy, months });
+		expect(error).toBeUndefined();
+		expect(items.length).toBeGreaterThan(0);
+		expectFailureRatesOf(sandbox, items, groupBy, months);
+	});
+
+	it('follows changes: a failed test and its same-day re-test are two tests, a deleted device’s results leave the groups, an unknown status is not counted', async () => {
+		const today = sandbox.account.today();
+		const [first, second] = [...sandbox.account.data.devices.values()];
+		const results = sandbox.account.data.testResults;
+		const next = Math.max(0, ...results.keys()) + 1;
+		const base = { customer_id: first.customer_id ?? null, project_id: null, synced_time: `${today}T12:00:00Z`, tester: 'A. Weber', test_sequence: 'DGUV V3' };
+		results.set(next, { ...base, id: next, device_id: first.id, test_date: today, status: 'failed' });
+		results.set(next + 1, { ...base, id: next + 1, device_id: first.id, test_date: today, status: 'passed' });
+		results.set(next + 2, { ...base, id: next + 2, device_id: first.id, test_date: addDays(today, -3), status: 'aborted' as never });
+		// A test dated in the future is outside the period.
+		results.set(next + 3, { ...base, id: next + 3, device_id: first.id, test_date: addDays(today, 2), status: 'failed' });
+		results.set(next + 4, { ...base, id: next + 4, device_id: second.id, test_date: addDays(today, -1), status: 'failed' });
+		sandbox.account.data.devices.delete(second.id);
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
+		expect(error).toBeUndefined();
+		expectFailureRatesOf(sandbox, items, 'designation', 12);
+		const mine = jsonOf(items).find((g) => g.id === (first.values[DEVICE.designation] ?? null))!;
+		expect(mine.unknownStatus as number).toBeGreaterThanOrEqual(1);
+		expect(items[0].json.unknownDevices as number).toBeGreaterThanOrEqual(1);
+	});
+
+	it('Only Marked Groups: exactly the groups marked below or above 2 %, in the same order', async () => {
+		// Whatever the demo data: one type with a failed test in one test (above), one never tested (too few).
+		const today = sandbox.account.today();
+		const [template] = sandbox.account.data.devices.values();
+		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		for (const [n, designation] of [[0, 'Rate check A'], [1, 'Rate check B']] as const) {
+			sandbox.account.data.devices.set(id + n, { ...template, id: id + n, values: { ...template.values, [DEVICE.designation]: designation } });
+		}
+		const rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
+		sandbox.account.data.testResults.set(rid, { id: rid, device_id: id, customer_id: null, project_id: null, test_date: today, synced_time: `${today}T12:00:00Z`, status: 'failed', tester: 'A. Weber', test_sequence: 'DGUV V3' });
+		const all = jsonOf((await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24 })).items);
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24, onlyMarked: true });
+		expect(error).toBeUndefined();
+		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, verdict: 'above' });
+		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, verdict: 'tooFewTests' });
+		expect(jsonOf(items)).toEqual(all.filter((g) => g.verdict === 'below' || g.verdict === 'above'));
+	});
+
+	it('bad parameters are refused naming the parameter and the valid values', async () => {
+		const groupBy = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'project' });
+		expect(groupBy.error?.message).toMatch(/Group By.*designation, department, customer/);
+		const months = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 6 });
+		expect(months.error?.message).toMatch(/Period: must be 12 or 24 months, got 6/);
+	});
+
+	it('a failing list under continueOnFail: one error item, paired, the token nowhere', async () => {
+		// 426 (licence expired) is not retried: the run ends at the first list of test results.
+		sandbox.faults.add({ kind: 'status', status: 426, path: '/tests_performed/all/', count: 1 });
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'customer', months: 12 }, { nodeSettings: { onError: 'continueRegularOutput' } });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(1);
+		expect(items[0].pairedItem).toEqual({ item: 0 });
+		expect(items[0].json.error).toMatch(/HTTP 426/);
+		expect(JSON.stringify(items)).not.toContain(sandbox.sandboxToken);
+	});
+});

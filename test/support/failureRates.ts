@@ -1,0 +1,100 @@
+/**
+ * Get Failure Rates checked against the sandbox's own record: the figures per group counted here
+ * from its devices and test results (whatever the demo data holds), independently of the client.
+ */
+import Ajv from 'ajv';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IDataObject } from 'n8n-workflow';
+import { expect } from 'vitest';
+import { INTERVAL_DECISION_NOTE, addDays, addMonths } from '../../client';
+import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
+import { CUSTOMER, DEVICE } from '../../sandbox/properties';
+import type { Sandbox } from '../../sandbox/server';
+
+export type By = 'designation' | 'department' | 'customer';
+
+interface Expected {
+	name: string | null;
+	devices: number;
+	tested: Set<number>;
+	tests: number;
+	failed: number;
+	unknown: number;
+	intervals: Set<number>;
+}
+
+/** Counted from the sandbox's record, group id → figures, and the results of devices it no longer has. */
+export function failureRateTruth(s: Sandbox, by: By, months: 12 | 24): { groups: Map<string, Expected>; unknownDevices: number } {
+	const today = s.account.today();
+	const after = addMonths(today, -months);
+	const groups = new Map<string, Expected>();
+	const groupOf = new Map<number, Expected>();
+	for (const d of s.account.data.devices.values()) {
+		const id = by === 'customer' ? (d.customer_id ?? null) : ((d.values[by === 'designation' ? DEVICE.designation : DEVICE.department] as string | null) ?? null);
+		const name = by === 'customer' ? (id === null ? null : (s.account.data.customers.get(id as number)?.values[CUSTOMER.name] as string)) : (id as string | null);
+		const g = groups.get(String(id)) ?? { name, devices: 0, tested: new Set<number>(), tests: 0, failed: 0, unknown: 0, intervals: new Set<number>() };
+		g.devices++;
+		const interval = d.values[DEVICE.testInterval];
+		if (typeof interval === 'number' && interval >= 1 && interval <= 120) g.intervals.add(interval);
+		groups.set(String(id), g);
+		groupOf.set(d.id, g);
+	}
+	let unknownDevices = 0;
+	for (const r of s.account.data.testResults.values()) {
+		if (!(r.test_date.slice(0, 10) > after && r.test_date.slice(0, 10) <= today)) continue;
+		const g = groupOf.get(r.device_id);
+		if (!g) unknownDevices++;
+		else if (r.status !== 'passed' && r.status !== 'failed') g.unknown++;
+		else {
+			g.tests++;
+			g.tested.add(r.device_id);
+			if (r.status === 'failed') g.failed++;
+		}
+	}
+	return { groups, unknownDevices };
+}
+
+/** The 2 % marks as docs/n8n.md states them. */
+function verdict(tests: number, failed: number): string {
+	if (tests > 0 && failed / tests > 0.02) return 'above';
+	if (tests < 50) return 'tooFewTests';
+	return failed / tests < 0.02 ? 'below' : 'at';
+}
+
+const schema = () => new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getFailureRates.json'), 'utf8')));
+
+/** Every item of a run is its group's figures as the sandbox's record gives them, valid for the output schema, paired with item 0. */
+export function expectFailureRatesOf(s: Sandbox, items: Array<{ json: IDataObject; pairedItem?: unknown }>, by: By, months: 12 | 24) {
+	const { groups, unknownDevices } = failureRateTruth(s, by, months);
+	const got = items.map((i) => i.json);
+	expect(got.map((g) => String(g.id)).sort()).toEqual([...groups.keys()].sort());
+	const validate = schema();
+	for (const g of got) {
+		const e = groups.get(String(g.id))!;
+		expect(g, String(g.id)).toMatchObject({
+			group: by,
+			name: e.name,
+			devices: e.devices,
+			devicesTested: e.tested.size,
+			tests: e.tests,
+			failedTests: e.failed,
+			unknownStatus: e.unknown,
+			failureRate: e.tests === 0 ? null : e.failed / e.tests,
+			verdict: verdict(e.tests, e.failed),
+			testIntervalsMonths: [...e.intervals].sort((a, b) => a - b),
+			months,
+			today: s.account.today(),
+			from: addDays(addMonths(s.account.today(), -months), 1),
+			to: s.account.today(),
+			minTests: 50,
+			unknownDevices,
+			note: INTERVAL_DECISION_NOTE,
+		});
+		expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
+	}
+	// Named groups by name, the one without last.
+	const ids = got.map((g) => g.id);
+	if (ids.includes(null)) expect(ids[ids.length - 1]).toBeNull();
+	expect(items.every((i) => JSON.stringify(i.pairedItem) === '{"item":0}')).toBe(true);
+}

@@ -31,20 +31,36 @@ export function snapshotDeviceOf(raw: unknown, customerNames: ReadonlyMap<number
 	return { id, customerId: customer, customerName: customer === null ? null : (customerNames.get(customer) ?? null), department, nextTestDate: next };
 }
 
-export async function readComplianceSnapshot(client: ServiceClient, now: () => number = Date.now): Promise<{ today: string; devices: SnapshotDevice[] }> {
-	const WHOLE = { pageSize: client.maxPageSize, overlap: boundaryOverlap(client.maxPageSize), incomplete: 'throw' } as const;
+/** How a whole list is read: the largest page, overlapping pages, an incomplete scan throws. */
+export function wholeList(client: ServiceClient) {
+	return { pageSize: client.maxPageSize, overlap: boundaryOverlap(client.maxPageSize), incomplete: 'throw' } as const;
+}
+
+/** The service's today (one record of the overdue list), else this machine's UTC day. */
+export async function readServiceToday(client: ServiceClient, now: () => number = Date.now): Promise<string> {
 	let today: string | undefined;
 	for await (const page of client.pages('overdueDevice.list', {}, { pageSize: 1, maxItems: 1 })) today = serviceTodayOfPage(page);
+	return today ?? dayString(now());
+}
+
+/** Customer id → name, the whole customer list. */
+export async function readCustomerNames(client: ServiceClient): Promise<Map<number, string>> {
 	const names = new Map<number, string>();
-	for await (const raw of client.items('customer.list', {}, WHOLE)) {
+	for await (const raw of client.items('customer.list', {}, wholeList(client))) {
 		const id = Number((raw as { id?: unknown } | null)?.id);
 		const name = roleValue(raw, 'customerName', client.profile);
 		if (Number.isSafeInteger(id) && typeof name === 'string') names.set(id, name);
 	}
+	return names;
+}
+
+export async function readComplianceSnapshot(client: ServiceClient, now: () => number = Date.now): Promise<{ today: string; devices: SnapshotDevice[] }> {
+	const today = await readServiceToday(client, now);
+	const names = await readCustomerNames(client);
 	const devices = new Map<number, SnapshotDevice>();
-	for await (const raw of client.items('device.list', {}, WHOLE)) {
+	for await (const raw of client.items('device.list', {}, wholeList(client))) {
 		const device = snapshotDeviceOf(raw, names, client.profile);
 		if (device) devices.set(device.id, device);
 	}
-	return { today: today ?? dayString(now()), devices: [...devices.values()] };
+	return { today, devices: [...devices.values()] };
 }

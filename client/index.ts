@@ -15,6 +15,8 @@ export * from './overdue';
 export * from './testSteps';
 export * from './compliance';
 export * from './complianceSnapshot';
+export * from './complianceHistory';
+export * from './complianceHistoryRead';
 export * from './rebuild';
 export * from './failureRates';
 export * from './failureRatesRead';

@@ -18,8 +18,44 @@ const DownloadedFile = z.object({
 	fileSize: z.number().int().meta({ description: 'Bytes' }),
 });
 
-/** What Compliance → Get Summary puts in each item (client/compliance.ts computes it). */
-const ComplianceSummary = z.object({
+const count = z.number().int();
+
+/** What Compliance → Get Summary puts in each item for a month (Period Month or Last 12 Months; client/complianceHistory.ts). */
+const ComplianceMonthSummary = z.object({
+	group: z.enum(['all', 'customer', 'department']),
+	id: z.union([z.number().int(), z.string(), z.null()]).meta({ description: 'The customer ID or the department name; null for all devices, or for devices without one' }),
+	name: z.string().nullable().meta({ description: 'The customer or department name' }),
+	month: z.string().meta({ description: 'YYYY-MM' }),
+	due: count.meta({ description: 'Due dates in the month known on asOf' }),
+	testedOnTime: count,
+	testedLate: count,
+	medianDaysLate: z.number().nullable().meta({ description: 'Of the late tests; null when none was late' }),
+	maxDaysLate: count.nullable().meta({ description: 'Of the late tests; null when none was late' }),
+	stillOverdue: count.meta({ description: 'Due in the month, not tested by asOf, past due' }),
+	closedWithoutTest: count.meta({ description: 'Ended without a test (never, for a rebuilt history)' }),
+	notYetDue: count.meta({ description: 'Due later in the month than asOf' }),
+	firstSeenOverdue: count.meta({ description: 'Due dates first seen already overdue (never, for a rebuilt history)' }),
+	onTimeRate: z.number().min(0).max(1).nullable().meta({ description: 'testedOnTime / (testedOnTime + testedLate + stillOverdue); null when nothing counts' }),
+	asOf: z.string().meta({ description: 'The day the figures are for: the first of the next month, or today for the current month' }),
+	today: z.string().meta({ description: "The service's day (YYYY-MM-DD)" }),
+	history: z.literal('rebuilt').meta({ description: 'The figures rest on the due-date history rebuilt from the test results' }),
+	historySince: z.string().meta({ description: 'The first test date read' }),
+	resultsRead: count,
+	skipped: z
+		.object({
+			devicesWithoutInterval: count,
+			futureTests: count,
+			testsBeforeCreated: count,
+			sameDayTests: count,
+			resultsOfUnknownDevices: count,
+			unreadableResults: count,
+		})
+		.meta({ description: 'Results and devices the rebuild did not use, by rule' }),
+	note: z.string().meta({ description: 'The rebuild rules, in words' }),
+});
+
+/** What Compliance → Get Summary puts in each item for Period Now (client/compliance.ts computes it). */
+const ComplianceNowSummary = z.object({
 	group: z.enum(['all', 'customer', 'department']),
 	id: z.union([z.number().int(), z.string(), z.null()]).meta({ description: 'The customer ID or the department name; null for all devices, or for devices without one' }),
 	name: z.string().nullable().meta({ description: 'The customer or department name' }),
@@ -30,6 +66,7 @@ const ComplianceSummary = z.object({
 	compliance: z.number().min(0).max(1).nullable().meta({ description: 'Share of the devices with a next test date that are not overdue; null when none has one' }),
 	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
 });
+const ComplianceSummary = z.union([ComplianceNowSummary, ComplianceMonthSummary]).meta({ type: 'object' });
 
 /** What Compliance → Get Failure Rates puts in each item (client/failureRates.ts computes it). */
 const FailureRateGroup = z.object({

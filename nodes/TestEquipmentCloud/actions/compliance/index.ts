@@ -12,7 +12,7 @@ export const description: INodeProperties[] = resourceDescription(
 		getSummary: {
 			name: 'Get Summary',
 			description:
-				'Count devices, overdue devices and devices due within 30 days now, for the account or per customer or department, with the share not overdue (compliance, 0 to 1)',
+				'Count devices, overdue devices and devices due within 30 days now, or a past month’s due dates tested on time, late or still overdue (rebuilt from the test results), for the account or per customer or department',
 			action: 'Get a compliance summary',
 		},
 		getFailureRates: {

@@ -1,0 +1,102 @@
+/**
+ * Compliance → Get Summary for past months in n8n's engine against the sandbox: the figures equal
+ * counting the sandbox's own devices and test results by the rebuild's rules (written here again,
+ * not taken from the client), per group; bad months are refused before any request.
+ */
+import Ajv from 'ajv';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IDataObject } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
+import { expectMatches, monthsBack, plusMonths, reachOf } from '../support/complianceMonth';
+import { jsonOf, run, settledRequests, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+const schema = () => new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getSummary.json'), 'utf8')));
+
+describe('Compliance → Get Summary, Period Month', () => {
+	it.each(['all', 'customer', 'department'] as const)('last month grouped by %s: figures equal the sandbox’s results counted by the rules', async (groupBy) => {
+		// A device deleted (the one tested last, so its results are in reach): not used, and counted.
+		const latest = [...sandbox.account.data.testResults.values()].sort((a, b) => a.test_date.localeCompare(b.test_date)).at(-1)!;
+		sandbox.account.data.devices.delete(latest.device_id);
+		const month = monthsBack(sandbox.account.today(), 1);
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy });
+		expect(error).toBeUndefined();
+		const got = jsonOf(items);
+		expect(expectMatches(sandbox, got, month, groupBy)).toBeGreaterThan(0);
+		expect((got[0].skipped as IDataObject).resultsOfUnknownDevices).toBeGreaterThan(0);
+		const since = got[0].historySince as string;
+		expect(got[0].resultsRead).toBe([...sandbox.account.data.testResults.values()].filter((r) => r.test_date.slice(0, 10) >= since).length);
+		expect(items.every((i) => JSON.stringify(i.pairedItem) === '{"item":0}')).toBe(true);
+		const validate = schema();
+		for (const g of got) expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
+	});
+
+	it('the current month is counted as of today', async () => {
+		const today = sandbox.account.today();
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: today.slice(0, 7), groupBy: 'all' });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(1);
+		expect(items[0].json.asOf).toBe(today);
+		expectMatches(sandbox, jsonOf(items), today.slice(0, 7), 'all');
+	});
+
+	it('Last 12 Months: one item per month and group, oldest first, each equal to the count by hand', async () => {
+		const today = sandbox.account.today();
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'department' });
+		expect(error).toBeUndefined();
+		const got = jsonOf(items);
+		const months = Array.from({ length: 12 }, (_, i) => monthsBack(today, 11 - i));
+		expect([...new Set(got.map((g) => g.month))]).toEqual(months.filter((m) => got.some((g) => g.month === m)));
+		expect(got.map((g) => g.month)).toEqual([...got.map((g) => g.month as string)].sort());
+		// Read once, from the reach of the oldest month.
+		expect(new Set(got.map((g) => g.historySince))).toEqual(new Set([reachOf(sandbox, months[0])]));
+		let groups = 0;
+		for (const m of months) groups += expectMatches(sandbox, got, m, 'department', months[0]);
+		expect(groups).toBeGreaterThan(12);
+		const validate = schema();
+		for (const g of got) expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
+	});
+
+	it.each([
+		['a month after the current one', (today: string) => plusMonths(`${today.slice(0, 7)}-01`, 1).slice(0, 7), /Month: must not be after the current month/],
+		['2026-13', () => '2026-13', /Month: must be a month written YYYY-MM/],
+		['an empty month from an expression', () => '={{ "" }}', /Month: must be a month written YYYY-MM/],
+	])('%s is refused, naming Month', async (_name, month, message) => {
+		const before = await settledRequests(sandbox);
+		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: month(sandbox.account.today()), groupBy: 'all' });
+		expect(error?.message).toMatch(message);
+		// A malformed month is refused before any request; a future one after the service's today (one request).
+		expect((await settledRequests(sandbox)) - before).toBeLessThanOrEqual(1);
+	});
+
+	it('an empty Month is refused by n8n itself before the node runs (the parameter is required)', async () => {
+		await expect(run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: '', groupBy: 'all' })).rejects.toThrow(/Parameter "Month" is required/);
+	});
+
+	it('a test-result list that does not end normally stops the node: no figures from part of the results', async () => {
+		sandbox.faults.add({ kind: 'countHigh', path: '/tests_performed/' });
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: monthsBack(sandbox.account.today(), 1), groupBy: 'all' });
+		expect(items).toEqual([]);
+		expect(error?.message).toMatch(/tests_performed.*could not be read to its end/);
+	});
+
+	it('with Continue On Fail, each input item gets its own figures or its own error, paired with it', async () => {
+		const today = sandbox.account.today();
+		const { items, error } = await run(
+			sandbox,
+			{ resource: 'compliance', operation: 'getSummary', period: 'month', month: '={{ $json.month }}', groupBy: 'all' },
+			{ nodeSettings: { onError: 'continueRegularOutput' }, inputItems: [{ json: { month: monthsBack(today, 1) } }, { json: { month: '2026-13' } }] },
+		);
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(items[0].json).toMatchObject({ month: monthsBack(today, 1), history: 'rebuilt' });
+		expect(items[1].json.error).toMatch(/^Month: must be a month written YYYY-MM/);
+	});
+
+	it('a Period that is none of the three is refused, naming the parameter and the valid values', async () => {
+		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'week', groupBy: 'all' });
+		expect(error?.message).toMatch(/Period.*now, month, last12Months/);
+	});
+});

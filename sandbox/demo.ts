@@ -1,8 +1,8 @@
 import { Random } from './random';
 import { CUSTOMER, DEVICE } from './properties';
 import type { AccountData, PropRecord, Project, SubUser, TestResult } from './model';
-import { addDays, addMonths, dayString, isoTime } from '../client/dates';
-import { epochDayOf, startOfDayMs } from './calendar';
+import { addDays, dayString, isoTime } from '../client/dates';
+import { addMonthsToDay, epochDayOf, startOfDayMs } from './calendar';
 import { ResultLog, newestInUploadOrder, walkHistory, type DeviceRole } from './history';
 
 export interface DemoSize {
@@ -125,7 +125,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		const failure = Math.min(0.5, FAILURE[designation] * DEPARTMENT_WEAR[department]);
 		const end = walkHistory(history, { interval, failure, role: roles[i - 1], minAgeDays }, i, todayDay, now, log);
 		const lastTested = end.lastTested === null ? null : days.name(end.lastTested);
-		const created = isoTime(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
+		const created = days.time(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
 		const device: PropRecord = {
 			id: i,
 			customer_id: customerId,
@@ -140,7 +140,8 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 				[DEVICE.manufacturer]: rnd.pick(MANUFACTURER),
 				[DEVICE.serialNumber]: `SN${rnd.int(100000, 999999)}`,
 				[DEVICE.location]: rnd.pick(LOCATION),
-				[DEVICE.nextTest]: lastTested === null ? null : addMonths(lastTested, interval),
+				// Next test as the service derives it (addMonths), computed on day numbers.
+				[DEVICE.nextTest]: end.lastTested === null ? null : days.name(addMonthsToDay(end.lastTested, interval)),
 			},
 		};
 		device.values[DEVICE.protectionClass] = PROTECTION_CLASS[designation];
@@ -172,7 +173,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 				customer_id: devices.get(deviceId)!.customer_id ?? null,
 				project_id: projects[Math.floor(pick * projects.length)].id,
 				test_date: days.name(log.day[at]),
-				synced_time: isoTime(log.synced[at]),
+				synced_time: days.time(log.synced[at]),
 				status: log.failed[at] === 1 ? 'failed' : 'passed',
 				tester: TESTER[Math.floor(pick * 1000) % TESTER.length],
 				test_sequence: SEQUENCE[Math.floor(pick * 100_000) % SEQUENCE.length],
@@ -214,7 +215,7 @@ function deviceRoles(rnd: Random, count: number): DeviceRole[] {
 	return roles;
 }
 
-/** YYYY-MM-DD of epoch days, each written once. */
+/** YYYY-MM-DD of epoch days, each written once; timestamps as isoTime writes them, from those. */
 class DayNames {
 	private readonly names = new Map<number, string>();
 
@@ -226,4 +227,14 @@ class DayNames {
 		}
 		return text;
 	}
+
+	time(ms: number): string {
+		const days = epochDayOf(ms);
+		const seconds = Math.floor((ms - startOfDayMs(days)) / 1000);
+		return `${this.name(days)}T${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}Z`;
+	}
+}
+
+function two(n: number): string {
+	return n < 10 ? `0${n}` : String(n);
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayString } from '../../client/dates';
+import { addDays, addMonths, dayString, isoTime } from '../../client/dates';
+import { addMonthsToDay } from '../../sandbox/calendar';
 import { DEFAULT_SEED, generateDemo, type DemoSize } from '../../sandbox/demo';
 import { FIXED_NOW, useSandbox, type Item } from '../support/sandbox';
 import { brokenRule, daysLate, failureRates, resultsByDevice, type StoryDevice, type StoryResult } from './demoStory';
@@ -112,6 +113,16 @@ describe.each(CASES.filter((c) => c.size?.testResults === undefined))('whole dem
 });
 
 describe('demo history, generator over seeds, sizes and clocks', () => {
+	it('its month arithmetic on day numbers answers what addMonths answers', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: -30_000, max: 60_000 }), fc.integer({ min: -400, max: 400 }), (days, months) => {
+				const day = dayString(days * 86_400_000);
+				expect(dayString(addMonthsToDay(days, months) * 86_400_000)).toBe(addMonths(day, months));
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
 	it('every rule holds for any seed, size and clock', () => {
 		fc.assert(
 			fc.property(
@@ -132,6 +143,8 @@ describe('demo history, generator over seeds, sizes and clocks', () => {
 						nextTest: d.values[9] as string | null,
 					}));
 					const results = [...data.testResults.values()];
+					// Times are written as the service writes them (whole seconds, Z).
+					for (const t of [...storyDevices.map((d) => d.created), ...results.map((r) => r.synced_time)]) expect(isoTime(Date.parse(t))).toBe(t);
 					if (testResults !== undefined) expect(results.length).toBeLessThanOrEqual(testResults);
 					expect(brokenRule(storyDevices, results, now, testResults === undefined)).toBeUndefined();
 				},

@@ -167,3 +167,26 @@ describe('demo history, generator over seeds, sizes and clocks', () => {
 		);
 	});
 });
+
+describe('test_results on reset', () => {
+	const api = useSandbox({ seed: 3, size: { devices: 60, customers: 4 } });
+
+	it('N keeps the newest N, null brings back the whole histories, anything else is refused naming test_results', async () => {
+		const count = async () => (await api.ok(`${PATHS.testResults}?limit=1`)).count;
+		const whole = await count();
+		expect(whole).toBeGreaterThan(200);
+		expect((await api.admin.call('POST', '/reset', { test_results: 5 })).body).toMatchObject({ reset: true, test_results: 5 });
+		expect(await count()).toBe(5);
+		// A size not given stays as it was.
+		await api.admin.reset();
+		expect(await count()).toBe(5);
+		await api.admin.call('POST', '/reset', { test_results: null });
+		expect(await count()).toBe(whole);
+		for (const bad of [-1, 2.5, '10', true]) {
+			const a = await api.admin.call('POST', '/reset', { test_results: bad });
+			expect(a.status, a.text).toBe(400);
+			expect(a.body.description).toMatch(/^test_results: expected a whole number of 0 or more .* or null/);
+		}
+		expect(await count()).toBe(whole);
+	});
+});

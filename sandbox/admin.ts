@@ -66,15 +66,19 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 
 			admin.post('/reset', async (request) => {
 				const b = body(request);
+				if (b.test_results !== undefined && b.test_results !== null && !(Number.isSafeInteger(b.test_results) && (b.test_results as number) >= 0)) {
+					throw new ApiError(400, `test_results: expected a whole number of 0 or more (keep the newest N results), or null (every device's whole history); got ${JSON.stringify(b.test_results)}.`);
+				}
 				account.reset({
 					seed: typeof b.seed === 'number' ? b.seed : undefined,
 					size: {
 						...(typeof b.devices === 'number' ? { devices: b.devices } : {}),
 						...(typeof b.customers === 'number' ? { customers: b.customers } : {}),
-						...(typeof b.test_results === 'number' ? { testResults: b.test_results } : {}),
+						// null: every device's whole history again; absent: as the account has it now.
+						...(typeof b.test_results === 'number' || b.test_results === null ? { testResults: b.test_results ?? undefined } : {}),
 					},
 				});
-				return { reset: true, devices: account.data.devices.size };
+				return { reset: true, devices: account.data.devices.size, test_results: account.data.testResults.size };
 			});
 			admin.put('/maintenance', async (request) => {
 				account.maintenance = body(request).on === true;

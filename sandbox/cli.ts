@@ -4,6 +4,7 @@ import { readProfileFile } from '../client/node/profileSchema';
 import { startSandbox } from './server';
 
 const USAGE = `Usage: npm run sandbox -- [--port N] [--host H] [--seed N] [--devices N] [--customers N] [--test-results N] [--environment sandbox|production] [--max-page-size N] [--profile FILE] [--accounts N]
+  --test-results N: keep only the newest N test results (an account that started using the service later); without it, every device's whole history.
   --accounts N: N separate accounts (own data, own tokens, own 5 requests per second); the first line lists each one's token.`;
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
 		size: {
 			devices: wholeNumber('devices', values.devices, DEFAULT_SIZE.devices),
 			customers: wholeNumber('customers', values.customers, DEFAULT_SIZE.customers, 1),
-			testResults: wholeNumber('test-results', values['test-results'], DEFAULT_SIZE.testResults),
+			// Absent: every device's whole history; N keeps the newest N results.
+			...(values['test-results'] === undefined ? {} : { testResults: wholeNumber('test-results', values['test-results'], 0) }),
 		},
 		log: values.quiet ? undefined : (line) => process.stdout.write(`${line}\n`),
 	});

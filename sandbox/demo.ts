@@ -1,15 +1,26 @@
 import { Random } from './random';
 import { CUSTOMER, DEVICE } from './properties';
 import type { AccountData, PropRecord, Project, SubUser, TestResult } from './model';
-import { addDays, addMonths, dayString, isoTime } from '../client/dates';
+import { addDays, dayString, isoTime } from '../client/dates';
+import { addMonthsToDay, epochDayOf, startOfDayMs } from './calendar';
+import { ResultLog, newestInUploadOrder, walkHistory, type DeviceRole } from './history';
 
 export interface DemoSize {
 	customers: number;
 	devices: number;
-	testResults: number;
+	/**
+	 * Absent: every device's whole test history. A number N: the account keeps only the newest N
+	 * results by test date (it started using the service later); devices tested only before them
+	 * keep their Last tested (imported), and 0 gives an account without results.
+	 */
+	testResults?: number;
 }
 
-export const DEFAULT_SIZE: DemoSize = { customers: 12, devices: 240, testResults: 600 };
+/**
+ * 12 customers and 240 devices with their whole histories: with the default seed about 1,500 test
+ * results (1,480 on the tests' clock, 2026-03-16; the count moves a little with the day).
+ */
+export const DEFAULT_SIZE: DemoSize = { customers: 12, devices: 240 };
 export const DEFAULT_SEED = 20250401;
 
 const COMPANY = ['Nordlicht', 'Kessler', 'Alpina', 'Brightwater', 'Meridian', 'Hansa', 'Orion', 'Falkner', 'Lindqvist', 'Castell', 'Riverside', 'Vogt'];
@@ -40,14 +51,51 @@ const LOCATION = ['Building A', 'Building B', 'Hall 1', 'Hall 2', 'Floor 3', 'Ba
 const TESTER = ['A. Weber', 'J. Smith', 'M. Rossi', 'K. Nowak', 'L. Martin'];
 const SEQUENCE = ['VDE 0701-0702', 'IEC 62353', 'DGUV V3', 'PAT class I'];
 const INTERVALS = [6, 12, 12, 24];
+/**
+ * How often a test of each kind of device fails: cables, grinders and kettles wear out, monitors and
+ * measuring instruments hardly ever do; the department multiplies it (rough use in workshops,
+ * warehouses and kitchens, careful use in offices and IT).
+ */
+const FAILURE: Record<string, number> = {
+	'Drill press': 0.06,
+	'Angle grinder': 0.13,
+	'Extension cable 10 m': 0.15,
+	Kettle: 0.11,
+	'Coffee machine': 0.05,
+	'Monitor 27"': 0.005,
+	'Laptop charger': 0.008,
+	'Soldering station': 0.04,
+	'Vacuum cleaner': 0.06,
+	'Power strip 6-way': 0.08,
+	'Floor heater': 0.05,
+	Oscilloscope: 0.005,
+	'Lab power supply': 0.02,
+	'Band saw': 0.07,
+	'Hand lamp': 0.06,
+};
+const DEPARTMENT_WEAR: Record<string, number> = { Workshop: 1.6, Office: 0.5, Laboratory: 0.8, Warehouse: 1.5, Kitchen: 1.4, Maintenance: 1.2, IT: 0.4 };
+/** Shares of devices overdue now and never tested since created (exact, so small accounts show both). */
+const OVERDUE_SHARE = 0.2;
+const NEVER_TESTED_SHARE = 0.03;
+/** Ages: most devices are older than four years; the rest were bought since (days). */
+const OLD_DEVICES = 0.85;
+const OLD_AGE: [number, number] = [1470, 2200];
+const YOUNG_AGE: [number, number] = [30, 1400];
+/** A separate stream for histories, so customers, devices and projects draw what they always drew. */
+const HISTORY_STREAM = 0x5eed;
 
-/** The demo data set: deterministic from the seed and the account's "today". */
+/** The demo data set: deterministic from the seed, the size and the account's "today". */
 export function generateDemo(seed: number, size: DemoSize, now: number): AccountData {
 	const rnd = new Random(seed);
+	const history = new Random(seed ^ HISTORY_STREAM);
 	const today = dayString(now);
+	const todayDay = epochDayOf(now);
 	const customers = new Map<number, PropRecord>();
 	const devices = new Map<number, PropRecord>();
 	const testResults = new Map<number, TestResult>();
+	const keepsResults = size.testResults === undefined || size.testResults > 0;
+	const log = keepsResults ? new ResultLog() : undefined;
+	const roles = deviceRoles(history, size.devices);
 
 	for (let i = 1; i <= size.customers; i++) {
 		const created = isoTime(now - rnd.int(400, 2000) * 86_400_000);
@@ -66,29 +114,40 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		});
 	}
 
+	const days = new DayNames();
 	for (let i = 1; i <= size.devices; i++) {
 		const interval = rnd.pick(INTERVALS);
-		// Most devices are within their interval; about a fifth are overdue.
-		const lastTested = addDays(today, -rnd.int(1, Math.round(interval * 30.4 * 1.25)));
-		const created = isoTime(now - rnd.int(800, 2500) * 86_400_000);
+		// Two draws the dates once took: kept, so every other field stays as it was for each seed.
+		rnd.next();
+		rnd.next();
+		const customerId = size.customers > 0 ? 1 + ((i * 7 + rnd.int(0, 3)) % size.customers) : undefined;
+		const designation = rnd.pick(DESIGNATION);
+		const department = rnd.pick(DEPARTMENT);
+		const old = history.chance(OLD_DEVICES);
+		const minAgeDays = old ? history.int(OLD_AGE[0], OLD_AGE[1]) : history.int(YOUNG_AGE[0], YOUNG_AGE[1]);
+		const failure = Math.min(0.5, FAILURE[designation] * DEPARTMENT_WEAR[department]);
+		const end = walkHistory(history, { interval, failure, role: roles[i - 1], minAgeDays }, i, todayDay, now, log);
+		const lastTested = end.lastTested === null ? null : days.name(end.lastTested);
+		const created = days.time(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
 		const device: PropRecord = {
 			id: i,
-			customer_id: size.customers > 0 ? 1 + ((i * 7 + rnd.int(0, 3)) % size.customers) : undefined,
+			customer_id: customerId,
 			created_time: created,
 			updated_time: created,
 			values: {
-				[DEVICE.designation]: rnd.pick(DESIGNATION),
+				[DEVICE.designation]: designation,
 				[DEVICE.idBarcode]: `TEC-${String(i).padStart(6, '0')}`,
 				[DEVICE.lastTested]: lastTested,
-				[DEVICE.department]: rnd.pick(DEPARTMENT),
+				[DEVICE.department]: department,
 				[DEVICE.testInterval]: interval,
 				[DEVICE.manufacturer]: rnd.pick(MANUFACTURER),
 				[DEVICE.serialNumber]: `SN${rnd.int(100000, 999999)}`,
 				[DEVICE.location]: rnd.pick(LOCATION),
-				[DEVICE.nextTest]: addMonths(lastTested, interval),
+				// Next test as the service derives it (addMonths), computed on day numbers.
+				[DEVICE.nextTest]: end.lastTested === null ? null : days.name(addMonthsToDay(end.lastTested, interval)),
 			},
 		};
-		device.values[DEVICE.protectionClass] = PROTECTION_CLASS[String(device.values[DEVICE.designation])];
+		device.values[DEVICE.protectionClass] = PROTECTION_CLASS[designation];
 		devices.set(i, device);
 	}
 
@@ -105,23 +164,24 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		});
 	}
 
-	for (let i = 1; i <= size.testResults && size.devices > 0; i++) {
-		const deviceId = rnd.int(1, size.devices);
-		const device = devices.get(deviceId)!;
-		const testDate = addDays(today, -rnd.int(0, 700));
-		const lagDays = rnd.chance(0.1) ? rnd.int(2, 9) : 0;
-		testResults.set(i, {
-			id: i,
-			device_id: deviceId,
-			customer_id: device.customer_id ?? null,
-			project_id: rnd.pick(projects).id,
-			test_date: testDate,
-			// Uploaded after the test, but never after now (the service stamps the upload with its clock).
-			synced_time: isoTime(Math.min(now, Date.parse(`${testDate}T16:00:00Z`) + lagDays * 86_400_000 + rnd.int(0, 3_600_000))),
-			status: rnd.chance(0.12) ? 'failed' : 'passed',
-			tester: rnd.pick(TESTER),
-			test_sequence: rnd.pick(SEQUENCE),
-		});
+	if (log) {
+		// Ids in upload order, as the service assigns them.
+		let id = 0;
+		for (const at of newestInUploadOrder(log, size.testResults)) {
+			const deviceId = log.device[at];
+			const pick = log.pick[at];
+			testResults.set(++id, {
+				id,
+				device_id: deviceId,
+				customer_id: devices.get(deviceId)!.customer_id ?? null,
+				project_id: projects[Math.floor(pick * projects.length)].id,
+				test_date: days.name(log.day[at]),
+				synced_time: days.time(log.synced[at]),
+				status: log.failed[at] === 1 ? 'failed' : 'passed',
+				tester: TESTER[Math.floor(pick * 1000) % TESTER.length],
+				test_sequence: SEQUENCE[Math.floor(pick * 100_000) % SEQUENCE.length],
+			});
+		}
 	}
 
 	const users: SubUser[] = [
@@ -143,4 +203,41 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 	}));
 
 	return { customers, devices, testResults, projects, users };
+}
+
+/** Exactly a fifth overdue and 3 % never tested, on devices chosen by the seed. */
+function deviceRoles(rnd: Random, count: number): DeviceRole[] {
+	const roles: DeviceRole[] = new Array<DeviceRole>(count).fill('current');
+	const overdue = Math.round(count * OVERDUE_SHARE);
+	const never = Math.round(count * NEVER_TESTED_SHARE);
+	for (let i = 0; i < overdue + never && i < count; i++) roles[i] = i < overdue ? 'overdue' : 'never';
+	for (let i = count - 1; i > 0; i--) {
+		const j = rnd.int(0, i);
+		[roles[i], roles[j]] = [roles[j], roles[i]];
+	}
+	return roles;
+}
+
+/** YYYY-MM-DD of epoch days, each written once; timestamps as isoTime writes them, from those. */
+class DayNames {
+	private readonly names = new Map<number, string>();
+
+	name(days: number): string {
+		let text = this.names.get(days);
+		if (text === undefined) {
+			text = dayString(startOfDayMs(days));
+			this.names.set(days, text);
+		}
+		return text;
+	}
+
+	time(ms: number): string {
+		const days = epochDayOf(ms);
+		const seconds = Math.floor((ms - startOfDayMs(days)) / 1000);
+		return `${this.name(days)}T${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}Z`;
+	}
+}
+
+function two(n: number): string {
+	return n < 10 ? `0${n}` : String(n);
 }

@@ -58,8 +58,9 @@ export function usePollerWorld(size: Partial<DemoSize>, options: { profile?: Ser
 export function useFreshScenarios(world: World): { table: () => string } {
 	let table = '';
 	beforeEach(async () => {
-		world.sandbox.account.reset();
+		// The clock first: the demo is generated up to the account's today.
 		world.sandbox.account.clockOffsetMs = 0;
+		world.sandbox.account.reset();
 		world.sandbox.faults.clear();
 		world.aws.accepted.length = 0;
 		world.aws.calls = 0;

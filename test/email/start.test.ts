@@ -12,7 +12,7 @@ import { mimeParts } from '../support/localSes';
 import { spawnRunner, waitFor } from '../reliability/support';
 import { startSandbox } from '../../sandbox/server';
 import { dueDatesByTheRules, figuresOf } from '../support/dueDateRules';
-import { monthBefore } from '../../client';
+import { addDays, monthBefore } from '../../client';
 
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
@@ -52,19 +52,21 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 			const eml = mimeParts(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.eml'), 'utf8'));
 			expect(eml.headers.subject).toMatch(/^Calibration compliance /);
 			const { content } = JSON.parse(readFileSync(join(dir, 'outbox', folder, 'ops@example.com.json'), 'utf8'));
+			// The history's days are the service's; the preview is as of the report's local day (Europe/Berlin).
 			const today = sandbox.account.today();
-			expect(content.asOf).toBe(today);
+			const asOf = content.asOf as string;
+			expect([today, addDays(today, 1)]).toContain(asOf);
 
 			// The figures by the rules (docs/compliance.md), counted here from the sandbox's own record.
 			const truth = dueDatesByTheRules(sandbox.account, today);
 			const month = content.month as string;
-			const want = figuresOf(truth, month, today);
+			const want = figuresOf(truth, month, asOf);
 			expect((({ group: _g, id: _i, name: _n, month: _m, firstSeenOverdue: _f, ...rest }) => rest)(content.all)).toEqual(want);
 			expect(content.all.firstSeenOverdue).toBe(0);
 			// Every month of the chart is filled, each as of the first of the next month.
 			expect(content.trend).toHaveLength(12);
 			for (const t of content.trend as Array<{ month: string; due: number; onTimeRate: number | null }>) {
-				const f = figuresOf(truth, t.month, t.month === month ? today : `${monthBefore(t.month, -1)}-01`);
+				const f = figuresOf(truth, t.month, t.month === month ? asOf : `${monthBefore(t.month, -1)}-01`);
 				expect(t.due, t.month).toBe(f.due);
 				expect(t.onTimeRate, t.month).toBe(f.onTimeRate);
 				expect(t.due, t.month).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pol
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DueHistory, NS, dueEntries } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
-import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 60, customers: 4, testResults: 20 });
 const scenario = useFreshScenarios(world);
@@ -96,6 +96,8 @@ describe('the due-date history poller', () => {
 
 	it('opens each due date, closes it by a test (days late), a moved date or a deletion, and keeps the customer of the due date', async () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		// The history as it records while watching (the rebuild of the past: test/lambdas/rebuild.test.ts).
+		await rebuildDone(store, account().today());
 		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
 		const today = account().today();
 		// Device 1 due in 10 days, 2 due 5 days ago (first seen overdue), 3 due in 20 days, 4 due in 3 days, 5 without a due date.
@@ -157,6 +159,8 @@ describe('the due-date history poller', () => {
 
 	it('a device moved to another customer before its due date, then deleted: closed without a test where it was last held (issue 27)', async () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		// The history as it records while watching (the rebuild of the past: test/lambdas/rebuild.test.ts).
+		await rebuildDone(store, account().today());
 		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
 		const today = account().today();
 		account().edit('device', { id: 2, properties: { [DEVICE.testInterval]: 12 } }, 't');
@@ -180,6 +184,8 @@ describe('the due-date history poller', () => {
 
 	it('a test date the test-results poller read closes the due date when Last tested did not move on; an incomplete scan writes nothing', async () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		// The history as it records while watching (the rebuild of the past: test/lambdas/rebuild.test.ts).
+		await rebuildDone(store, account().today());
 		const ctx = pollerContext(world, scenario.table(), { store });
 		expect((await pollTestResults(ctx)).complete).toBe(true);
 		expect((await pollDueDates(ctx)).complete).toBe(true);

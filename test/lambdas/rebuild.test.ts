@@ -11,7 +11,7 @@ import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/st
 import type { StateStore } from '../../lambdas/ports';
 import type { Account } from '../../sandbox/account';
 import { DEVICE } from '../../sandbox/properties';
-import { newTable, pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+import { newTable, pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 60, customers: 4, testResults: 150 });
 const scenario = useFreshScenarios(world);
@@ -144,7 +144,7 @@ describe('the rebuild of the due-date history', () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
 		const ctx = () => pollerContext(world, scenario.table(), { store, settings: { pageSize: 50 } });
 		// An installation from before the rebuild existed: its history watched for 40 days.
-		await store.putMany<RebuildState>(NS.rebuild('sandbox'), [{ key: 'rebuild', value: { since: '2000-01-01', startedOn: account().today(), afterId: 0, resultsRead: 0, done: account().today() } }]);
+		await rebuildDone(store, account().today());
 		expect((await pollDueDates(ctx())).rebuild).toBeUndefined();
 		const watchedFrom = account().today();
 		for (let day = 0; day < 4; day++) {

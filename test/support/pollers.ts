@@ -4,6 +4,7 @@ import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublishe
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
+import { NS, type RebuildState } from '../../lambdas/pollers/state';
 import type { StateStore } from '../../lambdas/ports';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { DemoSize } from '../../sandbox/demo';
@@ -92,4 +93,12 @@ export function pollerContext(
 		settings: { ...DEFAULT_SETTINGS, safetyMs: 1000, ...options.settings },
 		runId: options.runId ?? `run-${Math.random().toString(36).slice(2)}`,
 	};
+}
+
+/**
+ * Marks the due-date history's rebuild as done for the sandbox environment, as an installation
+ * whose first run has already rebuilt the past: for tests of what the history records live.
+ */
+export async function rebuildDone(store: StateStore, day: string): Promise<void> {
+	await store.putMany<RebuildState>(NS.rebuild('sandbox'), [{ key: 'rebuild', value: { since: '2000-01-01', startedOn: day, afterId: 0, resultsRead: 0, done: day } }]);
 }

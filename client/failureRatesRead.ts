@@ -1,9 +1,8 @@
 import type { ServiceClient } from './client';
-import { dayString, epochDay } from './dates';
+import { readCustomerNames, readServiceToday, wholeList } from './complianceSnapshot';
+import { epochDay } from './dates';
 import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
 import { ValidationError } from './errors';
-import { serviceTodayOfPage } from './overdue';
-import { boundaryOverlap } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { usableInterval } from './rebuild';
 import { roleValue } from './roles';
@@ -74,16 +73,9 @@ export interface FailureRateInput {
 /** Reads the account for the window of `months` (12 or 24) ending on the service's today. */
 export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
-	const WHOLE = { pageSize: client.maxPageSize, overlap: boundaryOverlap(client.maxPageSize), incomplete: 'throw' } as const;
-	let serviceToday: string | undefined;
-	for await (const page of client.pages('overdueDevice.list', {}, { pageSize: 1, maxItems: 1 })) serviceToday = serviceTodayOfPage(page);
-	const today = serviceToday ?? dayString(now());
-	const names = new Map<number, string>();
-	for await (const raw of client.items('customer.list', {}, WHOLE)) {
-		const id = positive((raw as { id?: unknown } | null)?.id);
-		const name = roleValue(raw, 'customerName', client.profile);
-		if (id !== null && typeof name === 'string') names.set(id, name);
-	}
+	const WHOLE = wholeList(client);
+	const today = await readServiceToday(client, now);
+	const names = await readCustomerNames(client);
 	let skippedRecords = 0;
 	const devices = new Map<number, RateDevice>();
 	for await (const raw of client.items('device.list', {}, WHOLE)) {

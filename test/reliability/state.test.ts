@@ -194,5 +194,6 @@ describe('`npm start --once` exits non-zero when a poll run failed', () => {
 		}
 		const good = await once(state);
 		expect(good.code, good.stderr).toBe(0);
-	}, 30_000);
+		// Two whole runs of npm start, the first of a history that rebuilds its past from the results.
+	}, 60_000);
 });

@@ -1,8 +1,8 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
-import { continueRebuild, recordTests, type KnownDevice } from './rebuild';
+import { continueRebuild, recordTests } from './rebuild';
 import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
 
 /**
@@ -146,52 +146,61 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		const latest = new Map<number, string>();
 		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(keyScope(ctx)))) latest.set(Number(item.key), item.value.testDate);
 
-		const writes: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
-		for (const id of new Set([...histories.keys(), ...seen.keys()])) {
+		const changed = new Set<number>();
+		const advance = (id: number) => {
 			const prev = histories.get(id);
 			const next = advanceHistory(prev, seen.get(id), today, latest.get(id));
-			if (!next || next === prev) continue;
+			if (!next || next === prev) return;
 			histories.set(id, next);
-			const deleted = next.device.deletedOn;
-			writes.push({ key: String(id), value: next, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) });
-		}
-		await ctx.store.putMany(ns, writes);
+			changed.add(id);
+		};
+		for (const id of seen.keys()) advance(id);
+		for (const id of histories.keys()) if (!seen.has(id)) advance(id);
+		// The snapshot needs the devices as listed; the histories hold the rest of what the run needs.
+		const [snapshot] = snapshotFigures([...seen.values()], today, 'all');
+		seen.clear();
+		const write = () => ctx.store.putMany(ns, [...changed].map((id) => historyItem(id, histories.get(id)!)));
 
-		// The history before the first run, rebuilt once from the account's test results.
-		const known = new Map<number, KnownDevice>();
-		for (const [id, h] of histories) {
-			const d = seen.get(id) ?? h.device;
-			known.set(id, {
-				customerId: d.customerId,
-				customerName: d.customerName,
-				department: d.department,
-				testIntervalMonths: d.testIntervalMonths ?? null,
-				createdOn: d.createdOn ?? null,
-				...(h.device.deletedOn !== undefined ? { deletedOn: h.device.deletedOn } : {}),
-			});
+		// The history before the first run, rebuilt once from the account's test results. Written
+		// once: merged when the rebuild ends in this run, else as this run's scan moved it on.
+		let rebuilt: Set<number> | undefined;
+		try {
+			rebuilt = await continueRebuild(ctx, report, histories, today, RETENTION_MONTHS);
+		} catch (error) {
+			await write();
+			throw error;
 		}
-		const rebuilt = await continueRebuild(ctx, report, known, histories, today, RETENTION_MONTHS);
-		if (rebuilt && rebuilt.size > 0) {
-			for (const [id, h] of rebuilt) histories.set(id, h);
-			await ctx.store.putMany(ns, [...rebuilt].map(([id, value]) => ({ key: String(id), value, ...(value.device.deletedOn ? { expiresAt: dayMs(addMonths(value.device.deletedOn, RETENTION_MONTHS)) } : {}) })));
-		}
-		publishFigures(ctx, [...seen.values()], [...histories.entries()].map(([key, value]) => ({ key: String(key), value })), today);
+		for (const id of rebuilt ?? []) changed.add(id);
+		await write();
+		publishFigures(ctx, snapshot, histories, today);
 		report.complete = true;
 	});
 }
 
+/** A history as stored: a deleted device's expires RETENTION_MONTHS after it left. */
+function historyItem(id: number, value: DueHistory): { key: string; value: DueHistory; expiresAt?: number } {
+	const deleted = value.device.deletedOn;
+	return { key: String(id), value, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) };
+}
+
 /** The dashboard's figures (CloudWatch, via the Metrics port): the snapshot now and the on-time rates of this and last month. */
-function publishFigures(ctx: PollerContext, devices: SeenDevice[], histories: Array<{ key: string; value: DueHistory }>, today: string): void {
-	const [now] = snapshotFigures(devices, today, 'all');
+function publishFigures(ctx: PollerContext, now: SnapshotFigures, histories: ReadonlyMap<number, DueHistory>, today: string): void {
 	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
 	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
-	const entries = dueEntries(histories);
 	const month = today.slice(0, 7);
-	const [thisMonth] = monthFigures(entries, month, today, 'all');
 	const lastMonth = monthBefore(month);
+	// Only the two months' due dates count (monthFigures): the rest are not copied.
+	const from = monthDays(lastMonth).first;
+	const to = monthDays(month).last;
+	const entries = dueEntries(keyed(histories), (e) => e.due >= from && e.due <= to);
+	const [thisMonth] = monthFigures(entries, month, today, 'all');
 	const [previous] = monthFigures(entries, lastMonth, monthDays(lastMonth).last, 'all');
 	if (thisMonth.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateThisMonth', Math.round(thisMonth.onTimeRate * 1000) / 10, 'Percent');
 	if (previous.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateLastMonth', Math.round(previous.onTimeRate * 1000) / 10, 'Percent');
+}
+
+function* keyed(histories: ReadonlyMap<number, DueHistory>): Iterable<{ key: string; value: DueHistory }> {
+	for (const [id, value] of histories) yield { key: String(id), value };
 }
 
 /**

@@ -40,26 +40,36 @@ export interface KnownDevice extends Omit<RebuildDevice, 'id' | 'deletedOn'> {
 	deletedOn?: string;
 }
 
+/** The device as its history last saw it (moved on by this run's scan: the device as listed now). */
+function knownDevice(h: DueHistory): KnownDevice {
+	const d = h.device;
+	return {
+		customerId: d.customerId,
+		customerName: d.customerName,
+		department: d.department,
+		testIntervalMonths: d.testIntervalMonths ?? null,
+		createdOn: d.createdOn ?? null,
+		...(d.deletedOn !== undefined ? { deletedOn: d.deletedOn } : {}),
+	};
+}
+
 /** Results refused or not used, by rule (client/rebuild.ts), and results of devices the account does not list. */
 export type RebuildSkipped = RebuildSkips & { resultsOfUnknownDevices: number };
 
 /**
- * Moves the rebuild on within the run's budget. Answers the histories to write once it is done
+ * Moves the rebuild on within the run's budget. Once it is done, merges each rebuilt device into
+ * `histories` (moved on by this run's scan: every device it knows) and answers the ids merged
  * (undefined while there is more to read, or when it was done before).
  */
-export async function continueRebuild(
-	ctx: PollerContext,
-	report: RunReport,
-	devices: ReadonlyMap<number, KnownDevice>,
-	histories: ReadonlyMap<number, DueHistory>,
-	today: string,
-	retentionMonths: number,
-): Promise<Map<number, DueHistory> | undefined> {
+export async function continueRebuild(ctx: PollerContext, report: RunReport, histories: Map<number, DueHistory>, today: string, retentionMonths: number): Promise<Set<number> | undefined> {
 	const ns = NS.rebuild(keyScope(ctx));
 	const stored = await ctx.store.get<RebuildState>(ns, 'rebuild');
 	if (stored?.done) return undefined;
 	let longest = 0;
-	for (const d of devices.values()) if (d.testIntervalMonths !== null && d.testIntervalMonths > longest) longest = d.testIntervalMonths;
+	for (const h of histories.values()) {
+		const interval = h.device.testIntervalMonths ?? null;
+		if (interval !== null && interval > longest) longest = interval;
+	}
 	const state: RebuildState = stored ?? { since: rebuildReach(today, retentionMonths, longest), startedOn: today, afterId: 0, resultsRead: 0 };
 	const rebuild: NonNullable<RunReport['rebuild']> = { since: state.since, resultsRead: state.resultsRead, done: false };
 	report.rebuild = rebuild;
@@ -91,26 +101,23 @@ export async function continueRebuild(
 	rebuild.resultsRead = state.resultsRead;
 	if (!complete) return undefined;
 
-	const testDays = new Map<number, string[]>();
-	for await (const item of ctx.store.list<TestRecord>(NS.tests(keyScope(ctx)))) {
-		if (item.value.on < state.since) continue;
-		const days = testDays.get(item.value.device);
-		if (days) days.push(item.value.on);
-		else testDays.set(item.value.device, [item.value.on]);
-	}
+	const testDays = await testDaysOf(ctx, state.since);
 	const skips: RebuildSkipped = { ...noSkips(), resultsOfUnknownDevices: 0 };
 	const since = liveSince(histories.values(), today);
-	const out = new Map<number, DueHistory>();
+	const merged = new Set<number>();
 	for (const [id, days] of testDays) {
-		const device = devices.get(id);
+		// Let go of each device's days once used: the map shrinks as the histories are merged.
+		testDays.delete(id);
 		const prev = histories.get(id);
-		if (!device || !prev) {
+		if (!prev) {
 			skips.resultsOfUnknownDevices += days.length;
 			continue;
 		}
-		const entries = rebuildDueEntries({ id, ...device }, days, today, skips);
-		const merged = mergeRebuilt(prev, entries, since, today, retentionMonths);
-		if (merged !== prev) out.set(id, merged);
+		const entries = rebuildDueEntries({ id, ...knownDevice(prev) }, days, today, skips);
+		const next = mergeRebuilt(prev, entries, since, today, retentionMonths);
+		if (next === prev) continue;
+		histories.set(id, next);
+		merged.add(id);
 	}
 	state.done = today;
 	state.skipped = { ...skips };
@@ -119,8 +126,24 @@ export async function continueRebuild(
 	await ctx.store.putMany<RebuildState>(ns, [{ key: 'rebuild', value: state }]);
 	const refused = Object.values(skips).reduce((s, n) => s + n, 0);
 	if (refused > 0) ctx.log.warn('The rebuild of the due-date history refused some results or devices (counted by rule)', { poller: report.poller, ...skips });
-	ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: out.size });
-	return out;
+	ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: merged.size });
+	return merged;
+}
+
+/** Each device's test days from `since` on, as stored. A day is one string however many tests share it (a few thousand days, hundreds of thousands of tests). */
+async function testDaysOf(ctx: PollerContext, since: string): Promise<Map<number, string[]>> {
+	const testDays = new Map<number, string[]>();
+	const day = new Map<string, string>();
+	for await (const item of ctx.store.list<TestRecord>(NS.tests(keyScope(ctx)))) {
+		const { device, on } = item.value;
+		if (on < since) continue;
+		let shared = day.get(on);
+		if (shared === undefined) day.set(on, (shared = on));
+		const days = testDays.get(device);
+		if (days) days.push(shared);
+		else testDays.set(device, [shared]);
+	}
+	return testDays;
 }
 
 /** The first day the history watched: its earliest entry recorded while watching (today when none). */

@@ -1,9 +1,9 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type SnapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
-import { continueRebuild, recordTests } from './rebuild';
-import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
+import { continueRebuild, recordTests, type RebuiltHistories } from './rebuild';
+import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
 
 /**
  * The history of due dates, for the compliance figures (client/compliance.ts). Each run reads the
@@ -68,8 +68,11 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		};
 	}
 	const group = { customerId: seen.customerId, customerName: seen.customerName, department: seen.department };
+	// Written out, not spread, in the spread's key order: a first run makes one of each per device.
 	const device: DueHistory['device'] = {
-		...group,
+		customerId: seen.customerId,
+		customerName: seen.customerName,
+		department: seen.department,
 		designation: seen.designation,
 		nextTestDate: seen.nextTestDate,
 		lastTestedDate: seen.lastTestedDate,
@@ -78,7 +81,7 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		testIntervalMonths: seen.testIntervalMonths,
 		createdOn: seen.createdOn,
 	};
-	const entries = [...(prev?.entries ?? [])];
+	const entries = prev ? prev.entries.slice() : [];
 	const openAt = entries.findIndex((e) => e.outcome === 'open');
 	const open = openAt >= 0 ? entries[openAt] : undefined;
 	const restored = prev?.device.deletedOn !== undefined;
@@ -92,14 +95,23 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 			entries[openAt] = testedOn ? { ...open, outcome: 'tested', testedOn, closedOn: today } : { ...open, outcome: 'moved', closedOn: today };
 		}
 		if (seen.nextTestDate !== null) {
-			entries.push({ due: seen.nextTestDate, openedOn: today, firstSeenOverdue: seen.nextTestDate < today, outcome: 'open', ...group });
+			const due = seen.nextTestDate;
+			entries.push({ due, openedOn: today, firstSeenOverdue: due < today, outcome: 'open', customerId: seen.customerId, customerName: seen.customerName, department: seen.department });
 		}
 	}
-	const keepFrom = `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01`;
-	const kept = entries.filter((e) => e.outcome === 'open' || (e.closedOn ?? e.due) >= keepFrom || e.due >= keepFrom);
+	const keepFrom = keepFromOf(today);
+	const keep = (e: StoredDueEntry) => e.outcome === 'open' || (e.closedOn ?? e.due) >= keepFrom || e.due >= keepFrom;
+	const kept = entries.every(keep) ? entries : entries.filter(keep);
 	const next = { device, entries: kept };
 	if (prev && !restored && sameValue(prev, next)) return prev;
 	return next;
+}
+
+/** The first day of the oldest month kept, for the day last asked (one day per run: not worked out per device). */
+let keptFrom = { today: '', day: '' };
+function keepFromOf(today: string): string {
+	if (keptFrom.today !== today) keptFrom = { today, day: `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01` };
+	return keptFrom.day;
 }
 
 /** Deep equality of stored values whatever their key order (DynamoDB does not keep it). */
@@ -159,22 +171,51 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		// The snapshot needs the devices as listed; the histories hold the rest of what the run needs.
 		const [snapshot] = snapshotFigures([...seen.values()], today, 'all');
 		seen.clear();
-		const write = () => ctx.store.putMany(ns, [...changed].map((id) => historyItem(id, histories.get(id)!)));
 
-		// The history before the first run, rebuilt once from the account's test results. Written
-		// once: merged when the rebuild ends in this run, else as this run's scan moved it on.
-		let rebuilt: Set<number> | undefined;
+		// The history before the first run, rebuilt once from the account's test results. Each
+		// history is written once: merged when the rebuild's reading ends in this run, else as this
+		// run's scan moved it on (also when the rebuild fails).
+		let rebuilt: RebuiltHistories | undefined;
 		try {
 			rebuilt = await continueRebuild(ctx, report, histories, today, RETENTION_MONTHS);
 		} catch (error) {
-			await write();
+			await ctx.store.putMany(ns, [...changed].map((id) => historyItem(id, histories.get(id)!)));
 			throw error;
 		}
-		for (const id of rebuilt ?? []) changed.add(id);
-		await write();
-		publishFigures(ctx, snapshot, histories, today);
+		const figures = await writeHistories(ctx, ns, histories, changed, rebuilt, today);
+		await rebuilt?.finish();
+		publishFigures(ctx, snapshot, figures, today);
 		report.complete = true;
 	});
+}
+
+/** Histories written at most this many at a time: a merged one is let go once written. */
+const WRITE_CHUNK = 5000;
+
+/**
+ * Writes the histories this run changed or the rebuild merged, device by device, dropping each
+ * from `histories` once written when merging (a large account's first run holds every history
+ * once). Answers the due entries the dashboard's figures count: this month's and last month's.
+ */
+async function writeHistories(ctx: PollerContext, ns: string, histories: Map<number, DueHistory>, changed: ReadonlySet<number>, rebuilt: RebuiltHistories | undefined, today: string): Promise<DueEntry[]> {
+	const month = today.slice(0, 7);
+	const from = monthDays(monthBefore(month)).first;
+	const to = monthDays(month).last;
+	const inMonths = (e: StoredDueEntry) => e.due >= from && e.due <= to;
+	const figures: DueEntry[] = [];
+	let chunk: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
+	for (const [id, prev] of histories) {
+		const next = rebuilt ? rebuilt.merge(id, prev) : prev;
+		if (rebuilt) histories.delete(id);
+		for (const e of next.entries) if (inMonths(e)) figures.push(toDueEntry(id, e));
+		if (next === prev && !changed.has(id)) continue;
+		chunk.push(historyItem(id, next));
+		if (chunk.length < WRITE_CHUNK) continue;
+		await ctx.store.putMany(ns, chunk);
+		chunk = [];
+	}
+	await ctx.store.putMany(ns, chunk);
+	return figures;
 }
 
 /** A history as stored: a deleted device's expires RETENTION_MONTHS after it left. */
@@ -184,23 +225,15 @@ function historyItem(id: number, value: DueHistory): { key: string; value: DueHi
 }
 
 /** The dashboard's figures (CloudWatch, via the Metrics port): the snapshot now and the on-time rates of this and last month. */
-function publishFigures(ctx: PollerContext, now: SnapshotFigures, histories: ReadonlyMap<number, DueHistory>, today: string): void {
+function publishFigures(ctx: PollerContext, now: SnapshotFigures, entries: DueEntry[], today: string): void {
 	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
 	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
 	const month = today.slice(0, 7);
-	const lastMonth = monthBefore(month);
-	// Only the two months' due dates count (monthFigures): the rest are not copied.
-	const from = monthDays(lastMonth).first;
-	const to = monthDays(month).last;
-	const entries = dueEntries(keyed(histories), (e) => e.due >= from && e.due <= to);
 	const [thisMonth] = monthFigures(entries, month, today, 'all');
+	const lastMonth = monthBefore(month);
 	const [previous] = monthFigures(entries, lastMonth, monthDays(lastMonth).last, 'all');
 	if (thisMonth.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateThisMonth', Math.round(thisMonth.onTimeRate * 1000) / 10, 'Percent');
 	if (previous.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateLastMonth', Math.round(previous.onTimeRate * 1000) / 10, 'Percent');
-}
-
-function* keyed(histories: ReadonlyMap<number, DueHistory>): Iterable<{ key: string; value: DueHistory }> {
-	for (const [id, value] of histories) yield { key: String(id), value };
 }
 
 /**

@@ -56,12 +56,20 @@ function knownDevice(h: DueHistory): KnownDevice {
 /** Results refused or not used, by rule (client/rebuild.ts), and results of devices the account does not list. */
 export type RebuildSkipped = RebuildSkips & { resultsOfUnknownDevices: number };
 
+/** A finished reading of the results: each device's history merged as it is written, then the rebuild marked done. */
+export interface RebuiltHistories {
+	/** The device's history with its rebuilt due dates merged in (`prev` itself when they add nothing). */
+	merge(id: number, prev: DueHistory): DueHistory;
+	/** Marks the rebuild done, with what it refused; call it once the merged histories are written. */
+	finish(): Promise<void>;
+}
+
 /**
- * Moves the rebuild on within the run's budget. Once it is done, merges each rebuilt device into
- * `histories` (moved on by this run's scan: every device it knows) and answers the ids merged
- * (undefined while there is more to read, or when it was done before).
+ * Moves the rebuild on within the run's budget. Once every result is read, answers the merge of
+ * each device's rebuilt due dates into `histories` (moved on by this run's scan: every device it
+ * knows); undefined while there is more to read, or when it was done before.
  */
-export async function continueRebuild(ctx: PollerContext, report: RunReport, histories: Map<number, DueHistory>, today: string, retentionMonths: number): Promise<Set<number> | undefined> {
+export async function continueRebuild(ctx: PollerContext, report: RunReport, histories: ReadonlyMap<number, DueHistory>, today: string, retentionMonths: number): Promise<RebuiltHistories | undefined> {
 	const ns = NS.rebuild(keyScope(ctx));
 	const stored = await ctx.store.get<RebuildState>(ns, 'rebuild');
 	if (stored?.done) return undefined;
@@ -103,31 +111,34 @@ export async function continueRebuild(ctx: PollerContext, report: RunReport, his
 
 	const testDays = await testDaysOf(ctx, state.since);
 	const skips: RebuildSkipped = { ...noSkips(), resultsOfUnknownDevices: 0 };
-	const since = liveSince(histories.values(), today);
-	const merged = new Set<number>();
 	for (const [id, days] of testDays) {
-		// Let go of each device's days once used: the map shrinks as the histories are merged.
+		if (histories.has(id)) continue;
+		skips.resultsOfUnknownDevices += days.length;
 		testDays.delete(id);
-		const prev = histories.get(id);
-		if (!prev) {
-			skips.resultsOfUnknownDevices += days.length;
-			continue;
-		}
-		const entries = rebuildDueEntries({ id, ...knownDevice(prev) }, days, today, skips);
-		const next = mergeRebuilt(prev, entries, since, today, retentionMonths);
-		if (next === prev) continue;
-		histories.set(id, next);
-		merged.add(id);
 	}
-	state.done = today;
-	state.skipped = { ...skips };
-	rebuild.done = true;
-	rebuild.skipped = { ...skips };
-	await ctx.store.putMany<RebuildState>(ns, [{ key: 'rebuild', value: state }]);
-	const refused = Object.values(skips).reduce((s, n) => s + n, 0);
-	if (refused > 0) ctx.log.warn('The rebuild of the due-date history refused some results or devices (counted by rule)', { poller: report.poller, ...skips });
-	ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: merged.size });
-	return merged;
+	const since = liveSince(histories.values(), today);
+	let merged = 0;
+	return {
+		merge(id, prev) {
+			const days = testDays.get(id);
+			if (!days) return prev;
+			// Each device's days are let go once used: the map shrinks as the histories are written.
+			testDays.delete(id);
+			const next = mergeRebuilt(prev, rebuildDueEntries({ id, ...knownDevice(prev) }, days, today, skips), since, today, retentionMonths);
+			if (next !== prev) merged++;
+			return next;
+		},
+		async finish() {
+			state.done = today;
+			state.skipped = { ...skips };
+			rebuild.done = true;
+			rebuild.skipped = { ...skips };
+			await ctx.store.putMany<RebuildState>(ns, [{ key: 'rebuild', value: state }]);
+			const refused = Object.values(skips).reduce((s, n) => s + n, 0);
+			if (refused > 0) ctx.log.warn('The rebuild of the due-date history refused some results or devices (counted by rule)', { poller: report.poller, ...skips });
+			ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: merged });
+		},
+	};
 }
 
 /** Each device's test days from `since` on, as stored. A day is one string however many tests share it (a few thousand days, hundreds of thousands of tests). */

@@ -156,14 +156,15 @@ export const RebuildState = z.looseObject({
 });
 export type RebuildState = z.infer<typeof RebuildState>;
 
-/** Every due entry of the stored histories (those `keep` takes, when given), as the compliance figures read them. */
-export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>, keep?: (e: StoredDueEntry) => boolean): DueEntry[] {
+/** Every due entry of the stored histories, as the compliance figures read them. */
+export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
 	const out: DueEntry[] = [];
-	for (const { key, value } of histories) for (const e of value.entries) if (!keep || keep(e)) out.push(toDueEntry(Number(key), e));
+	for (const { key, value } of histories) for (const e of value.entries) out.push(toDueEntry(Number(key), e));
 	return out;
 }
 
-function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
+/** One stored entry as the compliance figures read it. */
+export function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
 	return {
 		deviceId,
 		due: e.due,

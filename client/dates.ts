@@ -10,7 +10,9 @@ export function isoTime(ms: number): string {
 }
 
 export function dayMs(day: string): number {
-	return Date.parse(`${day}T00:00:00Z`);
+	// Arithmetic for a day written YYYY-MM-DD (a rebuild dates each test record's expiry); Date.parse for the rest.
+	const days = day.length === 10 ? epochDay(day) : undefined;
+	return days !== undefined ? days * DAY : Date.parse(`${day}T00:00:00Z`);
 }
 
 export function addDays(day: string, days: number): string {

@@ -1,6 +1,6 @@
 import { addMonths, dayMs, monthBefore, noSkips, rebuildDueEntries, rebuildReach, type DueEntry, type ListQuery, type RebuildDevice, type RebuildSkips } from '../../client';
 import { DAY_MS, budgetedPages, keyScope, type PollerContext, type RunReport } from './context';
-import { passedOf, readableRecords, readingOfTestResult } from './records';
+import { passedOf, readableRecords, readingOfTestDay } from './records';
 import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestRecord } from './state';
 
 /**
@@ -99,7 +99,7 @@ export async function continueRebuild(ctx: PollerContext, report: RunReport, his
 			complete = next.value;
 			break;
 		}
-		const results = readableRecords(next.value, report.itemsSeen - before - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' });
+		const results = readableRecords(next.value, report.itemsSeen - before - next.value.length, readingOfTestDay, { ...ctx, list: 'testResult.list' });
 		await recordTests(ctx, results);
 		for (const r of results) if (r.id > state.afterId) state.afterId = r.id;
 		state.resultsRead += results.length;

@@ -143,7 +143,11 @@ export interface TestResultRecord {
 	testSequence: string | null;
 }
 
-export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
+/** What the rebuild keeps of a test result: the fields every reading of one checks, and its status. */
+export type TestDay = Pick<TestResultRecord, 'id' | 'deviceId' | 'testDate' | 'status'>;
+
+/** A test result read for its test day alone (the rebuild reads hundreds of thousands): readable exactly when readingOfTestResult reads it. */
+export function readingOfTestDay(raw: unknown): Reading<TestDay> {
 	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
 	const id = positiveId(r.id);
@@ -152,6 +156,14 @@ export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
 	if (deviceId === null) return { unreadable: `test result ${id}: device_id is not a positive whole number: ${describe(r.device_id)}` };
 	const testDate = calendarDay(r.test_date);
 	if (testDate === null) return { unreadable: `test result ${id}: test_date is not a date: ${describe(r.test_date)}` };
+	return { record: { id, deviceId, testDate, status: text(r.status) ?? 'unknown' } };
+}
+
+export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
+	const reading = readingOfTestDay(raw);
+	if (!('record' in reading)) return reading;
+	const r = raw as Json;
+	const { id, deviceId, testDate, status } = reading.record;
 	const synced = text(r.synced_time);
 	return {
 		record: {
@@ -161,7 +173,7 @@ export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
 			projectId: positiveId(r.project_id),
 			testDate,
 			syncedTime: synced !== null && !Number.isNaN(Date.parse(synced)) ? synced : null,
-			status: text(r.status) ?? 'unknown',
+			status,
 			tester: text(r.tester),
 			testSequence: text(r.test_sequence),
 		},

@@ -190,7 +190,7 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 }
 
 /** Histories written at most this many at a time: a merged one is let go once written. */
-const WRITE_CHUNK = 5000;
+const WRITE_CHUNK = 1000;
 
 /**
  * Writes the histories this run changed or the rebuild merged, device by device, dropping each

@@ -10,7 +10,9 @@ export function isoTime(ms: number): string {
 }
 
 export function dayMs(day: string): number {
-	return Date.parse(`${day}T00:00:00Z`);
+	// Arithmetic for a day written YYYY-MM-DD (a rebuild dates each test record's expiry); Date.parse for the rest.
+	const days = day.length === 10 ? epochDay(day) : undefined;
+	return days !== undefined ? days * DAY : Date.parse(`${day}T00:00:00Z`);
 }
 
 export function addDays(day: string, days: number): string {
@@ -19,6 +21,12 @@ export function addDays(day: string, days: number): string {
 
 /** Adds months, clamping to the last day of the month (2026-01-31 + 1 = 2026-02-28). */
 export function addMonths(day: string, months: number): string {
+	// Arithmetic for days written YYYY-MM-DD in years 100-9999 (a rebuild calls this per test); Date for the rest (it reads years 0-99 as 19xx).
+	if (day.length === 10 && Number.isInteger(months) && epochDay(day) !== undefined && digitsAt(day, 0, 4) >= 100) {
+		const at = digitsAt(day, 0, 4) * 12 + digitsAt(day, 5, 2) - 1 + months;
+		const year = Math.floor(at / 12);
+		if (year >= 100 && year <= 9999) return dayText(year, (at % 12) + 1, Math.min(digitsAt(day, 8, 2), daysInMonth(year, (at % 12) + 1)));
+	}
 	const [y, m, d] = day.split('-').map(Number);
 	const first = new Date(Date.UTC(y, m - 1 + months, 1));
 	const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
@@ -37,6 +45,11 @@ function digitsAt(text: string, from: number, count: number): number {
 	return n;
 }
 
+const isLeap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+const daysInMonth = (year: number, month: number) => DAYS_IN_MONTH[month - 1] + (month === 2 && isLeap(year) ? 1 : 0);
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const dayText = (year: number, month: number, day: number) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+
 /**
  * The day `text` starts with (YYYY-MM-DD, anything may follow) as a number of days since
  * 1970-01-01, or undefined when it is not a day that exists. Arithmetic only (no Date, no string
@@ -47,8 +60,7 @@ export function epochDay(text: string): number | undefined {
 	const year = digitsAt(text, 0, 4);
 	const month = digitsAt(text, 5, 2);
 	const day = digitsAt(text, 8, 2);
-	const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-	if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1] + (month === 2 && leap ? 1 : 0)) return undefined;
+	if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
 	// Days from the civil calendar, counted in 400-year eras from March (the leap day last).
 	const y = month <= 2 ? year - 1 : year;
 	const era = Math.floor(y / 400);

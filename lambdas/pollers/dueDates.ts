@@ -1,9 +1,9 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
-import { continueRebuild, recordTests, type KnownDevice } from './rebuild';
-import { NS, dueEntries, type DueHistory, type LatestResult } from './state';
+import { continueRebuild, recordTests, type RebuiltHistories } from './rebuild';
+import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
 
 /**
  * The history of due dates, for the compliance figures (client/compliance.ts). Each run reads the
@@ -68,8 +68,11 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		};
 	}
 	const group = { customerId: seen.customerId, customerName: seen.customerName, department: seen.department };
+	// Written out, not spread, in the spread's key order: a first run makes one of each per device.
 	const device: DueHistory['device'] = {
-		...group,
+		customerId: seen.customerId,
+		customerName: seen.customerName,
+		department: seen.department,
 		designation: seen.designation,
 		nextTestDate: seen.nextTestDate,
 		lastTestedDate: seen.lastTestedDate,
@@ -78,7 +81,7 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		testIntervalMonths: seen.testIntervalMonths,
 		createdOn: seen.createdOn,
 	};
-	const entries = [...(prev?.entries ?? [])];
+	const entries = prev ? prev.entries.slice() : [];
 	const openAt = entries.findIndex((e) => e.outcome === 'open');
 	const open = openAt >= 0 ? entries[openAt] : undefined;
 	const restored = prev?.device.deletedOn !== undefined;
@@ -92,14 +95,23 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 			entries[openAt] = testedOn ? { ...open, outcome: 'tested', testedOn, closedOn: today } : { ...open, outcome: 'moved', closedOn: today };
 		}
 		if (seen.nextTestDate !== null) {
-			entries.push({ due: seen.nextTestDate, openedOn: today, firstSeenOverdue: seen.nextTestDate < today, outcome: 'open', ...group });
+			const due = seen.nextTestDate;
+			entries.push({ due, openedOn: today, firstSeenOverdue: due < today, outcome: 'open', customerId: seen.customerId, customerName: seen.customerName, department: seen.department });
 		}
 	}
-	const keepFrom = `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01`;
-	const kept = entries.filter((e) => e.outcome === 'open' || (e.closedOn ?? e.due) >= keepFrom || e.due >= keepFrom);
+	const keepFrom = keepFromOf(today);
+	const keep = (e: StoredDueEntry) => e.outcome === 'open' || (e.closedOn ?? e.due) >= keepFrom || e.due >= keepFrom;
+	const kept = entries.every(keep) ? entries : entries.filter(keep);
 	const next = { device, entries: kept };
 	if (prev && !restored && sameValue(prev, next)) return prev;
 	return next;
+}
+
+/** The first day of the oldest month kept, for the day last asked (one day per run: not worked out per device). */
+let keptFrom = { today: '', day: '' };
+function keepFromOf(today: string): string {
+	if (keptFrom.today !== today) keptFrom = { today, day: `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01` };
+	return keptFrom.day;
 }
 
 /** Deep equality of stored values whatever their key order (DynamoDB does not keep it). */
@@ -146,46 +158,76 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		const latest = new Map<number, string>();
 		for await (const item of ctx.store.list<LatestResult>(NS.latestResult(keyScope(ctx)))) latest.set(Number(item.key), item.value.testDate);
 
-		const writes: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
-		for (const id of new Set([...histories.keys(), ...seen.keys()])) {
+		const changed = new Set<number>();
+		const advance = (id: number) => {
 			const prev = histories.get(id);
 			const next = advanceHistory(prev, seen.get(id), today, latest.get(id));
-			if (!next || next === prev) continue;
+			if (!next || next === prev) return;
 			histories.set(id, next);
-			const deleted = next.device.deletedOn;
-			writes.push({ key: String(id), value: next, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) });
-		}
-		await ctx.store.putMany(ns, writes);
+			changed.add(id);
+		};
+		for (const id of seen.keys()) advance(id);
+		for (const id of histories.keys()) if (!seen.has(id)) advance(id);
+		// The snapshot needs the devices as listed; the histories hold the rest of what the run needs.
+		const [snapshot] = snapshotFigures([...seen.values()], today, 'all');
+		seen.clear();
 
-		// The history before the first run, rebuilt once from the account's test results.
-		const known = new Map<number, KnownDevice>();
-		for (const [id, h] of histories) {
-			const d = seen.get(id) ?? h.device;
-			known.set(id, {
-				customerId: d.customerId,
-				customerName: d.customerName,
-				department: d.department,
-				testIntervalMonths: d.testIntervalMonths ?? null,
-				createdOn: d.createdOn ?? null,
-				...(h.device.deletedOn !== undefined ? { deletedOn: h.device.deletedOn } : {}),
-			});
+		// The history before the first run, rebuilt once from the account's test results. Each
+		// history is written once: merged when the rebuild's reading ends in this run, else as this
+		// run's scan moved it on (also when the rebuild fails).
+		let rebuilt: RebuiltHistories | undefined;
+		try {
+			rebuilt = await continueRebuild(ctx, report, histories, today, RETENTION_MONTHS);
+		} catch (error) {
+			await ctx.store.putMany(ns, [...changed].map((id) => historyItem(id, histories.get(id)!)));
+			throw error;
 		}
-		const rebuilt = await continueRebuild(ctx, report, known, histories, today, RETENTION_MONTHS);
-		if (rebuilt && rebuilt.size > 0) {
-			for (const [id, h] of rebuilt) histories.set(id, h);
-			await ctx.store.putMany(ns, [...rebuilt].map(([id, value]) => ({ key: String(id), value, ...(value.device.deletedOn ? { expiresAt: dayMs(addMonths(value.device.deletedOn, RETENTION_MONTHS)) } : {}) })));
-		}
-		publishFigures(ctx, [...seen.values()], [...histories.entries()].map(([key, value]) => ({ key: String(key), value })), today);
+		const figures = await writeHistories(ctx, ns, histories, changed, rebuilt, today);
+		await rebuilt?.finish();
+		publishFigures(ctx, snapshot, figures, today);
 		report.complete = true;
 	});
 }
 
+/** Histories written at most this many at a time: a merged one is let go once written. */
+const WRITE_CHUNK = 1000;
+
+/**
+ * Writes the histories this run changed or the rebuild merged, device by device, dropping each
+ * from `histories` once written when merging (a large account's first run holds every history
+ * once). Answers the due entries the dashboard's figures count: this month's and last month's.
+ */
+async function writeHistories(ctx: PollerContext, ns: string, histories: Map<number, DueHistory>, changed: ReadonlySet<number>, rebuilt: RebuiltHistories | undefined, today: string): Promise<DueEntry[]> {
+	const month = today.slice(0, 7);
+	const from = monthDays(monthBefore(month)).first;
+	const to = monthDays(month).last;
+	const inMonths = (e: StoredDueEntry) => e.due >= from && e.due <= to;
+	const figures: DueEntry[] = [];
+	let chunk: Array<{ key: string; value: DueHistory; expiresAt?: number }> = [];
+	for (const [id, prev] of histories) {
+		const next = rebuilt ? rebuilt.merge(id, prev) : prev;
+		if (rebuilt) histories.delete(id);
+		for (const e of next.entries) if (inMonths(e)) figures.push(toDueEntry(id, e));
+		if (next === prev && !changed.has(id)) continue;
+		chunk.push(historyItem(id, next));
+		if (chunk.length < WRITE_CHUNK) continue;
+		await ctx.store.putMany(ns, chunk);
+		chunk = [];
+	}
+	await ctx.store.putMany(ns, chunk);
+	return figures;
+}
+
+/** A history as stored: a deleted device's expires RETENTION_MONTHS after it left. */
+function historyItem(id: number, value: DueHistory): { key: string; value: DueHistory; expiresAt?: number } {
+	const deleted = value.device.deletedOn;
+	return { key: String(id), value, ...(deleted ? { expiresAt: dayMs(addMonths(deleted, RETENTION_MONTHS)) } : {}) };
+}
+
 /** The dashboard's figures (CloudWatch, via the Metrics port): the snapshot now and the on-time rates of this and last month. */
-function publishFigures(ctx: PollerContext, devices: SeenDevice[], histories: Array<{ key: string; value: DueHistory }>, today: string): void {
-	const [now] = snapshotFigures(devices, today, 'all');
+function publishFigures(ctx: PollerContext, now: SnapshotFigures, entries: DueEntry[], today: string): void {
 	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
 	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
-	const entries = dueEntries(histories);
 	const month = today.slice(0, 7);
 	const [thisMonth] = monthFigures(entries, month, today, 'all');
 	const lastMonth = monthBefore(month);

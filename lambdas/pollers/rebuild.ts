@@ -1,6 +1,6 @@
 import { addMonths, dayMs, monthBefore, noSkips, rebuildDueEntries, rebuildReach, type DueEntry, type ListQuery, type RebuildDevice, type RebuildSkips } from '../../client';
 import { DAY_MS, budgetedPages, keyScope, type PollerContext, type RunReport } from './context';
-import { passedOf, readableRecords, readingOfTestResult } from './records';
+import { passedOf, readableRecords, readingOfTestDay } from './records';
 import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestRecord } from './state';
 
 /**
@@ -40,26 +40,44 @@ export interface KnownDevice extends Omit<RebuildDevice, 'id' | 'deletedOn'> {
 	deletedOn?: string;
 }
 
+/** The device as its history last saw it (moved on by this run's scan: the device as listed now). */
+function knownDevice(h: DueHistory): KnownDevice {
+	const d = h.device;
+	return {
+		customerId: d.customerId,
+		customerName: d.customerName,
+		department: d.department,
+		testIntervalMonths: d.testIntervalMonths ?? null,
+		createdOn: d.createdOn ?? null,
+		...(d.deletedOn !== undefined ? { deletedOn: d.deletedOn } : {}),
+	};
+}
+
 /** Results refused or not used, by rule (client/rebuild.ts), and results of devices the account does not list. */
 export type RebuildSkipped = RebuildSkips & { resultsOfUnknownDevices: number };
 
+/** A finished reading of the results: each device's history merged as it is written, then the rebuild marked done. */
+export interface RebuiltHistories {
+	/** The device's history with its rebuilt due dates merged in (`prev` itself when they add nothing). */
+	merge(id: number, prev: DueHistory): DueHistory;
+	/** Marks the rebuild done, with what it refused; call it once the merged histories are written. */
+	finish(): Promise<void>;
+}
+
 /**
- * Moves the rebuild on within the run's budget. Answers the histories to write once it is done
- * (undefined while there is more to read, or when it was done before).
+ * Moves the rebuild on within the run's budget. Once every result is read, answers the merge of
+ * each device's rebuilt due dates into `histories` (moved on by this run's scan: every device it
+ * knows); undefined while there is more to read, or when it was done before.
  */
-export async function continueRebuild(
-	ctx: PollerContext,
-	report: RunReport,
-	devices: ReadonlyMap<number, KnownDevice>,
-	histories: ReadonlyMap<number, DueHistory>,
-	today: string,
-	retentionMonths: number,
-): Promise<Map<number, DueHistory> | undefined> {
+export async function continueRebuild(ctx: PollerContext, report: RunReport, histories: ReadonlyMap<number, DueHistory>, today: string, retentionMonths: number): Promise<RebuiltHistories | undefined> {
 	const ns = NS.rebuild(keyScope(ctx));
 	const stored = await ctx.store.get<RebuildState>(ns, 'rebuild');
 	if (stored?.done) return undefined;
 	let longest = 0;
-	for (const d of devices.values()) if (d.testIntervalMonths !== null && d.testIntervalMonths > longest) longest = d.testIntervalMonths;
+	for (const h of histories.values()) {
+		const interval = h.device.testIntervalMonths ?? null;
+		if (interval !== null && interval > longest) longest = interval;
+	}
 	const state: RebuildState = stored ?? { since: rebuildReach(today, retentionMonths, longest), startedOn: today, afterId: 0, resultsRead: 0 };
 	const rebuild: NonNullable<RunReport['rebuild']> = { since: state.since, resultsRead: state.resultsRead, done: false };
 	report.rebuild = rebuild;
@@ -81,7 +99,7 @@ export async function continueRebuild(
 			complete = next.value;
 			break;
 		}
-		const results = readableRecords(next.value, report.itemsSeen - before - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' });
+		const results = readableRecords(next.value, report.itemsSeen - before - next.value.length, readingOfTestDay, { ...ctx, list: 'testResult.list' });
 		await recordTests(ctx, results);
 		for (const r of results) if (r.id > state.afterId) state.afterId = r.id;
 		state.resultsRead += results.length;
@@ -91,36 +109,52 @@ export async function continueRebuild(
 	rebuild.resultsRead = state.resultsRead;
 	if (!complete) return undefined;
 
-	const testDays = new Map<number, string[]>();
-	for await (const item of ctx.store.list<TestRecord>(NS.tests(keyScope(ctx)))) {
-		if (item.value.on < state.since) continue;
-		const days = testDays.get(item.value.device);
-		if (days) days.push(item.value.on);
-		else testDays.set(item.value.device, [item.value.on]);
-	}
+	const testDays = await testDaysOf(ctx, state.since);
 	const skips: RebuildSkipped = { ...noSkips(), resultsOfUnknownDevices: 0 };
-	const since = liveSince(histories.values(), today);
-	const out = new Map<number, DueHistory>();
 	for (const [id, days] of testDays) {
-		const device = devices.get(id);
-		const prev = histories.get(id);
-		if (!device || !prev) {
-			skips.resultsOfUnknownDevices += days.length;
-			continue;
-		}
-		const entries = rebuildDueEntries({ id, ...device }, days, today, skips);
-		const merged = mergeRebuilt(prev, entries, since, today, retentionMonths);
-		if (merged !== prev) out.set(id, merged);
+		if (histories.has(id)) continue;
+		skips.resultsOfUnknownDevices += days.length;
+		testDays.delete(id);
 	}
-	state.done = today;
-	state.skipped = { ...skips };
-	rebuild.done = true;
-	rebuild.skipped = { ...skips };
-	await ctx.store.putMany<RebuildState>(ns, [{ key: 'rebuild', value: state }]);
-	const refused = Object.values(skips).reduce((s, n) => s + n, 0);
-	if (refused > 0) ctx.log.warn('The rebuild of the due-date history refused some results or devices (counted by rule)', { poller: report.poller, ...skips });
-	ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: out.size });
-	return out;
+	const since = liveSince(histories.values(), today);
+	let merged = 0;
+	return {
+		merge(id, prev) {
+			const days = testDays.get(id);
+			if (!days) return prev;
+			// Each device's days are let go once used: the map shrinks as the histories are written.
+			testDays.delete(id);
+			const next = mergeRebuilt(prev, rebuildDueEntries({ id, ...knownDevice(prev) }, days, today, skips), since, today, retentionMonths);
+			if (next !== prev) merged++;
+			return next;
+		},
+		async finish() {
+			state.done = today;
+			state.skipped = { ...skips };
+			rebuild.done = true;
+			rebuild.skipped = { ...skips };
+			await ctx.store.putMany<RebuildState>(ns, [{ key: 'rebuild', value: state }]);
+			const refused = Object.values(skips).reduce((s, n) => s + n, 0);
+			if (refused > 0) ctx.log.warn('The rebuild of the due-date history refused some results or devices (counted by rule)', { poller: report.poller, ...skips });
+			ctx.log.info('The due-date history was rebuilt from the test results', { poller: report.poller, since: state.since, resultsRead: state.resultsRead, devices: merged });
+		},
+	};
+}
+
+/** Each device's test days from `since` on, as stored. A day is one string however many tests share it (a few thousand days, hundreds of thousands of tests). */
+async function testDaysOf(ctx: PollerContext, since: string): Promise<Map<number, string[]>> {
+	const testDays = new Map<number, string[]>();
+	const day = new Map<string, string>();
+	for await (const item of ctx.store.list<TestRecord>(NS.tests(keyScope(ctx)))) {
+		const { device, on } = item.value;
+		if (on < since) continue;
+		let shared = day.get(on);
+		if (shared === undefined) day.set(on, (shared = on));
+		const days = testDays.get(device);
+		if (days) days.push(shared);
+		else testDays.set(device, [shared]);
+	}
+	return testDays;
 }
 
 /** The first day the history watched: its earliest entry recorded while watching (today when none). */

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, dayString, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, epochDay, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
 import { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
@@ -32,12 +32,10 @@ export function positiveId(v: unknown): number | null {
 	return n !== null && n > 0 ? n : null;
 }
 
-/** A calendar day (YYYY-MM-DD, optionally followed by a time) that exists, else null. */
+/** A calendar day (YYYY-MM-DD, optionally followed by a time) that exists, else null. Arithmetic (no Date): called per record. */
 export function calendarDay(v: unknown): string | null {
 	if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(v)) return null;
-	const day = v.slice(0, 10);
-	const ms = Date.parse(`${day}T00:00:00Z`);
-	return Number.isNaN(ms) || dayString(ms) !== day ? null : day;
+	return epochDay(v) === undefined ? null : v.slice(0, 10);
 }
 
 /** A record as read: usable, or why not (never announced, logged and counted by the caller). */
@@ -91,6 +89,12 @@ function propertyFields(record: Json, index: RoleIndex): Partial<Record<Exclude<
 }
 
 export function readingOfOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<OverdueDevice> {
+	const reading = deviceReading(raw, profile);
+	return 'record' in reading ? { record: reading.record.device } : reading;
+}
+
+/** The overdue reader's device and the role properties it was read from (one pass over them). */
+function deviceReading(raw: unknown, profile: ServiceProfile): Reading<{ device: OverdueDevice; props: ReturnType<typeof propertyFields> }> {
 	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
 	const id = positiveId(r.id);
@@ -109,18 +113,17 @@ export function readingOfOverdueDevice(raw: unknown, profile: ServiceProfile = D
 	};
 	// Every field comes from a typed reader above, so the event schema accepts the device (a fast-check
 	// property in test/lambdas/records.test.ts holds this): no per-record schema parse in the scan.
-	return { record: device };
+	return { record: { device, props } };
 }
 
 /** A device as the due-date history reads it: the overdue reader's fields, its test interval (months, when usable) and creation day. */
 export type HistoryDevice = OverdueDevice & { testIntervalMonths: number | null; createdOn: string | null };
 
 export function readingOfHistoryDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<HistoryDevice> {
-	const reading = readingOfOverdueDevice(raw, profile);
+	const reading = deviceReading(raw, profile);
 	if (!('record' in reading)) return reading;
-	const r = raw as Json;
-	const interval = propertyFields(r, roleIndex(profile)).testInterval;
-	return { record: { ...reading.record, testIntervalMonths: usableInterval(interval), createdOn: calendarDay(r.created_time) } };
+	const { device, props } = reading.record;
+	return { record: { ...device, testIntervalMonths: usableInterval(props.testInterval), createdOn: calendarDay((raw as Json).created_time) } };
 }
 
 export function readOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): OverdueDevice | undefined {
@@ -140,7 +143,11 @@ export interface TestResultRecord {
 	testSequence: string | null;
 }
 
-export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
+/** What the rebuild keeps of a test result: the fields every reading of one checks, and its status. */
+export type TestDay = Pick<TestResultRecord, 'id' | 'deviceId' | 'testDate' | 'status'>;
+
+/** A test result read for its test day alone (the rebuild reads hundreds of thousands): readable exactly when readingOfTestResult reads it. */
+export function readingOfTestDay(raw: unknown): Reading<TestDay> {
 	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
 	const r = raw as Json;
 	const id = positiveId(r.id);
@@ -149,6 +156,14 @@ export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
 	if (deviceId === null) return { unreadable: `test result ${id}: device_id is not a positive whole number: ${describe(r.device_id)}` };
 	const testDate = calendarDay(r.test_date);
 	if (testDate === null) return { unreadable: `test result ${id}: test_date is not a date: ${describe(r.test_date)}` };
+	return { record: { id, deviceId, testDate, status: text(r.status) ?? 'unknown' } };
+}
+
+export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
+	const reading = readingOfTestDay(raw);
+	if (!('record' in reading)) return reading;
+	const r = raw as Json;
+	const { id, deviceId, testDate, status } = reading.record;
 	const synced = text(r.synced_time);
 	return {
 		record: {
@@ -158,7 +173,7 @@ export function readingOfTestResult(raw: unknown): Reading<TestResultRecord> {
 			projectId: positiveId(r.project_id),
 			testDate,
 			syncedTime: synced !== null && !Number.isNaN(Date.parse(synced)) ? synced : null,
-			status: text(r.status) ?? 'unknown',
+			status,
 			tester: text(r.tester),
 			testSequence: text(r.test_sequence),
 		},

@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import type { DueEntry } from '../../client';
 import { TestResultRecordedDetail, type DueDevice, type OverdueDevice } from '../events/schemas';
+import { dueHistoryFits, testRecordFits } from './stateFits';
 
 /**
  * What the pollers keep in the state store: one namespace and one schema per thing they remember.
@@ -162,7 +163,8 @@ export function dueEntries(histories: Iterable<{ key: string; value: DueHistory 
 	return out;
 }
 
-function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
+/** One stored entry as the compliance figures read it. */
+export function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
 	return {
 		deviceId,
 		due: e.due,
@@ -202,6 +204,8 @@ export interface StoredShape {
 	/** `ids`: every key is an item id (a positive whole number). */
 	keys: 'ids' | 'any';
 	value: z.ZodType;
+	/** A quicker check accepting only what `value` accepts (stateFits.ts); what it refuses goes on to `value`. */
+	fits?: (value: unknown) => boolean;
 }
 
 const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
@@ -212,9 +216,9 @@ const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
 	['results:', { keys: 'ids', value: SeenResult }],
 	['cursor:', { keys: 'any', value: ResultsCursor }],
 	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
-	['dueDates:', { keys: 'ids', value: DueHistory }],
+	['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
 	['latestResult:', { keys: 'ids', value: LatestResult }],
-	['tests:', { keys: 'ids', value: TestRecord }],
+	['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],
 	['rebuild:', { keys: 'any', value: RebuildState }],
 ];
 
@@ -233,6 +237,7 @@ export function storedItemFault(namespace: string, key: string, value: unknown):
 	const shape = storedShape(namespace);
 	if (!shape) return undefined;
 	if (shape.keys === 'ids' && !isItemId(key)) return 'the key is no item id (a positive whole number)';
+	if (shape.fits?.(value)) return undefined;
 	const checked = shape.value.safeParse(value);
 	return checked.success ? undefined : describeIssues(checked.error, 'v');
 }

@@ -1,0 +1,55 @@
+import { epochDay } from '../../client';
+
+/**
+ * Quick checks of the two shapes stored by the hundred thousand (state.ts: DueHistory,
+ * TestRecord), for reading them back without a zod parse per item. Each accepts only values its
+ * zod schema accepts; anything else goes on to the schema, which accepts it or names the fault.
+ */
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const id = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
+const day = (v: unknown) => typeof v === 'string' && v.length === 10 && /^\d{4}-\d{2}-\d{2}$/.test(v) && epochDay(v) !== undefined;
+const text = (v: unknown) => v === null || typeof v === 'string';
+const optional = (v: unknown, fits: (v: unknown) => boolean) => v === undefined || fits(v);
+const dayOrNull = (v: unknown) => v === null || day(v);
+const OUTCOMES = new Set(['open', 'tested', 'deleted', 'moved']);
+
+function entryFits(e: unknown): boolean {
+	if (!isObj(e)) return false;
+	return (
+		day(e.due) &&
+		day(e.openedOn) &&
+		typeof e.firstSeenOverdue === 'boolean' &&
+		OUTCOMES.has(e.outcome as string) &&
+		optional(e.closedOn, day) &&
+		optional(e.testedOn, day) &&
+		(e.rebuilt === undefined || e.rebuilt === true) &&
+		(e.customerId === null || id(e.customerId)) &&
+		text(e.customerName) &&
+		text(e.department)
+	);
+}
+
+export function dueHistoryFits(v: unknown): boolean {
+	if (!isObj(v) || !isObj(v.device) || !Array.isArray(v.entries)) return false;
+	const d = v.device;
+	const deviceFits =
+		(d.customerId === null || id(d.customerId)) &&
+		text(d.customerName) &&
+		text(d.department) &&
+		text(d.designation) &&
+		dayOrNull(d.nextTestDate) &&
+		dayOrNull(d.lastTestedDate) &&
+		optional(d.lastResultDate, dayOrNull) &&
+		day(d.seenOn) &&
+		optional(d.deletedOn, day) &&
+		optional(d.testIntervalMonths, (n) => n === null || id(n)) &&
+		optional(d.createdOn, dayOrNull);
+	return deviceFits && v.entries.every(entryFits);
+}
+
+export function testRecordFits(v: unknown): boolean {
+	return isObj(v) && id(v.device) && day(v.on) && (v.failed === null || typeof v.failed === 'boolean');
+}

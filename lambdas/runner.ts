@@ -127,8 +127,7 @@ export function createRunner(options: RunnerOptions): Runner {
 			try {
 				const report = await poll(ctx);
 				reports.push(a.account === undefined ? report : { ...report, account: a.account });
-				// A rebuild of the history still reading the past goes on next cycle, not an hour later.
-				if (poll === pollDueDates && report.complete && report.rebuild?.done !== false) historyDone.set(a, ctx.now());
+				if (poll === pollDueDates && report.complete) historyDone.set(a, ctx.now());
 			} catch (error) {
 				// One failed run is retried by the next cycle; the runner (and every other account) keeps going.
 				failed.push(a.account === undefined ? poll.name : `${a.account}/${poll.name}`);

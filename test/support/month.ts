@@ -182,7 +182,7 @@ export class Month {
 			pollerSettings: { pageSize: 25, reminderDays: 7, dueSoonStages: [30, 7], leaseMs: 60_000 },
 			hooks: this.hooks(),
 		};
-		this.system = this.options.mode === 'aws' ? await AwsSystem.create(config) : new LocalSystem(config);
+		this.system = this.options.mode === 'aws' ? await AwsSystem.create(config) : await LocalSystem.create(config);
 	}
 
 	/** The month's faults, where the systems let them in. */

@@ -1,3 +1,6 @@
+import { rebuildDone } from './pollers';
+import { dayString } from '../../client/dates';
+import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
@@ -116,6 +119,12 @@ export class LocalSystem implements MonthSystem {
 		this.start();
 	}
 
+	/** A month of e-mails from an installation whose history has rebuilt its past (that rebuild: test/lambdas/rebuild.test.ts). */
+	static async create(c: SystemConfig): Promise<LocalSystem> {
+		await rebuildDone(new FileStateStore(join(c.dir, 'runner-sandbox.json')), dayString(c.clock.now()));
+		return new LocalSystem(c);
+	}
+
 	private start(): void {
 		const { c } = this;
 		const client = connectService({ baseUrl: c.sandbox.url, token: c.sandbox.sandboxToken, environment: 'sandbox', clock: c.clock });
@@ -203,6 +212,8 @@ export class AwsSystem implements MonthSystem {
 	static async create(c: SystemConfig): Promise<AwsSystem> {
 		process.env.AWS_LAMBDA_FUNCTION_NAME ??= 'tec-month';
 		const dynamo = await startDynamo('tec-month');
+		// A month of e-mails from an installation whose history has rebuilt its past (that rebuild: test/lambdas/rebuild.test.ts).
+		await rebuildDone(new DynamoStateStore(dynamo.table, dynamo.client, async () => undefined), dayString(c.clock.now()));
 		return new AwsSystem(c, dynamo, await new LocalSes().start());
 	}
 

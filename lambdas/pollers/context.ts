@@ -62,7 +62,7 @@ export function keyScope(ctx: Pick<PollerContext, 'environment' | 'partition'>):
 
 export interface RunReport {
 	poller: 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
-	/** false when the lease was held by another run or the time budget ran out. */
+	/** false when the lease was held by another run, the time budget ran out or work was left for the next run. */
 	complete: boolean;
 	skipped?: 'leaseHeld';
 	stoppedForTime?: boolean;

@@ -100,7 +100,7 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			countEmitted(report, [digest], ctx.metrics);
 			await ctx.store.putMany(ns, pending.map(([id, s]) => ({ key: String(id), value: { ...s, digestPending: false } })));
 		}
-		report.complete = complete && !report.stoppedForTime;
+		report.complete = complete && !report.stoppedForTime && (report.resolveChecks?.deferred ?? 0) === 0;
 	});
 }
 
@@ -197,7 +197,10 @@ async function resolveLeft(
 		const chunk: Array<[number, DeviceState]> = [];
 		for (const [id, s] of candidates.slice(i, i + 100)) {
 			if (!snapshot) {
-				if (reads >= MAX_CONFIRMATIONS_PER_RUN || ctx.remainingMs() < ctx.settings.safetyMs) {
+				const outOfTime = reads < MAX_CONFIRMATIONS_PER_RUN && ctx.remainingMs() < ctx.settings.safetyMs;
+				if (reads >= MAX_CONFIRMATIONS_PER_RUN || outOfTime) {
+					// Left for the next run, so this one is not complete (nor, out of time, on time).
+					if (outOfTime) report.stoppedForTime = true;
 					checks.deferred++;
 					continue;
 				}

@@ -85,6 +85,24 @@ describe('overdue devices poller', () => {
 		expect(isMassExit(MASS_EXIT_MIN, 100)).toBe(false);
 	});
 
+	it('a run whose time runs out while it confirms resolved devices is incomplete; the next run resolves the rest', async () => {
+		const table = scenario.table();
+		await pollOverdueDevices(pollerContext(world, table));
+		const tracked = overdueIds();
+		expect(tracked.length).toBeGreaterThanOrEqual(MASS_EXIT_MIN);
+		for (const id of tracked) setLastTested(id, world.sandbox.account.today());
+		world.aws.accepted.length = 0;
+		// Time for the scan and three confirmations (one budget check before each request).
+		let checks = 0;
+		const short = await pollOverdueDevices({ ...pollerContext(world, table), remainingMs: () => (++checks <= 1 + 3 * 2 + 1 ? 600_000 : 0) });
+		expect(short.resolveChecks?.deferred).toBeGreaterThan(0);
+		expect(short.resolveChecks!.left + short.resolveChecks!.deferred).toBe(tracked.length);
+		expect(short).toMatchObject({ complete: false, stoppedForTime: true });
+		const next = await pollOverdueDevices(pollerContext(world, table));
+		expect(next.complete).toBe(true);
+		expect(deviceIds('Device Overdue Resolved')).toEqual(tracked);
+	});
+
 	it("a listed device that changes hands or due date: its stored record follows (what the digest routes by), with no event", async () => {
 		const table = scenario.table();
 		await pollOverdueDevices(pollerContext(world, table));

@@ -52,7 +52,10 @@ describe('page-size adaptation', () => {
 		expect(limits(from)).toEqual([[1000, 400], [60, 200], [60, 200], [60, 200]]);
 		from = lines.length;
 		expect((await scan(client(), 1000)).ids).toEqual(all);
-		expect(limits(from).every(([limit, status]) => limit === 60 && status === 200)).toBe(true);
+		// Remembered: every request asks for 60 and none is refused for its size (a 429 on a loaded
+		// machine is retried, and is not what this test is about).
+		expect(limits(from).every(([limit, status]) => limit === 60 && status !== 400)).toBe(true);
+		expect(limits(from).filter(([, status]) => status === 200)).toHaveLength(3);
 
 		// The maximum lowered through the admin API: the client adapts again.
 		const put = await fetch(`${sandbox.adminUrl}/paging`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ max_page_size: 25 }) });

@@ -80,7 +80,8 @@ export function createRunner(options: RunnerOptions): Runner {
 		for (const a of options.accounts) {
 			// The lock makes a second runner on this file refuse to start (it would announce twice).
 			const statePath = stateFileOf(options.statePath, a.partition);
-			const store = new FileStateStore(statePath, { lock: true });
+			// Items expire on the runner's clock, the one the pollers date them by.
+			const store = new FileStateStore(statePath, { lock: true, now: options.now });
 			stores.push(store);
 			if (store.staleLock) {
 				options.log.warn('Took over the state file from a runner that stopped without releasing it; its leases were dropped', { statePath, pid: store.staleLock.pid });

@@ -3,7 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../client/dates';
 import { createRunner } from '../../lambdas/runner';
+import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { pollerClient } from '../reliability/support';
 
@@ -63,3 +65,34 @@ describe('runner schedule', () => {
 		}
 	}, 60_000);
 });
+
+describe('runner state', () => {
+	it("items expire on the runner's clock, not the machine's: a runner a year behind keeps its coming-due devices", async () => {
+		const account = sandbox.account;
+		account.clockOffsetMs = -365 * 24 * 3_600_000;
+		account.reset({ seed: 7 });
+		const runner = createRunner({
+			accounts: [{ client: pollerClient(sandbox, account.createToken({ label: 'clock' }).token), environment: 'sandbox' }],
+			statePath: join(mkdtempSync(join(tmpdir(), 'tec-clock-')), 'state.json'),
+			writeLine: () => undefined,
+			log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+			now: () => account.now(),
+		});
+		try {
+			await runner.cycle();
+			const listed: string[] = [];
+			for await (const item of runner.state.list('dueSoon:sandbox')) listed.push(item.key);
+			const comingDue = [...account.data.devices.values()].filter((d) => {
+				const next = d.values[DEVICE.nextTest];
+				return typeof next === 'string' && next >= account.today() && next <= addDays(account.today(), 30);
+			});
+			expect(comingDue.length).toBeGreaterThan(0);
+			expect(listed.sort()).toEqual(comingDue.map((d) => String(d.id)).sort());
+		} finally {
+			runner.close();
+			account.clockOffsetMs = 0;
+			account.reset({ seed: 7 });
+		}
+	}, 30_000);
+});
+

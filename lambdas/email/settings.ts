@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { DEFAULT_LOCALE, LOCALES } from './texts';
 
 /**
  * The e-mail settings: who gets which devices, from which sender, at which hour. One schema,
@@ -94,6 +95,8 @@ export const EmailSettingsSchema = z.object({
 		(v) => (v === undefined || v === '' ? true : v === 'true' ? true : v === 'false' ? false : v),
 		z.boolean({ error: 'immediateFailedTests must be true or false' }),
 	),
+	/** The language of every e-mail unless a recipient's or customer's own says otherwise. */
+	locale: z.preprocess((v) => (v === undefined || v === '' ? DEFAULT_LOCALE : v), z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` })),
 	recipients: z.preprocess((v) => {
 		if (typeof v !== 'string') return v;
 		try {

@@ -29,7 +29,7 @@ describe('stack settings (context or props)', () => {
 			n8nWebhookUrl: undefined,
 			reminderDays: 7,
 			lookbackDays: 7,
-			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
+			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, locale: 'en', recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
 			// The single account as a list of one (lambdas/accounts.ts).
 			accounts: [{ id: 'default', environment: 'sandbox', baseUrl: 'https://tec.example.com' }],
 		});

@@ -1,31 +1,56 @@
 import { randomUUID } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import type { BaseUrl, ServiceProfile } from '../../client';
 import { scheduledAccount } from '../accounts';
 import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
-import { DynamoStateStore } from '../adapters/dynamoStateStore';
-import { EventBridgePublisher } from '../adapters/eventBridgePublisher';
+import type { DynamoStateStore } from '../adapters/dynamoStateStore';
+import type { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, PollerSettings, RunReport } from '../pollers/context';
 import { RUN_COMPLETED_METRIC } from './metricNames';
-import { logger, metrics, tracer } from './powertools';
+import { captureAWSv3Client, logger, metrics } from './powertools';
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
 let config: Config | undefined;
 
-/** The AWS SDK clients, one per container, traced by X-Ray (PutEvents, DynamoDB, the secret). */
-let aws: { dynamo: DynamoDBClient; events: EventBridgeClient; secrets: SecretsProvider } | undefined;
-function awsClients() {
-	aws ??= {
-		dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})),
-		events: tracer.captureAWSv3Client(new EventBridgeClient({})),
-		secrets: new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) }),
-	};
+const secretsModule = () => import('@aws-lambda-powertools/parameters/secrets');
+type SecretsProvider = InstanceType<Awaited<ReturnType<typeof secretsModule>>['SecretsProvider']>;
+
+interface AwsWiring {
+	secrets: SecretsProvider;
+	store: (table: string) => DynamoStateStore;
+	publisher: (options: ConstructorParameters<typeof EventBridgePublisher>[0]) => EventBridgePublisher;
+}
+
+/**
+ * The AWS SDK clients, one per container, traced by X-Ray (PutEvents, DynamoDB, the secret).
+ * Loaded by the first run, not by the module: the SDK is most of a cold start's module loading,
+ * and the function's init (billed like its runs) then holds only what every invocation needs
+ * before it starts (bench/bundles.ts measures it).
+ */
+let aws: Promise<AwsWiring> | undefined;
+function awsWiring(): Promise<AwsWiring> {
+	aws ??= (async (): Promise<AwsWiring> => {
+		const [{ DynamoDBClient }, { EventBridgeClient }, { SecretsManagerClient }, { SecretsProvider }, { DynamoStateStore }, { EventBridgePublisher }] = await Promise.all([
+			import('@aws-sdk/client-dynamodb'),
+			import('@aws-sdk/client-eventbridge'),
+			import('@aws-sdk/client-secrets-manager'),
+			secretsModule(),
+			import('../adapters/dynamoStateStore.js'),
+			import('../adapters/eventBridgePublisher.js'),
+		]);
+		const [dynamo, events, secrets] = await Promise.all([
+			captureAWSv3Client(new DynamoDBClient({})),
+			captureAWSv3Client(new EventBridgeClient({})),
+			captureAWSv3Client(new SecretsManagerClient({})),
+		]);
+		return {
+			secrets: new SecretsProvider({ awsSdkV3Client: secrets }),
+			store: (table) => new DynamoStateStore(table, dynamo),
+			publisher: (options) => new EventBridgePublisher({ ...options, client: events }),
+		};
+	})();
 	return aws;
 }
 
@@ -74,7 +99,7 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 	config ??= readConfig(process.env);
 	const target = accountToRead(config, input);
 	if (target.account) logger.appendKeys({ account: target.account });
-	const clients = awsClients();
+	const clients = await awsWiring();
 	const token = await readToken(clients.secrets, target.tokenSecretArn);
 	const client = connectService({
 		baseUrl: target.baseUrl,
@@ -97,8 +122,8 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 	};
 	const report = await poll({
 		client,
-		store: new DynamoStateStore(config.STATE_TABLE, clients.dynamo),
-		publisher: new EventBridgePublisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters, client: clients.events }),
+		store: clients.store(config.STATE_TABLE),
+		publisher: clients.publisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters }),
 		environment: target.environment,
 		account: target.account,
 		partition: target.partition,

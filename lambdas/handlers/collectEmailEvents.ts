@@ -23,7 +23,8 @@ let handle: Promise<(event: EmailEvent, context: Context) => Promise<unknown>> |
  */
 async function wire() {
 	const env = readEmailEnv(process.env);
-	const [{ awsDeps }, clients] = await Promise.all([import('../email/aws.js'), tracedClients()]);
+	const { awsDeps, tracedClients } = await import('../email/aws.js');
+	const clients = await tracedClients(captureAWSv3Client);
 	const deps = awsDeps(env, clients);
 	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
 	return makeIdempotent(
@@ -51,10 +52,3 @@ export const handler = powertoolsHandler(async (delivered: unknown, context: Con
 	});
 	return (await handle)(event, context);
 });
-
-/** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */
-async function tracedClients() {
-	const [{ DynamoDBClient }, { SESv2Client }] = await Promise.all([import('@aws-sdk/client-dynamodb'), import('@aws-sdk/client-sesv2')]);
-	const [dynamo, ses] = await Promise.all([captureAWSv3Client(new DynamoDBClient({})), captureAWSv3Client(new SESv2Client({}))]);
-	return { dynamo, ses };
-}

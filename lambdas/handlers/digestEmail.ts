@@ -23,7 +23,8 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	if (!wired) {
 		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
 		const env = readEmailEnv(process.env);
-		const [{ awsDeps }, clients] = await Promise.all([import('../email/aws.js'), tracedClients()]);
+		const { awsDeps, tracedClients } = await import('../email/aws.js');
+		const clients = await tracedClients(captureAWSv3Client);
 		wired ??= { env, deps: awsDeps(env, clients) };
 	}
 	const { env, deps } = wired;
@@ -50,10 +51,3 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	if (digestFailure !== undefined) throw digestFailure;
 	return digest!;
 });
-
-/** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */
-async function tracedClients() {
-	const [{ DynamoDBClient }, { SESv2Client }] = await Promise.all([import('@aws-sdk/client-dynamodb'), import('@aws-sdk/client-sesv2')]);
-	const [dynamo, ses] = await Promise.all([captureAWSv3Client(new DynamoDBClient({})), captureAWSv3Client(new SESv2Client({}))]);
-	return { dynamo, ses };
-}

@@ -4,61 +4,31 @@ import type { Context } from 'aws-lambda';
 import type { BaseUrl, ServiceProfile } from '../../client';
 import { scheduledAccount } from '../accounts';
 import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
-import type { DynamoStateStore } from '../adapters/dynamoStateStore';
-import type { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, PollerSettings, RunReport } from '../pollers/context';
 import { RUN_COMPLETED_METRIC } from './metricNames';
-import { captureAWSv3Client, logger, metrics } from './powertools';
+import type { PollerAws } from './pollerAws';
+import { logger, metrics } from './powertools';
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
 let config: Config | undefined;
 
-const secretsModule = () => import('@aws-lambda-powertools/parameters/secrets');
-type SecretsProvider = InstanceType<Awaited<ReturnType<typeof secretsModule>>['SecretsProvider']>;
-
-interface AwsWiring {
-	secrets: SecretsProvider;
-	store: (table: string) => DynamoStateStore;
-	publisher: (options: ConstructorParameters<typeof EventBridgePublisher>[0]) => EventBridgePublisher;
-}
-
-/**
- * The AWS SDK clients, one per container, traced by X-Ray (PutEvents, DynamoDB, the secret).
- * Loaded by the first run, not by the module: the SDK is most of a cold start's module loading,
- * and the function's init (billed like its runs) then holds only what every invocation needs
- * before it starts (bench/bundles.ts measures it).
- */
-let aws: Promise<AwsWiring> | undefined;
-function awsWiring(): Promise<AwsWiring> {
-	aws ??= (async (): Promise<AwsWiring> => {
-		const [{ DynamoDBClient }, { EventBridgeClient }, { SecretsManagerClient }, { SecretsProvider }, { DynamoStateStore }, { EventBridgePublisher }] = await Promise.all([
-			import('@aws-sdk/client-dynamodb'),
-			import('@aws-sdk/client-eventbridge'),
-			import('@aws-sdk/client-secrets-manager'),
-			secretsModule(),
-			import('../adapters/dynamoStateStore.js'),
-			import('../adapters/eventBridgePublisher.js'),
-		]);
-		const [dynamo, events, secrets] = await Promise.all([
-			captureAWSv3Client(new DynamoDBClient({})),
-			captureAWSv3Client(new EventBridgeClient({})),
-			captureAWSv3Client(new SecretsManagerClient({})),
-		]);
-		return {
-			secrets: new SecretsProvider({ awsSdkV3Client: secrets }),
-			store: (table) => new DynamoStateStore(table, dynamo),
-			publisher: (options) => new EventBridgePublisher({ ...options, client: events }),
-		};
-	})();
+/** The AWS side, wired when the first run begins (pollerAws.ts says why); a failed wiring is tried again. */
+let aws: Promise<PollerAws> | undefined;
+function awsWiring(): Promise<PollerAws> {
+	aws ??= import('./pollerAws.js')
+		.then(({ pollerAws }) => pollerAws())
+		.catch((error: unknown) => {
+			aws = undefined;
+			throw error;
+		});
 	return aws;
 }
-
 
 /** The token is cached by Powertools for 5 minutes, then read again (rotation takes effect). */
 const TOKEN_MAX_AGE_S = 300;
 
-async function readToken(secrets: SecretsProvider, arn: string): Promise<string> {
+async function readToken(secrets: PollerAws['secrets'], arn: string): Promise<string> {
 	const secret = await secrets.get(arn, { maxAge: TOKEN_MAX_AGE_S });
 	const text = typeof secret === 'string' ? secret.trim() : secret ? new TextDecoder().decode(secret).trim() : '';
 	if (text.startsWith('{')) {

@@ -11,7 +11,9 @@
  * decoding (identity asked for unless the caller asks otherwise), undici's own errors (not fetch's
  * "fetch failed" wrapper), `headersTimeout` / `bodyTimeout` failing with undici's codes, a body
  * that is a Node stream of Buffers and can be destroyed. Node's fetch publishes undici's diagnostics
- * channels too, which the Powertools Tracer records.
+ * channels too, which the Powertools Tracer records. One difference stays: fetch refuses the ports
+ * the Fetch standard blocks (1, 22, 25, 6000, …); a service is reached on 443 (or a port of its own
+ * above them), so a base URL on one of those fails at its first request, never silently.
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -47,10 +49,29 @@ async function* chunks(reader: ReadableStreamDefaultReader<Uint8Array>, bodyTime
 	}
 }
 
+/** The answer's body as a Node stream of Buffers; destroying it lets go of the answer at once. */
+function bodyStream(body: ReadableStream<Uint8Array> | null, bodyTimeout: number | undefined, abort: AbortController): Readable {
+	if (body === null) return Readable.from([]);
+	const next = chunks(body.getReader(), bodyTimeout, abort);
+	return new Readable({
+		async read() {
+			try {
+				const { done, value } = await next.next();
+				this.push(done ? null : value);
+			} catch (error) {
+				this.destroy(error as Error);
+			}
+		},
+		destroy(error, callback) {
+			abort.abort();
+			callback(error);
+		},
+	});
+}
+
 export async function request(url: string | URL, options: RequestOptions = {}): Promise<Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>> {
 	const abort = new AbortController();
 	const headersTimeout = options.headersTimeout ?? undefined;
-	const bodyTimeout = options.bodyTimeout ?? undefined;
 	const timer = headersTimeout ? setTimeout(() => abort.abort(new UndiciTimeout('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')), headersTimeout) : undefined;
 	let response: Response;
 	try {
@@ -70,8 +91,6 @@ export async function request(url: string | URL, options: RequestOptions = {}): 
 	response.headers.forEach((value, name) => {
 		headers[name] = value;
 	});
-	const body = response.body ? Readable.from(chunks(response.body.getReader(), bodyTimeout, abort), { objectMode: false }) : Readable.from([]);
-	// A body destroyed before its end lets go of the connection's stream, as undici's does.
-	body.once('close', () => abort.abort());
+	const body = bodyStream(response.body, options.bodyTimeout ?? undefined, abort);
 	return { statusCode: response.status, headers, body: body as unknown as Dispatcher.ResponseData['body'] };
 }

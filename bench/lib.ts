@@ -137,12 +137,18 @@ export interface BenchRow {
 	/** A plain number, so that it can be checked; the measure says what it divides. */
 	ratio?: number;
 	target?: string;
+	/** The largest ratio that meets the target; the table says "misses" past it (a target is never moved to fit). */
+	goal?: number;
 }
+
+/** Whether a row with a goal missed it (a ratio that could not be measured misses too). */
+export const misses = (r: BenchRow): boolean => r.goal !== undefined && !(r.ratio !== undefined && r.ratio <= r.goal);
 
 const COLUMNS = ['bench', 'measure', 'value', 'ideal', 'baseline', 'ratio', 'target'] as const;
 
 export function table(rows: BenchRow[]): string {
-	const cell = (r: BenchRow, c: (typeof COLUMNS)[number]) => (c === 'ratio' ? (r.ratio === undefined ? '' : r.ratio.toFixed(2)) : (r[c] ?? ''));
+	const cell = (r: BenchRow, c: (typeof COLUMNS)[number]) =>
+		c === 'ratio' ? (r.ratio === undefined ? '' : r.ratio.toFixed(2)) : c === 'target' && misses(r) ? `${r.target ?? ''}: **misses**` : (r[c] ?? '');
 	const lines = [`| ${COLUMNS.join(' | ')} |`, `|${COLUMNS.map(() => '---').join('|')}|`];
 	for (const r of rows) lines.push(`| ${COLUMNS.map((c) => cell(r, c)).join(' | ')} |`);
 	return lines.join('\n');

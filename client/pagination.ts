@@ -207,11 +207,19 @@ export const MAX_JSON_DEPTH = 100;
 export function valueDeeperThan(value: unknown, max: number): boolean {
 	if (typeof value !== 'object' || value === null) return false;
 	if (max <= 0) return true;
+	// Only containers are walked into: most values of a record are primitives, and a call for each
+	// was most of the walk's cost.
 	if (Array.isArray(value)) {
-		for (let i = 0; i < value.length; i++) if (valueDeeperThan(value[i], max - 1)) return true;
+		for (let i = 0; i < value.length; i++) {
+			const item: unknown = value[i];
+			if (typeof item === 'object' && item !== null && valueDeeperThan(item, max - 1)) return true;
+		}
 		return false;
 	}
-	for (const key in value) if (valueDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
+	for (const key in value) {
+		const item = (value as Record<string, unknown>)[key];
+		if (typeof item === 'object' && item !== null && valueDeeperThan(item, max - 1)) return true;
+	}
 	return false;
 }
 

@@ -24,12 +24,13 @@ const zodEnglishOnly: Plugin = {
 };
 
 /**
- * undici's main module loads all of undici (fetch, WebSocket, cache, mocks: ~520 KiB); the
- * Lambdas use its `request` only. `lambdas/bundling/undici.ts` exports that from undici's own
- * modules (same Agent, same HTTP/1.1 client), and a Lambda bundle resolves `undici` to it.
+ * Lambda code takes only `request` from undici, and the Node.js runtime already carries undici
+ * (behind its `fetch`): `lambdas/bundling/undici.ts` answers `request` with it, and a Lambda bundle
+ * resolves `undici` to that module, so the package (225 KiB with its WebAssembly HTTP parser) is
+ * not bundled a second time.
  */
-const undiciRequestOnly: Plugin = {
-	name: 'undici-request-only',
+const undiciOfTheRuntime: Plugin = {
+	name: 'undici-of-the-runtime',
 	setup(build) {
 		build.onResolve({ filter: /^undici$/ }, (args) =>
 			args.importer.includes(join('lambdas', 'bundling')) ? undefined : { path: join(ROOT, 'lambdas', 'bundling', 'undici.ts') },
@@ -37,22 +38,39 @@ const undiciRequestOnly: Plugin = {
 	},
 };
 
+/** A module of a package replaced by `contents` in Lambda bundles (what it did is never used there). */
+function replaced(name: string, module: RegExp, importer: RegExp, contents: string): Plugin {
+	return {
+		name,
+		setup(build) {
+			build.onResolve({ filter: module }, (args) => (importer.test(args.importer) ? { path: name, namespace: name } : undefined));
+			build.onLoad({ filter: /.*/, namespace: name }, () => ({ contents, loader: 'js' }));
+		},
+	};
+}
+
 /**
- * undici's HTTP/1.1 parser is llhttp compiled to WebAssembly, shipped twice (~70 KiB each): with
- * SIMD, and without it as a fallback for engines that lack WebAssembly SIMD. Node on Lambda (V8,
- * x86_64 and arm64) has SIMD, so the fallback is left out; were it ever needed, the bundle fails
- * loudly at the first request instead of parsing differently.
+ * zod's JSON Schema generator (`z.toJSONSchema`): the contract's JSON Schemas are written by `npm
+ * run contract`, never by a Lambda. A call in Lambda code would fail loudly, not answer wrongly.
  */
-const llhttpSimdOnly: Plugin = {
-	name: 'llhttp-simd-only',
-	setup(build) {
-		build.onResolve({ filter: /[\\/]llhttp[\\/]llhttp-wasm\.js$/ }, () => ({ path: 'llhttp-wasm', namespace: 'llhttp-simd-only' }));
-		build.onLoad({ filter: /.*/, namespace: 'llhttp-simd-only' }, () => ({
-			contents: "throw new Error('This bundle carries only the SIMD build of llhttp, and this engine has no WebAssembly SIMD');",
-			loader: 'js',
-		}));
-	},
-};
+const zodWithoutJsonSchema = replaced(
+	'zod-without-json-schema',
+	/^\.\/to-json-schema\.js$/,
+	/[\\/]zod[\\/]v4[\\/]core[\\/]index\.js$/,
+	"const no = () => { throw new Error('z.toJSONSchema is left out of the Lambda bundles (infra/bundling.ts)'); };\nexport const toJSONSchema = no;\nexport class JSONSchemaGenerator { constructor() { no(); } }\n",
+);
+
+/**
+ * The X-Ray SDK's patcher for the AWS SDK v2 (`captureAWS`, `captureAWSClient`) with semver, which
+ * it alone needs (28 KiB): the Lambdas run the AWS SDK v3 (`captureAWSv3Client`); v2 is in no
+ * Node.js runtime of Lambda since Node.js 18. Calling them fails loudly.
+ */
+const xrayWithoutSdkV2 = replaced(
+	'xray-without-aws-sdk-v2',
+	/^\.\/patchers\/aws_p$/,
+	/[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]aws-xray\.js$/,
+	"const no = () => { throw new Error('The AWS SDK v2 patcher of the X-Ray SDK is left out of the Lambda bundles (infra/bundling.ts)'); };\nmodule.exports = { captureAWS: no, captureAWSClient: no };\n",
+);
 
 /**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
@@ -73,7 +91,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, undiciRequestOnly, llhttpSimdOnly],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -48,16 +48,23 @@ function node(spec: SpecNode): z.ZodType {
 	return z.strictObject(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, node(v)]))).optional();
 }
 
-/** What a user writes: a partial profile. */
-export const ServiceProfileInputSchema = (node(PROFILE_SPEC) as z.ZodOptional<z.ZodObject>).unwrap().meta({
-	title: 'Service profile',
-	description: 'The layout of the Test Equipment Cloud service: paths, paging, field and property names. Every key is optional; what is left out keeps its default (docs/service-profile.md).',
-});
+/**
+ * What a user writes: a partial profile. Built on first use (a schema per key of the spec: the
+ * largest part of a Lambda's init when built at load, and only the JSON Schema and the tests read it).
+ */
+let inputSchema: z.ZodObject | undefined;
+export function serviceProfileInputSchema(): z.ZodObject {
+	inputSchema ??= (node(PROFILE_SPEC) as z.ZodOptional<z.ZodObject>).unwrap().meta({
+		title: 'Service profile',
+		description: 'The layout of the Test Equipment Cloud service: paths, paging, field and property names. Every key is optional; what is left out keeps its default (docs/service-profile.md).',
+	});
+	return inputSchema;
+}
 
 /**
  * A user's profile, checked and merged over the defaults (cross-key rules included). Its issues
  * carry resolveProfile's message (the key path and what is allowed), as every face words it; the
- * shape it accepts is ServiceProfileInputSchema's (a property test holds them equal).
+ * shape it accepts is serviceProfileInputSchema()'s (a property test holds them equal).
  */
 export const ServiceProfileSchema = z.unknown().transform((value, ctx) => {
 	try {
@@ -70,7 +77,7 @@ export const ServiceProfileSchema = z.unknown().transform((value, ctx) => {
 
 /** The JSON Schema published as docs/service-profile.schema.json. */
 export function serviceProfileJsonSchema(): Record<string, unknown> {
-	return { ...z.toJSONSchema(ServiceProfileInputSchema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }), $id: 'https://github.com/test-equipment-cloud/n8n-nodes-test-equipment-cloud/docs/service-profile.schema.json' };
+	return { ...z.toJSONSchema(serviceProfileInputSchema(), { target: 'draft-7', io: 'input', unrepresentable: 'any' }), $id: 'https://github.com/test-equipment-cloud/n8n-nodes-test-equipment-cloud/docs/service-profile.schema.json' };
 }
 
 /** A profile from a JSON file (`--profile FILE`, `TEC_PROFILE`, CDK context `serviceProfile`), refused like any other. */

@@ -1,26 +1,96 @@
 /**
- * What the Lambda bundles take from undici: `request` on undici's global Agent, built from
- * undici's own modules so the rest of undici (fetch, WebSocket, cache, mocks) stays out of the
- * bundle. infra/bundling.ts resolves `undici` to this module in Lambda bundles only; tests and
- * `npm start` use undici itself. An import of anything else from `undici` in Lambda code fails the
- * bundle (esbuild: no matching export), so nothing is silently missing.
+ * What the Lambda bundles take from undici: its `request`, answered by the undici that the Node.js
+ * runtime itself ships (behind the global `fetch`), so no second copy of undici (225 KiB with its
+ * WebAssembly HTTP parser) is bundled. infra/bundling.ts resolves `undici` to this module in Lambda
+ * bundles only; tests and `npm start` use the undici package. An import of anything else from
+ * `undici` in Lambda code fails the bundle (esbuild: no matching export), so nothing is silently
+ * missing.
+ *
+ * Kept as `request` gives it (lambdas/adapters/undiciService.ts relies on each): no redirect
+ * followed (undici's fetch hands a 3xx back as it came under `redirect: 'manual'`), no content
+ * decoding (identity asked for unless the caller asks otherwise), undici's own errors (not fetch's
+ * "fetch failed" wrapper), `headersTimeout` / `bodyTimeout` failing with undici's codes, a body
+ * that is a Node stream of Buffers and can be destroyed. Node's fetch publishes undici's diagnostics
+ * channels too, which the Powertools Tracer records. One difference stays: fetch refuses the ports
+ * the Fetch standard blocks (1, 22, 25, 6000, …); a service is reached on 443 (or a port of its own
+ * above them), so a base URL on one of those fails at its first request, never silently.
  */
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const api = require('undici/lib/api/index.js') as { request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData> };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getGlobalDispatcher } = require('undici/lib/global.js') as { getGlobalDispatcher: () => Dispatcher };
+type RequestOptions = Pick<Dispatcher.RequestOptions, 'headers' | 'body' | 'headersTimeout' | 'bodyTimeout'> & { method?: Dispatcher.HttpMethod };
 
-type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & { method?: Dispatcher.HttpMethod; dispatcher?: Dispatcher };
+class UndiciTimeout extends Error {
+	constructor(
+		readonly code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
+		message: string,
+	) {
+		super(message);
+		this.name = code === 'UND_ERR_HEADERS_TIMEOUT' ? 'HeadersTimeoutError' : 'BodyTimeoutError';
+	}
+}
 
-export async function request(url: string | URL, options: RequestOptions = {}): Promise<Dispatcher.ResponseData> {
-	const target = new URL(url);
-	const { dispatcher = getGlobalDispatcher(), ...rest } = options;
-	return api.request.call(dispatcher, {
-		...rest,
-		origin: target.origin,
-		path: `${target.pathname}${target.search}`,
-		method: options.method ?? 'GET',
-	} as Dispatcher.RequestOptions);
+/** undici's own error rather than fetch's "fetch failed" around it. */
+const undiciError = (error: unknown): unknown => (error instanceof TypeError && error.cause instanceof Error ? error.cause : error);
+
+/** The answer's chunks as Buffers; `bodyTimeout` is the longest wait for the next one, as in undici. */
+async function* chunks(reader: ReadableStreamDefaultReader<Uint8Array>, bodyTimeout: number | undefined, abort: AbortController): AsyncGenerator<Buffer> {
+	for (;;) {
+		const timer = bodyTimeout ? setTimeout(() => abort.abort(new UndiciTimeout('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')), bodyTimeout) : undefined;
+		try {
+			const { done, value } = await reader.read();
+			if (done) return;
+			yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+		} catch (error) {
+			throw undiciError(error);
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+}
+
+/** The answer's body as a Node stream of Buffers; destroying it lets go of the answer at once. */
+function bodyStream(body: ReadableStream<Uint8Array> | null, bodyTimeout: number | undefined, abort: AbortController): Readable {
+	if (body === null) return Readable.from([]);
+	const next = chunks(body.getReader(), bodyTimeout, abort);
+	return new Readable({
+		async read() {
+			try {
+				const { done, value } = await next.next();
+				this.push(done ? null : value);
+			} catch (error) {
+				this.destroy(error as Error);
+			}
+		},
+		destroy(error, callback) {
+			abort.abort();
+			callback(error);
+		},
+	});
+}
+
+export async function request(url: string | URL, options: RequestOptions = {}): Promise<Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>> {
+	const abort = new AbortController();
+	const headersTimeout = options.headersTimeout ?? undefined;
+	const timer = headersTimeout ? setTimeout(() => abort.abort(new UndiciTimeout('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error')), headersTimeout) : undefined;
+	let response: Response;
+	try {
+		response = await fetch(url, {
+			method: options.method ?? 'GET',
+			headers: { 'accept-encoding': 'identity', ...(options.headers as Record<string, string> | undefined) },
+			body: options.body as RequestInit['body'],
+			redirect: 'manual',
+			signal: abort.signal,
+		});
+	} catch (error) {
+		throw undiciError(error);
+	} finally {
+		clearTimeout(timer);
+	}
+	const headers: Record<string, string> = {};
+	response.headers.forEach((value, name) => {
+		headers[name] = value;
+	});
+	const body = bodyStream(response.body, options.bodyTimeout ?? undefined, abort);
+	return { statusCode: response.status, headers, body: body as unknown as Dispatcher.ResponseData['body'] };
 }

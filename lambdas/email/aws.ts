@@ -16,6 +16,12 @@ export function idempotencyStore(table: string, client: DynamoDBClient): DynamoD
 	return new DynamoDBPersistenceLayer({ tableName: table, keyAttr: 'pk', sortKeyAttr: 'sk', staticPkValue: IDEMPOTENCY_PARTITION, expiryAttr: 'expiresAt', awsSdkV3Client: client });
 }
 
+/** The DynamoDB and SES v2 clients, each passed through `capture` (the Tracer records them). */
+export async function tracedClients(capture: <T>(client: T) => Promise<T>): Promise<{ dynamo: DynamoDBClient; ses: SESv2Client }> {
+	const [dynamo, ses] = await Promise.all([capture(new DynamoDBClient({})), capture(new SESv2Client({}))]);
+	return { dynamo, ses };
+}
+
 export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
 	const store = new DynamoMailStore(env.table, dynamo);

@@ -1,14 +1,11 @@
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Context } from 'aws-lambda';
 import { onEvent } from '../email/digest';
-import { awsDeps } from '../email/aws';
 import { readEmailEnv } from '../email/env';
 import { readEmailEvent, type EmailEvent } from '../email/events';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EMAILS_SENT_METRIC } from './metricNames';
-import { logger, metrics, powertoolsHandler, tracer } from './powertools';
+import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -18,11 +15,17 @@ import { readEvent } from './readEvent';
  * breaks its schema is refused before anything is written. A failure throws: EventBridge retries,
  * then the event goes to the DLQ.
  */
-let handle: ((event: EmailEvent, context: Context) => Promise<unknown>) | undefined;
+let handle: Promise<(event: EmailEvent, context: Context) => Promise<unknown>> | undefined;
 
-/** Cold start: configuration checked once, clear errors when it is wrong. */
-function wire() {
-	const deps = awsDeps(readEmailEnv(process.env), tracedClients());
+/**
+ * Cold start: configuration checked once, clear errors when it is wrong. The AWS SDK is loaded
+ * by the first event that gets this far, not by the module (bench/bundles.ts).
+ */
+async function wire() {
+	const env = readEmailEnv(process.env);
+	const { awsDeps, tracedClients } = await import('../email/aws.js');
+	const clients = await tracedClients(captureAWSv3Client);
+	const deps = awsDeps(env, clients);
 	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
 	return makeIdempotent(
 		async (event: EmailEvent, context: Context) => {
@@ -42,11 +45,10 @@ export const handler = powertoolsHandler(async (delivered: unknown, context: Con
 		logger.warn('Event ignored', { detailType: event.detailType, ignored: event.ignored });
 		return { detailType: event.detailType, ignored: event.ignored };
 	}
-	handle ??= wire();
-	return handle(event, context);
+	// A failed wiring is not kept: the next event tries again.
+	handle ??= wire().catch((error: unknown) => {
+		handle = undefined;
+		throw error;
+	});
+	return (await handle)(event, context);
 });
-
-/** The DynamoDB and SES v2 clients, recorded by the Tracer like the pollers' AWS SDK clients. */
-function tracedClients() {
-	return { dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})), ses: tracer.captureAWSv3Client(new SESv2Client({})) };
-}

@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context } from 'aws-lambda';
 import { METRICS_NAMESPACE } from './metricNames';
 
@@ -8,13 +7,31 @@ import { METRICS_NAMESPACE } from './metricNames';
  * Logger, Metrics and Tracer for every handler, configured once. The service name comes from
  * POWERTOOLS_SERVICE_NAME (set per function by the stack); the namespace is the project's.
  * Tracer is active only inside Lambda; it records the AWS SDK clients passed to
- * `tracer.captureAWSv3Client` and the HTTP requests to the service (undici) on its own.
+ * `captureAWSv3Client` and the HTTP requests to the service (undici) on its own.
  */
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'test-equipment-cloud';
 
 export const logger = new Logger({ serviceName });
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName });
-export const tracer = new Tracer({ serviceName });
+
+/**
+ * The Tracer is built when the first invocation begins, not while the module loads: it loads the
+ * X-Ray SDK (with cls-hooked and semver), the largest part of a function's init (bench/bundles.ts).
+ * It is ready before the handler's code runs, so it still patches the HTTP modules and subscribes
+ * to undici's diagnostics channels before the first request.
+ */
+const tracerModule = () => import('@aws-lambda-powertools/tracer');
+type Tracer = InstanceType<Awaited<ReturnType<typeof tracerModule>>['Tracer']>;
+let tracing: Promise<Tracer> | undefined;
+export function loadTracer(): Promise<Tracer> {
+	tracing ??= tracerModule().then(({ Tracer }) => new Tracer({ serviceName }));
+	return tracing;
+}
+
+/** An AWS SDK v3 client recorded by the Tracer (a subsegment per call when tracing is on). */
+export async function captureAWSv3Client<T>(client: T): Promise<T> {
+	return (await loadTracer()).captureAWSv3Client(client);
+}
 
 /**
  * Wraps a handler: request id and function context on every log line, metrics flushed after
@@ -26,6 +43,7 @@ export function powertoolsHandler<E, R>(fn: (event: E, context: Context) => Prom
 	return async (event, context) => {
 		logger.addContext(context);
 		metrics.captureColdStartMetric();
+		const tracer = await loadTracer();
 		const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
 		const segment = parent?.addNewSubsegment(`## ${process.env._HANDLER ?? 'handler'}`);
 		if (segment) {

@@ -1,39 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import type { BaseUrl, ServiceProfile } from '../../client';
 import { scheduledAccount } from '../accounts';
 import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
-import { DynamoStateStore } from '../adapters/dynamoStateStore';
-import { EventBridgePublisher } from '../adapters/eventBridgePublisher';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, PollerSettings, RunReport } from '../pollers/context';
 import { RUN_COMPLETED_METRIC } from './metricNames';
-import { logger, metrics, tracer } from './powertools';
+import type { PollerAws } from './pollerAws';
+import { logger, metrics } from './powertools';
 
 /** Cold start: configuration checked once, clear errors when it is wrong. */
 let config: Config | undefined;
 
-/** The AWS SDK clients, one per container, traced by X-Ray (PutEvents, DynamoDB, the secret). */
-let aws: { dynamo: DynamoDBClient; events: EventBridgeClient; secrets: SecretsProvider } | undefined;
-function awsClients() {
-	aws ??= {
-		dynamo: tracer.captureAWSv3Client(new DynamoDBClient({})),
-		events: tracer.captureAWSv3Client(new EventBridgeClient({})),
-		secrets: new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) }),
-	};
+/** The AWS side, wired when the first run begins (pollerAws.ts says why); a failed wiring is tried again. */
+let aws: Promise<PollerAws> | undefined;
+function awsWiring(): Promise<PollerAws> {
+	aws ??= import('./pollerAws.js')
+		.then(({ pollerAws }) => pollerAws())
+		.catch((error: unknown) => {
+			aws = undefined;
+			throw error;
+		});
 	return aws;
 }
-
 
 /** The token is cached by Powertools for 5 minutes, then read again (rotation takes effect). */
 const TOKEN_MAX_AGE_S = 300;
 
-async function readToken(secrets: SecretsProvider, arn: string): Promise<string> {
+async function readToken(secrets: PollerAws['secrets'], arn: string): Promise<string> {
 	const secret = await secrets.get(arn, { maxAge: TOKEN_MAX_AGE_S });
 	const text = typeof secret === 'string' ? secret.trim() : secret ? new TextDecoder().decode(secret).trim() : '';
 	if (text.startsWith('{')) {
@@ -74,7 +69,7 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 	config ??= readConfig(process.env);
 	const target = accountToRead(config, input);
 	if (target.account) logger.appendKeys({ account: target.account });
-	const clients = awsClients();
+	const clients = await awsWiring();
 	const token = await readToken(clients.secrets, target.tokenSecretArn);
 	const client = connectService({
 		baseUrl: target.baseUrl,
@@ -97,8 +92,8 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 	};
 	const report = await poll({
 		client,
-		store: new DynamoStateStore(config.STATE_TABLE, clients.dynamo),
-		publisher: new EventBridgePublisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters, client: clients.events }),
+		store: clients.store(config.STATE_TABLE),
+		publisher: clients.publisher({ busName: config.EVENT_BUS_NAME, log, metrics: counters }),
 		environment: target.environment,
 		account: target.account,
 		partition: target.partition,

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, epochDay, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, PROPERTY_ROLES, epochDay, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
 import { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
@@ -50,8 +50,8 @@ const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v)
 export function readableRecords<T>(page: unknown[], firstPosition: number, read: (raw: unknown) => Reading<T>, out: { log: Log; metrics: Metrics; list: string }): T[] {
 	const records: T[] = [];
 	let skipped = 0;
-	for (const [i, raw] of page.entries()) {
-		const reading = read(raw);
+	for (let i = 0; i < page.length; i++) {
+		const reading = read(page[i]);
 		if ('record' in reading) {
 			records.push(reading.record);
 			continue;
@@ -63,28 +63,60 @@ export function readableRecords<T>(page: unknown[], firstPosition: number, read:
 	return records;
 }
 
+const ROLE_SLOT = Object.fromEntries(PROPERTY_ROLES.map((role, slot) => [role, slot])) as Record<PropertyRole, number>;
+
+/**
+ * The role a property name holds, looked up once per distinct name: names repeat in every record
+ * of a list, so a scan does not lower-case each property of each record. The memory is bounded (a
+ * service sending ever new names gets them looked up each time).
+ */
+const namesSeen = new WeakMap<RoleIndex, Map<string, { role: PropertyRole; rank: number } | null>>();
+const NAMES_REMEMBERED = 512;
+function roleOfName(index: RoleIndex, name: string): { role: PropertyRole; rank: number } | undefined {
+	let names = namesSeen.get(index);
+	if (names === undefined) namesSeen.set(index, (names = new Map()));
+	let at = names.get(name);
+	if (at === undefined) {
+		at = index.byName.get(name.toLowerCase()) ?? null;
+		if (names.size < NAMES_REMEMBERED) names.set(name, at);
+	}
+	return at ?? undefined;
+}
+
+/** What one propertyFields call has found so far, per role slot (synchronous, so one scratch serves every call). */
+const scratch = { index: undefined as RoleIndex | undefined, values: new Array<unknown>(PROPERTY_ROLES.length), ranks: new Array<number>(PROPERTY_ROLES.length) };
+
+function visitProperty(key: string, value: unknown, keyId: unknown): void {
+	const index = scratch.index!;
+	const byKey = index.byKeyId.size > 0 && typeof keyId === 'number' ? index.byKeyId.get(keyId) : undefined;
+	const at = byKey !== undefined ? undefined : roleOfName(index, key);
+	if (byKey === undefined && at === undefined) return;
+	const slot = ROLE_SLOT[byKey ?? at!.role];
+	const rank = byKey !== undefined ? -1 : at!.rank;
+	if (rank > scratch.ranks[slot]) return;
+	scratch.ranks[slot] = rank;
+	scratch.values[slot] = value;
+}
+
 /**
  * The device's role properties in one pass over its properties, names compared in lower case
  * (they differ in case between accounts). A role takes the value of its key id when the profile
  * names one, else of its most preferred name present; of several properties with that name, the last.
+ * Nothing is allocated per property: a scan reads every property of every record.
  */
 function propertyFields(record: Json, index: RoleIndex): Partial<Record<Exclude<PropertyRole, 'testInterval'>, string | null>> & { testInterval?: unknown } {
-	const values: Partial<Record<PropertyRole, unknown>> = {};
-	const ranks: Partial<Record<PropertyRole, number>> = {};
-	forEachProperty(record, (key, value, keyId) => {
-		const byKey = index.byKeyId.size > 0 && typeof keyId === 'number' ? index.byKeyId.get(keyId) : undefined;
-		const at = byKey !== undefined ? { role: byKey, rank: -1 } : index.byName.get(key.toLowerCase());
-		if (at === undefined || at.rank > (ranks[at.role] ?? Number.POSITIVE_INFINITY)) return;
-		ranks[at.role] = at.rank;
-		values[at.role] = value;
-	});
+	scratch.index = index;
+	scratch.values.fill(undefined);
+	scratch.ranks.fill(Number.POSITIVE_INFINITY);
+	forEachProperty(record, visitProperty);
+	const { values } = scratch;
 	return {
-		designation: text(values.designation),
-		idBarcode: text(values.idBarcode),
-		department: text(values.department),
-		lastTested: text(values.lastTested),
-		nextTestDate: text(values.nextTestDate),
-		testInterval: values.testInterval,
+		designation: text(values[ROLE_SLOT.designation]),
+		idBarcode: text(values[ROLE_SLOT.idBarcode]),
+		department: text(values[ROLE_SLOT.department]),
+		lastTested: text(values[ROLE_SLOT.lastTested]),
+		nextTestDate: text(values[ROLE_SLOT.nextTestDate]),
+		testInterval: values[ROLE_SLOT.testInterval],
 	};
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, ProfileError, profileDifferences, resolveProfile, testDetail, toCanonical, toWire, type ServiceProfile } from '../../client';
-import { ServiceProfileInputSchema, ServiceProfileSchema, serviceProfileJsonSchema } from '../../client/node/profileSchema';
+import { ServiceProfileSchema, serviceProfileInputSchema, serviceProfileJsonSchema } from '../../client/node/profileSchema';
 import { profileArbitrary } from '../support/profiles';
 
 function refusal(input: unknown): ProfileError {
@@ -84,7 +84,7 @@ describe('service profile', () => {
 				} catch (error) {
 					expected = error as Error;
 				}
-				const shape = ServiceProfileInputSchema.safeParse(input);
+				const shape = serviceProfileInputSchema().safeParse(input);
 				const parsed = ServiceProfileSchema.safeParse(input);
 				if (expected instanceof Error) {
 					expect(parsed.success).toBe(false);

@@ -1,7 +1,7 @@
 /** The workload ahead: due dates in each of the next 12 months, overdue now (pure, property-tested). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMPLIANCE_GROUP_BY, addMonths, allForecasts, forecast, forecastMonths, usableInterval, type ComplianceGroupBy, type ForecastDevice } from '../../client';
+import { COMPLIANCE_GROUP_BY, addMonths, allForecasts, forecast, forecastDeviceOf, forecastMonths, usableInterval, type ComplianceGroupBy, type ForecastDevice } from '../../client';
 
 const customers = [
 	{ customerId: 1, customerName: 'Acme GmbH' },
@@ -105,5 +105,17 @@ describe('forecast', () => {
 	it('bad input is refused naming the parameter and the valid values', () => {
 		expect(() => forecast([], '2026-02-30', 'all')).toThrow('today: must be a day YYYY-MM-DD that exists, got "2026-02-30"');
 		expect(() => forecast([], '2026-02-03', 'site' as ComplianceGroupBy)).toThrow('groupBy: must be one of all, customer, department, got "site"');
+	});
+});
+
+describe('forecastDeviceOf', () => {
+	const prop = (name: string, value: unknown) => ({ key_id: null, name, data_type: 'Text', value });
+	it('reads the snapshot’s fields and the interval by the profile’s roles; a record without an id is skipped', () => {
+		const names = new Map([[4, 'Acme GmbH']]);
+		const raw = { id: 7, customer_id: 4, properties: [prop('Next test', '2026-05-01'), prop('Department', 'Workshop'), prop('Test interval (months)', '6')] };
+		expect(forecastDeviceOf(raw, names)).toEqual({ id: 7, customerId: 4, customerName: 'Acme GmbH', department: 'Workshop', nextTestDate: '2026-05-01', testIntervalMonths: 6 });
+		expect(forecastDeviceOf({ ...raw, properties: [prop('Test interval (months)', 0)] }, names)).toMatchObject({ nextTestDate: null, department: null, testIntervalMonths: null });
+		expect(forecastDeviceOf({ properties: raw.properties }, names)).toBeUndefined();
+		expect(forecastDeviceOf(null, names)).toBeUndefined();
 	});
 });

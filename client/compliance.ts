@@ -34,7 +34,7 @@ export function groupKeyOf(item: Groupable, groupBy: ComplianceGroupBy): GroupKe
 }
 
 /** Groups in a stable order: named ones by name, then the one without (null) last. */
-function grouped<T extends Groupable>(items: readonly T[], groupBy: ComplianceGroupBy): Array<{ key: GroupKey; items: T[] }> {
+export function grouped<T extends Groupable>(items: readonly T[], groupBy: ComplianceGroupBy): Array<{ key: GroupKey; items: T[] }> {
 	const groups = new Map<string, { key: GroupKey; items: T[] }>();
 	if (groupBy === 'all') groups.set('all', { key: groupKeyOf({ customerId: null, customerName: null, department: null }, 'all'), items: [] });
 	for (const item of items) {

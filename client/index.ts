@@ -20,6 +20,8 @@ export * from './complianceHistoryRead';
 export * from './rebuild';
 export * from './failureRates';
 export * from './failureRatesRead';
+export * from './forecast';
+export * from './forecastRead';
 export * from './profile';
 export * from './wire';
 export * from './roles';

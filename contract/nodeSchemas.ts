@@ -93,8 +93,27 @@ const FailureRateGroup = z.object({
 	note: z.string().meta({ description: "Setting a test interval is the employer's decision; these figures are its evidence" }),
 });
 
+/** What Compliance → Get Forecast puts in each item: one group's one month (client/forecast.ts computes it). */
+const ForecastMonth = z.object({
+	group: z.enum(['all', 'customer', 'department']),
+	id: z.union([z.number().int(), z.string(), z.null()]).meta({ description: 'The customer ID or the department name; null for all devices, or for devices without one' }),
+	name: z.string().nullable().meta({ description: 'The customer or department name' }),
+	month: z.string().meta({ description: 'YYYY-MM, one of the 12 months from the current one' }),
+	due: count.meta({ description: "Due dates in the month (the current month from today on), each device assumed tested on its due date and due again one interval later" }),
+	overdueNow: count.meta({ description: "The group's devices whose next test date has passed (the same in each of the group's months)" }),
+	devices: count.meta({ description: 'Devices in the group, with or without a next test date' }),
+	withoutDueDate: count.meta({ description: 'Devices without a next test date: in no month' }),
+	withoutInterval: count.meta({ description: 'Devices with a next test date but no usable interval: due once at most' }),
+	dueInHorizon: count.meta({ description: "The group's due dates in all 12 months" }),
+	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+	from: z.string().meta({ description: 'The first day counted: today' }),
+	to: z.string().meta({ description: 'The last day counted: the last of the 12th month' }),
+	skippedRecords: count.meta({ description: 'Device records that could not be read' }),
+	note: z.string().meta({ description: 'The rule of the figures, in words' }),
+});
+
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
-	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup },
+	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth },
 	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
 	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
 	file: { download: DownloadedFile },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { addDays, allFailureRates, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type MonthFigures, type RateTestResult } from '../../client';
+import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../../client';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { renderComplianceReport } from './complianceRender';
 import type { DigestDeps } from './digest';
@@ -58,6 +58,11 @@ export interface ComplianceReportContent {
 	 * the test-results poller, `tests:` namespace), for the devices this report covers.
 	 */
 	failureRates: Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
+	/**
+	 * The next 12 months from the report's day (client/forecast.ts), for the devices this report
+	 * covers, from their next test dates and intervals as the due-date history last saw them.
+	 */
+	forecast: Record<ComplianceGroupBy, Forecast>;
 }
 
 export interface CsvRow {
@@ -151,6 +156,7 @@ export function composeComplianceReport(
 	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
 	const coveredIds = new Set(covered.map((d) => d.id));
 	const failureRates = allFailureRates(tests.filter((t) => coveredIds.has(t.deviceId)), covered, addDays(asOf, -1));
+	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {
 		month,
@@ -170,6 +176,7 @@ export function composeComplianceReport(
 		rebuiltMonths,
 		rows,
 		failureRates,
+		forecast,
 	};
 }
 
@@ -211,7 +218,7 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 }
 
 function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string, key: string, content: ComplianceReportContent): OutgoingEmail {
-	const rendered = renderComplianceReport(content);
+	const rendered = renderComplianceReport(content, deps.settings.locale);
 	const domain = /@([^>\s]+)>?\s*$/.exec(deps.settings.mailFrom)?.[1] ?? 'test-equipment-cloud.invalid';
 	const id = createHash('sha256').update(`${key}\n${recipient}`).digest('hex').slice(0, 32);
 	return {
@@ -223,6 +230,7 @@ function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string,
 		attachments: [
 			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
 			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },
+			{ filename: `forecast-${content.month}.csv`, contentType: 'text/csv', content: rendered.forecastCsv },
 		],
 		data: content,
 		messageId: `<${id}@${domain}>`,

@@ -2,7 +2,9 @@ import type { MonthFigures } from '../../client';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
 import { csvCell } from './csv';
 import { failureRatesCsv, failureRatesHtml, failureRatesText } from './failureRatesRender';
+import { forecastCsv, forecastHtml, forecastText } from './forecastRender';
 import { C, esc, page, type RenderedEmail } from './render';
+import { DEFAULT_LOCALE, type Locale } from './texts';
 
 export { csvCell };
 
@@ -33,7 +35,7 @@ function shortMonth(month: string): string {
 
 const changeText = (c: ComplianceReportContent) => (c.change === null ? 'no rate the month before' : `${c.change > 0 ? '+' : c.change < 0 ? '−' : '±'}${Math.abs(c.change)} points from ${monthName(c.previous.month)}`);
 
-export function renderComplianceReport(c: ComplianceReportContent): RenderedEmail & { csv: string; failureRatesCsv: string } {
+export function renderComplianceReport(c: ComplianceReportContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail & { csv: string; failureRatesCsv: string; forecastCsv: string } {
 	const a = c.all;
 	const subject = `Calibration compliance ${monthName(c.month)}: ${pct(a.onTimeRate)} tested on time (${plural(a.due, 'due date')})${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
 	const lateTested = c.late.filter((d) => d.testedOn !== null);
@@ -54,6 +56,7 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		'LAST 12 MONTHS (on-time rate, overdue at month end)',
 		...c.trend.map((m) => `  ${m.month}${c.rebuiltMonths.includes(m.month) ? '*' : ' '} ${pct(m.onTimeRate).padStart(6)}  ${'#'.repeat(m.onTimeRate === null ? 0 : Math.round(m.onTimeRate * 20)).padEnd(20)}  ${String(m.overdue).padStart(4)} overdue`),
 		'',
+		...forecastText(c.forecast, locale),
 	];
 	const textTable = (title: string, groups: MonthFigures[]) => {
 		if (groups.length === 0) return;
@@ -90,10 +93,10 @@ export function renderComplianceReport(c: ComplianceReportContent): RenderedEmai
 		`${pct(a.onTimeRate)} on time, ${a.testedLate} late, ${a.stillOverdue} still overdue`,
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration compliance</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(monthName(c.month))}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}${failureRatesHtml(c.failureRates)}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${forecastHtml(c.forecast, locale)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}${failureRatesHtml(c.failureRates)}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c))}</td></tr>`,
 	);
-	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows), failureRatesCsv: failureRatesCsv(c.failureRates) };
+	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows), failureRatesCsv: failureRatesCsv(c.failureRates), forecastCsv: forecastCsv(c.forecast) };
 }
 
 function title(text: string, count?: number): string {

@@ -169,6 +169,7 @@ describe('the compliance report, sent', () => {
 		expect(eml.attachments).toEqual([
 			{ filename: 'calibration-compliance-2026-10.csv', contentType: 'text/csv', content: rendered.csv },
 			{ filename: 'failure-rates-2026-10.csv', contentType: 'text/csv', content: rendered.failureRatesCsv },
+			{ filename: 'forecast-2026-10.csv', contentType: 'text/csv', content: rendered.forecastCsv },
 		]);
 		const json = JSON.parse(readFileSync(join(folder, 'manager@example.com.json'), 'utf8'));
 		expect(json.content).toEqual(JSON.parse(JSON.stringify(previewReport())));

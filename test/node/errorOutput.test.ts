@@ -18,6 +18,7 @@ const mapped = (key: number, value: string) => ({ mappingMode: 'defineBelow', va
 const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation']}`]: IDataObject } = {
 	'compliance.getSummary': { groupBy: 'customer' },
 	'compliance.getFailureRates': { groupBy: 'department', months: 24 },
+	'compliance.getForecast': { groupBy: 'customer' },
 	'customer.create': { inputMode: 'fields', propertyValues: { property: [{ key: CUSTOMER.name, value: 'ACME' }] }, fields: mapped(CUSTOMER.name, 'ACME') },
 	'customer.delete': { customerId: byId(1) },
 	'customer.getAll': { limit: 1 },

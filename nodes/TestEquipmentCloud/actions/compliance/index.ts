@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { resourceDescription } from '../common/types';
 import * as getFailureRates from './getFailureRates.operation';
+import * as getForecast from './getForecast.operation';
 import * as getSummary from './getSummary.operation';
 
-export const operations = { getSummary, getFailureRates };
+export const operations = { getSummary, getFailureRates, getForecast };
 
 export const description: INodeProperties[] = resourceDescription(
 	'compliance',
@@ -20,6 +21,12 @@ export const description: INodeProperties[] = resourceDescription(
 			description:
 				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate and the devices’ intervals, marked below 2 % (at least 50 tests) or above 2 % (DGUV V3): evidence for the employer’s choice of test intervals',
 			action: 'Get failure rates',
+		},
+		getForecast: {
+			name: 'Get Forecast',
+			description:
+				'Count the devices falling due in each of the next 12 months (the current one from today) and those overdue now, for the account or per customer or department: the workload of re-test visits ahead',
+			action: 'Get a forecast of due tests',
 		},
 	},
 	'getSummary',

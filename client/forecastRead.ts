@@ -1,0 +1,40 @@
+import type { ServiceClient } from './client';
+import { readCustomerNames, readServiceToday, snapshotDeviceOf, wholeList } from './complianceSnapshot';
+import type { ForecastDevice } from './forecast';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { usableInterval } from './rebuild';
+import { roleValue } from './roles';
+
+/**
+ * Reading what the forecast needs from the service's lists, for any face: the service's today (as
+ * the compliance snapshot finds it), the customers' names and every device (customer, department,
+ * next test date, test interval), each list read whole; a list that does not end normally throws
+ * (no forecast from part of a list). A device record without a usable id is skipped and counted.
+ */
+
+/** A device record as the forecast reads it (the snapshot's reading plus its interval); undefined when it has no usable id. */
+export function forecastDeviceOf(raw: unknown, customerNames: ReadonlyMap<number, string>, profile: ServiceProfile = DEFAULT_PROFILE): ForecastDevice | undefined {
+	const device = snapshotDeviceOf(raw, customerNames, profile);
+	return device && { ...device, testIntervalMonths: usableInterval(roleValue(raw, 'testInterval', profile)) };
+}
+
+export interface ForecastInput {
+	/** The service's today (the overdue list's), or this machine's UTC day when nothing is overdue. */
+	today: string;
+	devices: ForecastDevice[];
+	/** Device records that could not be read and were skipped. */
+	skippedRecords: number;
+}
+
+export async function readForecastInput(client: ServiceClient, now: () => number = Date.now): Promise<ForecastInput> {
+	const today = await readServiceToday(client, now);
+	const names = await readCustomerNames(client);
+	const devices = new Map<number, ForecastDevice>();
+	let skippedRecords = 0;
+	for await (const raw of client.items('device.list', {}, wholeList(client))) {
+		const device = forecastDeviceOf(raw, names, client.profile);
+		if (device) devices.set(device.id, device);
+		else skippedRecords++;
+	}
+	return { today, devices: [...devices.values()], skippedRecords };
+}

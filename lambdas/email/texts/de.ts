@@ -142,6 +142,7 @@ export const de: Catalog = {
 	failureRates: {
 		title: 'Fehlerquoten (DGUV V3 Tabelle 1B: 2 %)',
 		textTitle: 'FEHLERQUOTEN (DGUV V3 TABELLE 1B: 2 %)',
+		noDesignation: 'Ohne Bezeichnung',
 		perDeviceType: 'Nach Gerätetyp',
 		below: 'unter 2 %',
 		above: 'über 2 %',

@@ -142,6 +142,7 @@ export const en = {
 	failureRates: {
 		title: 'Failure rates (DGUV V3 Table 1B: 2 %)',
 		textTitle: 'FAILURE RATES (DGUV V3 TABLE 1B: 2 %)',
+		noDesignation: 'No designation',
 		perDeviceType: 'Per device type',
 		below: 'below 2 %',
 		above: 'above 2 %',

@@ -13,6 +13,8 @@ import { EMAIL_KINDS, previewOf } from '../support/languagePreview';
 import { launchBrowser, type Browser } from './browser';
 
 declare const axe: { run(context?: unknown, options?: unknown): Promise<AxeResults> };
+/** The page's document, as far as used here (the project's types have no DOM). */
+declare const document: { documentElement: { lang: string } };
 
 let browser: Browser;
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { INTERVAL_DECISION_NOTE } from '../../client';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
+import { renderAccountsDigest } from '../../lambdas/email/accounts';
 import { runComplianceReport } from '../../lambdas/email/compliance';
 import { renderComplianceReport } from '../../lambdas/email/complianceRender';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
@@ -77,6 +78,23 @@ describe('the German texts, in place', () => {
 		expect(text).toContain('nächste Prüfung am 27.11.2026 (noch 7 Tage)');
 		expect(html).toContain('>Fällig am</th>');
 		expect(html).toContain('>eskaliert</div>');
+	});
+
+	it('the digest of several accounts: one German e-mail with a section per account; English as before', () => {
+		const c = previewContent();
+		const parts = [
+			{ account: 'werk-nord', content: c },
+			{ account: 'werk-süd', content: { ...c, failedTests: [], dueSoon: [] } },
+		];
+		const de = renderAccountsDigest(parts, 'de');
+		expect(de.subject).toBe('Prüfübersicht 20.11.2026: werk-nord (2 neu überfällig, 1 Prüfung nicht bestanden, 2 bald fällig, 3 weiterhin überfällig); werk-süd (2 neu überfällig, 3 weiterhin überfällig)');
+		expect(de.text).toContain('Prüfübersicht von 2 Konten vom 20.11.2026');
+		expect(de.text).toContain('==== KONTO werk-süd ====');
+		expect(de.html).toContain('<html lang="de">');
+		expect(de.html).toContain('>Konto werk-nord</h1>');
+		const en = renderAccountsDigest(parts, 'en');
+		expect(en.subject).toBe('Calibration digest 2026-11-20: werk-nord (2 newly overdue, 1 failed test, 2 coming due, 3 still overdue); werk-süd (2 newly overdue, 3 still overdue)');
+		expect(renderAccountsDigest(parts.slice(0, 1), 'de').subject).toMatch(/ · Konto werk-nord$/);
 	});
 
 	it('compliance report: rate with a decimal comma, German month, the employer’s sentence in German; CSV unchanged', () => {

@@ -37,7 +37,7 @@ export interface AlertsConfig {
 	/** Lead stages of `Device Due Soon` in days, as "30,7" ("0" = off); unset = the pollers' default. */
 	dueSoonDays?: string;
 	/**
-	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests;
+	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests, locale;
 	 * lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
 	 */
 	email: EmailSettings;
@@ -60,6 +60,7 @@ export const CONTEXT_KEYS = [
 	'recipients',
 	'digestHour',
 	'immediateFailedTests',
+	'locale',
 	'accounts',
 	'serviceProfile',
 ] as const;

@@ -1,4 +1,5 @@
-import { esc, renderDigest, type DigestContent, type RenderedEmail } from './render';
+import { digestCounts, esc, renderDigest, type DigestContent, type RenderedEmail } from './render';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Locale } from './texts';
 import { allRecipients, type EmailSettings, type Recipients } from './settings';
 
 /**
@@ -43,32 +44,28 @@ export interface AccountPart {
  * A digest of several accounts: the single-account digest when only one account has something to
  * say (named in its subject), else one e-mail with a section per account, in the order of the list.
  */
-export function renderAccountsDigest(parts: AccountPart[]): RenderedEmail {
-	const rendered = parts.map((p) => ({ ...p, email: renderDigest(p.content) }));
+export function renderAccountsDigest(parts: AccountPart[], locale: Locale = DEFAULT_LOCALE): RenderedEmail {
+	const tx = textsFor(locale);
+	const rendered = parts.map((p) => ({ ...p, email: renderDigest(p.content, locale) }));
 	if (rendered.length === 1) {
 		const [{ account, email }] = rendered;
-		return { ...email, subject: `${email.subject} · account ${account}`, text: `Account ${account}\n\n${email.text}` };
+		return { ...email, subject: fill(tx.digest.accountSubject, { subject: email.subject, account }), text: `${fill(tx.digest.accountLine, { account })}\n\n${email.text}` };
 	}
 	const c = parts[0].content;
-	const subject = `Calibration digest ${c.day}: ${parts.map((p) => `${p.account} (${summary(p.content)})`).join('; ')}${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
-	const text = [`Calibration digest of ${parts.length} accounts for ${c.day}`, '', ...rendered.flatMap(({ account, email }) => [`==== ACCOUNT ${account} ====`, email.text])].join('\n');
+	const date = formatDay(c.day, locale);
+	const subject = `${fill(tx.digest.accountsSubject, { date, parts: parts.map((p) => `${p.account} (${summary(p.content, locale)})`).join('; ') })}${c.environment === 'sandbox' ? tx.common.sandboxSubject : ''}`;
+	const text = [fill(tx.digest.accountsTitle, { count: formatCount(parts.length, locale), date }), '', ...rendered.flatMap(({ account, email }) => [fill(tx.digest.accountBanner, { account }), email.text])].join('\n');
 	// Each account's card, as the single-account digest draws it, under one heading per account.
-	const cards = rendered.map(({ account, email }) => `<h1 style="margin:24px auto 0 auto;max-width:640px;font-family:sans-serif;font-size:18px;line-height:24px;">Account ${esc(account)}</h1>\n${bodyOf(email.html)}`);
+	const cards = rendered.map(({ account, email }) => `<h1 style="margin:24px auto 0 auto;max-width:640px;font-family:sans-serif;font-size:18px;line-height:24px;">${esc(fill(tx.digest.accountLine, { account }))}</h1>\n${bodyOf(email.html)}`);
 	const first = rendered[0].email.html;
 	const html = `${first.slice(0, first.indexOf('<body'))}${first.slice(first.indexOf('<body'), first.indexOf('>', first.indexOf('<body')) + 1)}\n${cards.join('\n')}\n</body>\n</html>\n`.replace(/<title>[^<]*<\/title>/, `<title>${esc(subject)}</title>`);
 	return { subject, text, html };
 }
 
-function summary(c: DigestContent): string {
-	const counts: Array<[number, string]> = [
-		[c.newlyOverdue.length, 'newly overdue'],
-		[c.failedTests.length, c.failedTests.length === 1 ? 'failed test' : 'failed tests'],
-		[c.dueSoon.length, 'coming due'],
-		[c.stillOverdue.length, 'still overdue'],
-	];
-	return counts
-		.filter(([n]) => n > 0)
-		.map(([n, what]) => `${n} ${what}`)
+function summary(c: DigestContent, locale: Locale): string {
+	return digestCounts(c, locale)
+		.filter(({ n }) => n > 0)
+		.map(({ n, label }) => `${formatCount(n, locale)} ${label}`)
 		.join(', ');
 }
 

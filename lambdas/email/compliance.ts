@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../../client';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { renderComplianceReport } from './complianceRender';
-import type { DigestDeps } from './digest';
+import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
 import { allRecipients, route, type EmailSettings } from './settings';
 
@@ -217,8 +217,9 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 	return report;
 }
 
-function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string, key: string, content: ComplianceReportContent): OutgoingEmail {
-	const rendered = renderComplianceReport(content, deps.settings.locale);
+function envelope(deps: Pick<DigestDeps, 'settings' | 'now' | 'accounts'>, recipient: string, key: string, content: ComplianceReportContent): OutgoingEmail {
+	const locale = recipientLocale(deps, recipient);
+	const rendered = renderComplianceReport(content, locale);
 	const domain = /@([^>\s]+)>?\s*$/.exec(deps.settings.mailFrom)?.[1] ?? 'test-equipment-cloud.invalid';
 	const id = createHash('sha256').update(`${key}\n${recipient}`).digest('hex').slice(0, 32);
 	return {
@@ -227,6 +228,7 @@ function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string,
 		subject: rendered.subject,
 		text: rendered.text,
 		html: rendered.html,
+		locale,
 		attachments: [
 			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
 			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },

@@ -3,8 +3,8 @@ import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
 import { csvCell } from './csv';
 import { failureRatesCsv, failureRatesHtml, failureRatesText } from './failureRatesRender';
 import { forecastCsv, forecastHtml, forecastText } from './forecastRender';
-import { C, esc, page, type RenderedEmail } from './render';
-import { DEFAULT_LOCALE, type Locale } from './texts';
+import { brand, C, esc, page, type RenderedEmail } from './render';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatMonth, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
 export { csvCell };
 
@@ -20,86 +20,117 @@ export const MAX_LATE_ROWS = 40;
 /** The overdue bars: slate, apart from the rate's traffic-light colours. */
 const OVERDUE_BAR = '#475569';
 
-const pct = (rate: number | null) => (rate === null ? '–' : `${Math.round(rate * 1000) / 10}%`);
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-function monthName(month: string): string {
-	const d = new Date(`${month}-15T12:00:00Z`);
-	return Number.isNaN(d.getTime()) ? month : new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'long', year: 'numeric' }).format(d);
+interface Lang {
+	locale: Locale;
+	t: Catalog;
 }
 
-function shortMonth(month: string): string {
+/** The on-time rate: "97.5%" in English (as before), "97,5 %" in German. */
+function pct(rate: number | null, l: Lang): string {
+	if (rate === null) return '–';
+	const value = Math.round(rate * 1000) / 10;
+	return l.locale === 'en' ? `${value}%` : `${formatCount(value, l.locale)}\u00a0%`;
+}
+
+const monthName = (month: string, l: Lang) => formatMonth(month, l.locale);
+
+/** English as before (the platform's en-GB short month, e.g. "Sept 26"); German "Sep 26", "Mär 27". */
+function shortMonth(month: string, l: Lang): string {
+	if (l.locale !== 'en') return formatMonth(month, l.locale, 'short');
 	const d = new Date(`${month}-15T12:00:00Z`);
 	return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'short', year: '2-digit' }).format(d);
 }
 
-const changeText = (c: ComplianceReportContent) => (c.change === null ? 'no rate the month before' : `${c.change > 0 ? '+' : c.change < 0 ? '−' : '±'}${Math.abs(c.change)} points from ${monthName(c.previous.month)}`);
+function changeText(c: ComplianceReportContent, l: Lang): string {
+	if (c.change === null) return l.t.compliance.noPreviousRate;
+	return fill(l.t.compliance.change, { sign: c.change > 0 ? '+' : c.change < 0 ? '−' : '±', points: formatCount(Math.abs(c.change), l.locale), month: monthName(c.previous.month, l) });
+}
 
 export function renderComplianceReport(c: ComplianceReportContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail & { csv: string; failureRatesCsv: string; forecastCsv: string } {
+	const l: Lang = { locale, t: textsFor(locale) };
+	const tx = l.t.compliance;
+	const n = (v: number) => formatCount(v, locale);
+	const day = (d: string) => formatDay(d, locale);
 	const a = c.all;
-	const subject = `Calibration compliance ${monthName(c.month)}: ${pct(a.onTimeRate)} tested on time (${plural(a.due, 'due date')})${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
+	const month = monthName(c.month, l);
+	const subject = `${fill(tx.subject, { month, rate: pct(a.onTimeRate, l), dueDates: plural(a.due, tx.dueDates, locale) })}${c.environment === 'sandbox' ? l.t.common.sandboxSubject : ''}`;
 	const lateTested = c.late.filter((d) => d.testedOn !== null);
 	const stillOverdue = c.late.filter((d) => d.testedOn === null);
 	const notes = [
-		a.firstSeenOverdue > 0 ? `${plural(a.firstSeenOverdue, 'due date was', 'due dates were')} already overdue when the history first saw ${a.firstSeenOverdue === 1 ? 'it' : 'them'} (the history starts ${c.historySince ?? 'then'}; earlier lateness is not known).` : '',
-		a.closedWithoutTest > 0 ? `${plural(a.closedWithoutTest, 'due date')} ended without a test (device deleted or due date moved): not counted in the rate.` : '',
-		c.withoutDueDate > 0 ? `${plural(c.withoutDueDate, 'device has', 'devices have')} no due date: not counted.` : '',
+		a.firstSeenOverdue > 0 ? fill(formOf(a.firstSeenOverdue, tx.firstSeenOverdue), { count: n(a.firstSeenOverdue), since: c.historySince ? day(c.historySince) : tx.historyStartUnknown }) : '',
+		a.closedWithoutTest > 0 ? plural(a.closedWithoutTest, tx.closedWithoutTest, locale) : '',
+		c.withoutDueDate > 0 ? plural(c.withoutDueDate, tx.withoutDueDate, locale) : '',
 	].filter(Boolean);
 
 	// ---- plain text ----
 	const t: string[] = [
-		`Calibration compliance, ${monthName(c.month)}${c.environment === 'sandbox' ? ' (sandbox account)' : ''}`,
-		`On time: ${pct(a.onTimeRate)} (${changeText(c)})`,
-		`${plural(a.due, 'due date')}: ${a.testedOnTime} tested on time, ${a.testedLate} tested late${a.maxDaysLate === null ? '' : ` (median ${a.medianDaysLate} days, at most ${a.maxDaysLate})`}, ${a.stillOverdue} still overdue${a.closedWithoutTest ? `, ${a.closedWithoutTest} ended without a test` : ''}.`,
+		`${fill(tx.textTitle, { month })}${c.environment === 'sandbox' ? ` ${l.t.common.sandboxAccount}` : ''}`,
+		fill(tx.onTimeLine, { rate: pct(a.onTimeRate, l), change: changeText(c, l) }),
+		fill(tx.summaryLine, {
+			dueDates: plural(a.due, tx.dueDates, locale),
+			onTime: n(a.testedOnTime),
+			late: n(a.testedLate),
+			lateness: a.maxDaysLate === null ? '' : fill(tx.summaryLateness, { median: n(a.medianDaysLate ?? 0), max: n(a.maxDaysLate) }),
+			overdue: n(a.stillOverdue),
+			closed: a.closedWithoutTest ? fill(tx.summaryClosed, { count: n(a.closedWithoutTest) }) : '',
+		}),
 		...notes,
 		'',
-		'LAST 12 MONTHS (on-time rate, overdue at month end)',
-		...c.trend.map((m) => `  ${m.month}${c.rebuiltMonths.includes(m.month) ? '*' : ' '} ${pct(m.onTimeRate).padStart(6)}  ${'#'.repeat(m.onTimeRate === null ? 0 : Math.round(m.onTimeRate * 20)).padEnd(20)}  ${String(m.overdue).padStart(4)} overdue`),
+		tx.trendTitle,
+		...c.trend.map((m) => `  ${m.month}${c.rebuiltMonths.includes(m.month) ? '*' : ' '} ${pct(m.onTimeRate, l).padStart(6)}  ${'#'.repeat(m.onTimeRate === null ? 0 : Math.round(m.onTimeRate * 20)).padEnd(20)}  ${fill(tx.trendOverdue, { count: n(m.overdue).padStart(4) })}`),
 		'',
 		...forecastText(c.forecast, locale),
 	];
 	const textTable = (title: string, groups: MonthFigures[]) => {
 		if (groups.length === 0) return;
 		t.push(title.toUpperCase());
-		for (const g of groups) t.push(`  ${groupName(g)}: ${pct(g.onTimeRate)} on time; ${g.due} due, ${g.testedOnTime} on time, ${g.testedLate} late, ${g.stillOverdue} overdue`);
+		for (const g of groups) t.push(`  ${fill(tx.groupLine, { name: groupName(g, l), rate: pct(g.onTimeRate, l), due: n(g.due), onTime: n(g.testedOnTime), late: n(g.testedLate), overdue: n(g.stillOverdue) })}`);
 		t.push('');
 	};
-	textTable('Per customer', c.customers);
-	textTable('Per department', c.departments);
+	textTable(l.t.common.perCustomer, c.customers);
+	textTable(l.t.common.perDepartment, c.departments);
 	const textLate = (title: string, list: LateDevice[]) => {
 		if (list.length === 0) return;
-		t.push(`${title.toUpperCase()} (${list.length})`);
-		for (const d of list.slice(0, MAX_LATE_ROWS)) t.push(`- ${deviceText(d)}: due ${d.due}, ${d.testedOn === null ? `${plural(d.daysLate, 'day')} overdue` : `tested ${d.testedOn}, ${plural(d.daysLate, 'day')} late`}${d.firstSeenOverdue ? ' (first seen overdue)' : ''}`);
-		if (list.length > MAX_LATE_ROWS) t.push(`  …and ${list.length - MAX_LATE_ROWS} more (see the attached CSV)`);
+		t.push(`${title.toUpperCase()} (${n(list.length)})`);
+		for (const d of list.slice(0, MAX_LATE_ROWS)) {
+			const values = { device: deviceText(d, l), due: day(d.due), days: plural(d.daysLate, l.t.common.days, locale) };
+			const line = d.testedOn === null ? fill(tx.lateLineOverdue, values) : fill(tx.lateLineTested, { ...values, tested: day(d.testedOn) });
+			t.push(`- ${line}${d.firstSeenOverdue ? ` (${tx.firstSeenTag})` : ''}`);
+		}
+		if (list.length > MAX_LATE_ROWS) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(list.length - MAX_LATE_ROWS) })}`);
 		t.push('');
 	};
-	textLate('Tested late', lateTested);
-	textLate('Still overdue', stillOverdue);
-	t.push(...failureRatesText(c.failureRates), '');
-	t.push('--', footer(c), '');
+	textLate(tx.testedLate, lateTested);
+	textLate(tx.stillOverdue, stillOverdue);
+	t.push(...failureRatesText(c.failureRates, locale), '');
+	t.push('--', footer(c, l), '');
 
 	// ---- HTML ----
 	const stats = [
-		[pct(a.onTimeRate), 'on time', a.onTimeRate === null ? C.muted : a.onTimeRate >= 0.95 ? C.green : a.onTimeRate >= 0.8 ? C.amber : C.red],
-		[String(a.due), a.due === 1 ? 'due date' : 'due dates', C.ink],
-		[String(a.testedLate), 'tested late', a.testedLate ? C.amber : C.muted],
-		[String(a.stillOverdue), 'still overdue', a.stillOverdue ? C.red : C.muted],
+		[pct(a.onTimeRate, l), tx.onTime, a.onTimeRate === null ? C.muted : a.onTimeRate >= 0.95 ? C.green : a.onTimeRate >= 0.8 ? C.amber : C.red],
+		[n(a.due), formOf(a.due, tx.dueDate), C.ink],
+		[n(a.testedLate), tx.testedLateStat, a.testedLate ? C.amber : C.muted],
+		[n(a.stillOverdue), tx.stillOverdueStat, a.stillOverdue ? C.red : C.muted],
 	]
 		.map(([value, label, color], i) => `<td width="25%" align="center" style="padding:12px 4px;border-right:${i < 3 ? `1px solid ${C.line}` : '0'};"><div style="font-size:22px;line-height:28px;font-weight:700;color:${color};">${esc(value)}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(label)}</div></td>`)
 		.join('');
-	const headline = `<p style="margin:16px 0 4px 0;font-size:15px;line-height:22px;"><strong>${esc(pct(a.onTimeRate))}</strong> of the devices due in ${esc(monthName(c.month))} were tested by their due date (${esc(changeText(c))}).${a.maxDaysLate === null ? '' : ` Late tests came a median of ${esc(String(a.medianDaysLate))} days late, at most ${esc(String(a.maxDaysLate))}.`}</p>${notes.map((n) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(n)}</p>`).join('')}`;
+	// The rate in bold: the sentence around it escaped piece by piece.
+	const [before, after] = tx.headline.split('{rate}');
+	const rest = fill(after, { month, change: changeText(c, l) }) + (a.maxDaysLate === null ? '' : fill(tx.headlineLateness, { median: n(a.medianDaysLate ?? 0), max: n(a.maxDaysLate) }));
+	const headline = `<p style="margin:16px 0 4px 0;font-size:15px;line-height:22px;">${esc(fill(before, { month }))}<strong>${esc(pct(a.onTimeRate, l))}</strong>${esc(rest)}</p>${notes.map((note) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(note)}</p>`).join('')}`;
 	const html = page(
 		subject,
-		`${pct(a.onTimeRate)} on time, ${a.testedLate} late, ${a.stillOverdue} still overdue`,
-		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration compliance</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(monthName(c.month))}</div></td></tr>
+		fill(tx.preheader, { rate: pct(a.onTimeRate, l), late: n(a.testedLate), overdue: n(a.stillOverdue) }),
+		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(month)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c)}${forecastHtml(c.forecast, locale)}${groupTable('Per customer', c.customers)}${groupTable('Per department', c.departments)}${lateTable('Tested late', lateTested)}${lateTable('Still overdue', stillOverdue)}${failureRatesHtml(c.failureRates)}</td></tr>
-<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c))}</td></tr>`,
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l)}${groupTable(l.t.common.perDepartment, c.departments, l)}${lateTable(tx.testedLate, lateTested, l)}${lateTable(tx.stillOverdue, stillOverdue, l)}${failureRatesHtml(c.failureRates, locale)}</td></tr>
+<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c, l))}</td></tr>`,
+		locale,
 	);
 	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows), failureRatesCsv: failureRatesCsv(c.failureRates), forecastCsv: forecastCsv(c.forecast) };
 }
 
-function title(text: string, count?: number): string {
+function title(text: string, count?: string): string {
 	return `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(text)}${count === undefined ? '' : ` <span style="color:${C.muted};font-weight:400;">(${count})</span>`}</h2>`;
 }
 
@@ -115,53 +146,58 @@ function bar(share: number, color: string): string {
 	return `<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td width="${w}%" height="12" bgcolor="${color}" style="height:12px;font-size:0;line-height:0;background:${color};">&nbsp;</td>${rest}</tr></table>`;
 }
 
-function chart(c: ComplianceReportContent): string {
+function chart(c: ComplianceReportContent, l: Lang): string {
+	const tx = l.t.compliance;
 	const most = Math.max(1, ...c.trend.map((m) => m.overdue));
 	const rows = c.trend
 		.map((m) => {
 			const color = m.onTimeRate === null ? C.line : m.onTimeRate >= 0.95 ? C.green : m.onTimeRate >= 0.8 ? C.amber : C.red;
 			const current = m.month === c.month ? 'font-weight:700;' : '';
-			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month))}${c.rebuiltMonths.includes(m.month) ? '*' : ''}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate))}</td><td style="${TD}">${bar(m.overdue / most, OVERDUE_BAR)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${m.overdue}</td></tr>`;
+			return `<tr><td style="${TD}${current}white-space:nowrap;">${esc(shortMonth(m.month, l))}${c.rebuiltMonths.includes(m.month) ? '*' : ''}</td><td style="${TD}">${bar(m.onTimeRate ?? 0, color)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${esc(pct(m.onTimeRate, l))}</td><td style="${TD}">${bar(m.overdue / most, OVERDUE_BAR)}</td><td align="right" style="${TD}${current}white-space:nowrap;">${formatCount(m.overdue, l.locale)}</td></tr>`;
 		})
 		.join('');
-	return `${title('The last 12 months')}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Month', 'left', '14%')}${th('Tested on time', 'left', '34%')}${th('', 'right', '12%')}${th('Overdue at month end', 'left', '30%')}${th('', 'right', '10%')}</tr>${rows}</table>`;
+	return `${title(tx.chartTitle)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(tx.month, 'left', '14%')}${th(tx.testedOnTime, 'left', '34%')}${th('', 'right', '12%')}${th(tx.overdueAtMonthEnd, 'left', '30%')}${th('', 'right', '10%')}</tr>${rows}</table>`;
 }
 
-const groupName = (g: MonthFigures) => g.name ?? (g.group === 'customer' ? 'No customer' : 'No department');
+const groupName = (g: MonthFigures, l: Lang) => g.name ?? (g.group === 'customer' ? l.t.common.noCustomer : l.t.common.noDepartment);
 
-function groupTable(heading: string, groups: MonthFigures[]): string {
+function groupTable(heading: string, groups: MonthFigures[], l: Lang): string {
 	if (groups.length === 0) return '';
+	const n = (v: number) => formatCount(v, l.locale);
 	const rows = groups
-		.map((g) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(g))}</td><td align="right" style="${TD}">${g.due}</td><td align="right" style="${TD}">${g.testedOnTime}</td><td align="right" style="${TD}${g.testedLate ? `color:${C.amber};` : ''}">${g.testedLate}</td><td align="right" style="${TD}${g.stillOverdue ? `color:${C.red};font-weight:600;` : ''}">${g.stillOverdue}</td><td align="right" style="${TD}font-weight:600;">${esc(pct(g.onTimeRate))}</td></tr>`)
+		.map((g) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(g, l))}</td><td align="right" style="${TD}">${n(g.due)}</td><td align="right" style="${TD}">${n(g.testedOnTime)}</td><td align="right" style="${TD}${g.testedLate ? `color:${C.amber};` : ''}">${n(g.testedLate)}</td><td align="right" style="${TD}${g.stillOverdue ? `color:${C.red};font-weight:600;` : ''}">${n(g.stillOverdue)}</td><td align="right" style="${TD}font-weight:600;">${esc(pct(g.onTimeRate, l))}</td></tr>`)
 		.join('');
-	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Name')}${th('Due', 'right')}${th('On time', 'right')}${th('Late', 'right')}${th('Overdue', 'right')}${th('Rate', 'right')}</tr>${rows}</table>`;
+	const c = l.t.common;
+	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(c.name)}${th(l.t.compliance.due, 'right')}${th(l.t.compliance.onTimeColumn, 'right')}${th(c.late, 'right')}${th(c.overdue, 'right')}${th(c.rate, 'right')}</tr>${rows}</table>`;
 }
 
-function lateTable(heading: string, list: LateDevice[]): string {
+function lateTable(heading: string, list: LateDevice[], l: Lang): string {
 	if (list.length === 0) return '';
+	const tx = l.t.compliance;
+	const day = (d: string) => formatDay(d, l.locale);
 	const rows = list
 		.slice(0, MAX_LATE_ROWS)
 		.map((d) => {
-			const where = [d.customerName, d.department].filter(Boolean).join(' · ') || 'no customer or department';
-			const when = d.testedOn === null ? `due ${d.due}` : `due ${d.due}, tested ${d.testedOn}`;
-			return `<tr><td style="${TD}"><div style="font-weight:600;">${esc(d.designation?.trim() || '(no designation)')} <span style="font-weight:400;color:${C.muted};">#${d.deviceId}</span></div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(where)} · ${esc(when)}${d.firstSeenOverdue ? ' · first seen overdue' : ''}</div></td><td align="right" style="${TD}white-space:nowrap;color:${d.testedOn === null ? C.red : C.amber};font-weight:600;">${esc(plural(d.daysLate, 'day'))}</td></tr>`;
+			const where = [d.customerName, d.department].filter(Boolean).join(' · ') || l.t.common.nowhere;
+			const when = d.testedOn === null ? fill(tx.lateDue, { due: day(d.due) }) : fill(tx.lateDueTested, { due: day(d.due), tested: day(d.testedOn) });
+			return `<tr><td style="${TD}"><div style="font-weight:600;">${esc(d.designation?.trim() || l.t.common.noDesignation)} <span style="font-weight:400;color:${C.muted};">#${d.deviceId}</span></div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(where)} · ${esc(when)}${d.firstSeenOverdue ? ` · ${esc(tx.firstSeenTag)}` : ''}</div></td><td align="right" style="${TD}white-space:nowrap;color:${d.testedOn === null ? C.red : C.amber};font-weight:600;">${esc(plural(d.daysLate, l.t.common.days, l.locale))}</td></tr>`;
 		})
 		.join('');
-	const more = list.length > MAX_LATE_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">…and ${list.length - MAX_LATE_ROWS} more (the attached CSV has them all).</p>` : '';
-	return `${title(heading, list.length)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Device')}${th(list[0].testedOn === null ? 'Overdue' : 'Late', 'right')}</tr>${rows}</table>${more}`;
+	const more = list.length > MAX_LATE_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.common.moreCsvHtml, { count: formatCount(list.length - MAX_LATE_ROWS, l.locale) }))}</p>` : '';
+	return `${title(heading, formatCount(list.length, l.locale))}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(l.t.common.device)}${th(list[0].testedOn === null ? l.t.common.overdue : l.t.common.late, 'right')}</tr>${rows}</table>${more}`;
 }
 
-function deviceText(d: LateDevice): string {
+function deviceText(d: LateDevice, l: Lang): string {
 	const where = [d.customerName, d.department].filter(Boolean).join(' / ');
-	return `${d.designation?.trim() || '(no designation)'} #${d.deviceId}${where ? `, ${where}` : ''}`;
+	return `${d.designation?.trim() || l.t.common.noDesignation} #${d.deviceId}${where ? `, ${where}` : ''}`;
 }
 
 /** The rules of the rebuilt history (client/rebuild.ts, docs/compliance.md), said wherever a report rests on it. */
-export const REBUILD_RULES =
-	'Months marked * rest on the history rebuilt from the test results: after a test on day t (any result) a device is next due on t plus its test interval in months; that due date ends with its next test (on time when on or before it, late after it) or is still open. The current interval, customer and department of each device are used throughout (an approximation where they changed); a deleted device ends with its last result. Where the history recorded a due date while watching, its record is used.';
+export const REBUILD_RULES = textsFor('en').compliance.rebuildRules;
 
-function footer(c: ComplianceReportContent): string {
-	return `${c.rebuiltMonths.length > 0 ? `${REBUILD_RULES} ` : ''}Sent to ${c.recipient} for the devices routed to this address, counted where each was on its due date. Figures as of ${c.asOf}: a device counts as on time when tested on or before its due date. One report a month, on the first day at the digest hour (${c.timeZone} time); the attached CSVs list every due date of the month and its outcome, and the failure rates.`;
+function footer(c: ComplianceReportContent, l: Lang): string {
+	const text = fill(l.t.compliance.footer, { recipient: c.recipient, asOf: formatDay(c.asOf, l.locale), timeZone: c.timeZone });
+	return `${c.rebuiltMonths.length > 0 ? `${l.t.compliance.rebuildRules} ` : ''}${text}`;
 }
 
 const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer', 'department', 'due_date', 'outcome', 'tested_on', 'days_late', 'first_seen_overdue', 'history_opened_on', 'closed_on', 'rebuilt'];

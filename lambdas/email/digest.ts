@@ -5,7 +5,8 @@ import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type 
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
 import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
-import { route, type EmailSettings, type Routable } from './settings';
+import { localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
+import type { Locale } from './texts';
 import { readTruth, type PollerView, type TodaysTruth } from './view';
 
 const DAY_MS = 86_400_000;
@@ -79,7 +80,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 				report.nothingToSay.push(recipient);
 				continue;
 			}
-			const email = envelope(deps, recipient, key, deps.accounts ? renderAccountsDigest(parts) : renderDigest(content));
+			const locale = recipientLocale(deps, recipient);
+			const email = envelope(deps, recipient, key, deps.accounts ? renderAccountsDigest(parts, locale) : renderDigest(content, locale), locale);
 			const receipt: SendReceipt = await deps.mailer.sendOnce({ key, recipient, factKeys: content.factKeys, email });
 			await deps.store.putMany(NS.carried(recipient), receipt.factKeys.map((k) => ({ key: k, value: { day }, expiresAt })));
 			for (const k of receipt.factKeys) mine.add(k);
@@ -115,9 +117,10 @@ async function adoptEarlierInboxes(deps: Pick<DigestDeps, 'store' | 'settings' |
 }
 
 /** The e-mail of one failed test, sent when it arrives (immediate e-mails on); it stays filed for the digest. */
-export async function sendFailedTestNow(deps: Pick<DigestDeps, 'mailer' | 'settings' | 'environment' | 'timeZone' | 'now'>, recipient: string, fact: Extract<Fact, { kind: 'failed' }>): Promise<SendReceipt> {
+export async function sendFailedTestNow(deps: Pick<DigestDeps, 'mailer' | 'settings' | 'environment' | 'timeZone' | 'now' | 'accounts'>, recipient: string, fact: Extract<Fact, { kind: 'failed' }>): Promise<SendReceipt> {
 	const key = `failed:${fact.key}`;
-	const email = envelope(deps, recipient, key, renderFailedTest(failedItem(fact), { environment: deps.environment, timeZone: deps.timeZone }));
+	const locale = recipientLocale(deps, recipient);
+	const email = envelope(deps, recipient, key, renderFailedTest(failedItem(fact), { environment: deps.environment, timeZone: deps.timeZone, locale }), locale);
 	return deps.mailer.sendOnce({ key, recipient, factKeys: [], email });
 }
 
@@ -221,10 +224,15 @@ function failedItem(f: Extract<Fact, { kind: 'failed' }>): FailedTestItem {
 	};
 }
 
-function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string, key: string, rendered: { subject: string; text: string; html: string }): OutgoingEmail {
+function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string, key: string, rendered: { subject: string; text: string; html: string }, locale: Locale): OutgoingEmail {
 	const domain = /@([^>\s]+)>?\s*$/.exec(deps.settings.mailFrom)?.[1] ?? 'test-equipment-cloud.invalid';
 	const id = createHash('sha256').update(`${key}\n${recipient}`).digest('hex').slice(0, 32);
-	return { from: deps.settings.mailFrom, to: recipient, ...rendered, messageId: `<${id}@${domain}>`, date: new Date(deps.now()) };
+	return { from: deps.settings.mailFrom, to: recipient, ...rendered, locale, messageId: `<${id}@${domain}>`, date: new Date(deps.now()) };
+}
+
+/** The language of a recipient's e-mails (settings.localeOf), the accounts' own recipients included. */
+export function recipientLocale(deps: Pick<DigestDeps, 'settings' | 'accounts'>, recipient: string): Locale {
+	return localeOf(deps.settings, recipient, (deps.accounts ?? []).flatMap((a): Recipients[] => (a.recipients ? [a.recipients] : [])));
 }
 
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone. */

@@ -11,6 +11,7 @@ import {
 } from '../../client';
 import { csvCell } from './csv';
 import { C, esc } from './render';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, type Locale } from './texts';
 
 /**
  * The failure rates of the monthly compliance report: an HTML fragment (tables of table cells, as
@@ -26,37 +27,40 @@ export type FailureRateTables = Record<FailureRateMonths, Record<FailureRateGrou
 /** Groups listed per table in the e-mail; the CSV has every one. */
 export const MAX_RATE_ROWS = 40;
 
-const HEADINGS: Record<FailureRateGroupBy, string> = { designation: 'Per device type', department: 'Per department', customer: 'Per customer' };
-const NONE: Record<FailureRateGroupBy, string> = { designation: 'No designation', department: 'No department', customer: 'No customer' };
+const heading = (by: FailureRateGroupBy, t: Catalog) => ({ designation: t.failureRates.perDeviceType, department: t.common.perDepartment, customer: t.common.perCustomer })[by];
+const none = (by: FailureRateGroupBy, t: Catalog) => ({ designation: t.failureRates.noDesignation, department: t.common.noDepartment, customer: t.common.noCustomer })[by];
 
-const MARKS: Record<FailureRateVerdict, { text: string; color: string }> = {
-	below: { text: 'below 2 %', color: C.green },
-	above: { text: 'above 2 %', color: C.red },
-	at: { text: 'at 2 %', color: C.amber },
-	tooFewTests: { text: `under ${MIN_TESTS_FOR_BELOW} tests`, color: C.muted },
-};
+const COLORS: Record<FailureRateVerdict, string> = { below: C.green, above: C.red, at: C.amber, tooFewTests: C.muted };
+const mark = (v: FailureRateVerdict, t: Catalog) => (v === 'tooFewTests' ? fill(t.failureRates.tooFewTests, { minTests: MIN_TESTS_FOR_BELOW }) : t.failureRates[v]);
 
 /** What the marks mean, in one sentence. */
-export const MARKS_TEXT = `Marked: below 2 % with at least ${MIN_TESTS_FOR_BELOW} tests (below ${MIN_TESTS_FOR_BELOW} tests one failure is already 2 % or more, so "below" would only mean "no failure yet"); above 2 % with any number of tests.`;
+export const marksText = (locale: Locale = DEFAULT_LOCALE) => fill(textsFor(locale).failureRates.marks, { minTests: formatCount(MIN_TESTS_FOR_BELOW, locale) });
+export const MARKS_TEXT = marksText('en');
 
 /**
  * The rate in per cent with one decimal, more when one decimal would show 2.0 % for a rate that
  * is not exactly 2 % (1 in 51 is 1.96 %: "2.0 %" beside "below 2 %" would contradict its mark).
+ * German with a decimal comma and a no-break space before the sign.
  */
-export function ratePercent(g: { tests: number; failedTests: number }): string {
+export function ratePercent(g: { tests: number; failedTests: number }, locale: Locale = DEFAULT_LOCALE): string {
 	if (g.tests === 0) return '–';
+	const form = (s: string) => (locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`);
 	const exact = g.failedTests * 50 === g.tests;
 	const value = (g.failedTests / g.tests) * 100;
 	for (let digits = 1; digits <= 6; digits++) {
 		const s = value.toFixed(digits);
-		if (exact || Number(s) !== 2) return `${s} %`;
+		if (exact || Number(s) !== 2) return form(s);
 	}
-	return `${value} %`;
+	return form(String(value));
 }
 
-const intervalsText = (g: FailureRateGroup) =>
-	g.testIntervalsMonths.length === 0 ? '–' : `${g.testIntervalsMonths.join(', ')} months${g.devicesWithoutInterval > 0 ? ` (${g.devicesWithoutInterval} without)` : ''}`;
-const groupName = (g: FailureRateGroup) => (g.id === null ? NONE[g.group] : (g.name ?? String(g.id)));
+function intervalsText(g: FailureRateGroup, locale: Locale): string {
+	const t = textsFor(locale).failureRates;
+	if (g.testIntervalsMonths.length === 0) return '–';
+	const intervals = g.testIntervalsMonths.map((m) => formatCount(m, locale)).join(', ');
+	return g.devicesWithoutInterval > 0 ? fill(t.intervalsWithout, { intervals, count: formatCount(g.devicesWithoutInterval, locale) }) : fill(t.intervals, { intervals });
+}
+const groupName = (g: FailureRateGroup, t: Catalog) => (g.id === null ? none(g.group, t) : (g.name ?? String(g.id)));
 const keyOf = (g: FailureRateGroup) => `${typeof g.id}:${String(g.id)}`;
 
 /** The rows of one grouping: each group with its 12- and 24-month figures (the 24-month list's order). */
@@ -73,36 +77,45 @@ function rowsOf(t: FailureRateTables, by: FailureRateGroupBy): Array<{ group: Fa
 }
 
 /** Results not counted in any rate, in words (from the widest window). */
-function notCounted(t: FailureRateTables): string[] {
+function notCounted(t: FailureRateTables, locale: Locale): string[] {
 	const totals = t[24].designation.totals;
+	const tx = textsFor(locale).failureRates;
 	return [
-		totals.unknownDevices > 0 ? `${totals.unknownDevices} test results of devices no longer in the device list are not counted.` : '',
-		totals.unknownStatus > 0 ? `${totals.unknownStatus} test results of a status this version does not know are not counted.` : '',
+		totals.unknownDevices > 0 ? fill(tx.unknownDevices, { count: formatCount(totals.unknownDevices, locale) }) : '',
+		totals.unknownStatus > 0 ? fill(tx.unknownStatus, { count: formatCount(totals.unknownStatus, locale) }) : '',
 	].filter(Boolean);
 }
 
-function periodText(t: FailureRateTables): string {
+function periodText(t: FailureRateTables, locale: Locale): string {
 	const a = t[12].designation;
 	const b = t[24].designation;
-	return `Tests of the last 12 months (${a.from} to ${a.to}) and the last 24 months (${b.from} to ${b.to}); a failed test and its re-test count as two tests.`;
+	const d = (day: string) => formatDay(day, locale);
+	return fill(textsFor(locale).failureRates.period, { from12: d(a.from), to12: d(a.to), from24: d(b.from), to24: d(b.to) });
 }
+
+/** The employer's-decision sentence; the English one is the client's (INTERVAL_DECISION_NOTE, also in the CSV). */
+const decisionText = (locale: Locale) => (locale === 'en' ? INTERVAL_DECISION_NOTE : textsFor(locale).failureRates.intervalDecision);
 
 // ---- plain text ------------------------------------------------------------------------------
 
-export function failureRatesText(t: FailureRateTables): string[] {
-	const lines = ['FAILURE RATES (DGUV V3 TABLE 1B: 2 %)', periodText(t), MARKS_TEXT, ...notCounted(t), INTERVAL_DECISION_NOTE, ''];
+export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string[] {
+	const tx = textsFor(locale);
+	const n = (v: number) => formatCount(v, locale);
+	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale), decisionText(locale), ''];
 	for (const by of FAILURE_RATE_GROUP_BY) {
 		const rows = rowsOf(t, by);
 		if (rows.length === 0) continue;
-		lines.push(HEADINGS[by].toUpperCase());
+		lines.push(heading(by, tx).toUpperCase());
 		for (const { group, per } of rows.slice(0, MAX_RATE_ROWS)) {
 			const window = (months: FailureRateMonths) => {
 				const g = per[months];
-				return g === undefined ? `${months} months: –` : `${months} months: ${ratePercent(g)} (${g.failedTests} of ${g.tests} failed, ${g.devicesTested} devices) ${MARKS[g.verdict].text}`;
+				return g === undefined
+					? fill(tx.failureRates.windowNone, { months })
+					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g.verdict, tx) });
 			};
-			lines.push(`  ${groupName(group)} [interval ${intervalsText(group)}]: ${window(12)}; ${window(24)}`);
+			lines.push(`  ${fill(tx.failureRates.line, { name: groupName(group, tx), intervals: intervalsText(group, locale), window12: window(12), window24: window(24) })}`);
 		}
-		if (rows.length > MAX_RATE_ROWS) lines.push(`  …and ${rows.length - MAX_RATE_ROWS} more (see the attached CSV)`);
+		if (rows.length > MAX_RATE_ROWS) lines.push(`  ${fill(tx.common.moreCsvText, { count: n(rows.length - MAX_RATE_ROWS) })}`);
 		lines.push('');
 	}
 	return lines;
@@ -115,29 +128,30 @@ const th = (label: string, align = 'left') =>
 const TD = `padding:6px 5px;border-bottom:1px solid ${C.line};vertical-align:middle;font-size:13px;line-height:18px;`;
 const note = (text: string) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(text)}</p>`;
 
-function windowCells(g: FailureRateGroup | undefined): string {
+function windowCells(g: FailureRateGroup | undefined, locale: Locale): string {
 	if (g === undefined) return `<td align="right" style="${TD}">–</td><td align="right" style="${TD}">–</td><td style="${TD}">–</td>`;
-	const mark = MARKS[g.verdict];
 	const strong = g.verdict === 'below' || g.verdict === 'above' ? 'font-weight:700;' : '';
-	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${g.failedTests} / ${g.tests}`)}</td><td align="right" style="${TD}white-space:nowrap;font-weight:600;">${esc(ratePercent(g))}</td><td style="${TD}white-space:nowrap;color:${mark.color};${strong}">${esc(mark.text)}</td>`;
+	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;font-weight:600;">${esc(ratePercent(g, locale))}</td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g.verdict, textsFor(locale)))}</td>`;
 }
 
-function table(t: FailureRateTables, by: FailureRateGroupBy): string {
+function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale): string {
 	const rows = rowsOf(t, by);
 	if (rows.length === 0) return '';
+	const tx = textsFor(locale);
 	const body = rows
 		.slice(0, MAX_RATE_ROWS)
-		.map(({ group, per }) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(group))}</td><td style="${TD}color:${C.muted};">${esc(intervalsText(group))}</td>${windowCells(per[12])}${windowCells(per[24])}</tr>`)
+		.map(({ group, per }) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(group, tx))}</td><td style="${TD}color:${C.muted};">${esc(intervalsText(group, locale))}</td>${windowCells(per[12], locale)}${windowCells(per[24], locale)}</tr>`)
 		.join('');
-	const more = rows.length > MAX_RATE_ROWS ? note(`…and ${rows.length - MAX_RATE_ROWS} more (the attached CSV has them all).`) : '';
-	return `<h3 style="margin:16px 0 8px 0;font-size:14px;line-height:20px;font-weight:700;color:${C.ink};">${esc(HEADINGS[by])}</h3><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Name')}${th('Interval')}${th('12 mo. failed', 'right')}${th('Rate', 'right')}${th('')}${th('24 mo. failed', 'right')}${th('Rate', 'right')}${th('')}</tr>${body}</table>${more}`;
+	const more = rows.length > MAX_RATE_ROWS ? note(fill(tx.common.moreCsvHtml, { count: formatCount(rows.length - MAX_RATE_ROWS, locale) })) : '';
+	const f = tx.failureRates;
+	return `<h3 style="margin:16px 0 8px 0;font-size:14px;line-height:20px;font-weight:700;color:${C.ink};">${esc(heading(by, tx))}</h3><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(tx.common.name)}${th(f.interval)}${th(f.failed12, 'right')}${th(tx.common.rate, 'right')}${th('')}${th(f.failed24, 'right')}${th(tx.common.rate, 'right')}${th('')}</tr>${body}</table>${more}`;
 }
 
 /** The HTML fragment: a heading, what the marks mean, the employer's-decision sentence, three tables. */
-export function failureRatesHtml(t: FailureRateTables): string {
-	const head = `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc('Failure rates (DGUV V3 Table 1B: 2 %)')}</h2>`;
-	const decision = `<p style="margin:8px 0;font-size:13px;line-height:18px;color:${C.ink};"><strong>${esc(INTERVAL_DECISION_NOTE)}</strong></p>`;
-	return `${head}${note(periodText(t))}${note(MARKS_TEXT)}${notCounted(t).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by)).join('')}`;
+export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string {
+	const head = `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(textsFor(locale).failureRates.title)}</h2>`;
+	const decision = `<p style="margin:8px 0;font-size:13px;line-height:18px;color:${C.ink};"><strong>${esc(decisionText(locale))}</strong></p>`;
+	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale)).join('')}`;
 }
 
 // ---- CSV ---------------------------------------------------------------------------------------

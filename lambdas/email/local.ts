@@ -14,7 +14,7 @@ import type { PollerView } from './view';
 /**
  * The alert e-mails under `npm start`: the same collector and digest code as in AWS, with a
  * local JSON file for the facts and an outbox folder instead of SES. Settings come from a JSON
- * file with the CDK context keys (mailFrom, recipients, digestHour, immediateFailedTests,
+ * file with the CDK context keys (mailFrom, recipients, digestHour, immediateFailedTests, locale,
  * timeZone, alertEmails), by default cdk.json's "context": the e-mail previewed is the one deployed.
  */
 export interface LocalMailOptions {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { OutgoingEmail } from './ports';
+import { DEFAULT_LOCALE } from './texts';
 
 /**
  * The e-mail as one MIME message (RFC 5322 + 2045-2047): multipart/alternative with the plain
@@ -16,6 +17,8 @@ export function toMime(email: OutgoingEmail): string {
 		`Message-ID: ${email.messageId}`,
 		'MIME-Version: 1.0',
 		'Auto-Submitted: auto-generated',
+		// RFC 3282: the language of the text; mail apps offer to translate by it.
+		`Content-Language: ${email.locale ?? DEFAULT_LOCALE}`,
 	];
 	const part = (type: string, body: string) => [`--${boundary}`, `Content-Type: ${type}; charset=UTF-8`, 'Content-Transfer-Encoding: base64', '', base64Lines(body)].join('\r\n');
 	const alternative = [part('text/plain', email.text), part('text/html', email.html), `--${boundary}--`];
@@ -25,10 +28,20 @@ export function toMime(email: OutgoingEmail): string {
 	// With files: multipart/mixed around the two alternatives, then each file.
 	const mixed = boundary.replace('=_tec_', '=_tec_mixed_');
 	const files = email.attachments.map((a) => {
-		const name = a.filename.replace(/["\\\r\n]/g, '_');
-		return [`--${mixed}`, `Content-Type: ${a.contentType}; charset=UTF-8; name="${name}"`, `Content-Disposition: attachment; filename="${name}"`, 'Content-Transfer-Encoding: base64', '', base64Lines(a.content)].join('\r\n');
+		return [`--${mixed}`, `Content-Type: ${a.contentType}; charset=UTF-8; ${parameter('name', a.filename)}`, `Content-Disposition: attachment; ${parameter('filename', a.filename)}`, 'Content-Transfer-Encoding: base64', '', base64Lines(a.content)].join('\r\n');
 	});
 	return `${[...headers, `Content-Type: multipart/mixed; boundary="${mixed}"`, '', 'This is a multipart message in MIME format.', '', `--${mixed}`, `Content-Type: multipart/alternative; boundary="${boundary}"`, '', ...alternative, ...files, `--${mixed}--`, ''].join('\r\n')}`;
+}
+
+/**
+ * A file name parameter: quoted when printable ASCII, else RFC 2231 (`filename*=UTF-8''Pr%C3%BCf.csv`)
+ * so that umlauts arrive as they were; quotes, backslashes and line breaks become `_` either way.
+ */
+export function parameter(key: string, value: string): string {
+	const clean = value.replace(/["\\\r\n]/g, '_');
+	if (/^[\x20-\x7e]*$/.test(clean)) return `${key}="${clean}"`;
+	const encoded = [...Buffer.from(clean, 'utf8')].map((b) => (/[A-Za-z0-9!#$&+.^_`|~-]/.test(String.fromCharCode(b)) && b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+	return `${key}*=UTF-8''${encoded}`;
 }
 
 function base64Lines(text: string): string {

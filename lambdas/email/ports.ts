@@ -1,4 +1,5 @@
 import type { StateStore, StoredItem } from '../ports';
+import type { Locale } from './texts';
 
 /**
  * The ports of the e-mail alerts. The store is the pollers' state store plus deletes (facts
@@ -21,6 +22,8 @@ export interface OutgoingEmail {
 	/** RFC 5322 Message-ID (with the angle brackets), stable for the same e-mail. */
 	messageId: string;
 	date: Date;
+	/** The language its texts are in (the Content-Language header); unset = English. */
+	locale?: Locale;
 	/** Files sent along (the compliance report's CSV for the auditor). */
 	attachments?: Array<{ filename: string; contentType: string; content: string }>;
 	/** What the e-mail says, structured: the outbox writes it beside the e-mail (`.json`). */

@@ -1,5 +1,6 @@
 import type { DueDevice, FailedStep, OverdueDevice } from '../events/schemas';
 import type { FailedDevice } from './facts';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
 /**
  * The e-mails as a maintenance manager reads them: HTML for mail apps (one column, inline CSS,
@@ -40,80 +41,106 @@ export interface RenderedEmail {
 /** Rows listed per section; the count always covers all. */
 export const MAX_ROWS = 25;
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 export const C = { ink: '#111827', muted: '#6b7280', line: '#e5e7eb', page: '#f3f4f6', brand: '#0f4c81', red: '#b91c1c', redBg: '#fef2f2', amber: '#b45309', amberBg: '#fffbeb', green: '#047857' };
 
-export function renderDigest(c: DigestContent): RenderedEmail {
-	const counts = [
-		[c.newlyOverdue.length, 'newly overdue', 'newly overdue'],
-		[c.failedTests.length, 'failed test', 'failed tests'],
-		[c.dueSoon.length, 'coming due', 'coming due'],
-		[c.stillOverdue.length, 'still overdue', 'still overdue'],
-	] as const;
-	const said = counts.filter(([n]) => n > 0).map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
-	const subject = `Calibration digest ${longDate(c.day)}: ${said.join(', ')}${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
+/** The texts and forms of one language, as the pieces below take them. */
+interface Lang {
+	locale: Locale;
+	t: Catalog;
+}
+const langOf = (locale: Locale): Lang => ({ locale, t: textsFor(locale) });
+
+/** "Test Equipment Cloud" (the product's name, in every language) and the sandbox mark. */
+export const brand = (environment: 'sandbox' | 'production', l: Lang) => `Test Equipment Cloud${environment === 'sandbox' ? ` · ${l.t.common.sandboxBrand}` : ''}`;
+
+/** The counts the digest opens with, in its reader's language: "2 newly overdue", "1 failed test", … */
+export function digestCounts(c: DigestContent, locale: Locale): Array<{ n: number; label: string }> {
+	const k = textsFor(locale).digest.counts;
+	return [
+		{ n: c.newlyOverdue.length, label: formOf(c.newlyOverdue.length, k.newlyOverdue) },
+		{ n: c.failedTests.length, label: formOf(c.failedTests.length, k.failedTests) },
+		{ n: c.dueSoon.length, label: formOf(c.dueSoon.length, k.comingDue) },
+		{ n: c.stillOverdue.length, label: formOf(c.stillOverdue.length, k.stillOverdue) },
+	];
+}
+
+export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail {
+	const l = langOf(locale);
+	const { t: tx } = l;
+	const counts = digestCounts(c, locale);
+	const said = counts.filter(({ n }) => n > 0).map(({ n, label }) => `${formatCount(n, locale)} ${label}`);
+	const date = formatLongDay(c.day, locale);
+	const subject = `${fill(tx.digest.subject, { date, counts: said.join(', ') })}${c.environment === 'sandbox' ? tx.common.sandboxSubject : ''}`;
 
 	// ---- plain text ----
-	const t: string[] = [`Calibration digest for ${longDate(c.day)}${c.environment === 'sandbox' ? ' (sandbox account)' : ''}`, `${said.join(' · ')}`, ''];
+	const t: string[] = [`${fill(tx.digest.textTitle, { date })}${c.environment === 'sandbox' ? ` ${tx.common.sandboxAccount}` : ''}`, `${said.join(' · ')}`, ''];
 	// Rows, not lines: a failed test takes several lines, and the "more" counts rows as the HTML does.
 	const textSection = <T>(title: string, items: T[], lines: (item: T) => string[]) => {
 		if (items.length === 0) return;
-		t.push(`${title.toUpperCase()} (${items.length})`, ...items.slice(0, MAX_ROWS).flatMap(lines));
-		if (items.length > MAX_ROWS) t.push(`  …and ${items.length - MAX_ROWS} more`);
+		t.push(`${title.toUpperCase()} (${formatCount(items.length, locale)})`, ...items.slice(0, MAX_ROWS).flatMap(lines));
+		if (items.length > MAX_ROWS) t.push(`  ${fill(tx.common.moreText, { count: formatCount(items.length - MAX_ROWS, locale) })}`);
 		t.push('');
 	};
-	const overdueLine = (d: OverdueDevice) => [`- ${textDevice(d)}: ${overdueText(d)}${escalated(c, d) ? ' [escalated]' : ''}`];
-	textSection('Newly overdue since the last digest', c.newlyOverdue, overdueLine);
-	textSection('Failed tests since the last digest', c.failedTests, textFailed);
-	textSection('Coming due', c.dueSoon, (d) => [`- ${textDevice(d)}: ${dueText(d)}`]);
-	textSection('Still overdue, longest first', c.stillOverdue, overdueLine);
-	t.push('--', footerText(c), '');
+	const overdueLine = (d: OverdueDevice) => [`- ${textDevice(d, l)}: ${overdueText(d, l)}${escalated(c, d) ? ` ${tx.digest.escalatedTag}` : ''}`];
+	textSection(tx.digest.newlyOverdueTitle, c.newlyOverdue, overdueLine);
+	textSection(tx.digest.failedTestsTitle, c.failedTests, (f) => textFailed(f, l));
+	textSection(tx.digest.comingDueTitle, c.dueSoon, (d) => [`- ${textDevice(d, l)}: ${dueText(d, l)}`]);
+	textSection(tx.digest.stillOverdueTitle, c.stillOverdue, overdueLine);
+	t.push('--', footerText(c, l), '');
 
 	// ---- HTML ----
 	const stats = counts
-		.map(([n, one, many], i) => {
+		.map(({ n, label }, i) => {
 			const color = n === 0 ? C.muted : i === 0 || i === 1 ? C.red : i === 2 ? C.amber : C.ink;
-			return `<td width="25%" align="center" style="padding:12px 4px;border-right:${i < 3 ? `1px solid ${C.line}` : '0'};"><div style="font-size:24px;line-height:28px;font-weight:700;color:${color};">${n}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(n === 1 ? one : many)}</div></td>`;
+			return `<td width="25%" align="center" style="padding:12px 4px;border-right:${i < 3 ? `1px solid ${C.line}` : '0'};"><div style="font-size:24px;line-height:28px;font-weight:700;color:${color};">${formatCount(n, locale)}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(label)}</div></td>`;
 		})
 		.join('');
+	const overdueHead: [string, string, string] = [tx.common.device, tx.digest.wasDue, tx.common.overdue];
 	const sections = [
-		htmlSection('Newly overdue since the last digest', c.newlyOverdue.length, ['Device', 'Was due', 'Overdue'], c.newlyOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate), overdueCell(c, d)))),
-		c.failedTests.length === 0 ? '' : `${sectionTitle('Failed tests since the last digest', c.failedTests.length)}${c.failedTests.slice(0, MAX_ROWS).map(failedBlock).join('')}${more(c.failedTests.length)}`,
-		htmlSection('Coming due', c.dueSoon.length, ['Device', 'Due', 'In'], c.dueSoon.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate), `<span style="color:${C.amber};font-weight:600;">${d.daysLeft === 0 ? 'today' : plural(d.daysLeft, 'day')}</span>`))),
-		htmlSection('Still overdue, longest first', c.stillOverdue.length, ['Device', 'Was due', 'Overdue'], c.stillOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate), overdueCell(c, d)))),
+		htmlSection(tx.digest.newlyOverdueTitle, c.newlyOverdue.length, overdueHead, c.newlyOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
+		c.failedTests.length === 0 ? '' : `${sectionTitle(tx.digest.failedTestsTitle, c.failedTests.length, l)}${c.failedTests.slice(0, MAX_ROWS).map((f) => failedBlock(f, l)).join('')}${more(c.failedTests.length, l)}`,
+		htmlSection(tx.digest.comingDueTitle, c.dueSoon.length, [tx.common.device, tx.digest.due, tx.digest.in], c.dueSoon.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), `<span style="color:${C.amber};font-weight:600;">${d.daysLeft === 0 ? esc(tx.digest.today) : esc(plural(d.daysLeft, tx.common.days, locale))}</span>`, l)), l),
+		htmlSection(tx.digest.stillOverdueTitle, c.stillOverdue.length, overdueHead, c.stillOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
 	].join('');
 	const html = page(
 		subject,
 		said.join(', '),
-		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration digest</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(longDate(c.day))}</div></td></tr>
+		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.digest.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(date)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
 <tr><td style="padding:8px 24px 16px 24px;">${sections}</td></tr>
-<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footerText(c))}</td></tr>`,
+<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footerText(c, l))}</td></tr>`,
+		locale,
 	);
 	return { subject, text: t.join('\n'), html };
 }
 
 /** The immediate e-mail of one failed test. */
-export function renderFailedTest(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string }): RenderedEmail {
-	const name = deviceName(f.device);
-	const subject = `Test failed: ${name}${f.device.idBarcode ? ` (${f.device.idBarcode})` : ''}, ${plural(f.failedStepCount, 'failed step')}${o.environment === 'sandbox' ? ' (sandbox)' : ''}`;
-	const text = ['A test failed.', '', ...textFailed(f), '', '--', `Sent when the failed test was recorded; it is also in the next daily digest.`, ''].join('\n');
+export function renderFailedTest(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string; locale?: Locale }): RenderedEmail {
+	const locale = o.locale ?? DEFAULT_LOCALE;
+	const l = langOf(locale);
+	const tx = l.t.failedTest;
+	const name = deviceName(f.device, l);
+	const steps = plural(f.failedStepCount, tx.failedSteps, locale);
+	const subject = `${f.device.idBarcode ? fill(tx.subjectBarcode, { device: name, barcode: f.device.idBarcode, steps }) : fill(tx.subject, { device: name, steps })}${o.environment === 'sandbox' ? l.t.common.sandboxSubject : ''}`;
+	const text = [tx.intro, '', ...textFailed(f, l), '', '--', tx.footer, ''].join('\n');
 	const html = page(
 		subject,
-		`${name}: ${plural(f.failedStepCount, 'failed step')}`,
-		`<tr><td style="background:${C.red};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#fde2e2;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${o.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">A test failed</div></td></tr>
-<tr><td style="padding:8px 24px 16px 24px;">${failedBlock(f)}</td></tr>
-<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">Sent when the failed test was recorded; it is also in the next daily digest.</td></tr>`,
+		`${name}: ${steps}`,
+		`<tr><td style="background:${C.red};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#fde2e2;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(o.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div></td></tr>
+<tr><td style="padding:8px 24px 16px 24px;">${failedBlock(f, l)}</td></tr>
+<tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(tx.footer)}</td></tr>`,
+		locale,
 	);
 	return { subject, text, html };
 }
 
 // ---- pieces ----
 
-export function page(title: string, preheader: string, rows: string): string {
+/** The page around every e-mail; `lang` tells mail apps and screen readers the language of its text. */
+export function page(title: string, preheader: string, rows: string, locale: Locale = DEFAULT_LOCALE): string {
 	return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -132,101 +159,107 @@ ${rows}
 `;
 }
 
-function sectionTitle(title: string, count: number): string {
-	return `<h2 style="margin:20px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(title)} <span style="color:${C.muted};font-weight:400;">(${count})</span></h2>`;
+function sectionTitle(title: string, count: number, l: Lang): string {
+	return `<h2 style="margin:20px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(title)} <span style="color:${C.muted};font-weight:400;">(${formatCount(count, l.locale)})</span></h2>`;
 }
 
-const more = (total: number) => (total > MAX_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">…and ${total - MAX_ROWS} more (the lists in Test Equipment Cloud have them all).</p>` : '');
+const more = (total: number, l: Lang) => (total > MAX_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.digest.moreHtml, { count: formatCount(total - MAX_ROWS, l.locale) }))}</p>` : '');
 
-function htmlSection(title: string, total: number, head: [string, string, string], rows: string[]): string {
+function htmlSection(title: string, total: number, head: [string, string, string], rows: string[], l: Lang): string {
 	if (total === 0) return '';
 	const th = (label: string, align: string) => `<th align="${align}" style="padding:6px 8px;font-size:12px;line-height:16px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
-	return `${sectionTitle(title, total)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:14px;line-height:20px;"><tr>${th(head[0], 'left')}${th(head[1], 'left')}${th(head[2], 'right')}</tr>${rows.join('')}</table>${more(total)}`;
+	return `${sectionTitle(title, total, l)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:14px;line-height:20px;"><tr>${th(head[0], 'left')}${th(head[1], 'left')}${th(head[2], 'right')}</tr>${rows.join('')}</table>${more(total, l)}`;
 }
 
-function deviceRow(d: { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }, middle: string, right: string): string {
-	const where = [d.customerName, d.department].filter(Boolean).join(' · ') || 'no customer or department';
+function deviceRow(d: { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }, middle: string, right: string, l: Lang): string {
+	const where = [d.customerName, d.department].filter(Boolean).join(' · ') || l.t.common.nowhere;
 	const td = `padding:8px;border-bottom:1px solid ${C.line};vertical-align:top;`;
-	return `<tr><td style="${td}"><div style="font-weight:600;">${esc(deviceName(d))}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${d.idBarcode ? `ID ${esc(d.idBarcode)} · ` : ''}${esc(where)}</div></td><td style="${td}white-space:nowrap;">${middle}</td><td align="right" style="${td}white-space:nowrap;">${right}</td></tr>`;
+	return `<tr><td style="${td}"><div style="font-weight:600;">${esc(deviceName(d, l))}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${d.idBarcode ? `ID ${esc(d.idBarcode)} · ` : ''}${esc(where)}</div></td><td style="${td}white-space:nowrap;">${middle}</td><td align="right" style="${td}white-space:nowrap;">${right}</td></tr>`;
 }
 
-const dateCell = (date: string | null) => (date ? esc(date) : `<span style="color:${C.muted};">unknown</span>`);
+const dateCell = (date: string | null, l: Lang) => (date ? esc(formatDay(date, l.locale)) : `<span style="color:${C.muted};">${esc(l.t.digest.unknownDate)}</span>`);
 
-function overdueCell(c: DigestContent, d: OverdueDevice): string {
-	const days = d.daysOverdue === null ? 'overdue' : d.daysOverdue <= 0 ? 'due today' : plural(d.daysOverdue, 'day');
-	const badge = escalated(c, d) ? `<div style="display:inline-block;margin-top:2px;padding:0 6px;border-radius:9px;background:${C.redBg};color:${C.red};font-size:11px;line-height:18px;font-weight:600;">escalated</div>` : '';
+function overdueCell(c: DigestContent, d: OverdueDevice, l: Lang): string {
+	const days = d.daysOverdue === null ? l.t.digest.overdueCell : d.daysOverdue <= 0 ? l.t.digest.dueTodayCell : plural(d.daysOverdue, l.t.common.days, l.locale);
+	const badge = escalated(c, d) ? `<div style="display:inline-block;margin-top:2px;padding:0 6px;border-radius:9px;background:${C.redBg};color:${C.red};font-size:11px;line-height:18px;font-weight:600;">${esc(l.t.digest.escalatedBadge)}</div>` : '';
 	return `<span style="color:${C.red};font-weight:600;">${esc(days)}</span>${badge ? `<br>${badge}` : ''}`;
 }
 
-function failedBlock(f: FailedTestItem): string {
+function failedBlock(f: FailedTestItem, l: Lang): string {
+	const tx = l.t.failedTest;
 	const where = [f.device.customerName, f.device.department].filter(Boolean).join(' · ');
-	const meta = [`tested ${f.testDate.slice(0, 10)}`, f.tester ? `by ${f.tester}` : '', f.testSequence ? `sequence ${f.testSequence}` : '', where].filter(Boolean).join(' · ');
+	const meta = [fill(tx.testedOn, { date: formatDay(f.testDate.slice(0, 10), l.locale) }), f.tester ? fill(tx.by, { tester: f.tester }) : '', f.testSequence ? fill(tx.sequence, { sequence: f.testSequence }) : '', where].filter(Boolean).join(' · ');
 	const td = `padding:6px 8px;border-bottom:1px solid ${C.line};vertical-align:top;font-size:13px;line-height:18px;`;
 	const rows = f.failedSteps
 		.flatMap((s) => {
 			const failing = s.measurements.filter((m) => m.passed === false);
 			const shown = failing.length > 0 ? failing : s.measurements.slice(0, 1);
-			if (shown.length === 0) return [`<tr><td style="${td}">${esc(stepName(s))}</td><td colspan="2" style="${td}color:${C.muted};">no measurement recorded</td></tr>`];
-			return shown.map((m, i) => `<tr><td style="${td}">${i === 0 ? esc(stepName(s)) : ''}${m.name ? `<div style="color:${C.muted};font-size:12px;">${esc(m.name)}</div>` : ''}</td><td align="right" style="${td}color:${C.red};font-weight:600;white-space:nowrap;">${esc(value(m.value, m.unit))}</td><td align="right" style="${td}white-space:nowrap;">${esc(limits(m))}</td></tr>`);
+			if (shown.length === 0) return [`<tr><td style="${td}">${esc(stepName(s, l))}</td><td colspan="2" style="${td}color:${C.muted};">${esc(tx.noMeasurement)}</td></tr>`];
+			return shown.map((m, i) => `<tr><td style="${td}">${i === 0 ? esc(stepName(s, l)) : ''}${m.name ? `<div style="color:${C.muted};font-size:12px;">${esc(m.name)}</div>` : ''}</td><td align="right" style="${td}color:${C.red};font-weight:600;white-space:nowrap;">${esc(value(m.value, m.unit, l))}</td><td align="right" style="${td}white-space:nowrap;">${esc(limits(m, l))}</td></tr>`);
 		})
 		.join('');
 	const left = f.failedStepCount - f.failedSteps.length;
-	const th = (label: string, align: string) => `<th align="${align}" style="padding:4px 8px;font-size:11px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${label}</th>`;
+	const th = (label: string, align: string) => `<th align="${align}" style="padding:4px 8px;font-size:11px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
 	return `<div style="margin:0 0 16px 0;padding:12px;border:1px solid #fecaca;border-left:4px solid ${C.red};border-radius:6px;background:#ffffff;">
-<div style="font-size:15px;line-height:20px;font-weight:700;">${esc(deviceName(f.device))}${f.device.idBarcode ? ` <span style="font-weight:400;color:${C.muted};">ID ${esc(f.device.idBarcode)}</span>` : ''}</div>
-<div style="font-size:12px;line-height:18px;color:${C.muted};margin-bottom:8px;">${esc(meta)} · ${esc(plural(f.failedStepCount, 'failed step'))}</div>
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th('Step', 'left')}${th('Measured', 'right')}${th('Limits', 'right')}</tr>${rows}</table>${left > 0 ? `<div style="font-size:12px;color:${C.muted};margin-top:6px;">…and ${plural(left, 'more failed step')} (see the test result in Test Equipment Cloud).</div>` : ''}
+<div style="font-size:15px;line-height:20px;font-weight:700;">${esc(deviceName(f.device, l))}${f.device.idBarcode ? ` <span style="font-weight:400;color:${C.muted};">ID ${esc(f.device.idBarcode)}</span>` : ''}</div>
+<div style="font-size:12px;line-height:18px;color:${C.muted};margin-bottom:8px;">${esc(meta)} · ${esc(plural(f.failedStepCount, tx.failedSteps, l.locale))}</div>
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(tx.step, 'left')}${th(tx.measured, 'right')}${th(tx.limits, 'right')}</tr>${rows}</table>${left > 0 ? `<div style="font-size:12px;color:${C.muted};margin-top:6px;">${esc(fill(tx.moreHtml, { more: plural(left, tx.moreFailedSteps, l.locale) }))}</div>` : ''}
 </div>`;
 }
 
-function textFailed(f: FailedTestItem): string[] {
-	const lines = [`- ${textDevice(f.device)}: failed test ${f.testDate.slice(0, 10)}${f.tester ? ` by ${f.tester}` : ''}, ${plural(f.failedStepCount, 'failed step')}`];
+function textFailed(f: FailedTestItem, l: Lang): string[] {
+	const tx = l.t.failedTest;
+	const values = { device: textDevice(f.device, l), date: formatDay(f.testDate.slice(0, 10), l.locale), steps: plural(f.failedStepCount, tx.failedSteps, l.locale) };
+	const lines = [`- ${f.tester ? fill(tx.lineBy, { ...values, tester: f.tester }) : fill(tx.line, values)}`];
 	for (const s of f.failedSteps) {
 		const failing = s.measurements.filter((m) => m.passed === false);
-		if (failing.length === 0) lines.push(`    ${stepName(s)}: failed${s.measurements.length === 0 ? ' (no measurement recorded)' : ''}`);
-		for (const m of failing) lines.push(`    ${stepName(s)}${m.name ? `, ${m.name}` : ''}: measured ${value(m.value, m.unit)}, limits ${limits(m)}`);
+		if (failing.length === 0) lines.push(`    ${fill(s.measurements.length === 0 ? tx.stepFailedNoMeasurement : tx.stepFailed, { step: stepName(s, l) })}`);
+		for (const m of failing) lines.push(`    ${fill(tx.measurement, { step: `${stepName(s, l)}${m.name ? `, ${m.name}` : ''}`, value: value(m.value, m.unit, l), limits: limits(m, l) })}`);
 	}
 	const left = f.failedStepCount - f.failedSteps.length;
-	if (left > 0) lines.push(`    …and ${plural(left, 'more failed step')}`);
+	if (left > 0) lines.push(`    ${fill(tx.moreText, { more: plural(left, tx.moreFailedSteps, l.locale) })}`);
 	return lines;
 }
 
-const deviceName = (d: { designation: string | null }) => d.designation?.trim() || '(no designation)';
-const stepName = (s: FailedStep) => `${s.step === null ? 'Step' : `Step ${s.step}`}${s.name ? ` ${s.name}` : ''}`;
+const deviceName = (d: { designation: string | null }, l: Lang) => d.designation?.trim() || l.t.common.noDesignation;
+const stepName = (s: FailedStep, l: Lang) => `${s.step === null ? l.t.failedTest.step : fill(l.t.failedTest.stepNumber, { step: s.step })}${s.name ? ` ${s.name}` : ''}`;
 
-function textDevice(d: { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }): string {
+function textDevice(d: { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }, l: Lang): string {
 	const where = [d.customerName, d.department].filter(Boolean).join(' / ');
-	return `${deviceName(d)}${d.idBarcode ? ` (ID ${d.idBarcode})` : ''}${where ? `, ${where}` : ''}`;
+	return `${deviceName(d, l)}${d.idBarcode ? ` (ID ${d.idBarcode})` : ''}${where ? `, ${where}` : ''}`;
 }
 
-function overdueText(d: OverdueDevice): string {
-	if (d.daysOverdue === null) return d.nextTestDate ? `due ${d.nextTestDate}` : 'overdue';
-	if (d.daysOverdue <= 0) return `due today${d.nextTestDate ? ` (${d.nextTestDate})` : ''}`;
-	return `${plural(d.daysOverdue, 'day')} overdue${d.nextTestDate ? ` (was due ${d.nextTestDate})` : ''}`;
+function overdueText(d: OverdueDevice, l: Lang): string {
+	const tx = l.t.digest;
+	const date = d.nextTestDate ? formatDay(d.nextTestDate, l.locale) : undefined;
+	if (d.daysOverdue === null) return date ? fill(tx.dueOn, { date }) : tx.overdueText;
+	if (d.daysOverdue <= 0) return date ? fill(tx.dueTodayOn, { date }) : tx.dueToday;
+	const days = plural(d.daysOverdue, l.t.common.days, l.locale);
+	return date ? fill(tx.daysOverdueWasDue, { days, date }) : fill(tx.daysOverdue, { days });
 }
 
-const dueText = (d: DueDevice) => `due ${d.nextTestDate} (${d.daysLeft === 0 ? 'today' : `in ${plural(d.daysLeft, 'day')}`})`;
+const dueText = (d: DueDevice, l: Lang) => {
+	const date = formatDay(d.nextTestDate, l.locale);
+	return d.daysLeft === 0 ? fill(l.t.digest.dueTodayIn, { date }) : fill(l.t.digest.dueIn, { date, days: plural(d.daysLeft, l.t.common.days, l.locale) });
+};
 const escalated = (c: DigestContent, d: OverdueDevice) => c.escalationDays !== undefined && (d.daysOverdue ?? 0) > c.escalationDays;
 
-function value(v: number | null, unit: string | null): string {
-	return v === null ? 'no value' : `${v}${unit ? ` ${unit}` : ''}`;
+function value(v: number | null, unit: string | null, l: Lang): string {
+	return v === null ? l.t.failedTest.noValue : `${formatCount(v, l.locale)}${unit ? ` ${unit}` : ''}`;
 }
 
-function limits(m: { lowLimit: number | null; highLimit: number | null; unit: string | null }): string {
+function limits(m: { lowLimit: number | null; highLimit: number | null; unit: string | null }, l: Lang): string {
 	const u = m.unit ? ` ${m.unit}` : '';
-	if (m.lowLimit !== null && m.highLimit !== null) return `${m.lowLimit} – ${m.highLimit}${u}`;
-	if (m.lowLimit !== null) return `≥ ${m.lowLimit}${u}`;
-	if (m.highLimit !== null) return `≤ ${m.highLimit}${u}`;
-	return 'none recorded';
+	const n = (x: number) => formatCount(x, l.locale);
+	if (m.lowLimit !== null && m.highLimit !== null) return `${n(m.lowLimit)} – ${n(m.highLimit)}${u}`;
+	if (m.lowLimit !== null) return `≥ ${n(m.lowLimit)}${u}`;
+	if (m.highLimit !== null) return `≤ ${n(m.highLimit)}${u}`;
+	return l.t.failedTest.noLimits;
 }
 
-function footerText(c: DigestContent): string {
-	return `Sent to ${c.recipient} for the devices routed to this address${c.escalationDays !== undefined ? `; "escalated" marks devices overdue for more than ${plural(c.escalationDays, 'day')}` : ''}. One digest a day (${c.timeZone} time); a day with nothing to report sends none.`;
-}
-
-function longDate(day: string): string {
-	const d = new Date(`${day}T12:00:00Z`);
-	return Number.isNaN(d.getTime()) ? day : new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(d);
+function footerText(c: DigestContent, l: Lang): string {
+	const values = { recipient: c.recipient, timeZone: c.timeZone };
+	return c.escalationDays !== undefined ? fill(l.t.digest.footerEscalation, { ...values, days: plural(c.escalationDays, l.t.common.days, l.locale) }) : fill(l.t.digest.footer, values);
 }
 
 /** HTML text and attribute escaping. */

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { DEFAULT_LOCALE, LOCALES } from './texts';
+import { DEFAULT_LOCALE, LOCALES, type Locale } from './texts';
 
 /**
  * The e-mail settings: who gets which devices, from which sender, at which hour. One schema,
@@ -47,6 +47,25 @@ function objectError(where: string, keys: string, expected: string) {
 		issue.code === 'unrecognized_keys' ? `${where}: unknown ${issue.keys?.map((k) => `"${k}"`).join(', ')}; valid keys are ${keys}` : `${where}: expected ${expected}`;
 }
 
+const LOCALE_VALUES = `valid values are ${LOCALES.join(', ')}`;
+
+/**
+ * The language per recipient: an address, or a list (`default`, `escalation`, a customer's or a
+ * department's name), to a locale. An address's own entry wins over its lists'.
+ */
+const locales = z
+	.record(z.string(), z.unknown(), { error: `recipients.locales: expected an object of address or list name → locale, e.g. {"Acme GmbH": "de", "ops@example.com": "en"}; ${LOCALE_VALUES}` })
+	.transform((map, ctx) => {
+		const out: Record<string, Locale> = {};
+		for (const [key, value] of Object.entries(map)) {
+			const locale = LOCALES.find((l) => l === value);
+			if (key.trim() === '') ctx.addIssue({ code: 'custom', message: 'recipients.locales: a name is empty' });
+			else if (!locale) ctx.addIssue({ code: 'custom', message: `recipients.locales["${key}"]: ${JSON.stringify(value)} is not a locale; ${LOCALE_VALUES}` });
+			else out[EMAIL.test(key.trim()) ? key.trim().toLowerCase() : key.trim()] = locale;
+		}
+		return out;
+	});
+
 export const RecipientsSchema = z
 	.object(
 		{
@@ -67,13 +86,21 @@ export const RecipientsSchema = z
 				)
 				.strict()
 				.optional(),
+			locales: locales.optional(),
 		},
-		{ error: objectError('recipients', 'default, customers, departments, escalation', 'an object with default, customers, departments and escalation') },
+		{ error: objectError('recipients', 'default, customers, departments, escalation, locales', 'an object with default, customers, departments, escalation and locales') },
 	)
 	.strict()
 	.superRefine((r, ctx) => {
 		const any = r.default.length + Object.keys(r.customers).length + Object.keys(r.departments).length;
 		if (any === 0) ctx.addIssue({ code: 'custom', message: 'recipients: give at least a default list (recipients.default) or a customer or department list' });
+		// A name that is not an address must name a list: a misspelt customer would silently get English.
+		const lists = ['default', 'escalation', ...Object.keys(r.customers), ...Object.keys(r.departments)].map(normalName);
+		for (const key of Object.keys(r.locales ?? {})) {
+			if (!EMAIL.test(key) && !lists.includes(normalName(key))) {
+				ctx.addIssue({ code: 'custom', message: `recipients.locales: "${key}" is neither an e-mail address nor a list (valid: an address, "default", "escalation", or a name in recipients.customers or recipients.departments)` });
+			}
+		}
 	});
 export type Recipients = z.infer<typeof RecipientsSchema>;
 
@@ -167,4 +194,33 @@ export function allRecipients(recipients: Recipients): string[] {
 	for (const list of [...Object.values(recipients.customers), ...Object.values(recipients.departments)]) for (const a of list) out.add(a);
 	for (const a of recipients.escalation?.to ?? []) out.add(a);
 	return [...out].sort();
+}
+
+/**
+ * The language of a recipient's e-mails: the address's own entry in `recipients.locales`, else
+ * that of the first of its lists that has one (its customers', its departments', `escalation`,
+ * `default`, in that order), else the deployment's `locale`. Accounts with their own recipients
+ * (lambdas/email/accounts.ts) are looked at after the deployment's.
+ */
+export function localeOf(settings: Pick<EmailSettings, 'locale' | 'recipients'>, recipient: string, more: readonly Recipients[] = []): Locale {
+	const all = [settings.recipients, ...more];
+	const address = recipient.toLowerCase();
+	for (const r of all) {
+		const own = r.locales?.[address];
+		if (own) return own;
+	}
+	for (const r of all) {
+		const byList = (name: string) => Object.entries(r.locales ?? {}).find(([k]) => normalName(k) === normalName(name))?.[1];
+		const lists = [
+			...Object.entries(r.customers).filter(([, l]) => l.includes(address)).map(([name]) => name),
+			...Object.entries(r.departments).filter(([, l]) => l.includes(address)).map(([name]) => name),
+			...(r.escalation?.to.includes(address) ? ['escalation'] : []),
+			...(r.default.includes(address) ? ['default'] : []),
+		];
+		for (const name of lists) {
+			const found = byList(name);
+			if (found) return found;
+		}
+	}
+	return settings.locale;
 }

@@ -105,6 +105,14 @@ describe('stack settings (context or props)', () => {
 		const overridden = new App({ context: { ...cdkJson.context, baseUrl: 'https://tec.acme.test', alertEmails: 'x@acme.test' } });
 		expect(configFromContext((k) => overridden.node.tryGetContext(k))).toMatchObject({ baseUrl: 'https://tec.acme.test', alertEmails: ['x@acme.test'] });
 	});
+
+	it('the e-mails\' language: -c locale=de, and per recipient in recipients.locales; anything else named with the valid values', () => {
+		const recipients = JSON.stringify({ default: ['ops@example.com'], customers: { 'Acme GmbH': ['anna@acme.example'] }, locales: { 'Acme GmbH': 'en' } });
+		const app = new App({ context: { ...minimal, locale: 'de', recipients } });
+		expect(configFromContext((k) => app.node.tryGetContext(k)).email).toMatchObject({ locale: 'de', recipients: { locales: { 'Acme GmbH': 'en' } } });
+		expect(problems({ ...minimal, locale: 'fr' })).toContain('locale must be one of en, de');
+		expect(problems({ ...minimal, recipients: JSON.stringify({ default: ['ops@example.com'], locales: { default: 'english' } }) })).toContain('recipients.locales["default"]: "english" is not a locale; valid values are en, de');
+	});
 });
 
 describe('cdk.json feature flags', () => {

@@ -53,6 +53,12 @@ export class LocalSes {
 }
 
 /** The decoded parts of a MIME message built by lambdas/email/mime.ts. */
+/** A part's file name: quoted, or RFC 2231 encoded (filename*=UTF-8''…) when not ASCII. */
+function fileName(part: string): string {
+	const quoted = /filename="([^"]+)"/.exec(part);
+	return quoted ? quoted[1] : decodeURIComponent(/filename\*=UTF-8''([^\s;]+)/.exec(part)![1]);
+}
+
 export function mimeParts(raw: string): { headers: Record<string, string>; text: string; html: string; attachments: Array<{ filename: string; contentType: string; content: string }> } {
 	const [head] = raw.split('\r\n\r\n');
 	const headers: Record<string, string> = {};
@@ -70,6 +76,6 @@ export function mimeParts(raw: string): { headers: Record<string, string>; text:
 	};
 	const attachments = parts
 		.filter((p) => p.startsWith('\r\nContent-Type') && p.includes('Content-Disposition: attachment'))
-		.map((p) => ({ filename: /filename="([^"]+)"/.exec(p)![1], contentType: /Content-Type: ([^;\r]+)/.exec(p)![1], content: body(p) }));
+		.map((p) => ({ filename: fileName(p), contentType: /Content-Type: ([^;\r]+)/.exec(p)![1], content: body(p) }));
 	return { headers, text: part('text/plain'), html: part('text/html'), attachments };
 }

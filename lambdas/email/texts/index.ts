@@ -54,7 +54,20 @@ export function checkTemplate(text: string, allowed: readonly string[]): string 
 
 /** One form for one, another for any other count ("1 device", "2 devices"; "1 Gerät", "2 Geräte"). */
 export function plural(count: number, forms: { one: string; other: string }, locale: Locale): string {
-	return fill(count === 1 ? forms.one : forms.other, { count: formatNumber(count, locale) });
+	return fill(count === 1 ? forms.one : forms.other, { count: formatCount(count, locale) });
+}
+
+/** The form of a label shown beside its count ("failed test", "failed tests"). */
+export function formOf(count: number, forms: { one: string; other: string }): string {
+	return count === 1 ? forms.one : forms.other;
+}
+
+/**
+ * A count or measured value as the e-mails show it: English as before (1234, 0.35: digits only,
+ * tests and readers parse them), German with its separators (1.234, 0,35).
+ */
+export function formatCount(value: number, locale: Locale): string {
+	return locale === 'en' ? String(value) : formatNumber(value, locale, 6);
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -64,6 +77,13 @@ export function formatDay(day: string, locale: Locale): string {
 	const m = DAY.exec(day);
 	if (!m || locale === 'en') return day;
 	return `${m[3]}.${m[2]}.${m[1]}`;
+}
+
+/** A day with its weekday: "Friday, 20 November 2026", "Freitag, 20. November 2026". */
+export function formatLongDay(day: string, locale: Locale): string {
+	const d = new Date(`${day}T12:00:00Z`);
+	if (!DAY.test(day) || Number.isNaN(d.getTime())) return day;
+	return new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(d);
 }
 
 const MONTHS: Record<Locale, readonly string[]> = {

@@ -60,6 +60,7 @@ export const CONTEXT_KEYS = [
 	'recipients',
 	'digestHour',
 	'immediateFailedTests',
+	'customerNotices',
 	'accounts',
 	'serviceProfile',
 ] as const;

@@ -4,7 +4,7 @@ import { isEmailAddress } from './noticeSettings';
 import { renderNotice } from './noticesRender';
 import type { MailStore, Mailer } from './ports';
 import { normalName, type EmailSettings } from './settings';
-import type { Locale } from './texts';
+import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
 
 /**
  * The customer re-test notices of one month: each customer with devices due in the month gets
@@ -178,4 +178,14 @@ const listed = (d: NoticeDevice) => ({ id: d.id, designation: d.designation, idB
 /** What the company's digest says of a run: how many notices, for how many devices, who has no address. */
 export function noticesSummary(report: NoticesReport): NoticesSummary {
 	return { month: report.month, customers: report.sent.length, devices: report.sent.reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0), noAddress: report.noAddress.map((c) => c.customerName) };
+}
+
+/** The lines the company's digest carries on the day notices went out (in the settings' language). */
+export function noticesDigestLines(summary: NoticesSummary, locale: Locale): string[] {
+	const t = textsFor(locale);
+	const form = (n: number, forms: { one: string; other: string }) => (n === 1 ? forms.one : forms.other);
+	const lines = [fill(form(summary.customers, t.notices.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
+	const missing = summary.noAddress.length;
+	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
+	return lines;
 }

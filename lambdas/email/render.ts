@@ -29,6 +29,8 @@ export interface DigestContent {
 	/** Soonest first. */
 	dueSoon: DueDevice[];
 	failedTests: FailedTestItem[];
+	/** What the customer re-test notices did today (lambdas/email/notices.ts), when they went out. */
+	notices?: string[];
 }
 
 export interface RenderedEmail {
@@ -68,6 +70,7 @@ export function renderDigest(c: DigestContent): RenderedEmail {
 	textSection('Failed tests since the last digest', c.failedTests, textFailed);
 	textSection('Coming due', c.dueSoon, (d) => [`- ${textDevice(d)}: ${dueText(d)}`]);
 	textSection('Still overdue, longest first', c.stillOverdue, overdueLine);
+	if (c.notices?.length) t.push(...c.notices, '');
 	t.push('--', footerText(c), '');
 
 	// ---- HTML ----
@@ -88,7 +91,7 @@ export function renderDigest(c: DigestContent): RenderedEmail {
 		said.join(', '),
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">Test Equipment Cloud${c.environment === 'sandbox' ? ' · sandbox' : ''}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">Calibration digest</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(longDate(c.day))}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:8px 24px 16px 24px;">${sections}</td></tr>
+<tr><td style="padding:8px 24px 16px 24px;">${sections}</td></tr>${c.notices?.length ? `\n<tr><td style="padding:12px 24px;border-top:1px solid ${C.line};font-size:14px;line-height:20px;">${c.notices.map((l) => `<p style="margin:0 0 6px 0;">${esc(l)}</p>`).join('')}</td></tr>` : ''}
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footerText(c))}</td></tr>`,
 	);
 	return { subject, text: t.join('\n'), html };

@@ -54,7 +54,8 @@ export function renderDigest(c: DigestContent): RenderedEmail {
 		[c.stillOverdue.length, 'still overdue', 'still overdue'],
 	] as const;
 	const said = counts.filter(([n]) => n > 0).map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
-	const subject = `Calibration digest ${longDate(c.day)}: ${said.join(', ')}${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
+	// A digest with nothing but the day's re-test notices is headed by them.
+	const subject = `Calibration digest ${longDate(c.day)}: ${said.length > 0 ? said.join(', ') : (c.notices?.[0] ?? '')}${c.environment === 'sandbox' ? ' (sandbox)' : ''}`;
 
 	// ---- plain text ----
 	const t: string[] = [`Calibration digest for ${longDate(c.day)}${c.environment === 'sandbox' ? ' (sandbox account)' : ''}`, `${said.join(' · ')}`, ''];

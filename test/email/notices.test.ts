@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readNoticeInput } from '../../client/noticesRead';
+import { noticeCustomerOf, noticeDeviceOf, readNoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
-import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps, type NoticeSent } from '../../lambdas/email/notices';
+import { dueByCustomer, noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps, type NoticeSent } from '../../lambdas/email/notices';
 import { parseEmailSettings, type EmailSettings } from '../../lambdas/email/settings';
 import type { Mailer } from '../../lambdas/email/ports';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
@@ -178,3 +178,19 @@ describe('customer notice settings', () => {
 		expect(() => settingsWith({ colour: 'red' })).toThrow(/customerNotices: unknown "colour"; valid keys are/);
 	});
 });
+
+describe('reading records for the notices', () => {
+	it('a record without a usable id is skipped; missing properties read as null; the month after December is January', () => {
+		expect(noticeDeviceOf({ id: 'x' })).toBeUndefined();
+		expect(noticeDeviceOf(null)).toBeUndefined();
+		expect(noticeCustomerOf({ id: -1 })).toBeUndefined();
+		expect(noticeCustomerOf({ id: 7, properties: [] })).toEqual({ id: 7, name: '#7', email: null });
+		const d = noticeDeviceOf({ id: 3, customer_id: 7, properties: [{ key_id: DEVICE.location, name: 'Location', value: 'Hall 2' }, { key_id: DEVICE.nextTest, name: 'Next test', value: '2027-01-15' }] })!;
+		expect(d).toMatchObject({ id: 3, customerId: 7, location: 'Hall 2', nextTestDate: '2027-01-15', designation: null });
+		const input = { today: '2026-12-01', customers: [{ id: 7, name: 'Acme', email: null }], devices: [d, { ...d, id: 4, nextTestDate: null }, { ...d, id: 5, nextTestDate: '2026-11-02' }], skippedRecords: 0 };
+		expect(dueByCustomer(input, noticeMonthOf('2026-12-01')).map((c) => [c.customer.id, ids(c.due), ids(c.overdue)])).toEqual([[7, [3], [5]]]);
+		expect(noticeMonthOf('2026-12-31')).toBe('2027-01');
+	});
+});
+
+const ids = (list: Array<{ id: number }>) => list.map((x) => x.id);

@@ -8,7 +8,7 @@ import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
-import { noticeMonthOf, NOTICES_SUMMARY_NS, noticesNamespace, noticesSummary, runNotices, type NoticesReport, type NoticesSummary, type NoticeSent } from './notices';
+import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticesReport, type NoticeSent } from './notices';
 import type { AccountRouting } from './accounts';
 import { parseEmailSettings, type EmailSettings } from './settings';
 import type { PollerView } from './view';
@@ -107,10 +107,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			month,
 		);
 		// The company's digest of the day says what went out this month (this run's and earlier runs').
-		const sent: NoticeSent[] = [];
-		for await (const { value } of store.list<NoticeSent>(noticesNamespace(month))) sent.push(value);
-		const summary: NoticesSummary = { ...noticesSummary({ ...report, sent }) };
-		await store.putMany(NOTICES_SUMMARY_NS, [{ key: day, value: summary, expiresAt: t + 40 * 86_400_000 }]);
+		await recordNoticesSummary(store, report, day, t);
 		if (due) await store.putMany('mail:local', [{ key: 'lastNotices', value: month }]);
 		options.log.info('Customer re-test notices', {
 			month,

@@ -189,3 +189,15 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
 	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
 	return lines;
 }
+
+/**
+ * Records what the month's notices did for the company's digest of `day` (this run's and earlier
+ * runs' notices, read back from the month's records).
+ */
+export async function recordNoticesSummary(store: MailStore, report: NoticesReport, day: string, now: number): Promise<NoticesSummary> {
+	const sent: NoticeSent[] = [];
+	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month))) sent.push(value);
+	const summary = noticesSummary({ ...report, sent });
+	await store.putMany(NOTICES_SUMMARY_NS, [{ key: day, value: summary, expiresAt: now + 40 * 86_400_000 }]);
+	return summary;
+}

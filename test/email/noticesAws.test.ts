@@ -3,7 +3,11 @@ import type { Context } from 'aws-lambda';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readNoticeInput } from '../../client/noticesRead';
+import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { awsDeps } from '../../lambdas/email/aws';
+import { noticesOnTheFirst } from '../../lambdas/email/noticesAws';
+import { NOTICES_SUMMARY_NS, type NoticesSummary } from '../../lambdas/email/notices';
+import { silentLog } from '../../lambdas/ports';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -60,5 +64,28 @@ describe('re-test notices on AWS adapters', () => {
 		// The audit trail: one item per customer, queryable by month.
 		const items = (await dynamo.client.send(new QueryCommand({ TableName: 'notices-1', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: noticesNamespace(month) } } }))).Items ?? [];
 		expect(items).toHaveLength(first.sent.length + 1);
+	}, 120_000);
+
+	it('the digest Lambda on the first of a month: reads the account with its token secret, sends once, records the summary for the digest; off on other days', async () => {
+		await createStateTable(dynamo.client, 'notices-2');
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const aws = awsDeps({ table: 'notices-2', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
+		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+		const deps = { ...aws, now: () => sandbox.account.now() };
+		const secrets = { get: async () => JSON.stringify({ token: sandbox.sandboxToken }) } as unknown as SecretsProvider;
+		const env = { TEC_BASE_URL: sandbox.url, TEC_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-AbCdEf' };
+		const day = `${sandbox.account.today().slice(0, 7)}-01`;
+		expect(await noticesOnTheFirst(deps, `${day.slice(0, 8)}02`, env, secrets, silentLog)).toBeUndefined();
+		const first = (await noticesOnTheFirst(deps, day, env, secrets, silentLog))!;
+		expect(first.sent.length).toBeGreaterThan(0);
+		expect(ses.sent).toHaveLength(first.sent.length);
+		const again = (await noticesOnTheFirst(deps, day, env, secrets, silentLog))!;
+		expect(again.sent).toEqual([]);
+		expect(ses.sent).toHaveLength(first.sent.length);
+		const summary = await aws.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day);
+		expect(summary?.customers).toBe(first.sent.length);
+		expect(JSON.stringify(first)).not.toContain(sandbox.sandboxToken);
 	}, 120_000);
 });

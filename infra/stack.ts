@@ -64,7 +64,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
 		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });
-		const email = new EmailAlerts(this, 'Email', { config, bus: events.bus, table: state.table, schedulerDlq: pollers.schedulerDlq, alarms, tokenSecret: pollers.tokenSecret });
+		const email = new EmailAlerts(this, 'Email', { config, bus: events.bus, table: state.table, schedulerDlq: pollers.schedulerDlq, alarms });
 		const webhook = config.n8nWebhookUrl ? new N8nWebhook(this, 'N8nWebhook', { bus: events.bus, url: config.n8nWebhookUrl }) : undefined;
 
 		const rate = config.scheduleRateMinutes;

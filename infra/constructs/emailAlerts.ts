@@ -4,12 +4,10 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { profileDifferences } from '../../client';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
 import type { AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
@@ -31,8 +29,6 @@ export interface EmailAlertsProps {
 	schedulerDlq: sqs.IQueue;
 	/** The stack's alarms (SNS stays the channel of the operational alarms). */
 	alarms: Alarms;
-	/** The one account's token secret: the digest reads customers and devices with it for the re-test notices (customerNotices.enabled). */
-	tokenSecret?: secretsmanager.ISecret;
 }
 
 /**
@@ -76,28 +72,16 @@ export class EmailAlerts extends Construct {
 			retryAttempts: 2,
 			deadLetterQueue: this.eventsDlq,
 		});
-		// The customer re-test notices (one account): the digest reads the service at notice time.
-		const one = config.accounts[0];
-		const notices = config.email.customerNotices.enabled && config.accounts.length === 1 && props.tokenSecret ? props.tokenSecret : undefined;
-		if (config.email.customerNotices.enabled && !notices) Annotations.of(this).addWarningV2('tec:noticesOneAccount', 'customerNotices: the re-test notices are sent for one account only; with several accounts none are sent');
 		const digest = new NodeFunction(this, 'Digest', {
 			entry: 'lambdas/handlers/digestEmail.ts',
 			description: 'Sends the daily digest e-mail to each recipient (Amazon SES), once per recipient and day',
 			timeout: DIGEST_TIMEOUT,
 			memorySize: 256,
 			serviceName: EMAIL_SERVICE,
-			environment: notices
-				? {
-						...environment,
-						TEC_BASE_URL: one.baseUrl,
-						TEC_TOKEN_SECRET_ARN: notices.secretArn,
-						...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }),
-					}
-				: environment,
+			environment,
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});
-		if (notices) digest.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: [notices.secretArn] }));
 		this.collector = collector.function;
 		this.digest = digest.function;
 		Validations.of(this.collector).acknowledge({

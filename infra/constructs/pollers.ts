@@ -54,8 +54,6 @@ export class Pollers extends Construct {
 	readonly schedulerDlq: sqs.Queue;
 	/** Each account's token secret, by account id (several accounts; one account: `tokenSecret`). */
 	readonly accountSecrets: Record<string, secretsmanager.ISecret> = {};
-	/** The one account's token secret (one account only): the customer re-test notices read the service with it. */
-	readonly tokenSecret?: secretsmanager.ISecret;
 
 	constructor(scope: Construct, id: string, props: PollersProps) {
 		super(scope, id);
@@ -66,7 +64,6 @@ export class Pollers extends Construct {
 		}
 		const one = config.accounts[0];
 		const tokenSecret = !several && one.tokenSecretArn ? secretsmanager.Secret.fromSecretCompleteArn(this, 'AccountToken', one.tokenSecretArn) : props.tokenSecret;
-		if (!several) this.tokenSecret = tokenSecret;
 		const environment = {
 			...(several
 				? { TEC_ACCOUNTS: 'schedule' }

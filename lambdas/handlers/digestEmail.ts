@@ -10,10 +10,6 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EMAILS_SENT_METRIC } from './metricNames';
 import { logger, metrics, powertoolsHandler, tracer } from './powertools';
 import { readEvent } from './readEvent';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { NoticesError } from '../email/notices';
-import { noticesOnTheFirst } from '../email/noticesAws';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
@@ -23,12 +19,6 @@ import { noticesOnTheFirst } from '../email/noticesAws';
  * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */
 let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
-let secrets: SecretsProvider | undefined;
-const noticesLog = {
-	info: (m: string, x?: Record<string, unknown>) => logger.info(m, x ?? {}),
-	warn: (m: string, x?: Record<string, unknown>) => logger.warn(m, x ?? {}),
-	error: (m: string, x?: Record<string, unknown>) => logger.error(m, x ?? {}),
-};
 
 export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<DigestReport> => {
 	const input = readEvent(() => readDigestInvocation(invocation));
@@ -39,16 +29,6 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
-	// The customer re-test notices first (the digest says what they did); a failure fails the run afterwards.
-	let noticesFailure: unknown;
-	try {
-		const notices = await noticesOnTheFirst(deps, day, process.env, (secrets ??= new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) })), noticesLog);
-		if (notices) metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, notices.sent.length);
-	} catch (error) {
-		if (error instanceof NoticesError) logger.error('Re-test notices failed for some customers; the retry sends only theirs', { month: error.report.month, failed: error.report.failed, sent: error.report.sent.length });
-		else logger.error('Re-test notices failed', { error: (error as Error).message });
-		noticesFailure = error;
-	}
 	let digest: DigestReport | undefined;
 	let digestFailure: unknown;
 	try {
@@ -68,7 +48,6 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
 	}
 	if (digestFailure !== undefined) throw digestFailure;
-	if (noticesFailure !== undefined) throw noticesFailure;
 	return digest!;
 });
 

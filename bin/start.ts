@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
-import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceProfile } from '../client';
+import { DEFAULT_TIMEOUT_MS, redactSecret, type ServiceClient, type ServiceProfile } from '../client';
+import { readNoticeInput } from '../client/noticesRead';
 import { readProfileFile } from '../client/node/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { localAccounts } from './accounts';
@@ -14,7 +15,7 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  * TEC_BASE_URL and TEC_TOKEN). Events go to stdout as JSON lines; logs go to stderr.
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
-                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now] [--accounts FILE]
+                    [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now] [--notices-now] [--accounts FILE]
   --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
@@ -23,7 +24,8 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
   The alert e-mails are written to the outbox (default .state/outbox), not sent; their settings come
   from cdk.json's context (or --email-config FILE); --digest-now writes the daily digest at once,
-  --report-now the monthly compliance report of last month (it goes out on the first of a month).
+  --report-now the monthly compliance report of last month (it goes out on the first of a month),
+  --notices-now the customer re-test notices of next month (customerNotices.enabled; once per customer and month).
   EVENT_BUS_NAME (with AWS credentials) also sends events to Amazon EventBridge.`;
 
 /** The accounts' tokens (TEC_TOKEN, or each account's tokenEnv): removed from every line written (an answer may echo one). */
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
 				'digest-now': { type: 'boolean' },
 				accounts: { type: 'string' },
 				'report-now': { type: 'boolean' },
+				'notices-now': { type: 'boolean' },
 				profile: { type: 'string' },
 				help: { type: 'boolean' },
 			},
@@ -147,6 +150,7 @@ async function main(): Promise<void> {
 	const clock = sandbox ? () => sandbox.account.now() : undefined;
 	// The runner is made after the e-mails (they receive its events); its state is lent to them once it exists.
 	const pollers: { state?: Runner['state'] } = {};
+	let noticesClient: ServiceClient | undefined;
 	const mail = createLocalMail({
 		environment,
 		outboxDir: args.outbox ?? DEFAULT_OUTBOX,
@@ -156,6 +160,8 @@ async function main(): Promise<void> {
 		view: { list: (ns) => pollers.state!.list(ns) },
 		now: clock,
 		accounts: several?.routing,
+		// The re-test notices read the service at notice time through the same request path.
+		readNotices: several ? undefined : () => readNoticeInput(noticesClient ??= client(), clock),
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({
@@ -185,9 +191,10 @@ async function main(): Promise<void> {
 	for (;;) {
 		const reports = await runner.cycle();
 		for (const r of reports) log('info', 'Poll run', { ...r });
-		await mail.afterCycle(args['digest-now'] === true, args['report-now'] === true).catch((error: Error) => log('error', 'The e-mail digest or report failed; the next cycle retries it', { error: error.message }));
+		await mail.afterCycle(args['digest-now'] === true, args['report-now'] === true, args['notices-now'] === true).catch((error: Error) => log('error', 'The e-mail digest or report failed; the next cycle retries it', { error: error.message }));
 		args['digest-now'] = false;
 		args['report-now'] = false;
+		args['notices-now'] = false;
 		if (args.once && runner.failed.length > 0) {
 			// Schedulers and monitors see a failed run in the exit code.
 			log('error', 'A poll run failed (--once): exit code 1', { failed: runner.failed });

@@ -36,7 +36,7 @@ export interface PropertyRoleProfile {
 	keyId: number | null;
 }
 
-export const PROPERTY_ROLES = ['designation', 'idBarcode', 'lastTested', 'nextTestDate', 'department', 'customerName', 'testInterval'] as const;
+export const PROPERTY_ROLES = ['designation', 'idBarcode', 'lastTested', 'nextTestDate', 'department', 'customerName', 'testInterval', 'customerEmail', 'location'] as const;
 export type PropertyRole = (typeof PROPERTY_ROLES)[number];
 
 export const OPERATION_IDS = [
@@ -212,6 +212,10 @@ export const DEFAULT_PROFILE: ServiceProfile = {
 		customerName: role('Name'),
 		// Months between tests; the rebuilt due-date history (client/rebuild.ts) and the failure rates read it.
 		testInterval: role('Test interval (months)', 'Test interval', 'Interval (months)'),
+		// The customer's own contact address: the re-test notices go to it (lambdas/email/notices.ts).
+		customerEmail: role('Contact e-mail', 'Contact email', 'E-mail', 'Email'),
+		// Where a device stands at the customer's site: listed in the re-test notices.
+		location: role('Location'),
 	},
 	overdue: { nextTestDate: 'next_test_date', daysOverdue: 'days_overdue' },
 	testSteps: {

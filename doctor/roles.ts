@@ -35,6 +35,8 @@ export const ROLE_HINTS: Record<PropertyRole, { resource: RoleResource; dataType
 	department: { resource: 'device', dataType: 'Text', words: /department|cost cent|division|area/i },
 	customerName: { resource: 'customer', dataType: 'Text', words: /name|company/i },
 	testInterval: { resource: 'device', dataType: 'Number', words: /interval|months|frequency/i },
+	customerEmail: { resource: 'customer', dataType: 'Text', words: /e-?mail|contact|mail/i },
+	location: { resource: 'device', dataType: 'Text', words: /location|site|room|building|place/i },
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}/;

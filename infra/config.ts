@@ -61,6 +61,7 @@ export const CONTEXT_KEYS = [
 	'digestHour',
 	'immediateFailedTests',
 	'locale',
+	'customerNotices',
 	'accounts',
 	'serviceProfile',
 ] as const;

@@ -109,7 +109,8 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 				[CUSTOMER.customerNumber]: `C-${String(i).padStart(5, '0')}`,
 				[CUSTOMER.city]: rnd.pick(CITY),
 				[CUSTOMER.contractStart]: addDays(today, -rnd.int(100, 1800)),
-				[CUSTOMER.contactEmail]: `facilities@customer${i}.example`,
+				// One customer without an address: its re-test notice cannot go out, and says so.
+				...(i === 5 ? {} : ({ [CUSTOMER.contactEmail]: `facilities@customer${i}.example` } as Record<number, string>)),
 			},
 		});
 	}

@@ -68,6 +68,8 @@ const ROLE_KEYS: Record<PropertyRole, number> = {
 	department: DEVICE.department,
 	customerName: CUSTOMER.name,
 	testInterval: DEVICE.testInterval,
+	customerEmail: CUSTOMER.contactEmail,
+	location: DEVICE.location,
 };
 
 /** The property keys as an account laid out by `profile` names them (a role's first name). */

@@ -27,7 +27,8 @@ export class SesMailer implements Mailer {
 			async (request: SendRequest): Promise<SendReceipt> => {
 				const out = await this.ses.send(
 					new SendEmailCommand({
-						Destination: { ToAddresses: [request.recipient] },
+						// The e-mail's own address: a request's recipient may name one of several customers sharing it.
+						Destination: { ToAddresses: [request.email.to] },
 						Content: { Raw: { Data: Buffer.from(toMime(request.email), 'utf8') } },
 						ConfigurationSetName: options.configurationSetName,
 					}),

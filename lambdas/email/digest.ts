@@ -8,6 +8,7 @@ import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type Ac
 import { localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
 import type { Locale } from './texts';
 import { readTruth, type PollerView, type TodaysTruth } from './view';
+import { NOTICES_SUMMARY_NS, noticesDigestLines, type NoticesSummary } from './notices';
 
 const DAY_MS = 86_400_000;
 
@@ -59,6 +60,9 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 			deps: a ? { ...deps, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
 		})),
 	);
+	// The day's customer re-test notices (one account only): said in every recipient's digest.
+	const noticesToday = deps.accounts ? undefined : await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day);
+	const notices = noticesToday ? noticesDigestLines(noticesToday, deps.settings.locale) : undefined;
 	const scopeOf = (f: Fact) => scopes.find((x) => x.account === f.account) ?? scopes[0];
 	const facts: Fact[] = [];
 	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
@@ -75,7 +79,7 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
 				return part ? [{ account: x.account ?? '', content: part }] : [];
 			});
-			const content = parts.length === 0 ? undefined : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys) };
+			const content = parts.length === 0 ? (notices ? noticesOnly(deps, recipient, day, notices) : undefined) : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys), notices };
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;
@@ -209,6 +213,11 @@ export function composeDigest(
 		failedTests: failed,
 		factKeys: factKeys.sort(),
 	};
+}
+
+/** A digest that only says what the re-test notices did. */
+function noticesOnly(deps: Pick<DigestDeps, 'timeZone' | 'environment'>, recipient: string, day: string, notices: string[]): DigestContent & { factKeys: string[] } {
+	return { day, recipient, environment: deps.environment, timeZone: deps.timeZone, newlyOverdue: [], stillOverdue: [], dueSoon: [], failedTests: [], factKeys: [], notices };
 }
 
 function failedItem(f: Extract<Fact, { kind: 'failed' }>): FailedTestItem {

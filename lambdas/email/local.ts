@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { NoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
@@ -7,6 +8,7 @@ import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
+import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticesReport, type NoticeSent } from './notices';
 import type { AccountRouting } from './accounts';
 import { parseEmailSettings, type EmailSettings } from './settings';
 import type { PollerView } from './view';
@@ -32,6 +34,8 @@ export interface LocalMailOptions {
 	mailer?: OutboxMailer;
 	/** Several accounts: each routes by its own recipients, one digest per recipient with a section per account. */
 	accounts?: AccountRouting[];
+	/** Reads customers and devices from the service for the re-test notices (when customerNotices is enabled). */
+	readNotices?: () => Promise<NoticeInput>;
 }
 
 export interface LocalMail {
@@ -43,8 +47,11 @@ export interface LocalMail {
 	 * month the compliance report of the month before (or now, of the month before today); returns
 	 * the files written.
 	 */
-	afterCycle(digestNow?: boolean, reportNow?: boolean): Promise<string[]>;
+	afterCycle(digestNow?: boolean, reportNow?: boolean, noticesNow?: boolean): Promise<string[]>;
 }
+
+/** The audit trail of the re-test notices under `npm start`: one JSON line per notice sent, beside the mail state. */
+export const NOTICES_LOG = 'notices-log.jsonl';
 
 /** The e-mail settings of `npm start`: a JSON file of the CDK context keys, by default cdk.json's "context". */
 export function readLocalEmailSettings(configPath: string | undefined): { settings: EmailSettings; timeZone: string } {
@@ -70,6 +77,49 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const store = new FileMailStore(options.statePath, now);
 	const deps: DigestDeps = { store, mailer, view: options.view, settings, timeZone, environment: options.environment, now, accounts: options.accounts };
 	let reported = 0;
+	const auditPath = join(dirname(resolve(options.statePath)), NOTICES_LOG);
+
+	/**
+	 * The customer re-test notices: at the digest hour of a month's first day, or now when asked;
+	 * either way for the month after today's, once per customer (a repeat sends only what is missing).
+	 */
+	async function customerNotices(day: string, t: number, noticesNow: boolean): Promise<NoticesReport | undefined> {
+		if (!settings.customerNotices.enabled || !options.readNotices) {
+			if (noticesNow) options.log.warn('The re-test notices are off: set customerNotices.enabled to true in the e-mail settings', {});
+			return undefined;
+		}
+		const month = noticeMonthOf(day);
+		const due = day.endsWith('-01') && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastNotices')) !== month;
+		if (!noticesNow && !due) return undefined;
+		const report = await runNotices(
+			{
+				store,
+				mailer,
+				settings,
+				environment: options.environment,
+				now,
+				read: options.readNotices,
+				onSent: (entry: NoticeSent) => {
+					mkdirSync(dirname(auditPath), { recursive: true });
+					appendFileSync(auditPath, `${JSON.stringify(entry)}\n`);
+				},
+			},
+			month,
+		);
+		// The company's digest of the day says what went out this month (this run's and earlier runs').
+		await recordNoticesSummary(store, report, day, t);
+		if (due) await store.putMany('mail:local', [{ key: 'lastNotices', value: month }]);
+		options.log.info('Customer re-test notices', {
+			month,
+			sent: report.sent.length,
+			alreadySent: report.alreadySent.length,
+			noAddress: report.noAddress.map((c) => `${c.customerName}: ${c.reason}`),
+			optedOut: report.optedOut,
+			skippedRecords: report.skippedRecords,
+			auditLog: auditPath,
+		});
+		return report;
+	}
 
 	/** The compliance report: at the digest hour of a month's first day, once; or now, when asked. */
 	async function monthlyReport(day: string, t: number, reportNow: boolean): Promise<void> {
@@ -96,9 +146,14 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 				}
 			},
 		},
-		async afterCycle(digestNow = false, reportNow = false) {
+		async afterCycle(digestNow = false, reportNow = false, noticesNow = false) {
 			const t = now();
 			const day = localDay(t, timeZone);
+			// Before the digest, which says what the notices did; a failure fails the cycle afterwards.
+			const noticesFailure = await customerNotices(day, t, noticesNow).then(
+				() => undefined,
+				(error: unknown) => error,
+			);
 			// A failed report does not keep the digest from going out; it fails the cycle afterwards.
 			const reportFailure = await monthlyReport(day, t, reportNow).then(
 				() => undefined,
@@ -118,6 +173,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			if (written.length > 0) options.log.info(`Wrote ${written.length} e-mail(s) to the outbox (not sent): open the .eml in a mail app or the .html in a browser`, { outbox: mailer.dir, files: written });
 			else if (ran) options.log.info('The digest had nothing to say: no e-mail', { outbox: mailer.dir, day });
 			if (reportFailure) throw reportFailure;
+			if (noticesFailure) throw noticesFailure;
 			return written;
 		},
 	};

@@ -12,6 +12,7 @@ export function toMime(email: OutgoingEmail): string {
 	const headers = [
 		`From: ${address(email.from)}`,
 		`To: ${address(email.to)}`,
+		...(email.replyTo ? [`Reply-To: ${address(email.replyTo)}`] : []),
 		`Subject: ${encodeWord(email.subject)}`,
 		`Date: ${email.date.toUTCString().replace('GMT', '+0000')}`,
 		`Message-ID: ${email.messageId}`,

@@ -16,6 +16,8 @@ export type { StoredItem };
 export interface OutgoingEmail {
 	from: string;
 	to: string;
+	/** Where replies go when not to the sender (the re-test notices: the address to book a date). */
+	replyTo?: string;
 	subject: string;
 	text: string;
 	html: string;

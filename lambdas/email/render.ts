@@ -30,6 +30,8 @@ export interface DigestContent {
 	/** Soonest first. */
 	dueSoon: DueDevice[];
 	failedTests: FailedTestItem[];
+	/** What the customer re-test notices did today (lambdas/email/notices.ts), when they went out. */
+	notices?: string[];
 }
 
 export interface RenderedEmail {
@@ -71,7 +73,8 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 	const counts = digestCounts(c, locale);
 	const said = counts.filter(({ n }) => n > 0).map(({ n, label }) => `${formatCount(n, locale)} ${label}`);
 	const date = formatLongDay(c.day, locale);
-	const subject = `${fill(tx.digest.subject, { date, counts: said.join(', ') })}${c.environment === 'sandbox' ? tx.common.sandboxSubject : ''}`;
+	// A digest with nothing but the day's re-test notices is headed by them.
+	const subject = `${fill(tx.digest.subject, { date, counts: said.length > 0 ? said.join(', ') : (c.notices?.[0] ?? '') })}${c.environment === 'sandbox' ? tx.common.sandboxSubject : ''}`;
 
 	// ---- plain text ----
 	const t: string[] = [`${fill(tx.digest.textTitle, { date })}${c.environment === 'sandbox' ? ` ${tx.common.sandboxAccount}` : ''}`, `${said.join(' · ')}`, ''];
@@ -87,6 +90,7 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 	textSection(tx.digest.failedTestsTitle, c.failedTests, (f) => textFailed(f, l));
 	textSection(tx.digest.comingDueTitle, c.dueSoon, (d) => [`- ${textDevice(d, l)}: ${dueText(d, l)}`]);
 	textSection(tx.digest.stillOverdueTitle, c.stillOverdue, overdueLine);
+	if (c.notices?.length) t.push(...c.notices, '');
 	t.push('--', footerText(c, l), '');
 
 	// ---- HTML ----
@@ -108,7 +112,7 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 		said.join(', '),
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.digest.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(date)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:8px 24px 16px 24px;">${sections}</td></tr>
+<tr><td style="padding:8px 24px 16px 24px;">${sections}</td></tr>${c.notices?.length ? `\n<tr><td style="padding:12px 24px;border-top:1px solid ${C.line};font-size:14px;line-height:20px;">${c.notices.map((line) => `<p style="margin:0 0 6px 0;">${esc(line)}</p>`).join('')}</td></tr>` : ''}
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footerText(c, l))}</td></tr>`,
 		locale,
 	);

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { CustomerNoticesSchema } from './noticeSettings';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from './texts';
 
 /**
@@ -132,6 +133,16 @@ export const EmailSettingsSchema = z.object({
 			return v;
 		}
 	}, RecipientsSchema),
+	/** The re-test notices to the service company's customers (lambdas/email/noticeSettings.ts); off by default. */
+	customerNotices: z.preprocess((v) => {
+		if (v === undefined || v === '') return {};
+		if (typeof v !== 'string') return v;
+		try {
+			return JSON.parse(v) as unknown;
+		} catch {
+			return v;
+		}
+	}, CustomerNoticesSchema),
 });
 export type EmailSettings = z.infer<typeof EmailSettingsSchema>;
 

@@ -4,6 +4,7 @@ import type { Context } from 'aws-lambda';
 import type { BaseUrl, ServiceProfile } from '../../client';
 import { scheduledAccount } from '../accounts';
 import { invalidConfiguration, readConfig, settingsFrom, type Config } from '../config';
+import { readToken } from '../adapters/tokenSecret';
 import { connectService } from '../adapters/undiciService';
 import type { PollerContext, PollerSettings, RunReport } from '../pollers/context';
 import { RUN_COMPLETED_METRIC } from './metricNames';
@@ -25,18 +26,6 @@ function awsWiring(): Promise<PollerAws> {
 	return aws;
 }
 
-/** The token is cached by Powertools for 5 minutes, then read again (rotation takes effect). */
-const TOKEN_MAX_AGE_S = 300;
-
-async function readToken(secrets: PollerAws['secrets'], arn: string): Promise<string> {
-	const secret = await secrets.get(arn, { maxAge: TOKEN_MAX_AGE_S });
-	const text = typeof secret === 'string' ? secret.trim() : secret ? new TextDecoder().decode(secret).trim() : '';
-	if (text.startsWith('{')) {
-		const token = (JSON.parse(text) as { token?: unknown }).token;
-		if (typeof token === 'string' && token !== '') return token;
-	} else if (text !== '') return text;
-	throw new Error('The access token secret is empty: put the token in it (see README, "Deploy on AWS")');
-}
 
 interface AccountToRead {
 	baseUrl: string | BaseUrl;

@@ -29,10 +29,15 @@ describe('stack settings (context or props)', () => {
 			n8nWebhookUrl: undefined,
 			reminderDays: 7,
 			lookbackDays: 7,
-			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, locale: 'en', recipients: { default: ['ops@example.com'], customers: {}, departments: {} } },
+			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, locale: 'en', recipients: { default: ['ops@example.com'], customers: {}, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } },
 			// The single account as a list of one (lambdas/accounts.ts).
 			accounts: [{ id: 'default', environment: 'sandbox', baseUrl: 'https://tec.example.com' }],
 		});
+	});
+
+	it('refuses a customer notice template with an unknown placeholder at synth, naming it', () => {
+		expect(problems({ ...minimal, customerNotices: { enabled: true, introduction: 'Dear {customer}' } })).toContain('customerNotices.introduction: unknown placeholder {customer}; valid placeholders are {customerName}');
+		expect(parseConfig({ ...minimal, customerNotices: '{"enabled": true, "optOut": ["Acme GmbH"]}' }).email.customerNotices).toMatchObject({ enabled: true, optOut: ['Acme GmbH'] });
 	});
 
 	it('reads command-line strings (-c key=value) and cdk.json numbers and lists alike', () => {

@@ -46,7 +46,7 @@ describe('the alert e-mails construct', () => {
 		for (const fnId of [collector, digest]) {
 			const vars = props(fnId).Environment.Variables;
 			expect(vars).toMatchObject({ STATE_TABLE: ref(s.id(s.stack.table)), TIME_ZONE: 'Europe/Berlin', TEC_ENVIRONMENT: 'sandbox' });
-			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} } });
+			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } });
 			expect(vars).not.toHaveProperty('ALERT_TOPIC_ARN');
 		}
 	});

@@ -1,0 +1,86 @@
+import type { ServiceClient } from './client';
+import { readServiceToday, wholeList } from './complianceSnapshot';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { roleValue } from './roles';
+
+/**
+ * Reading what a customer re-test notice needs from the service's lists, for any face: the
+ * service's today, every customer (name and contact e-mail) and every device (designation, ID
+ * barcode, department, location, customer, next test date). Each list is read whole (largest
+ * page, overlapping pages; a list that does not end normally throws: no notice from part of a
+ * list). A record that cannot be read is skipped and counted, never stops the run.
+ */
+
+export interface NoticeCustomer {
+	id: number;
+	name: string;
+	/** The contact e-mail property as the service holds it (not yet checked). */
+	email: string | null;
+}
+
+export interface NoticeDevice {
+	id: number;
+	customerId: number | null;
+	designation: string | null;
+	idBarcode: string | null;
+	department: string | null;
+	location: string | null;
+	nextTestDate: string | null;
+}
+
+export interface NoticeInput {
+	today: string;
+	customers: NoticeCustomer[];
+	devices: NoticeDevice[];
+	skippedRecords: number;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
+
+function positive(v: unknown): number | null {
+	const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN;
+	return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** A customer record as the notices read it; undefined without a usable id. */
+export function noticeCustomerOf(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): NoticeCustomer | undefined {
+	const id = positive((raw as { id?: unknown } | null)?.id);
+	if (id === null) return undefined;
+	return { id, name: text(roleValue(raw, 'customerName', profile)) ?? `#${id}`, email: text(roleValue(raw, 'customerEmail', profile)) };
+}
+
+/** A device record as the notices read it; undefined without a usable id. */
+export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): NoticeDevice | undefined {
+	const r = raw as { id?: unknown; customer_id?: unknown } | null;
+	const id = positive(r?.id);
+	if (id === null) return undefined;
+	const due = roleValue(raw, 'nextTestDate', profile);
+	return {
+		id,
+		customerId: positive(r?.customer_id),
+		designation: text(roleValue(raw, 'designation', profile)),
+		idBarcode: text(roleValue(raw, 'idBarcode', profile)),
+		department: text(roleValue(raw, 'department', profile)),
+		location: text(roleValue(raw, 'location', profile)),
+		nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null,
+	};
+}
+
+export async function readNoticeInput(client: ServiceClient, now: () => number = Date.now): Promise<NoticeInput> {
+	const WHOLE = wholeList(client);
+	const today = await readServiceToday(client, now);
+	let skippedRecords = 0;
+	const customers = new Map<number, NoticeCustomer>();
+	for await (const raw of client.items('customer.list', {}, WHOLE)) {
+		const c = noticeCustomerOf(raw, client.profile);
+		if (c) customers.set(c.id, c);
+		else skippedRecords++;
+	}
+	const devices = new Map<number, NoticeDevice>();
+	for await (const raw of client.items('device.list', {}, WHOLE)) {
+		const d = noticeDeviceOf(raw, client.profile);
+		if (d) devices.set(d.id, d);
+		else skippedRecords++;
+	}
+	return { today, customers: [...customers.values()], devices: [...devices.values()], skippedRecords };
+}

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../../client/noticesRead';
+import { isEmailAddress } from './noticeSettings';
+import { renderNotice } from './noticesRender';
+import type { MailStore, Mailer } from './ports';
+import { normalName, type EmailSettings } from './settings';
+import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
+
+/**
+ * The customer re-test notices of one month: each customer with devices due in the month gets
+ * one notice (its overdue devices in a section of their own) at its contact address. Once per
+ * customer and month through retries and restarts: a sent notice is recorded in the store under
+ * `notices:<YYYY-MM>` (the audit trail, queryable by month) and the mailer itself sends once per
+ * key and recipient, so a crash between the two does not send twice. A customer without a valid
+ * address is reported, never skipped in silence; one failed send does not stop the others.
+ */
+
+/** The store's namespace of one month's sent notices (one item per customer). */
+export const noticesNamespace = (month: string) => `notices:${month}`;
+/** The store's namespace of each run's summary, by the day it ran (the company's digest reads it). */
+export const NOTICES_SUMMARY_NS = 'notices:summary';
+/** The audit trail is kept a good while beyond a year, for a year-on-year look. */
+const AUDIT_KEEP_MS = 400 * 86_400_000;
+
+export interface NoticeDeps {
+	store: MailStore;
+	mailer: Mailer;
+	settings: EmailSettings;
+	environment: 'sandbox' | 'production';
+	now: () => number;
+	/** Reads the customers and devices from the service at notice time (client/noticesRead.ts). */
+	read: () => Promise<NoticeInput>;
+	/** Also told each notice sent (locally: the JSON-lines audit file). */
+	onSent?: (entry: NoticeSent) => Promise<void> | void;
+}
+
+/** One sent notice: what went to whom and when (the audit trail's record). */
+export interface NoticeSent {
+	month: string;
+	customerId: number;
+	customerName: string;
+	address: string;
+	locale: Locale;
+	messageId: string;
+	sentAt: string;
+	dueDevices: number[];
+	overdueDevices: number[];
+}
+
+export interface NoticesReport {
+	month: string;
+	sent: NoticeSent[];
+	/** Sent by an earlier run of the month (not again). */
+	alreadySent: string[];
+	/** Customers with devices due who have no usable address: named in the run's report and the digest. */
+	noAddress: Array<{ customerId: number; customerName: string; reason: string }>;
+	optedOut: string[];
+	failed: Array<{ customerId: number; customerName: string; address: string; error: string }>;
+	skippedRecords: number;
+}
+
+export interface NoticesSummary {
+	month: string;
+	customers: number;
+	devices: number;
+	noAddress: string[];
+}
+
+export class NoticesError extends Error {
+	override readonly name = 'NoticesError';
+	constructor(readonly report: NoticesReport) {
+		super(`The re-test notices of ${report.month} could not be sent to ${report.failed.length} customer(s): ${report.failed.map((f) => `${f.customerName} (${f.error})`).join('; ')}`);
+	}
+}
+
+/** The month after the one `day` (YYYY-MM-DD) falls in: the month a notice sent on `day` is about. */
+export function noticeMonthOf(day: string): string {
+	const [y, m] = day.split('-').map(Number);
+	return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
+const byName = <T>(map: Record<string, T>, name: string): T | undefined => {
+	const wanted = normalName(name);
+	for (const [k, v] of Object.entries(map)) if (normalName(k) === wanted) return v;
+	return undefined;
+};
+
+const byDue = (a: NoticeDevice, b: NoticeDevice) => (a.nextTestDate ?? '').localeCompare(b.nextTestDate ?? '') || a.id - b.id;
+
+/** Each customer's devices due in `month` and already overdue on `today`, for customers with any due. */
+export function dueByCustomer(input: NoticeInput, month: string): Array<{ customer: NoticeCustomer; due: NoticeDevice[]; overdue: NoticeDevice[] }> {
+	const out = [];
+	for (const customer of [...input.customers].sort((a, b) => a.id - b.id)) {
+		const mine = input.devices.filter((d) => d.customerId === customer.id && d.nextTestDate !== null);
+		const due = mine.filter((d) => d.nextTestDate!.slice(0, 7) === month).sort(byDue);
+		if (due.length === 0) continue;
+		out.push({ customer, due, overdue: mine.filter((d) => d.nextTestDate! < input.today).sort(byDue) });
+	}
+	return out;
+}
+
+/** The customer's address: the settings' (by name) before the service's contact e-mail; or why there is none. */
+function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address: string } | { reason: string } {
+	const configured = byName(settings.customerNotices.addresses, customer.name);
+	if (configured) return { address: configured };
+	if (customer.email === null) return { reason: 'no contact e-mail in the service' };
+	if (!isEmailAddress(customer.email)) return { reason: `contact e-mail "${customer.email.slice(0, 100)}" is not an e-mail address` };
+	return { address: customer.email.trim().toLowerCase() };
+}
+
+export async function runNotices(deps: NoticeDeps, month: string): Promise<NoticesReport> {
+	const s = deps.settings.customerNotices;
+	const input = await deps.read();
+	const report: NoticesReport = { month, sent: [], alreadySent: [], noAddress: [], optedOut: [], failed: [], skippedRecords: input.skippedRecords };
+	const ns = noticesNamespace(month);
+	const sentBefore = new Map<string, NoticeSent>();
+	for await (const { key, value } of deps.store.list<NoticeSent>(ns)) sentBefore.set(key, value);
+	const mailFrom = /<([^<>]+)>\s*$/.exec(deps.settings.mailFrom)?.[1] ?? deps.settings.mailFrom.trim();
+	const senderName = s.senderName ?? /^\s*"?([^<>"]*?)"?\s*</.exec(deps.settings.mailFrom)?.[1];
+	const companyName = s.companyName ?? s.senderName ?? senderName ?? mailFrom;
+	const replyTo = s.replyTo ?? mailFrom;
+	// Customers sharing an address: the first (by id) is the address, each other its own receipt.
+	const firstOnAddress = new Map<string, number>();
+
+	for (const { customer, due, overdue } of dueByCustomer(input, month)) {
+		if (s.optOut.some((n) => normalName(n) === normalName(customer.name))) {
+			report.optedOut.push(customer.name);
+			continue;
+		}
+		const to = addressOf(deps.settings, customer);
+		if ('reason' in to) {
+			report.noAddress.push({ customerId: customer.id, customerName: customer.name, reason: to.reason });
+			continue;
+		}
+		if (!firstOnAddress.has(to.address)) firstOnAddress.set(to.address, customer.id);
+		if (sentBefore.has(String(customer.id))) {
+			report.alreadySent.push(customer.name);
+			continue;
+		}
+		try {
+			const locale = byName(s.locales, customer.name) ?? deps.settings.locale;
+			const rendered = renderNotice({ customerName: customer.name, month, due, overdue, locale, replyTo, companyName, environment: deps.environment }, s);
+			const recipient = firstOnAddress.get(to.address) === customer.id ? to.address : `${to.address}#c${customer.id}`;
+			const key = `notices:${month}`;
+			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
+			const domain = mailFrom.split('@')[1] ?? 'test-equipment-cloud.invalid';
+			const receipt = await deps.mailer.sendOnce({
+				key,
+				recipient,
+				factKeys: [],
+				email: {
+					from: senderName ? `${senderName} <${mailFrom}>` : deps.settings.mailFrom,
+					to: to.address,
+					replyTo,
+					subject: rendered.subject,
+					text: rendered.text,
+					html: rendered.html,
+					messageId: `<${id}@${domain}>`,
+					date: new Date(deps.now()),
+					attachments: [{ filename: rendered.csvFilename, contentType: 'text/csv', content: rendered.csv }],
+					data: { month, customer: { id: customer.id, name: customer.name }, address: to.address, locale, due: due.map(listed), overdue: overdue.map(listed) },
+				},
+			});
+			const entry: NoticeSent = { month, customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
+			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
+			await deps.onSent?.(entry);
+			report.sent.push(entry);
+		} catch (error) {
+			report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
+		}
+	}
+	if (report.failed.length > 0) throw new NoticesError(report);
+	return report;
+}
+
+const listed = (d: NoticeDevice) => ({ id: d.id, designation: d.designation, idBarcode: d.idBarcode, department: d.department, location: d.location, nextTestDate: d.nextTestDate });
+
+/** What the company's digest says of a run: how many notices, for how many devices, who has no address. */
+export function noticesSummary(report: NoticesReport): NoticesSummary {
+	return { month: report.month, customers: report.sent.length, devices: report.sent.reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0), noAddress: report.noAddress.map((c) => c.customerName) };
+}
+
+/** The lines the company's digest carries on the day notices went out (in the settings' language). */
+export function noticesDigestLines(summary: NoticesSummary, locale: Locale): string[] {
+	const t = textsFor(locale);
+	const form = (n: number, forms: { one: string; other: string }) => (n === 1 ? forms.one : forms.other);
+	const lines = [fill(form(summary.customers, t.notices.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
+	const missing = summary.noAddress.length;
+	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
+	return lines;
+}
+
+/**
+ * Records what the month's notices did for the company's digest of `day` (this run's and earlier
+ * runs' notices, read back from the month's records).
+ */
+export async function recordNoticesSummary(store: MailStore, report: NoticesReport, day: string, now: number): Promise<NoticesSummary> {
+	const sent: NoticeSent[] = [];
+	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month))) sent.push(value);
+	const summary = noticesSummary({ ...report, sent });
+	await store.putMany(NOTICES_SUMMARY_NS, [{ key: day, value: summary, expiresAt: now + 40 * 86_400_000 }]);
+	return summary;
+}

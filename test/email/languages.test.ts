@@ -230,7 +230,7 @@ describe('the language per recipient (recipients.locales)', () => {
 		expect(parsed.subject).toBe(anna.subject);
 	});
 
-	it('compliance report: sent in the recipient’s language with both CSVs, the same bytes as in English', async () => {
+	it('compliance report: sent in the recipient’s language with its CSVs, the same bytes as in English', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-lang-report-'));
 		const mailer = new OutboxMailer(join(dir, 'outbox'));
 		const s = { ...COMPLIANCE_SETTINGS, recipients: { ...COMPLIANCE_SETTINGS.recipients, locales: { escalation: 'de' as Locale } } };
@@ -255,6 +255,7 @@ describe('the language per recipient (recipients.locales)', () => {
 		expect(manager.attachments.map((a) => [a.filename, a.content])).toEqual([
 			[`calibration-compliance-${PREVIEW_MONTH}.csv`, english.csv],
 			[`failure-rates-${PREVIEW_MONTH}.csv`, english.failureRatesCsv],
+			[`forecast-${PREVIEW_MONTH}.csv`, english.forecastCsv],
 		]);
 	});
 });

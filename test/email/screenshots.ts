@@ -6,12 +6,14 @@
  *   email-compliance-phone.png  at phone width (390 px)
  *   email-compliance-first-day.png  the first report of a fresh install: `npm start -- --once
  *     --report-now` on the embedded sandbox's demo account, its history rebuilt from the results
+ *   email-forecast.png          that report's forecast: the next 12 months (its heading and chart)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { textsFor } from '../../lambdas/email/texts';
 import { launchBrowser } from '../n8n-app/browser';
 import { previewReport } from '../support/compliancePreview';
 
@@ -48,6 +50,13 @@ async function main(): Promise<void> {
 		await page.setContent(firstDay, { waitUntil: 'load' });
 		await page.screenshot({ path: join(OUT, 'email-compliance-first-day.png'), fullPage: true });
 		process.stdout.write('wrote docs/images/email-compliance-first-day.png\n');
+		// The forecast alone: from its heading to the end of its chart.
+		const heading = page.locator('h2', { hasText: textsFor('en').forecast.heading });
+		const chart = heading.locator('xpath=following-sibling::table[1]');
+		const [top, bottom] = [await heading.boundingBox(), await chart.boundingBox()];
+		if (!top || !bottom) throw new Error('the first-day report has no forecast section');
+		await page.screenshot({ path: join(OUT, 'email-forecast.png'), fullPage: true, clip: { x: bottom.x - 8, y: top.y - 8, width: bottom.width + 16, height: bottom.y + bottom.height - top.y + 16 } });
+		process.stdout.write('wrote docs/images/email-forecast.png\n');
 	} finally {
 		await browser.close();
 	}

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod/v4';
 import { parseBaseUrl, type ServiceProfile } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
-import { RecipientsSchema, type Recipients } from './email/settings';
+import { RecipientsSchema, type Recipients } from './email/recipients';
 
 /**
  * The accounts one deployment watches: a JSON array, one object per Test Equipment Cloud

@@ -1,109 +1,15 @@
 import { z } from 'zod/v4';
 import { CustomerNoticesSchema } from './noticeSettings';
+import { EMAIL, RecipientsSchema, normalName, type Recipients } from './recipients';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from './texts';
+
+export { RecipientsSchema, normalName, type Recipients };
 
 /**
  * The e-mail settings: who gets which devices, from which sender, at which hour. One schema,
  * checked by the CDK app at deploy (infra/config.ts, cdk.json context), by the Lambdas at cold
  * start and by `npm start`, so a mistake is named the same way everywhere.
  */
-const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
-
-const address = (where: string) =>
-	z.string({ error: `${where}: expected an e-mail address` }).transform((v, ctx) => {
-		const t = v.trim();
-		if (!EMAIL.test(t)) {
-			ctx.addIssue({ code: 'custom', message: `${where}: "${v}" is not an e-mail address (expected e.g. lab-lead@example.com)` });
-			return z.NEVER;
-		}
-		return t.toLowerCase();
-	});
-
-const addressList = (where: string) =>
-	z.preprocess(
-		(v) => (typeof v === 'string' ? v.split(/[,;\s]+/).filter(Boolean) : v),
-		z
-			.array(address(where), { error: `${where}: expected a list of e-mail addresses, e.g. ["lab-lead@example.com"]` })
-			.max(50, `${where}: at most 50 addresses (use a mailing list for more)`)
-			.transform((list) => [...new Set(list)]),
-	);
-
-const byName = (where: string) =>
-	z
-		.record(z.string(), z.unknown(), { error: `${where}: expected an object of name → addresses, e.g. {"Acme GmbH": ["custodian@acme.example"]}` })
-		.transform((map, ctx) => {
-			const out: Record<string, string[]> = {};
-			for (const [name, list] of Object.entries(map)) {
-				if (name.trim() === '') ctx.addIssue({ code: 'custom', message: `${where}: a name is empty` });
-				const parsed = addressList(`${where}["${name}"]`).safeParse(list);
-				if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
-				else if (Object.keys(out).some((k) => normalName(k) === normalName(name))) ctx.addIssue({ code: 'custom', message: `${where}: "${name}" is listed twice (names match whatever their case and spacing)` });
-				else out[name.trim()] = parsed.data;
-			}
-			return out;
-		});
-
-function objectError(where: string, keys: string, expected: string) {
-	return (issue: { code?: string; keys?: string[] }) =>
-		issue.code === 'unrecognized_keys' ? `${where}: unknown ${issue.keys?.map((k) => `"${k}"`).join(', ')}; valid keys are ${keys}` : `${where}: expected ${expected}`;
-}
-
-const LOCALE_VALUES = `valid values are ${LOCALES.join(', ')}`;
-
-/**
- * The language per recipient: an address, or a list (`default`, `escalation`, a customer's or a
- * department's name), to a locale. An address's own entry wins over its lists'.
- */
-const locales = z
-	.record(z.string(), z.unknown(), { error: `recipients.locales: expected an object of address or list name → locale, e.g. {"Acme GmbH": "de", "ops@example.com": "en"}; ${LOCALE_VALUES}` })
-	.transform((map, ctx) => {
-		const out: Record<string, Locale> = {};
-		for (const [key, value] of Object.entries(map)) {
-			const locale = LOCALES.find((l) => l === value);
-			if (key.trim() === '') ctx.addIssue({ code: 'custom', message: 'recipients.locales: a name is empty' });
-			else if (!locale) ctx.addIssue({ code: 'custom', message: `recipients.locales["${key}"]: ${JSON.stringify(value)} is not a locale; ${LOCALE_VALUES}` });
-			else out[EMAIL.test(key.trim()) ? key.trim().toLowerCase() : key.trim()] = locale;
-		}
-		return out;
-	});
-
-export const RecipientsSchema = z
-	.object(
-		{
-			default: addressList('recipients.default').default([]),
-			customers: byName('recipients.customers').default({}),
-			departments: byName('recipients.departments').default({}),
-			escalation: z
-				.object(
-					{
-						afterDays: z
-							.number({ error: 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650' })
-							.int('recipients.escalation.afterDays: expected a whole number of days from 1 to 3650')
-							.min(1, 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650')
-							.max(3650, 'recipients.escalation.afterDays: expected a whole number of days from 1 to 3650'),
-						to: addressList('recipients.escalation.to').refine((l) => l.length > 0, 'recipients.escalation.to: at least one address'),
-					},
-					{ error: objectError('recipients.escalation', 'afterDays, to', '{"afterDays": 30, "to": ["manager@example.com"]}') },
-				)
-				.strict()
-				.optional(),
-			locales: locales.optional(),
-		},
-		{ error: objectError('recipients', 'default, customers, departments, escalation, locales', 'an object with default, customers, departments, escalation and locales') },
-	)
-	.strict()
-	.superRefine((r, ctx) => {
-		const any = r.default.length + Object.keys(r.customers).length + Object.keys(r.departments).length;
-		if (any === 0) ctx.addIssue({ code: 'custom', message: 'recipients: give at least a default list (recipients.default) or a customer or department list' });
-		// A name that is not an address must name a list: a misspelt customer would silently get English.
-		const lists = ['default', 'escalation', ...Object.keys(r.customers), ...Object.keys(r.departments)].map(normalName);
-		for (const key of Object.keys(r.locales ?? {})) {
-			if (!EMAIL.test(key) && !lists.includes(normalName(key))) {
-				ctx.addIssue({ code: 'custom', message: `recipients.locales: "${key}" is neither an e-mail address nor a list (valid: an address, "default", "escalation", or a name in recipients.customers or recipients.departments)` });
-			}
-		}
-	});
-export type Recipients = z.infer<typeof RecipientsSchema>;
 
 const HOUR = 'digestHour must be a whole hour from 0 to 23 (local time of timeZone), e.g. 7';
 
@@ -161,11 +67,6 @@ export function parseEmailSettings(input: unknown, source: string): EmailSetting
 		throw new EmailSettingsError(`The e-mail settings (${source}) are not valid:\n${problems.join('\n')}`);
 	}
 	return parsed.data;
-}
-
-/** Names match whatever their case and surrounding or doubled spaces. */
-export function normalName(name: string): string {
-	return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** What routing looks at: the device's customer and department (by name), and how long it is overdue. */

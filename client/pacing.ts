@@ -20,13 +20,20 @@ export interface PacingOptions {
 
 const MARGIN_STEP_MS = 25;
 const MAX_LEARNED_MARGIN_MS = 200;
+/** Slots remembered beyond the window's `maxRequests` (callers waiting at once). */
+const SLOTS_KEPT = 256;
 
 /** The service's published limit: 5 requests per second per access token. */
 export const SERVICE_RATE: PacingOptions = { maxRequests: 5, windowMs: 1000, marginMs: 25 };
 
+/** A reserved start: planned until its caller wakes, then when the request really left. */
+interface Slot {
+	at: number;
+}
+
 export class Pacer {
-	/** Start times of the last `maxRequests` reserved slots, ascending. */
-	private readonly starts: number[] = [];
+	/** The last reserved slots in the order they were reserved: planned starts, then actual ones. */
+	private readonly starts: Slot[] = [];
 	private pausedUntil = 0;
 	/** Grows with each 429 this token meets: requests that leave later than planned need room. */
 	private learnedMarginMs = 0;
@@ -38,18 +45,24 @@ export class Pacer {
 
 	/** Reserves the next free slot and returns how long to wait for it (ms). */
 	reserve(): number {
+		return this.reserveSlot().at - this.clock.now();
+	}
+
+	private reserveSlot(): Slot {
 		const now = this.clock.now();
 		const { maxRequests, windowMs } = this.options;
 		const marginMs = this.marginMs;
-		let slot = Math.max(now, this.pausedUntil);
+		let at = Math.max(now, this.pausedUntil);
 		const last = this.starts[this.starts.length - 1];
-		if (last !== undefined) slot = Math.max(slot, last);
+		if (last !== undefined) at = Math.max(at, last.at);
 		if (this.starts.length >= maxRequests) {
-			slot = Math.max(slot, this.starts[this.starts.length - maxRequests] + windowMs + marginMs);
+			at = Math.max(at, this.starts[this.starts.length - maxRequests].at + windowMs + marginMs);
 		}
+		const slot = { at };
 		this.starts.push(slot);
-		if (this.starts.length > maxRequests) this.starts.shift();
-		return slot - now;
+		// Kept beyond the window: a waking caller checks its start against the slot maxRequests before it.
+		if (this.starts.length > maxRequests + SLOTS_KEPT) this.starts.shift();
+		return slot;
 	}
 
 	/**
@@ -62,13 +75,33 @@ export class Pacer {
 			const advice = `the service asked this access token to wait ${describeWait(paused)} (Retry-After of an earlier request), longer than the retry budget of ${describeWait(maxPauseMs)}; try again later`;
 			throw new ServiceError({ kind: 'rateLimit', status: 429, advice, message: `Too many requests: ${advice}` });
 		}
-		let wait = this.reserve();
-		while (wait > 0) {
-			await this.clock.sleep(wait);
+		let slot = this.reserveSlot();
+		for (;;) {
+			const wait = slot.at - this.clock.now();
+			if (wait > 0) await this.clock.sleep(wait);
+			const now = this.clock.now();
 			// A pause that began while this caller slept (a 429 seen by another caller) applies
 			// to it too: take a new slot after the pause instead of starting inside it.
-			wait = this.clock.now() < this.pausedUntil ? this.reserve() : 0;
+			if (now < this.pausedUntil) {
+				slot = this.reserveSlot();
+				continue;
+			}
+			// A busy event loop wakes callers late, and a late start is still a start: the slot
+			// records when the request really left, and a caller whose window that fills waits on.
+			slot.at = Math.max(slot.at, now);
+			const room = this.roomAfter(slot);
+			if (room <= now) return;
+			slot.at = room;
 		}
+	}
+
+	/** The earliest time `slot` may start given the starts reserved before it (as they really left). */
+	private roomAfter(slot: Slot): number {
+		const index = this.starts.indexOf(slot);
+		if (index < 0) return slot.at; // shifted out: SLOTS_KEPT callers reserved after it, so it is long due
+		const { maxRequests, windowMs } = this.options;
+		const earlier = index - maxRequests;
+		return earlier < 0 ? slot.at : Math.max(slot.at, this.starts[earlier].at + windowMs + this.marginMs);
 	}
 
 	/** The safety margin in use: the configured one plus what 429s have taught. */

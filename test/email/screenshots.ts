@@ -7,6 +7,8 @@
  *   email-compliance-first-day.png  the first report of a fresh install: `npm start -- --once
  *     --report-now` on the embedded sandbox's demo account, its history rebuilt from the results
  *   email-forecast.png          that report's forecast: the next 12 months (its heading and chart)
+ *   email-notice-de.png         a customer's re-test notice in German: `npm start -- --once
+ *     --notices-now` on the embedded sandbox's demo account, locale de
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -29,9 +31,22 @@ function firstDayReport(): string {
 	return readFileSync(join(dir, 'outbox', folder, 'quality@example.com.html'), 'utf8');
 }
 
+/** The HTML of the demo account's first German re-test notice (a new state file, the embedded sandbox). */
+function germanNotice(): string {
+	const dir = mkdtempSync(join(tmpdir(), 'tec-notice-'));
+	const customerNotices = { enabled: true, companyName: 'Prüfservice Lindner GmbH', replyTo: 'termine@pruefservice.example', senderName: 'Prüfservice Lindner', closing: 'Mit freundlichen Grüßen', signature: 'Ihr Prüfservice Lindner\nTel. 0711 123456' };
+	writeFileSync(join(dir, 'email.json'), JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', locale: 'de', recipients: { default: ['quality@example.com'] }, customerNotices }));
+	const start = join(__dirname, '..', '..', 'bin', 'start.ts');
+	execFileSync(process.execPath, ['--import', 'tsx', start, '--once', '--notices-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', join(dir, 'email.json')], { env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' }, stdio: ['ignore', 'ignore', 'inherit'] });
+	const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('notices_'))!;
+	const file = readdirSync(join(dir, 'outbox', folder)).filter((f) => f.endsWith('.html')).sort()[0];
+	return readFileSync(join(dir, 'outbox', folder, file), 'utf8');
+}
+
 async function main(): Promise<void> {
 	const { html } = renderComplianceReport(previewReport());
 	const firstDay = firstDayReport();
+	const notice = germanNotice();
 	const browser = await launchBrowser();
 	try {
 		const { page } = browser;
@@ -57,6 +72,9 @@ async function main(): Promise<void> {
 		if (!top || !bottom) throw new Error('the first-day report has no forecast section');
 		await page.screenshot({ path: join(OUT, 'email-forecast.png'), fullPage: true, clip: { x: bottom.x - 8, y: top.y - 8, width: bottom.width + 16, height: bottom.y + bottom.height - top.y + 16 } });
 		process.stdout.write('wrote docs/images/email-forecast.png\n');
+		await page.setContent(notice, { waitUntil: 'load' });
+		await page.screenshot({ path: join(OUT, 'email-notice-de.png'), fullPage: true });
+		process.stdout.write('wrote docs/images/email-notice-de.png\n');
 	} finally {
 		await browser.close();
 	}

@@ -166,7 +166,7 @@ export const de: Catalog = {
 	notices: {
 		subject: 'Wiederholungsprüfung im {month}: {count} Geräte bei {customerName}',
 		introduction: 'Sehr geehrte Damen und Herren von {customerName}, für die unten aufgeführten Geräte ist im {month} die Wiederholungsprüfung fällig. Antworten Sie einfach auf diese E-Mail, um einen Termin zu vereinbaren.',
-		closingText: 'Für einen Termin zur Wiederholungsprüfung schreiben Sie bitte an {replyTo}.',
+		closingText: 'Vielen Dank, dass Sie die Sicherheit Ihrer Geräte in unsere Hände legen.',
 		heading: 'Wiederholungsprüfung im {month}',
 		dueSection: 'Fällig im {month}',
 		dueCount: { one: '{count} Gerät ist zur Wiederholungsprüfung fällig.', other: '{count} Geräte sind zur Wiederholungsprüfung fällig.' },

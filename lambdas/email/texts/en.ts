@@ -165,7 +165,7 @@ export const en = {
 	notices: {
 		subject: 'Re-test due in {month}: {count} devices at {customerName}',
 		introduction: 'Dear {customerName}, the devices below are due for their re-test in {month}. Reply to this e-mail to book a date and we will arrange the visit.',
-		closingText: 'Reply to {replyTo} to book a date for the re-test.',
+		closingText: 'Thank you for keeping your devices safe with us.',
 		heading: 'Re-test due in {month}',
 		dueSection: 'Due in {month}',
 		dueCount: { one: '{count} device is due for its re-test.', other: '{count} devices are due for their re-test.' },

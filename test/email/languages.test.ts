@@ -41,6 +41,8 @@ describe.each(LOCALES)('every e-mail in %s, read back by postal-mime', (locale) 
 		expect(parsed.subject).toBe(email.subject);
 		expect(parsed.from).toEqual({ name: 'Prüfstelle Süd', address: 'alerts@lab.example.com' });
 		expect(parsed.to?.map((a) => a.address)).toEqual([email.to]);
+		// The notice's replies go to the address that books a date; the others' to the sender.
+		expect(parsed.replyTo?.map((a) => a.address)).toEqual(email.replyTo === undefined ? undefined : [email.replyTo]);
 		expect(header(parsed, 'content-language')).toBe(locale);
 		expect(parsed.text).toBe(email.text);
 		expect(parsed.html).toBe(email.html);
@@ -53,7 +55,7 @@ describe.each(LOCALES)('every e-mail in %s, read back by postal-mime', (locale) 
 		const human = `${subject}\n${text}`;
 		if (locale === 'de') {
 			expect(human).toMatch(/überfällig|nicht bestanden|Prüf/);
-			expect(human).toMatch(/Prüfung|Prüffrist|Prüftermin|Prüfschritt/);
+			expect(human).toMatch(/[Pp]rüfung|Prüffrist|Prüftermin|Prüfschritt/);
 			expect(human).not.toMatch(/\b(overdue|failed|tested|due date)\b/);
 			// Dates as German readers write them; no ISO day anywhere a person reads.
 			expect(human).toMatch(GERMAN_DAY);

@@ -1,6 +1,6 @@
 /**
  * The e-mails' HTML checked with axe-core in Chromium: every kind (digest, failed-test e-mail,
- * compliance report) in every language, no violation of impact serious or critical.
+ * compliance report, re-test notice) in every language, no violation of impact serious or critical.
  *
  * Why here and not in test/email: this needs Debian's chromium, and CI (.ci/run) installs it only
  * after `npm test` and before `npm run test:n8n`, which runs test/n8n-app/**\/*.e2e.ts. The page is

@@ -1,4 +1,6 @@
 import { renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { CustomerNoticesSchema } from '../../lambdas/email/noticeSettings';
+import { renderNotice } from '../../lambdas/email/noticesRender';
 import type { OutgoingEmail } from '../../lambdas/email/ports';
 import { renderDigest, renderFailedTest } from '../../lambdas/email/render';
 import type { Locale } from '../../lambdas/email/texts';
@@ -8,10 +10,37 @@ import { previewContent } from './emailPreview';
 /**
  * Every kind of e-mail in one language, from the realistic previews (test/support/emailPreview.ts,
  * compliancePreview.ts), as the senders hand them to toMime: the digest, the immediate failed-test
- * e-mail and the compliance report with its two CSVs.
+ * e-mail, the compliance report with its CSVs and a customer's re-test notice with its CSV.
  */
-export type EmailKind = 'digest' | 'failed test' | 'compliance report';
-export const EMAIL_KINDS: readonly EmailKind[] = ['digest', 'failed test', 'compliance report'];
+export type EmailKind = 'digest' | 'failed test' | 'compliance report' | 're-test notice';
+export const EMAIL_KINDS: readonly EmailKind[] = ['digest', 'failed test', 'compliance report', 're-test notice'];
+
+/** A customer's notice for December 2026: two devices due, one already overdue (client/noticesRead.ts shapes). */
+function previewNotice(locale: Locale): OutgoingEmail {
+	const device = (id: number, designation: string, department: string, location: string | null, nextTestDate: string) => ({ id, customerId: 3, designation, idBarcode: `TEC-${String(id).padStart(6, '0')}`, department, location, nextTestDate });
+	const settings = CustomerNoticesSchema.parse({ enabled: true, companyName: 'Lindner Testing', replyTo: 'termine@lab.example.com' });
+	const r = renderNotice(
+		{
+			customerName: 'Kessler Services',
+			month: '2026-12',
+			due: [device(125, 'Angle grinder', 'Laboratory', 'Hall 2', '2026-12-04'), device(82, 'Lab power supply', 'Office', null, '2026-12-31')],
+			overdue: [device(101, 'Floor heater', 'Office', 'Hall 1', '2026-10-14')],
+			locale,
+			replyTo: 'termine@lab.example.com',
+			companyName: 'Lindner Testing',
+			environment: 'production',
+		},
+		settings,
+	);
+	return {
+		...envelope('facilities@kessler.example', locale, 're-test notice'),
+		replyTo: 'termine@lab.example.com',
+		subject: r.subject,
+		text: r.text,
+		html: r.html,
+		attachments: [{ filename: r.csvFilename, contentType: 'text/csv', content: r.csv }],
+	};
+}
 
 const envelope = (to: string, locale: Locale, kind: string) => ({
 	from: 'Prüfstelle Süd <alerts@lab.example.com>',
@@ -22,6 +51,7 @@ const envelope = (to: string, locale: Locale, kind: string) => ({
 });
 
 export function previewOf(kind: EmailKind, locale: Locale): OutgoingEmail {
+	if (kind === 're-test notice') return previewNotice(locale);
 	if (kind === 'digest') return { ...envelope('custodian@acme.example', locale, kind), ...renderDigest(previewContent(), locale) };
 	if (kind === 'failed test') return { ...envelope('custodian@acme.example', locale, kind), ...renderFailedTest(previewContent().failedTests[0], { environment: 'production', timeZone: 'Europe/Berlin', locale }) };
 	const content = previewReport();

@@ -62,7 +62,7 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 	);
 	// The day's customer re-test notices (one account only): said in every recipient's digest.
 	const noticesToday = deps.accounts ? undefined : await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day);
-	const notices = noticesToday ? noticesDigestLines(noticesToday, deps.settings.locale) : undefined;
+	const noticesFor = (recipient: string) => (noticesToday ? noticesDigestLines(noticesToday, recipientLocale(deps, recipient)) : undefined);
 	const scopeOf = (f: Fact) => scopes.find((x) => x.account === f.account) ?? scopes[0];
 	const facts: Fact[] = [];
 	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
@@ -79,6 +79,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
 				return part ? [{ account: x.account ?? '', content: part }] : [];
 			});
+			// In the recipient's language, as the rest of the digest.
+			const notices = noticesFor(recipient);
 			const content = parts.length === 0 ? (notices ? noticesOnly(deps, recipient, day, notices) : undefined) : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys), notices };
 			if (!content) {
 				report.nothingToSay.push(recipient);

@@ -19,7 +19,7 @@ describe('npm start: customer re-test notices', () => {
 		try {
 			const dir = mkdtempSync(join(tmpdir(), 'tec-notices-start-'));
 			const config = join(dir, 'email.json');
-			writeFileSync(config, JSON.stringify({ mailFrom: 'Lab service <service@lab.example.com>', timeZone: 'UTC', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: 'booking@lab.example.com' } }));
+			writeFileSync(config, JSON.stringify({ mailFrom: 'Lab service <service@lab.example.com>', timeZone: 'UTC', recipients: { default: ['ops@lab.example.com', 'planung@lab.example.com'], locales: { 'planung@lab.example.com': 'de' } }, customerNotices: { enabled: true, replyTo: 'booking@lab.example.com' } }));
 			const env = { ...process.env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken };
 			const args = [...START, '--once', '--notices-now', '--digest-now', '--state', join(dir, 'state', 'runner.json'), '--outbox', join(dir, 'outbox'), '--email-config', config];
 			const first = await run(process.execPath, args, { cwd, env });
@@ -39,6 +39,10 @@ describe('npm start: customer re-test notices', () => {
 			const devices = log.reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0);
 			expect(digest.text).toContain(`Re-test notices sent to ${log.length} customer${log.length === 1 ? '' : 's'} for ${devices} devices.`);
 			if (notices.noAddress!.length > 0) expect(digest.text).toMatch(/customers? (has|have) no contact address: /);
+			// The German reader's digest says it in German.
+			const german = mimeParts(readFileSync(join(dir, 'outbox', digestFolder, 'planung@lab.example.com.eml'), 'utf8'));
+			expect(german.text).toContain(`Benachrichtigungen zur Wiederholungsprüfung an ${log.length} Kunden für ${devices} Geräte versandt.`);
+			if (notices.noAddress!.length > 0) expect(german.text).toMatch(/Kunden? (hat|haben) keine Kontaktadresse: /);
 			// A second run (a restart, asked again): nothing new, the log as it was.
 			const second = await run(process.execPath, args, { cwd, env });
 			expect(readdirSync(folder).filter((f) => f.endsWith('.eml')).sort()).toEqual(emls.sort());

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { EMAIL } from './recipients';
 import { checkTemplate, LOCALES } from './texts';
 
 /**
@@ -9,8 +10,6 @@ import { checkTemplate, LOCALES } from './texts';
 
 /** The placeholders a notice's subject, introduction and closing text may use. */
 export const NOTICE_PLACEHOLDERS = ['customerName', 'month', 'count', 'overdueCount', 'companyName', 'replyTo'] as const;
-
-const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
 
 /** Whether a value is a usable e-mail address (the one rule the settings and the service's values share). */
 export function isEmailAddress(value: string): boolean {

@@ -161,7 +161,10 @@ async function main(): Promise<void> {
 		now: clock,
 		accounts: several?.routing,
 		// The re-test notices read the service at notice time through the same request path.
-		readNotices: several ? undefined : () => readNoticeInput(noticesClient ??= client(), clock),
+		// Several accounts: each account's customers through its own client (its own token's pace).
+		readNotices: several
+			? several.runners.map((r, i) => ({ account: several.settings[i].id, read: () => readNoticeInput(r.client, clock) }))
+			: [{ read: () => readNoticeInput((noticesClient ??= client()), clock) }],
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({

@@ -64,7 +64,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
 		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });
-		const email = new EmailAlerts(this, 'Email', { config, bus: events.bus, table: state.table, schedulerDlq: pollers.schedulerDlq, alarms });
+		const email = new EmailAlerts(this, 'Email', { config, bus: events.bus, table: state.table, schedulerDlq: pollers.schedulerDlq, alarms, accounts: pollers.accountAccess });
 		const webhook = config.n8nWebhookUrl ? new N8nWebhook(this, 'N8nWebhook', { bus: events.bus, url: config.n8nWebhookUrl }) : undefined;
 
 		const rate = config.scheduleRateMinutes;
@@ -82,7 +82,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		// Hourly: failures over three runs, silence over three hours.
 		alarms.function('DueDatesPoller', pollers.functions.dueDates, Duration.hours(1), 'DueDates poller', [3, 2]);
 		alarms.heartbeat('dueDates', POLLER_SERVICE, 60, hours);
-		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, pollers: pollers.functions, emailFunctions: [email.collector, email.digest] });
+		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, pollers: pollers.functions, emailFunctions: [email.collector, email.digest, ...(email.notices ? [email.notices] : [])] });
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');

@@ -13,11 +13,15 @@ import type { AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
+import { accountSecretName, type AccountAccess } from './pollers';
 
 /** The events the e-mails are built from. */
 export const EMAIL_DETAIL_TYPES = [DETAIL_TYPES.deviceOverdue, DETAIL_TYPES.deviceOverdueResolved, DETAIL_TYPES.deviceDueSoon, DETAIL_TYPES.testResultFailed];
 export const EMAIL_EVENT_RETRY = { attempts: 8, maxEventAge: Duration.hours(6) };
-export const DIGEST_TIMEOUT = Duration.minutes(5);
+/** The digest's own work, and on a month's first day its wait for the re-test notices (NOTICES_WAIT_MS, 3 min). */
+export const DIGEST_TIMEOUT = Duration.minutes(8);
+/** The re-test notices: reading the account's customers and devices, and one SES call per customer. */
+export const NOTICES_TIMEOUT = Duration.minutes(10);
 /** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
 export const EMAIL_SERVICE = 'email';
 
@@ -29,6 +33,8 @@ export interface EmailAlertsProps {
 	schedulerDlq: sqs.IQueue;
 	/** The stack's alarms (SNS stays the channel of the operational alarms). */
 	alarms: Alarms;
+	/** How the re-test notices read the accounts (the pollers' access); they run only when customerNotices.enabled. */
+	accounts: AccountAccess;
 }
 
 /**
@@ -43,6 +49,9 @@ export class EmailAlerts extends Construct {
 	readonly eventsDlq: sqs.Queue;
 	readonly rule: events.Rule;
 	readonly schedule: scheduler.Schedule;
+	/** The customer re-test notices (customerNotices.enabled), scheduled on the first of each month at the digest hour. */
+	readonly notices?: lambda.Function;
+	readonly noticesSchedules: scheduler.Schedule[] = [];
 
 	constructor(scope: Construct, id: string, props: EmailAlertsProps) {
 		super(scope, id);
@@ -82,12 +91,38 @@ export class EmailAlerts extends Construct {
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});
+		const notices = config.email.customerNotices.enabled
+			? new NodeFunction(this, 'Notices', {
+					entry: 'lambdas/handlers/customerNotices.ts',
+					description: "Sends the customers' re-test notices of the next month (Amazon SES), once per customer and month",
+					timeout: NOTICES_TIMEOUT,
+					memorySize: 512,
+					serviceName: EMAIL_SERVICE,
+					environment: { ...environment, ...props.accounts.environment },
+					retryAttempts: 2,
+					deadLetterQueue: props.schedulerDlq,
+				})
+			: undefined;
 		this.collector = collector.function;
 		this.digest = digest.function;
+		this.notices = notices?.function;
 		Validations.of(this.collector).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
 			reason: 'Events the collector fails on after its retries land in its dead-letter queue (EventsDlq, with a depth alarm), the same queue the rule uses for events it cannot deliver: one place to look and replay from.',
 		});
+		if (notices) {
+			Validations.of(notices.function).acknowledge({
+				id: 'Serverless-LambdaAsyncFailureDestination',
+				reason: 'A notices invocation that fails after its retries lands in the scheduler dead-letter queue (with a depth alarm); a rerun sends only the customers not yet sent (records per customer and month, and idempotency).',
+			});
+			notices.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: props.accounts.secretArns }));
+			if (props.accounts.inputs.length > 0) {
+				Validations.of(notices.role).acknowledge({
+					id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${accountSecretName(stack.stackName, '')}*]`,
+					reason: 'The token secrets this stack creates, one per account, all named tec-token/<stack>/<account id>: one statement for any number of accounts, as the pollers have.',
+				});
+			}
+		}
 		Validations.of(this.digest).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
 			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',
@@ -99,7 +134,7 @@ export class EmailAlerts extends Construct {
 		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
 			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
 		}
-		for (const fn of [collector, digest]) {
+		for (const fn of [collector, digest, ...(notices ? [notices] : [])]) {
 			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'EmailFacts',
@@ -146,9 +181,39 @@ export class EmailAlerts extends Construct {
 			}),
 		});
 
+		if (this.notices) this.scheduleNotices(this.notices, config, props);
+
 		const period = Duration.minutes(5);
 		props.alarms.function('EmailCollector', this.collector, period, 'e-mail collector');
 		props.alarms.function('EmailDigest', this.digest, period, 'daily e-mail digest');
+		if (this.notices) props.alarms.function('EmailNotices', this.notices, period, 'customer re-test notices');
 		props.alarms.queue('EmailEventsDlqDepth', this.eventsDlq, 'Events the e-mail collector could not file (messages in its DLQ; replay them from the archive)');
+	}
+
+	/**
+	 * The notices on the first of each month at the digest hour, at the same time as the digest (which
+	 * waits for their summary): one schedule, or one per account naming it, as the pollers' schedules do.
+	 */
+	private scheduleNotices(fn: lambda.Function, config: AlertsConfig, props: EmailAlertsProps): void {
+		const stack = Stack.of(this);
+		const role = new iam.Role(this, 'NoticesScheduleRole', {
+			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+			description: 'EventBridge Scheduler: the customer re-test notices',
+		});
+		Validations.of(role).acknowledge({
+			id: `AwsSolutions-IAM5[Resource::<${stack.resolve((fn.node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
+			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
+		});
+		const accounts = props.accounts.inputs.length > 0 ? props.accounts.inputs : [undefined];
+		for (const a of accounts) {
+			const input = { scheduledTime: scheduler.ContextAttribute.scheduledTime, ...(a ? { account: a.account } : {}) };
+			this.noticesSchedules.push(
+				new scheduler.Schedule(this, a ? `NoticesSchedule-${a.id}` : 'NoticesSchedule', {
+					description: `Customer re-test notices${a ? ` of account ${a.id}` : ''} on the 1st at ${config.email.digestHour}:00 (${config.timeZone})`,
+					schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1', timeZone: TimeZone.of(config.timeZone) }),
+					target: new LambdaInvoke(fn, { role, input: scheduler.ScheduleTargetInput.fromObject(input), deadLetterQueue: props.schedulerDlq, retryAttempts: 4, maxEventAge: Duration.hours(2) }),
+				}),
+			);
+		}
 	}
 }

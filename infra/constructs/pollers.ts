@@ -54,6 +54,11 @@ export class Pollers extends Construct {
 	readonly schedulerDlq: sqs.Queue;
 	/** Each account's token secret, by account id (several accounts; one account: `tokenSecret`). */
 	readonly accountSecrets: Record<string, secretsmanager.ISecret> = {};
+	/**
+	 * How another function reads the accounts as the pollers do (the customer re-test notices): the
+	 * one account's environment, or each account's schedule input; the token secrets it may read.
+	 */
+	readonly accountAccess: AccountAccess;
 
 	constructor(scope: Construct, id: string, props: PollersProps) {
 		super(scope, id);
@@ -89,6 +94,11 @@ export class Pollers extends Construct {
 					...config.accounts.filter((a) => a.tokenSecretArn || a.id === 'default').map((a) => this.accountSecrets[a.id].secretArn),
 				]
 			: [tokenSecret.secretArn];
+		this.accountAccess = {
+			environment: several ? {} : { TEC_BASE_URL: one.baseUrl, TEC_ENVIRONMENT: one.environment, TEC_TOKEN_SECRET_ARN: tokenSecret.secretArn, ...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }) },
+			inputs: several ? config.accounts.map((a) => ({ id: a.id, account: scheduledAccountOf(a, this.accountSecrets[a.id].secretArn) })) : [],
+			secretArns,
+		};
 		const poller = (fnId: string, entry: string, description: string) => {
 			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });
 			fn.role.addToPolicy(
@@ -207,6 +217,13 @@ export class Pollers extends Construct {
 		});
 		return secret;
 	}
+}
+
+export interface AccountAccess {
+	environment: Record<string, string>;
+	/** Several accounts: what each account's schedule hands a function (`{"account": …}`). */
+	inputs: Array<{ id: string; account: ScheduledAccount }>;
+	secretArns: string[];
 }
 
 /** What an account's schedules hand its pollers (lambdas/accounts.ts, ScheduledAccountSchema). */

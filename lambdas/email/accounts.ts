@@ -63,10 +63,12 @@ export function renderAccountsDigest(parts: AccountPart[], locale: Locale = DEFA
 }
 
 function summary(c: DigestContent, locale: Locale): string {
-	return digestCounts(c, locale)
+	const counts = digestCounts(c, locale)
 		.filter(({ n }) => n > 0)
 		.map(({ n, label }) => `${formatCount(n, locale)} ${label}`)
 		.join(', ');
+	// An account with nothing but the day's re-test notices to say is summed up by them.
+	return counts || (c.notices?.[0] ?? '');
 }
 
 function bodyOf(html: string): string {

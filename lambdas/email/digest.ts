@@ -5,10 +5,10 @@ import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type 
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
 import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
-import { localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
+import { allRecipients, localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
 import type { Locale } from './texts';
 import { readTruth, type PollerView, type TodaysTruth } from './view';
-import { NOTICES_SUMMARY_NS, noticesDigestLines, type NoticesSummary } from './notices';
+import { NOTICES_SUMMARY_NS, noticesDigestLines, noticesSummaryKey, type NoticesSummary } from './notices';
 
 const DAY_MS = 86_400_000;
 
@@ -58,11 +58,12 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 			account: a?.account,
 			truth: await readTruth(deps.view, truthScope(deps.environment, a?.account)),
 			deps: a ? { ...deps, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
+			// The day's customer re-test notices of the account: said in the digest of its recipients.
+			notices: await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, a?.account)),
 		})),
 	);
-	// The day's customer re-test notices (one account only): said in every recipient's digest.
-	const noticesToday = deps.accounts ? undefined : await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day);
-	const noticesFor = (recipient: string) => (noticesToday ? noticesDigestLines(noticesToday, recipientLocale(deps, recipient)) : undefined);
+	const noticesFor = (x: (typeof scopes)[number], recipient: string) =>
+		x.notices && allRecipients(x.deps.settings.recipients).includes(recipient) ? noticesDigestLines(x.notices, recipientLocale(deps, recipient)) : undefined;
 	const scopeOf = (f: Fact) => scopes.find((x) => x.account === f.account) ?? scopes[0];
 	const facts: Fact[] = [];
 	for await (const { value } of deps.store.list<Fact>(NS.facts)) facts.push(value);
@@ -75,13 +76,14 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 			carried.set(recipient, mine);
 			const unseen = facts.filter((f) => !mine.has(f.key));
 			// Several accounts: a part per account with something to say, one e-mail for them all.
+			// In the recipient's language, as the rest of the digest; an account with nothing but its notices to say has a part for them.
 			const parts = scopes.flatMap((x) => {
+				const notices = noticesFor(x, recipient);
 				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
-				return part ? [{ account: x.account ?? '', content: part }] : [];
+				const content = part ? { ...part, notices } : notices ? noticesOnly(deps, recipient, day, notices) : undefined;
+				return content ? [{ account: x.account ?? '', content }] : [];
 			});
-			// In the recipient's language, as the rest of the digest.
-			const notices = noticesFor(recipient);
-			const content = parts.length === 0 ? (notices ? noticesOnly(deps, recipient, day, notices) : undefined) : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys), notices };
+			const content = parts.length === 0 ? undefined : { ...parts[0].content, factKeys: parts.flatMap((p) => p.content.factKeys) };
 			if (!content) {
 				report.nothingToSay.push(recipient);
 				continue;

@@ -8,7 +8,7 @@ import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
-import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticesReport, type NoticeSent } from './notices';
+import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticeSent } from './notices';
 import type { AccountRouting } from './accounts';
 import { parseEmailSettings, type EmailSettings } from './settings';
 import type { PollerView } from './view';
@@ -34,8 +34,11 @@ export interface LocalMailOptions {
 	mailer?: OutboxMailer;
 	/** Several accounts: each routes by its own recipients, one digest per recipient with a section per account. */
 	accounts?: AccountRouting[];
-	/** Reads customers and devices from the service for the re-test notices (when customerNotices is enabled). */
-	readNotices?: () => Promise<NoticeInput>;
+	/**
+	 * Reads customers and devices from the service for the re-test notices (when customerNotices is
+	 * enabled): one reader, or one per account (named) when the deployment watches several.
+	 */
+	readNotices?: Array<{ account?: string; read: () => Promise<NoticeInput> }>;
 }
 
 export interface LocalMail {
@@ -83,42 +86,52 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	 * The customer re-test notices: at the digest hour of a month's first day, or now when asked;
 	 * either way for the month after today's, once per customer (a repeat sends only what is missing).
 	 */
-	async function customerNotices(day: string, t: number, noticesNow: boolean): Promise<NoticesReport | undefined> {
-		if (!settings.customerNotices.enabled || !options.readNotices) {
+	async function customerNotices(day: string, t: number, noticesNow: boolean): Promise<void> {
+		if (!settings.customerNotices.enabled || !options.readNotices?.length) {
 			if (noticesNow) options.log.warn('The re-test notices are off: set customerNotices.enabled to true in the e-mail settings', {});
-			return undefined;
+			return;
 		}
 		const month = noticeMonthOf(day);
 		const due = day.endsWith('-01') && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastNotices')) !== month;
-		if (!noticesNow && !due) return undefined;
-		const report = await runNotices(
-			{
-				store,
-				mailer,
-				settings,
-				environment: options.environment,
-				now,
-				read: options.readNotices,
-				onSent: (entry: NoticeSent) => {
-					mkdirSync(dirname(auditPath), { recursive: true });
-					appendFileSync(auditPath, `${JSON.stringify(entry)}\n`);
-				},
-			},
-			month,
-		);
-		// The company's digest of the day says what went out this month (this run's and earlier runs').
-		await recordNoticesSummary(store, report, day, t);
+		if (!noticesNow && !due) return;
+		// Each account's customers in turn; one account that fails does not keep the others' notices back.
+		const failures: unknown[] = [];
+		for (const { account, read } of options.readNotices) {
+			try {
+				const report = await runNotices(
+					{
+						store,
+						mailer,
+						settings,
+						environment: options.environment,
+						now,
+						read,
+						account,
+						onSent: (entry: NoticeSent) => {
+							mkdirSync(dirname(auditPath), { recursive: true });
+							appendFileSync(auditPath, `${JSON.stringify(entry)}\n`);
+						},
+					},
+					month,
+				);
+				// The company's digest of the day says what went out this month (this run's and earlier runs').
+				await recordNoticesSummary(store, report, day, t);
+				options.log.info('Customer re-test notices', {
+					...(account === undefined ? {} : { account }),
+					month,
+					sent: report.sent.length,
+					alreadySent: report.alreadySent.length,
+					noAddress: report.noAddress.map((c) => `${c.customerName}: ${c.reason}`),
+					optedOut: report.optedOut,
+					skippedRecords: report.skippedRecords,
+					auditLog: auditPath,
+				});
+			} catch (error) {
+				failures.push(error);
+			}
+		}
+		if (failures.length > 0) throw failures.length === 1 ? failures[0] : new AggregateError(failures, (failures as Error[]).map((e) => e.message).join('; '));
 		if (due) await store.putMany('mail:local', [{ key: 'lastNotices', value: month }]);
-		options.log.info('Customer re-test notices', {
-			month,
-			sent: report.sent.length,
-			alreadySent: report.alreadySent.length,
-			noAddress: report.noAddress.map((c) => `${c.customerName}: ${c.reason}`),
-			optedOut: report.optedOut,
-			skippedRecords: report.skippedRecords,
-			auditLog: auditPath,
-		});
-		return report;
 	}
 
 	/** The compliance report: at the digest hour of a month's first day, once; or now, when asked. */

@@ -15,10 +15,15 @@ import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
  * address is reported, never skipped in silence; one failed send does not stop the others.
  */
 
-/** The store's namespace of one month's sent notices (one item per customer). */
-export const noticesNamespace = (month: string) => `notices:${month}`;
+/**
+ * The store's namespace of one month's sent notices (one item per customer); with several
+ * accounts, each account's customers under their own (customer ids are per account).
+ */
+export const noticesNamespace = (month: string, account?: string) => (account === undefined ? `notices:${month}` : `notices:${month}:${account}`);
 /** The store's namespace of each run's summary, by the day it ran (the company's digest reads it). */
 export const NOTICES_SUMMARY_NS = 'notices:summary';
+/** The key of one day's summary in NOTICES_SUMMARY_NS: the day, and the account when there are several. */
+export const noticesSummaryKey = (day: string, account?: string) => (account === undefined ? day : `${day}:${account}`);
 /** The audit trail is kept a good while beyond a year, for a year-on-year look. */
 const AUDIT_KEEP_MS = 400 * 86_400_000;
 
@@ -32,11 +37,15 @@ export interface NoticeDeps {
 	read: () => Promise<NoticeInput>;
 	/** Also told each notice sent (locally: the JSON-lines audit file). */
 	onSent?: (entry: NoticeSent) => Promise<void> | void;
+	/** The account whose customers these are, when the deployment watches several. */
+	account?: string;
 }
 
 /** One sent notice: what went to whom and when (the audit trail's record). */
 export interface NoticeSent {
 	month: string;
+	/** The account, when the deployment watches several. */
+	account?: string;
 	customerId: number;
 	customerName: string;
 	address: string;
@@ -49,6 +58,7 @@ export interface NoticeSent {
 
 export interface NoticesReport {
 	month: string;
+	account?: string;
 	sent: NoticeSent[];
 	/** Sent by an earlier run of the month (not again). */
 	alreadySent: string[];
@@ -61,6 +71,7 @@ export interface NoticesReport {
 
 export interface NoticesSummary {
 	month: string;
+	account?: string;
 	customers: number;
 	devices: number;
 	noAddress: string[];
@@ -111,8 +122,9 @@ function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address
 export async function runNotices(deps: NoticeDeps, month: string): Promise<NoticesReport> {
 	const s = deps.settings.customerNotices;
 	const input = await deps.read();
-	const report: NoticesReport = { month, sent: [], alreadySent: [], noAddress: [], optedOut: [], failed: [], skippedRecords: input.skippedRecords };
-	const ns = noticesNamespace(month);
+	const account = deps.account;
+	const report: NoticesReport = { month, ...(account === undefined ? {} : { account }), sent: [], alreadySent: [], noAddress: [], optedOut: [], failed: [], skippedRecords: input.skippedRecords };
+	const ns = noticesNamespace(month, account);
 	const sentBefore = new Map<string, NoticeSent>();
 	for await (const { key, value } of deps.store.list<NoticeSent>(ns)) sentBefore.set(key, value);
 	const mailFrom = /<([^<>]+)>\s*$/.exec(deps.settings.mailFrom)?.[1] ?? deps.settings.mailFrom.trim();
@@ -141,7 +153,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 			const locale = byName(s.locales, customer.name) ?? deps.settings.locale;
 			const rendered = renderNotice({ customerName: customer.name, month, due, overdue, locale, replyTo, companyName, environment: deps.environment }, s);
 			const recipient = firstOnAddress.get(to.address) === customer.id ? to.address : `${to.address}#c${customer.id}`;
-			const key = `notices:${month}`;
+			const key = ns;
 			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
 			const domain = mailFrom.split('@')[1] ?? 'test-equipment-cloud.invalid';
 			const receipt = await deps.mailer.sendOnce({
@@ -161,7 +173,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 					data: { month, customer: { id: customer.id, name: customer.name }, address: to.address, locale, due: due.map(listed), overdue: overdue.map(listed) },
 				},
 			});
-			const entry: NoticeSent = { month, customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
+			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
 			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
 			await deps.onSent?.(entry);
 			report.sent.push(entry);
@@ -177,7 +189,7 @@ const listed = (d: NoticeDevice) => ({ id: d.id, designation: d.designation, idB
 
 /** What the company's digest says of a run: how many notices, for how many devices, who has no address. */
 export function noticesSummary(report: NoticesReport): NoticesSummary {
-	return { month: report.month, customers: report.sent.length, devices: report.sent.reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0), noAddress: report.noAddress.map((c) => c.customerName) };
+	return { month: report.month, ...(report.account === undefined ? {} : { account: report.account }), customers: report.sent.length, devices: report.sent.reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0), noAddress: report.noAddress.map((c) => c.customerName) };
 }
 
 /** The lines the company's digest carries on the day notices went out (in the settings' language). */
@@ -196,8 +208,26 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
  */
 export async function recordNoticesSummary(store: MailStore, report: NoticesReport, day: string, now: number): Promise<NoticesSummary> {
 	const sent: NoticeSent[] = [];
-	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month))) sent.push(value);
+	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month, report.account))) sent.push(value);
 	const summary = noticesSummary({ ...report, sent });
-	await store.putMany(NOTICES_SUMMARY_NS, [{ key: day, value: summary, expiresAt: now + 40 * 86_400_000 }]);
+	await store.putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day, report.account), value: summary, expiresAt: now + 40 * 86_400_000 }]);
 	return summary;
 }
+
+/**
+ * On AWS the notices and the digest start at the same hour in functions of their own: the digest
+ * of a month's first day waits for the notices' summaries (each account's) up to `waitMs`, so it
+ * can say what they did; past it the digest goes out without them (and says which are missing).
+ */
+export async function awaitNoticesSummaries(store: MailStore, day: string, accounts: Array<string | undefined>, waitMs: number, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)), now = Date.now): Promise<Array<string | undefined>> {
+	const deadline = now() + waitMs;
+	for (;;) {
+		const missing = [];
+		for (const a of accounts) if ((await store.get(NOTICES_SUMMARY_NS, noticesSummaryKey(day, a))) === undefined) missing.push(a);
+		if (missing.length === 0 || now() >= deadline) return missing;
+		await sleep(Math.min(NOTICES_POLL_MS, Math.max(0, deadline - now())));
+	}
+}
+const NOTICES_POLL_MS = 5000;
+/** How long the digest of a month's first day waits for the notices (within its timeout, infra DIGEST_TIMEOUT). */
+export const NOTICES_WAIT_MS = 3 * 60_000;

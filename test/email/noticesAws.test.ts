@@ -3,15 +3,14 @@ import type { Context } from 'aws-lambda';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readNoticeInput } from '../../client/noticesRead';
-import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoMailStore } from '../../lambdas/adapters/dynamoMailStore';
 import { awsDeps } from '../../lambdas/email/aws';
-import { noticesOnTheFirst } from '../../lambdas/email/noticesAws';
-import { NOTICES_SUMMARY_NS, type NoticesSummary } from '../../lambdas/email/notices';
-import { silentLog } from '../../lambdas/ports';
+import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
+import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { createStateTable, startDynamo } from '../support/localAws';
+import { AWS_TEST_CONFIG, createStateTable, LocalAws, startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
 
@@ -22,7 +21,7 @@ let ses: LocalSes;
 
 beforeAll(async () => {
 	process.env.AWS_LAMBDA_FUNCTION_NAME = 'notices-test';
-	sandbox = await startSandbox({ port: 0, ratePerSecond: RATE });
+	sandbox = await startSandbox({ port: 0, ratePerSecond: RATE, accounts: 2 });
 	dynamo = await startDynamo('notices-0');
 	ses = await new LocalSes().start();
 });
@@ -66,26 +65,85 @@ describe('re-test notices on AWS adapters', () => {
 		expect(items).toHaveLength(first.sent.length + 1);
 	}, 120_000);
 
-	it('the digest Lambda on the first of a month: reads the account with its token secret, sends once, records the summary for the digest; off on other days', async () => {
+	it('the deployed notices function, one account and several: reads each account with its token secret, sends once per customer and month, records what the digest of the day says', async () => {
 		await createStateTable(dynamo.client, 'notices-2');
 		ses.sent.length = 0;
 		ses.failCall = () => undefined;
-		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
-		const aws = awsDeps({ table: 'notices-2', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
-		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
-		const deps = { ...aws, now: () => sandbox.account.now() };
-		const secrets = { get: async () => JSON.stringify({ token: sandbox.sandboxToken }) } as unknown as SecretsProvider;
-		const env = { TEC_BASE_URL: sandbox.url, TEC_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-AbCdEf' };
-		const day = `${sandbox.account.today().slice(0, 7)}-01`;
-		expect(await noticesOnTheFirst(deps, `${day.slice(0, 8)}02`, env, secrets, silentLog)).toBeUndefined();
-		const first = (await noticesOnTheFirst(deps, day, env, secrets, silentLog))!;
-		expect(first.sent.length).toBeGreaterThan(0);
-		expect(ses.sent).toHaveLength(first.sent.length);
-		const again = (await noticesOnTheFirst(deps, day, env, secrets, silentLog))!;
-		expect(again.sent).toEqual([]);
-		expect(ses.sent).toHaveLength(first.sent.length);
-		const summary = await aws.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day);
-		expect(summary?.customers).toBe(first.sent.length);
-		expect(JSON.stringify(first)).not.toContain(sandbox.sandboxToken);
+		const aws = await new LocalAws().start();
+		const secretArn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-AbCdEf';
+		const eastArn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token/stack/east-AbCdEf';
+		aws.secrets.set(secretArn, JSON.stringify({ token: sandbox.sandboxToken }));
+		aws.secrets.set(eastArn, sandbox.accounts[1].token);
+		Object.assign(process.env, {
+			AWS_REGION: AWS_TEST_CONFIG.region,
+			AWS_ACCESS_KEY_ID: 'test',
+			AWS_SECRET_ACCESS_KEY: 'test',
+			AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
+			AWS_ENDPOINT_URL_SESV2: ses.url,
+			AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
+			POWERTOOLS_DEV: 'true',
+			POWERTOOLS_LOG_LEVEL: 'ERROR',
+			STATE_TABLE: 'notices-2',
+			TIME_ZONE: 'UTC',
+			TEC_ENVIRONMENT: 'sandbox',
+			TEC_BASE_URL: sandbox.url,
+			TEC_TOKEN_SECRET_ARN: secretArn,
+			EMAIL_SETTINGS: JSON.stringify({ mailFrom: 'Lab Service <service@lab.example.com>', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }),
+		});
+		try {
+			const context = (id: string) => ({ awsRequestId: id, functionName: 'notices', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
+			const day = `${sandbox.account.today().slice(0, 7)}-01`;
+			const scheduledTime = `${day}T07:00:00Z`;
+			const month = noticeMonthOf(day);
+
+			const first = (await handler({ scheduledTime }, context('n-1')))!;
+			expect(first.sent.length).toBeGreaterThan(0);
+			expect(ses.sent).toHaveLength(first.sent.length);
+			const again = (await handler({ scheduledTime }, context('n-2')))!;
+			expect(again.sent).toEqual([]);
+			expect(again.alreadySent).toHaveLength(first.sent.length);
+			expect(ses.sent).toHaveLength(first.sent.length);
+			const store = new DynamoMailStore('notices-2', dynamo.client);
+			expect((await store.get<NoticesSummary>(NOTICES_SUMMARY_NS, day))?.customers).toBe(first.sent.length);
+			expect(JSON.stringify(first)).not.toContain(sandbox.sandboxToken);
+
+			// Several accounts: the schedule names the account; its customers are its own, kept apart (ids repeat across accounts).
+			const east = { id: 'east', environment: 'sandbox', baseUrl: sandbox.url, tokenSecretArn: eastArn, account: 'east' };
+			const eastReport = (await handler({ scheduledTime, account: east }, context('n-3')))!;
+			expect(eastReport.sent.length).toBeGreaterThan(0);
+			expect(eastReport.sent.every((e) => e.account === 'east')).toBe(true);
+			expect(ses.sent).toHaveLength(first.sent.length + eastReport.sent.length);
+			const eastItems = (await dynamo.client.send(new QueryCommand({ TableName: 'notices-2', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: noticesNamespace(month, 'east') } } }))).Items ?? [];
+			expect(eastItems).toHaveLength(eastReport.sent.length);
+			expect((await store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, 'east')))?.account).toBe('east');
+			// The digest of the day waits for each account's summary: here both are there at once.
+			expect(await awaitNoticesSummaries(store, day, [undefined, 'east'], 60_000)).toEqual([]);
+			expect(JSON.stringify(eastReport)).not.toContain(sandbox.accounts[1].token);
+
+			// A schedule naming no valid account is refused, naming the key.
+			await expect(handler({ scheduledTime, account: { ...east, baseUrl: '' } }, context('n-4'))).rejects.toThrow(/account\.baseUrl/);
+		} finally {
+			await aws.stop();
+		}
 	}, 120_000);
+
+	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {
+		await createStateTable(dynamo.client, 'notices-3');
+		const store = new DynamoMailStore('notices-3', dynamo.client);
+		let t = 0;
+		const sleeps: number[] = [];
+		const summary = (account?: string) => ({ key: noticesSummaryKey('2026-12-01', account), value: { month: '2027-01', customers: 1, devices: 2, noAddress: [] } });
+		// The default account's summary arrives while the digest waits; east's never does.
+		const sleep = async (ms: number) => {
+			sleeps.push(ms);
+			t += ms;
+			if (sleeps.length === 2) await store.putMany(NOTICES_SUMMARY_NS, [summary()]);
+		};
+		expect(await awaitNoticesSummaries(store, '2026-12-01', [undefined, 'east'], 60_000, sleep, () => t)).toEqual(['east']);
+		expect(t).toBe(60_000);
+		await store.putMany(NOTICES_SUMMARY_NS, [summary('east')]);
+		sleeps.length = 0;
+		expect(await awaitNoticesSummaries(store, '2026-12-01', [undefined, 'east'], 60_000, sleep, () => t)).toEqual([]);
+		expect(sleeps).toEqual([]);
+	});
 });

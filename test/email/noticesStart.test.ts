@@ -54,6 +54,52 @@ describe('npm start: customer re-test notices', () => {
 		}
 	}, 180_000);
 
+	it('--accounts FILE: each account its own customers\' notices (kept apart: customer ids repeat across accounts), and each recipient\'s digest says what its accounts sent', async () => {
+		const sandbox = await startSandbox({ port: 0, accounts: 2 });
+		try {
+			const dir = mkdtempSync(join(tmpdir(), 'tec-notices-accounts-'));
+			const config = join(dir, 'email.json');
+			writeFileSync(config, JSON.stringify({ mailFrom: 'Lab service <service@lab.example.com>', timeZone: 'UTC', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }));
+			const accounts = join(dir, 'accounts.json');
+			writeFileSync(accounts, JSON.stringify([
+				{ id: 'west', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'TEC_TOKEN_WEST' },
+				{ id: 'east', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'TEC_TOKEN_EAST', recipients: { default: ['east@lab.example.com'] } },
+			]));
+			const env = { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', TEC_TOKEN_WEST: sandbox.accounts[0].token, TEC_TOKEN_EAST: sandbox.accounts[1].token };
+			const args = [...START, '--once', '--notices-now', '--digest-now', '--accounts', accounts, '--state', join(dir, 'state', 'runner.json'), '--outbox', join(dir, 'outbox'), '--email-config', config];
+			const first = await run(process.execPath, args, { cwd, env });
+			const month = noticeMonthOf(sandbox.account.today());
+			const log = readFileSync(join(dir, 'state', 'notices-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { account: string; customerId: number; address: string; dueDevices: number[]; overdueDevices: number[] });
+			const of = (account: string) => log.filter((e) => e.account === account);
+			expect(of('west').length).toBeGreaterThan(0);
+			expect(of('east').length).toBeGreaterThan(0);
+			expect(of('west').length + of('east').length).toBe(log.length);
+			// Each account's notices in a folder of its own, one per customer of that account.
+			for (const account of ['west', 'east']) {
+				const emls = readdirSync(join(dir, 'outbox', `notices_${month}_${account}`)).filter((f) => f.endsWith('.eml'));
+				expect(emls.sort()).toEqual([...new Set(of(account).map((e) => `${e.address}.eml`))].sort());
+			}
+			const reports = first.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; account?: string; sent?: number }).filter((l) => l.message === 'Customer re-test notices');
+			expect(reports.map((r) => [r.account, r.sent])).toEqual([['west', of('west').length], ['east', of('east').length]]);
+			// The deployment's recipients follow west (east has its own): each digest says only its accounts' notices.
+			const devices = (account: string) => of(account).reduce((n, e) => n + e.dueDevices.length + e.overdueDevices.length, 0);
+			const said = (account: string) => `Re-test notices sent to ${of(account).length} customer${of(account).length === 1 ? '' : 's'} for ${devices(account)} devices.`;
+			const digestFolder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('digest_'))!;
+			const ops = mimeParts(readFileSync(join(dir, 'outbox', digestFolder, 'ops@lab.example.com.eml'), 'utf8'));
+			const east = mimeParts(readFileSync(join(dir, 'outbox', digestFolder, 'east@lab.example.com.eml'), 'utf8'));
+			expect(ops.text).toContain(said('west'));
+			expect(east.text).toContain(said('east'));
+			expect(east.text).not.toContain(said('west'));
+			expect(ops.text).not.toContain(said('east'));
+			// Asked again: nothing sent twice, in either account.
+			const second = await run(process.execPath, args, { cwd, env });
+			const again = second.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; account?: string; sent?: number; alreadySent?: number }).filter((l) => l.message === 'Customer re-test notices');
+			expect(again.map((r) => [r.account, r.sent, r.alreadySent])).toEqual([['west', 0, of('west').length], ['east', 0, of('east').length]]);
+		} finally {
+			await sandbox.stop();
+		}
+	}, 180_000);
+
 	it('refuses a template with an unknown placeholder before anything starts, naming it', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-start-'));
 		const config = join(dir, 'email.json');

@@ -75,6 +75,11 @@ describe('the alert e-mails construct', () => {
 		s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: getAtt(s.id(s.stack.email.eventsDlq), 'QueueName') }] });
 	});
 
+	it('no re-test notices unless customerNotices.enabled: no function, no schedule', () => {
+		expect(s.stack.email.notices).toBeUndefined();
+		expect(JSON.stringify(s.json)).not.toMatch(/re-test notices/);
+	});
+
 	it('warns when mailFrom is still a placeholder', () => {
 		Annotations.fromStack(s.stack).hasWarning('/EmailAlertsTest/Email', Match.stringLikeRegexp('mailFrom alerts@lab.example.com is a placeholder'));
 	});

@@ -1,0 +1,14 @@
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsDeps, tracedClients } from '../email/aws';
+import type { EmailEnv } from '../email/env';
+import { captureAWSv3Client } from './powertools';
+
+/**
+ * The notices function's AWS side (the e-mail functions' state table and SES, and the account's
+ * token secret), traced by X-Ray; imported when the first run begins, not while the function loads.
+ */
+export async function noticesAws(env: EmailEnv): Promise<{ deps: ReturnType<typeof awsDeps>; secrets: SecretsProvider }> {
+	const [clients, secrets] = await Promise.all([tracedClients(captureAWSv3Client), captureAWSv3Client(new SecretsManagerClient({}))]);
+	return { deps: awsDeps(env, clients), secrets: new SecretsProvider({ awsSdkV3Client: secrets }) };
+}

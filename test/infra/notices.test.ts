@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { scheduledAccount } from '../../lambdas/accounts';
+import { readDigestInvocation } from '../../lambdas/email/events';
+import { NOTICES_WAIT_MS } from '../../lambdas/email/notices';
+import { DIGEST_TIMEOUT, NOTICES_TIMEOUT } from '../../infra/constructs/emailAlerts';
+import { BASE_CONFIG, getAtt, ofType, propsOf, ref, roleOf, roleStatements, synth, type Json } from './synth';
+
+/** The customer re-test notices on AWS: a function of their own, scheduled on the 1st at the digest hour (synthesised with cdk-nag's checks). */
+const notices = { enabled: true, replyTo: 'booking@lab.example.com' };
+const one = synth({ ...BASE_CONFIG, timeZone: 'Europe/Berlin', digestHour: '6', customerNotices: JSON.stringify(notices) }, 'NoticesOne');
+const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:site-c-token-AbCdEf';
+const several = synth(
+	{
+		...BASE_CONFIG,
+		customerNotices: JSON.stringify(notices),
+		accounts: [
+			{ id: 'default', environment: 'production', baseUrl: 'https://tec.example.com' },
+			{ id: 'site-c', environment: 'production', baseUrl: 'https://tec-c.example.com', tokenSecretArn: arn },
+		],
+	},
+	'NoticesSeveral',
+);
+
+/** A schedule's input with the ARNs CloudFormation resolves at deploy read as "<token>". */
+const text = (v: Json): string => (typeof v === 'string' ? v : v['Fn::Join'] ? (v['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : '<token>')).join(v['Fn::Join'][0]) : '<token>');
+
+describe('the customer re-test notices on AWS', () => {
+	it("one account: a function with the account's address, its token secret (read only), the state table and SES as the sender; on the 1st at the digest hour", () => {
+		const fn = one.id(one.stack.email.notices!);
+		const vars = propsOf(one, fn).Environment.Variables;
+		expect(vars).toMatchObject({ TEC_BASE_URL: BASE_CONFIG.baseUrl, TEC_ENVIRONMENT: 'sandbox', TEC_TOKEN_SECRET_ARN: ref(one.id(one.stack.tokenSecret)), STATE_TABLE: ref(one.id(one.stack.table)), TIME_ZONE: 'Europe/Berlin' });
+		expect(JSON.parse(vars.EMAIL_SETTINGS).customerNotices).toMatchObject(notices);
+		expect(propsOf(one, fn).Timeout).toBe(NOTICES_TIMEOUT.toSeconds());
+		const st = roleStatements(one, roleOf(one, fn));
+		expect(st.find((x: Json) => x.Sid === 'ReadAccessToken')).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: ref(one.id(one.stack.tokenSecret)) });
+		expect(st.find((x: Json) => x.Sid === 'SendAsTheSender').Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
+		expect(st.find((x: Json) => x.Sid === 'EmailFacts').Resource).toEqual(getAtt(one.id(one.stack.table)));
+		// The digest and the collector never read the token.
+		for (const other of [one.stack.email.digest, one.stack.email.collector]) expect(JSON.stringify(roleStatements(one, roleOf(one, one.id(other))))).not.toContain('secretsmanager');
+
+		one.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+			ScheduleExpression: 'cron(0 6 1 * ? *)',
+			ScheduleExpressionTimezone: 'Europe/Berlin',
+			Target: { Arn: getAtt(fn), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(one.id(one.stack.schedulerDlq)) } },
+		});
+		// The digest at the same hour waits for the notices' summary, within its timeout.
+		one.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0 6 * * ? *)', Target: { Arn: getAtt(one.id(one.stack.email.digest)) } });
+		expect(DIGEST_TIMEOUT.toMilliseconds()).toBeGreaterThanOrEqual(NOTICES_WAIT_MS + 5 * 60_000);
+		one.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: ref(fn) }] });
+	});
+
+	it('several accounts: one schedule per account whose input names it as the function reads it, and every account token secret readable', () => {
+		const fn = several.id(several.stack.email.notices!);
+		expect(propsOf(several, fn).Environment.Variables).not.toHaveProperty('TEC_BASE_URL');
+		const schedules = ofType(several, 'AWS::Scheduler::Schedule').filter(([, r]) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(getAtt(fn)));
+		expect(schedules).toHaveLength(2);
+		const inputs = schedules.map(([, r]) => JSON.parse(text(r.Properties.Target.Input)) as { scheduledTime: string; account: unknown });
+		expect(inputs.map((i) => scheduledAccount(i)?.id).sort()).toEqual(['default', 'site-c']);
+		for (const i of inputs) {
+			expect(i.scheduledTime).toBe('<aws.scheduler.scheduled-time>');
+			expect(readDigestInvocation({ ...i, scheduledTime: '2026-12-01T06:00:00Z' })).toEqual({ scheduledTime: '2026-12-01T06:00:00Z' });
+			expect(schedules.every(([, r]) => r.Properties.ScheduleExpression === 'cron(0 7 1 * ? *)')).toBe(true);
+		}
+		expect(inputs.find((i) => scheduledAccount(i)?.id === 'site-c')).toMatchObject({ account: { tokenSecretArn: arn, baseUrl: 'https://tec-c.example.com' } });
+		const read = roleStatements(several, roleOf(several, fn)).find((x: Json) => x.Sid === 'ReadAccessToken');
+		expect(JSON.stringify(read.Resource)).toContain(arn);
+	});
+});

@@ -165,7 +165,7 @@ export const de: Catalog = {
 	},
 	notices: {
 		subject: 'Wiederholungsprüfung im {month}: {count} Geräte bei {customerName}',
-		introduction: 'Sehr geehrte Damen und Herren von {customerName}, für die unten aufgeführten Geräte ist im {month} die Wiederholungsprüfung fällig. Antworten Sie einfach auf diese E-Mail, um einen Termin zu vereinbaren.',
+		introduction: 'Sehr geehrte Damen und Herren, für die unten aufgeführten Geräte von {customerName} ist im {month} die Wiederholungsprüfung fällig. Antworten Sie einfach auf diese E-Mail, um einen Prüftermin zu vereinbaren.',
 		closingText: 'Vielen Dank, dass Sie die Sicherheit Ihrer Geräte in unsere Hände legen.',
 		heading: 'Wiederholungsprüfung im {month}',
 		dueSection: 'Fällig im {month}',

@@ -70,8 +70,11 @@ export class AdaptiveRate {
 	 */
 	throttled(now: number, sentRate: number): void {
 		const { slotMs, maxStride, random } = this.options;
+		// From what it used, but at most a quarter of its rate away from the rate in force: a process
+		// that sent little (a node run, a retry after a storm of 429s) was not crowding the token.
 		const used = 2 ** Math.max(0, Math.ceil(Math.log2(1000 / slotMs / Math.max(sentRate, 1e-3))));
-		this.strideNow = Math.min(maxStride, 2 * Math.max(this.stride(now) ?? 1, used));
+		const current = this.stride(now) ?? 1;
+		this.strideNow = Math.min(maxStride, 2 * Math.min(Math.max(current, used), 4 * current));
 		this.phase = random();
 		this.since = now;
 		this.lastThrottledAt = now;

@@ -7,8 +7,8 @@ import type { Clock } from './http';
  * Client-side pacing: at most `maxRequests` request starts in any `windowMs` window, per token,
  * shared by every caller in the process that uses the same token. Slots are reserved
  * synchronously, so concurrent callers can never both take the fifth slot. Other processes on the
- * same token are heard only through 429s: after one, starts are also spaced by the token's
- * adaptive rate (`AdaptiveRate`) until it has grown back to the limit.
+ * same token are heard only through 429s: after one, this process starts only on its own slots of
+ * a wall-clock grid (`AdaptiveRate`) until the token is quiet again.
  */
 
 export interface PacingOptions {

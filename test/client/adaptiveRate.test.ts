@@ -48,7 +48,8 @@ describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
 				// Strides 2^a and 2^b from a 429 at 0 with a sent rate that asks for them.
 				const slots = (stride: number, phase: number) => {
 					const r = new AdaptiveRate({ ...options(() => phase), quietMs: 1e9 });
-					r.throttled(0, 1000 / ADAPTIVE_RATE.slotMs / (stride / 2));
+					// 429s while sending at full speed: each one doubles the stride.
+					for (let s = 1; s < stride; s *= 2) r.throttled(0, 10);
 					expect(r.stride(0)).toBe(stride);
 					const own = new Set<number>();
 					for (let at = 0, k = 0; k < 40; k++) {
@@ -72,11 +73,14 @@ describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
 		const rate = new AdaptiveRate(options());
 		expect(rate.stride(0)).toBeUndefined();
 		expect(rate.next(123)).toBe(123);
-		rate.throttled(1000, 1); // one start in the last second: stride 8 used, 16 after the 429
-		expect(rate.stride(1000)).toBe(16);
-		expect(rate.stride(1000 + ADAPTIVE_RATE.quietMs)).toBe(8);
-		expect(rate.stride(1000 + 3 * ADAPTIVE_RATE.quietMs)).toBe(2);
-		expect(rate.stride(1000 + 4 * ADAPTIVE_RATE.quietMs)).toBeUndefined();
+		rate.throttled(1000, 1); // one start in the last second: stride 8 used, but at most 4× the free rate's
+		expect(rate.stride(1000)).toBe(8);
+		expect(rate.stride(1000 + ADAPTIVE_RATE.quietMs)).toBe(4);
+		expect(rate.stride(1000 + 2 * ADAPTIVE_RATE.quietMs)).toBe(2);
+		expect(rate.stride(1000 + 3 * ADAPTIVE_RATE.quietMs)).toBeUndefined();
+		rate.throttled(40_000, 10); // full speed: the stride in force doubles
+		rate.throttled(40_100, 10);
+		expect(rate.stride(40_100)).toBe(4);
 	});
 });
 

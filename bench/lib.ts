@@ -72,6 +72,8 @@ export interface Scale {
 	cpuRuns: number;
 	/** The many-accounts row: accounts in one runner, devices in each. */
 	accounts: { count: number; devices: number };
+	/** Processes sharing one token (issue 33): how many, devices each reads, and how often. */
+	sharedToken: { processes: number[]; devices: number; reads: number };
 }
 
 export const FULL: Scale = {
@@ -86,6 +88,7 @@ export const FULL: Scale = {
 	settleMs: 1100,
 	cpuRuns: 3,
 	accounts: { count: 20, devices: 2000 },
+	sharedToken: { processes: [4, 16], devices: 10_000, reads: 3 },
 };
 
 /** Every row on small data: a smoke test of the bench (same lookbacks, everything else small). */
@@ -101,6 +104,7 @@ export const QUICK: Scale = {
 	settleMs: 50,
 	cpuRuns: 1,
 	accounts: { count: 4, devices: 300 },
+	sharedToken: { processes: [2], devices: 2000, reads: 1 },
 };
 
 export function scaleFromEnv(env: NodeJS.ProcessEnv = process.env): Scale {

@@ -9,6 +9,7 @@ import { benchPollers } from './pollers';
 import { benchProfile } from './profile';
 import { benchRebuild } from './rebuild';
 import { benchSandbox } from './sandbox';
+import { benchSharedToken } from './sharedToken';
 import { benchTestResults } from './testResults';
 
 /**
@@ -26,6 +27,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	node: benchNode,
 	accounts: benchAccounts,
 	rebuild: benchRebuild,
+	sharedToken: benchSharedToken,
 };
 
 async function main(): Promise<void> {

@@ -395,10 +395,12 @@ export class ServiceClient {
 				if (error.retryAfterMs !== undefined && error.retryAfterMs > budgetLeft && isRetryable(error, method)) {
 					// The wait the service asked for does not fit the caller's budget: say so at once, and
 					// pause the token no longer than a plain 429 would (the next caller decides for itself).
-					if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(1000, budgetLeft));
+					if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(1000, budgetLeft), false);
 					throw beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs);
 				}
-				if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(error.retryAfterMs ?? 1000, budgetLeft));
+				// The service's limiter always names its Retry-After: only then is the token crowded
+				// (a 429 without one, from a proxy, pauses the token but does not slow it afterwards).
+				if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(error.retryAfterMs ?? 1000, budgetLeft), error.retryAfterMs !== undefined);
 			} catch (cause) {
 				error =
 					cause instanceof ServiceError

@@ -4,6 +4,7 @@ export * from './client';
 export * from './errors';
 export * from './filters';
 export * from './http';
+export * from './adaptiveRate';
 export * from './pacing';
 export * from './pagination';
 export * from './query';

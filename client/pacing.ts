@@ -1,3 +1,4 @@
+import { ADAPTIVE_RATE, AdaptiveRate, type AdaptiveRateOptions } from './adaptiveRate';
 import type { BaseUrl } from './baseUrl';
 import { ServiceError, describeWait } from './errors';
 import type { Clock } from './http';
@@ -5,7 +6,9 @@ import type { Clock } from './http';
 /**
  * Client-side pacing: at most `maxRequests` request starts in any `windowMs` window, per token,
  * shared by every caller in the process that uses the same token. Slots are reserved
- * synchronously, so concurrent callers can never both take the fifth slot.
+ * synchronously, so concurrent callers can never both take the fifth slot. Other processes on the
+ * same token are heard only through 429s: after one, this process starts only on its own slots of
+ * a wall-clock grid (`AdaptiveRate`) until the token is quiet again.
  */
 
 export interface PacingOptions {
@@ -37,11 +40,18 @@ export class Pacer {
 	private pausedUntil = 0;
 	/** Grows with each 429 this token meets: requests that leave later than planned need room. */
 	private learnedMarginMs = 0;
+	private lastCutAt = Number.NEGATIVE_INFINITY;
+	readonly adaptive: AdaptiveRate;
 
 	constructor(
 		private readonly clock: Clock,
 		readonly options: PacingOptions = SERVICE_RATE,
-	) {}
+		adaptive: Partial<AdaptiveRateOptions> = {},
+	) {
+		// A grid slot per fifth of the window plus two margins: no window ever holds six slots.
+		const slotMs = Math.ceil((options.windowMs + 2 * options.marginMs) / options.maxRequests);
+		this.adaptive = new AdaptiveRate({ ...ADAPTIVE_RATE, slotMs, ...adaptive });
+	}
 
 	/** Reserves the next free slot and returns how long to wait for it (ms). */
 	reserve(): number {
@@ -58,6 +68,9 @@ export class Pacer {
 		if (this.starts.length >= maxRequests) {
 			at = Math.max(at, this.starts[this.starts.length - maxRequests].at + windowMs + marginMs);
 		}
+		// After a 429: this process's next slot on the shared grid, after the one it last took.
+		if (last !== undefined && this.adaptive.stride(now) !== undefined) at = Math.max(at, this.adaptive.next(last.at + 1));
+		at = this.adaptive.next(at);
 		const slot = { at };
 		this.starts.push(slot);
 		// Kept beyond the window: a waking caller checks its start against the slot maxRequests before it.
@@ -112,12 +125,29 @@ export class Pacer {
 	/**
 	 * After a 429, no caller starts before `until`, and the margin widens a step: a busy process
 	 * (or n8n's own request set-up) can send a request later than its slot, and the service
-	 * counts arrivals, not plans. The widening is bounded.
+	 * counts arrivals, not plans. The widening is bounded. A `crowded` 429 (one the caller waits
+	 * out) also cuts the adaptive rate: other processes use the token. One whose Retry-After is
+	 * beyond the caller's budget does not: it says "not now", not "slower", and the next caller
+	 * must not be held up by it.
 	 */
-	rateLimited(until: number): void {
+	rateLimited(until: number, crowded = true): void {
 		// Callers pass a pause already bounded by their retry budget (see ServiceClient).
 		this.pausedUntil = Math.max(this.pausedUntil, until);
 		this.learnedMarginMs = Math.min(MAX_LEARNED_MARGIN_MS, this.learnedMarginMs + MARGIN_STEP_MS);
+		const now = this.clock.now();
+		// Concurrent callers refused together tell of one crowding: the rate is cut once for them.
+		if (!crowded || now - this.lastCutAt < this.options.windowMs) return;
+		this.lastCutAt = now;
+		this.adaptive.throttled(now, this.sentRate(now));
+
+	}
+
+	/** Starts per second lately: over one window, or three spacings at the rate in force if longer. */
+	private sentRate(now: number): number {
+		const rate = this.adaptive.rate(now);
+		const span = Math.max(this.options.windowMs, rate === undefined ? 0 : 3000 / rate);
+		const sent = this.starts.filter((s) => s.at > now - span && s.at <= now).length;
+		return (sent * 1000) / span;
 	}
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
-import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
+import { DEFAULT_ACCOUNT_LEASE_WAIT_MS, DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
 
 /** The pollers' configuration, read from the environment once per cold start. */
 const whole = (name: string, fallback: number, min: number, max: number) =>
@@ -58,6 +58,8 @@ export const ConfigSchema = z.object({
 	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
 	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
 	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
+	// How long a run waits for its account's other poller (docs/architecture.md, "One account's pollers never overlap").
+	ACCOUNT_LEASE_WAIT_MS: whole('ACCOUNT_LEASE_WAIT_MS', DEFAULT_ACCOUNT_LEASE_WAIT_MS, 0, 900_000),
 	DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
 	// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
 	TEC_SERVICE_PROFILE: z
@@ -106,6 +108,7 @@ export function settingsFrom(config: Config, leaseMs: number): PollerSettings {
 		digestMaxDevices: config.DIGEST_MAX_DEVICES,
 		safetyMs: config.SAFETY_MS,
 		leaseMs,
+		accountLeaseWaitMs: config.ACCOUNT_LEASE_WAIT_MS,
 		dueSoonStages: config.DUE_SOON_DAYS,
 	};
 }

@@ -18,6 +18,11 @@ import { NodeFunction } from './nodeFunction';
 export const POLLER_TIMEOUT = Duration.minutes(5);
 export const POLLER_SAFETY = Duration.seconds(60);
 export const POLLER_MEMORY_MB = 512;
+/**
+ * The longest a poller run waits for its account's lease (another poller of the account running):
+ * inside the timeout with two safety margins and a run's time to spare. Then it skips to its next tick.
+ */
+export const ACCOUNT_LEASE_WAIT = Duration.minutes(2);
 /** The Powertools service name of the pollers: the `service` dimension of their metrics. */
 export const POLLER_SERVICE = 'pollers';
 
@@ -78,6 +83,8 @@ export class Pollers extends Construct {
 			REMINDER_DAYS: String(config.reminderDays),
 			LOOKBACK_DAYS: String(config.lookbackDays),
 			SAFETY_MS: String(POLLER_SAFETY.toMilliseconds()),
+			// One account's pollers never run at once (the account's lease in the state table).
+			ACCOUNT_LEASE_WAIT_MS: String(ACCOUNT_LEASE_WAIT.toMilliseconds()),
 			...(config.dueSoonDays === undefined ? {} : { DUE_SOON_DAYS: config.dueSoonDays }),
 			// Only the keys that differ from the defaults: a Lambda's environment holds 4 KB in all.
 			...(config.serviceProfile === undefined ? {} : { TEC_SERVICE_PROFILE: JSON.stringify(profileDifferences(config.serviceProfile)) }),

@@ -19,6 +19,13 @@ export interface PollerSettings {
 	overlap?: number;
 	/** Lead stages of `Device Due Soon`, in days before the due date; empty or [0] = off. */
 	dueSoonStages: number[];
+	/**
+	 * Set on AWS: a run first takes its account's lease, so one account's pollers never run at once
+	 * (never compete for its token); a run that finds it held waits this long at most (and never
+	 * into its last 2 × `safetyMs`), then skips to the next tick. Unset (`npm start`): the runner
+	 * runs an account's pollers one after another itself.
+	 */
+	accountLeaseWaitMs?: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -49,6 +56,8 @@ export interface PollerContext {
 	account?: string;
 	/** Set for an account of several (lambdas/accounts.ts): in its dedupe keys, state namespaces and lease. */
 	partition?: string;
+	/** Waits between looks at a held account lease; default: a timer. */
+	sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -64,7 +73,10 @@ export interface RunReport {
 	poller: 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
 	/** false when the lease was held by another run, the time budget ran out or work was left for the next run. */
 	complete: boolean;
-	skipped?: 'leaseHeld';
+	/** leaseHeld: another run of this poller holds its lease; accountBusy: another poller of the account held the account's lease for as long as this run could wait. */
+	skipped?: 'leaseHeld' | 'accountBusy';
+	/** Milliseconds this run waited for its account's lease. */
+	accountWaitMs?: number;
 	stoppedForTime?: boolean;
 	/** Why the scan was not read to its normal end (then nothing that needs the whole list ran). */
 	incomplete?: { reason: string; detail: string };
@@ -98,22 +110,71 @@ export function countEmitted(report: RunReport, events: TecEvent[], metrics: Met
 	if (events.length > 0) metrics.count('EventsEmitted', events.length);
 }
 
-/** Runs `work` holding the poller's lease; a run that finds it held does nothing. */
+/**
+ * On AWS, the longest a run waits for its account's lease: two minutes (a steady-state run takes
+ * seconds; a first run or the hourly history of a large account up to about a minute).
+ */
+export const DEFAULT_ACCOUNT_LEASE_WAIT_MS = 120_000;
+
+/** Between two looks at a held account lease: 2 s, jittered so that waiting runs do not look together. */
+export const ACCOUNT_LEASE_POLL_MS = 2000;
+
+/** The account's lease: one name for all its pollers (`keyScope`: environment and partition). */
+export const accountLeaseName = (ctx: Pick<PollerContext, 'environment' | 'partition'>) => `account:${keyScope(ctx)}`;
+
+/**
+ * Runs `work` holding the poller's lease (and, with `accountLeaseWaitMs`, the account's first); a
+ * run that finds the poller's lease held does nothing, one that finds the account's held waits
+ * for it within its bound, then does nothing.
+ */
 export async function withLease(ctx: PollerContext, report: RunReport, work: () => Promise<void>): Promise<RunReport> {
 	const started = ctx.now();
+	const account = ctx.settings.accountLeaseWaitMs === undefined ? undefined : accountLeaseName(ctx);
+	if (account !== undefined && !(await waitForAccountLease(ctx, account, report))) return report;
 	const lease = `${report.poller}:${keyScope(ctx)}`;
-	if (!(await ctx.store.acquireLease(lease, ctx.runId, started, ctx.settings.leaseMs))) {
-		ctx.log.warn('Another run holds the lease; skipping this run', { poller: report.poller });
-		report.skipped = 'leaseHeld';
-		return report;
-	}
 	try {
-		await work();
+		if (!(await ctx.store.acquireLease(lease, ctx.runId, ctx.now(), ctx.settings.leaseMs))) {
+			ctx.log.warn('Another run holds the lease; skipping this run', { poller: report.poller });
+			report.skipped = 'leaseHeld';
+			return report;
+		}
+		try {
+			await work();
+		} finally {
+			report.durationMs = ctx.now() - started;
+			await ctx.store.releaseLease(lease, ctx.runId);
+		}
+		return report;
 	} finally {
-		report.durationMs = ctx.now() - started;
-		await ctx.store.releaseLease(lease, ctx.runId);
+		if (account !== undefined) await ctx.store.releaseLease(account, ctx.runId);
 	}
-	return report;
+}
+
+/** Takes the account's lease, looking again every ~2 s while another poller holds it; false after the bound. */
+async function waitForAccountLease(ctx: PollerContext, lease: string, report: RunReport): Promise<boolean> {
+	const started = ctx.now();
+	const bound = Math.min(ctx.settings.accountLeaseWaitMs ?? 0, ctx.remainingMs() - 2 * ctx.settings.safetyMs);
+	const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+	for (let look = 1; ; look++) {
+		if (await ctx.store.acquireLease(lease, ctx.runId, ctx.now(), ctx.settings.leaseMs)) {
+			const waited = ctx.now() - started;
+			if (look > 1) {
+				report.accountWaitMs = waited;
+				ctx.metrics.count('AccountLeaseWaits');
+				ctx.log.info("Waited for the account's other poller to finish", { poller: report.poller, waitedMs: waited });
+			}
+			return true;
+		}
+		const pause = ACCOUNT_LEASE_POLL_MS * (0.75 + Math.random() / 2);
+		if (ctx.now() - started + pause > bound) {
+			ctx.log.warn("Another poller of this account held the account's lease for as long as this run could wait; skipping to the next tick", { poller: report.poller, waitedMs: ctx.now() - started });
+			ctx.metrics.count('AccountBusySkips');
+			report.skipped = 'accountBusy';
+			report.accountWaitMs = ctx.now() - started;
+			return false;
+		}
+		await sleep(pause);
+	}
 }
 
 /**

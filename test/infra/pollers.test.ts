@@ -51,6 +51,7 @@ describe('the pollers', () => {
 				REMINDER_DAYS: '7',
 				LOOKBACK_DAYS: '7',
 				SAFETY_MS: '60000',
+				ACCOUNT_LEASE_WAIT_MS: '120000',
 			});
 			// The poller stops before a page with less than SAFETY_MS left: well inside the timeout,
 			// and more than its default (a page, its events and its state writes fit in it).
@@ -98,6 +99,34 @@ describe('the pollers', () => {
 				]),
 			);
 		}
+	});
+
+	it("one account's pollers never run at once: every poller takes the account's lease in the one state table, and may wait for it within its timeout", () => {
+		const tableId = basic.id(basic.construct.state.table);
+		const timeouts = new Set<number>();
+		for (const fn of Object.values(fns)) {
+			const p = propsOf(basic, basic.id(fn));
+			const env = p.Environment.Variables;
+			// The same table for all four: the lease is one item there (pk "lease", sk "account:<scope>").
+			expect(env.STATE_TABLE).toEqual(ref(tableId));
+			const wait = Number(env.ACCOUNT_LEASE_WAIT_MS);
+			// A run that waits the longest still has two safety margins and a minute to work in.
+			expect(wait).toBeGreaterThan(0);
+			expect(wait + 2 * Number(env.SAFETY_MS) + 60_000).toBeLessThanOrEqual(p.Timeout * 1000);
+			timeouts.add(p.Timeout);
+			// Taking and giving back the lease: a conditional PutItem and a conditional DeleteItem on the table.
+			const items = roleStatements(basic, roleOf(basic, basic.id(fn))).find((st) => st.Sid === 'StateTableItems');
+			expect(items.Resource).toEqual(getAtt(tableId));
+			expect(items.Action).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:DeleteItem']));
+		}
+		// The lease outlives no invocation by long (the handler sets it to the time left + 30 s), so a
+		// crashed run holds the account up one timeout at most: the same timeout everywhere.
+		expect(timeouts.size).toBe(1);
+		// Several accounts: each account's schedules carry its own id (its own lease), so accounts never wait for each other.
+		const several = pollersOnly('PollersSeveral', { ...BASE_CONFIG, accounts: [{ id: 'a', environment: 'sandbox', baseUrl: 'https://tec.example.com' }, { id: 'b', environment: 'sandbox', baseUrl: 'https://tec-b.example.com' }] });
+		const inputs = ofType(several, 'AWS::Scheduler::Schedule').map(([, x]) => / of account (\w+) /.exec(x.Properties.Description as string)?.[1]);
+		expect(new Set(inputs)).toEqual(new Set(['a', 'b']));
+		expect(inputs.filter((id) => id === 'a')).toHaveLength(4);
 	});
 
 	it('the state store uses only the DynamoDB actions granted', () => {

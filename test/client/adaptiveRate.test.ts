@@ -1,0 +1,152 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ADAPTIVE_RATE, AdaptiveRate, Pacer, ServiceClient } from '../../client';
+import { simulateSharedToken } from '../support/sharedToken';
+import { BASE, json, newClock, router, text } from './helpers';
+
+/** Most starts in any window of `windowMs`. */
+function busiestWindow(times: number[], windowMs = 1000): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	let most = 0;
+	for (let i = 0, j = 0; j < sorted.length; j++) {
+		while (sorted[j] - sorted[i] >= windowMs) i++;
+		most = Math.max(most, j - i + 1);
+	}
+	return most;
+}
+
+const options = (random = () => 0.5) => ({ ...ADAPTIVE_RATE, random });
+
+describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
+	it('property: a 429 always lowers the rate, never past the longest stride; quiet time never raises it past one per slot', () => {
+		fc.assert(
+			fc.property(fc.array(fc.record({ gap: fc.nat(20_000), throttled: fc.boolean(), sent: fc.double({ min: 0, max: 10, noNaN: true }) }), { maxLength: 60 }), (steps) => {
+				const rate = new AdaptiveRate(options());
+				const slotRate = 1000 / ADAPTIVE_RATE.slotMs;
+				let now = 0;
+				for (const s of steps) {
+					now += s.gap;
+					const before = rate.rate(now) ?? slotRate;
+					if (s.throttled) {
+						rate.throttled(now, s.sent);
+						const after = rate.rate(now)!;
+						const stride = rate.stride(now)!;
+						expect(stride).toBeLessThanOrEqual(ADAPTIVE_RATE.maxStride);
+						if (stride < ADAPTIVE_RATE.maxStride) expect(after).toBeLessThanOrEqual(before / 2 + 1e-9);
+						else expect(after).toBeLessThanOrEqual(before + 1e-9);
+					} else {
+						expect(rate.rate(now) ?? slotRate).toBeLessThanOrEqual(slotRate);
+					}
+				}
+			}),
+		);
+	});
+
+	it('property: two processes whose phases differ never share a slot, whatever their strides', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 }), fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 0, max: 0.999, noNaN: true }), (a, b, pa, pb) => {
+				// Strides 2^a and 2^b from a 429 at 0 with a sent rate that asks for them.
+				const slots = (stride: number, phase: number) => {
+					const r = new AdaptiveRate({ ...options(() => phase), quietMs: 1e9 });
+					// 429s while sending at full speed: each one doubles the stride.
+					for (let s = 1; s < stride; s *= 2) r.throttled(0, 10);
+					expect(r.stride(0)).toBe(stride);
+					const own = new Set<number>();
+					for (let at = 0, k = 0; k < 40; k++) {
+						at = r.next(at);
+						own.add(Math.round(at / ADAPTIVE_RATE.slotMs));
+						at += 1;
+					}
+					return { own, first: Math.floor(phase * stride) };
+				};
+				const x = slots(2 ** a, pa);
+				const y = slots(2 ** b, pb);
+				const shorter = Math.min(2 ** a, 2 ** b);
+				const meet = [...x.own].some((s) => y.own.has(s));
+				// Nested strides meet exactly when their phases agree on the shorter stride.
+				expect(meet).toBe(x.first % shorter === y.first % shorter);
+			}),
+		);
+	});
+
+	it('a token is free until its first 429, halves its stride each quiet period, and is free again at stride 1', () => {
+		const rate = new AdaptiveRate(options());
+		expect(rate.stride(0)).toBeUndefined();
+		expect(rate.next(123)).toBe(123);
+		rate.throttled(1000, 1); // one start in the last second: stride 8 used, but at most 4× the free rate's
+		expect(rate.stride(1000)).toBe(8);
+		expect(rate.stride(1000 + ADAPTIVE_RATE.quietMs)).toBe(4);
+		expect(rate.stride(1000 + 2 * ADAPTIVE_RATE.quietMs)).toBe(2);
+		expect(rate.stride(1000 + 3 * ADAPTIVE_RATE.quietMs)).toBeUndefined();
+		rate.throttled(40_000, 10); // full speed: the stride in force doubles
+		rate.throttled(40_100, 10);
+		expect(rate.stride(40_100)).toBe(4);
+	});
+});
+
+describe('Pacer with the adaptive rate', () => {
+	it('property: alone, any mix of callers and 429s never puts more than 5 starts in one second', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(fc.record({ delay: fc.nat(3000), calls: fc.integer({ min: 1, max: 8 }) }), { minLength: 1, maxLength: 10 }),
+				fc.array(fc.nat(40), { maxLength: 4 }),
+				async (callers, refused) => {
+					const clock = newClock();
+					const r = router(clock, (_req, i) => (refused.includes(i) ? text(429, '', { 'retry-after': '1' }) : json(200, {})));
+					const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer: new Pacer(clock) });
+					await clock.run(
+						Promise.all(
+							callers.map(async ({ delay, calls }) => {
+								await clock.sleep(delay);
+								for (let k = 0; k < calls; k++) await client.call('device.list');
+							}),
+						),
+					);
+					expect(busiestWindow(r.calls.map((c) => c.at))).toBeLessThanOrEqual(5);
+				},
+			),
+			{ numRuns: 40 },
+		);
+	});
+
+	it('after a 429 the token starts on its own grid slots, slower than before, and full speed returns when it is quiet', async () => {
+		const clock = newClock();
+		const pacer = new Pacer(clock, undefined, { random: () => 0.5 });
+		const r = router(clock, (_req, i) => (i === 10 ? text(429, '', { 'retry-after': '1' }) : json(200, {})));
+		const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer });
+		await clock.run(
+			(async () => {
+				for (let k = 0; k < 60; k++) await client.call('device.list');
+			})(),
+		);
+		const times = r.calls.map((c) => c.at);
+		const rate = (from: number, to: number) => (to - from) / ((times[to] - times[from]) / 1000);
+		expect(rate(0, 10)).toBeGreaterThan(4);
+		expect(rate(12, 18)).toBeLessThan(rate(0, 10) / 2);
+		for (const t of times.slice(11, 16)) expect(t % ADAPTIVE_RATE.slotMs).toBe(0);
+		const last = times.length - 1;
+		expect(rate(last - 5, last)).toBeGreaterThan(2);
+	});
+
+	it('a Retry-After beyond the budget does not slow the token: the next caller starts at the end of the short pause', async () => {
+		const clock = newClock();
+		const pacer = new Pacer(clock);
+		const r = router(clock, (_req, i) => (i === 0 ? text(429, '', { 'retry-after': '86400' }) : json(200, {})));
+		const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer, retry: { maxTotalWaitMs: 2000 } });
+		await clock.run(client.call('device.list').catch(() => undefined));
+		const t = clock.now();
+		await clock.run(Promise.all([client.call('device.list'), client.call('device.list'), client.call('device.list')]));
+		expect(pacer.adaptive.stride(clock.now())).toBeUndefined();
+		expect(Math.max(...r.calls.slice(1).map((c) => c.at)) - t).toBeLessThanOrEqual(1000);
+	});
+
+	it('several processes on one token (virtual time, the sandbox limiter): no operation fails, every request is answered, the 429s stay a minority', async () => {
+		for (const processes of [4, 8]) {
+			const run = await simulateSharedToken({ processes, requests: 20, seed: processes });
+			expect(run.failed).toBe(0);
+			expect(run.accepted).toBe(processes * 20);
+			expect(run.rateLimited / (run.rateLimited + run.accepted)).toBeLessThan(0.3);
+			expect(busiestWindow(run.acceptedAt)).toBeLessThanOrEqual(5);
+		}
+	});
+});

@@ -116,6 +116,8 @@ export class EmailAlerts extends Construct {
 				reason: 'A notices invocation that fails after its retries lands in the scheduler dead-letter queue (with a depth alarm); a rerun sends only the customers not yet sent (records per customer and month, and idempotency).',
 			});
 			notices.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: props.accounts.secretArns }));
+			// The account's SES sending rate, which the notices are paced to (GetAccount has no resource-level permissions).
+			notices.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadSendingRate', actions: ['ses:GetAccount'], resources: ['*'] }));
 			if (props.accounts.inputs.length > 0) {
 				Validations.of(notices.role).acknowledge({
 					id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${accountSecretName(stack.stackName, '')}*]`,

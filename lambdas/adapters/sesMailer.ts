@@ -17,14 +17,18 @@ export class SesMailer implements Mailer {
 	readonly config: IdempotencyConfig;
 	private readonly send: (request: SendRequest) => Promise<SendReceipt>;
 
+	/** When the next send may start (sends paced to the account's SES sending rate). */
+	private nextSendAt = 0;
+
 	constructor(
 		persistenceStore: BasePersistenceLayer,
 		private readonly ses: SESv2Client = new SESv2Client({}),
-		options: { configurationSetName?: string } = {},
+		options: { configurationSetName?: string; maxSendRate?: number } = {},
 	) {
 		this.config = new IdempotencyConfig({ eventKeyJmesPath: '[key, recipient]', expiresAfterSeconds: SENT_RECORD_SECONDS });
 		this.send = makeIdempotent(
 			async (request: SendRequest): Promise<SendReceipt> => {
+				if (options.maxSendRate) await this.slot(options.maxSendRate);
 				const out = await this.ses.send(
 					new SendEmailCommand({
 						// The e-mail's own address: a request's recipient may name one of several customers sharing it.
@@ -37,6 +41,18 @@ export class SesMailer implements Mailer {
 			},
 			{ persistenceStore, config: this.config },
 		);
+	}
+
+	/**
+	 * Evenly spaced starts, at most `rate` in any second (SES refuses sends above the account's
+	 * maximum sending rate), a tenth apart more than that: requests do not arrive as evenly as they
+	 * leave. Only real sends wait: one the idempotency record answers sends nothing.
+	 */
+	private async slot(rate: number): Promise<void> {
+		const now = Date.now();
+		const at = Math.max(now, this.nextSendAt);
+		this.nextSendAt = at + Math.ceil(1100 / rate);
+		if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
 	}
 
 	/** In Lambda: an unfinished send is retried once the invocation that started it has timed out. */

@@ -1,6 +1,6 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoMailStore } from '../adapters/dynamoMailStore';
 import { SesMailer } from '../adapters/sesMailer';
 import type { DigestDeps } from './digest';
@@ -22,7 +22,21 @@ export async function tracedClients(capture: <T>(client: T) => Promise<T>): Prom
 	return { dynamo, ses };
 }
 
-export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
+/**
+ * The account's maximum SES sending rate (sends per second), for a function that sends many (the
+ * re-test notices); SES's sandbox rate (1 per second) when the account cannot be read.
+ */
+export async function sesSendingRate(ses: SESv2Client, log: { warn: (m: string, x: Record<string, unknown>) => void }): Promise<number> {
+	try {
+		const rate = (await ses.send(new GetAccountCommand({}))).SendQuota?.MaxSendRate;
+		if (rate && rate > 0) return rate;
+	} catch (error) {
+		log.warn("The SES account's sending rate could not be read: sending at 1 per second", { error: (error as Error).message });
+	}
+	return 1;
+}
+
+export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
 	const store = new DynamoMailStore(env.table, dynamo);
 	return {
@@ -30,7 +44,7 @@ export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?:
 		// The pollers' state lives in the same table: the digest reads today's truth from it.
 		view: store,
 		// One persistence layer per idempotent function: each layer takes its function's key path.
-		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet }),
+		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet, maxSendRate: clients.maxSendRate }),
 		persistence: idempotencyStore(env.table, dynamo),
 		settings: env.settings,
 		timeZone: env.timeZone,

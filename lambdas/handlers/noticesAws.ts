@@ -1,8 +1,8 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { awsDeps, tracedClients } from '../email/aws';
+import { awsDeps, sesSendingRate, tracedClients } from '../email/aws';
 import type { EmailEnv } from '../email/env';
-import { captureAWSv3Client } from './powertools';
+import { captureAWSv3Client, logger } from './powertools';
 
 /**
  * The notices function's AWS side (the e-mail functions' state table and SES, and the account's
@@ -10,5 +10,7 @@ import { captureAWSv3Client } from './powertools';
  */
 export async function noticesAws(env: EmailEnv): Promise<{ deps: ReturnType<typeof awsDeps>; secrets: SecretsProvider }> {
 	const [clients, secrets] = await Promise.all([tracedClients(captureAWSv3Client), captureAWSv3Client(new SecretsManagerClient({}))]);
-	return { deps: awsDeps(env, clients), secrets: new SecretsProvider({ awsSdkV3Client: secrets }) };
+	// A notice per customer: paced to the account's SES sending rate, read once per container.
+	const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
+	return { deps: awsDeps(env, { ...clients, maxSendRate }), secrets: new SecretsProvider({ awsSdkV3Client: secrets }) };
 }

@@ -96,9 +96,15 @@ describe('re-test notices on AWS adapters', () => {
 			const scheduledTime = `${day}T07:00:00Z`;
 			const month = noticeMonthOf(day);
 
+			// Paced to the account's SES sending rate (read with GetAccount): SES refuses nothing for rate.
+			ses.maxSendRate = 3;
+			ses.enforceRate = true;
 			const first = (await handler({ scheduledTime }, context('n-1')))!;
-			expect(first.sent.length).toBeGreaterThan(0);
+			expect(first.sent.length).toBeGreaterThan(3);
 			expect(ses.sent).toHaveLength(first.sent.length);
+			expect(ses.refusedForRate).toBe(0);
+			const times = ses.sent.map((m) => m.at);
+			expect(times.every((t) => times.filter((u) => u > t - 1000 && u <= t).length <= 3)).toBe(true);
 			const again = (await handler({ scheduledTime }, context('n-2')))!;
 			expect(again.sent).toEqual([]);
 			expect(again.alreadySent).toHaveLength(first.sent.length);
@@ -125,6 +131,34 @@ describe('re-test notices on AWS adapters', () => {
 		} finally {
 			await aws.stop();
 		}
+	}, 120_000);
+
+	it('sends at the rate it is given and never faster; without pacing SES refuses sends above its rate', async () => {
+		await createStateTable(dynamo.client, 'notices-4');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		const send = async (table: string, maxSendRate?: number) => {
+			const aws = awsDeps({ table, settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			return runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(sandbox.account.today()));
+		};
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		ses.maxSendRate = 2;
+		ses.enforceRate = true;
+		ses.refusedForRate = 0;
+		// Unpaced, the sends outrun a rate of 2 per second: SES refuses some (the baseline this pacing exists for).
+		const unpaced = await send('notices-4').catch((e: unknown) => (e as NoticesError).report);
+		expect(ses.refusedForRate).toBeGreaterThan(0);
+		expect(unpaced.failed.length).toBeGreaterThan(0);
+		await createStateTable(dynamo.client, 'notices-5');
+		ses.sent.length = 0;
+		ses.refusedForRate = 0;
+		const paced = await send('notices-5', 2);
+		expect(paced.failed).toEqual([]);
+		expect(ses.refusedForRate).toBe(0);
+		expect(ses.sent.length).toBeGreaterThan(2);
+		ses.enforceRate = false;
 	}, 120_000);
 
 	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {

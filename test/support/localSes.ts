@@ -7,6 +7,8 @@ export interface SesMessage {
 	/** The raw MIME message as SES received it. */
 	raw: string;
 	messageId: string;
+	/** When it was accepted (ms). */
+	at: number;
 }
 
 /**
@@ -18,6 +20,10 @@ export class LocalSes {
 	calls = 0;
 	/** Fails a call with this status and error type when it returns one. */
 	failCall: (call: number, to: string[]) => { status: number; type: string } | undefined = () => undefined;
+	/** The account's maximum sending rate (GetAccount); with `enforceRate`, a send above it is refused as SES does (429). */
+	maxSendRate = 14;
+	enforceRate = false;
+	refusedForRate = 0;
 	private server?: LocalServer;
 	url = '';
 
@@ -27,16 +33,24 @@ export class LocalSes {
 				res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
 				res.end(JSON.stringify(payload));
 			};
+			if (req.method === 'GET' && req.url === '/v2/email/account') {
+				return reply(200, { SendQuota: { Max24HourSend: 50_000, MaxSendRate: this.maxSendRate, SentLast24Hours: this.sent.length }, SendingEnabled: true, ProductionAccessEnabled: true });
+			}
 			if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') return reply(404, { message: `no route ${req.method} ${req.url}` }, 'NotFoundException');
 			const call = ++this.calls;
 			const body = JSON.parse(raw.toString('utf8')) as { Destination?: { ToAddresses?: string[] }; Content?: { Raw?: { Data?: string } } };
 			const to = body.Destination?.ToAddresses ?? [];
 			const data = body.Content?.Raw?.Data;
 			if (!data) return reply(400, { message: 'Content.Raw.Data is required here' }, 'BadRequestException');
+			const now = Date.now();
+			if (this.enforceRate && this.sent.filter((m) => m.at > now - 1000).length >= this.maxSendRate) {
+				this.refusedForRate++;
+				return reply(429, { message: 'Maximum sending rate exceeded.' }, 'TooManyRequestsException');
+			}
 			const failure = this.failCall(call, to);
 			if (failure) return reply(failure.status, { message: 'scripted failure' }, failure.type);
 			const messageId = `ses-${call}`;
-			this.sent.push({ to, raw: Buffer.from(data, 'base64').toString('utf8'), messageId });
+			this.sent.push({ to, raw: Buffer.from(data, 'base64').toString('utf8'), messageId, at: now });
 			reply(200, { MessageId: messageId });
 		});
 		this.url = this.server.url;

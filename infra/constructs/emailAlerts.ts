@@ -66,7 +66,9 @@ export class EmailAlerts extends Construct {
 			...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
 		};
 		// Lambda holds 4 KB of environment: routing of many accounts with recipients of their own outgrows it (docs/scale.md).
-		const envBytes = Object.entries(environment).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
+		// The notices function adds the account's address, token secret and service profile.
+		const noticesEnv = config.email.customerNotices.enabled ? props.accounts.environment : {};
+		const envBytes = Object.entries({ ...environment, ...noticesEnv }).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
 		if (envBytes > 3800) {
 			throw new Error(`recipients: the e-mail settings and the accounts' own recipients take ${envBytes} bytes, more than the e-mail functions' environment holds (4 KB); give fewer accounts recipients of their own, or use mailing lists (docs/scale.md)`);
 		}
@@ -98,7 +100,7 @@ export class EmailAlerts extends Construct {
 					timeout: NOTICES_TIMEOUT,
 					memorySize: 512,
 					serviceName: EMAIL_SERVICE,
-					environment: { ...environment, ...props.accounts.environment },
+					environment: { ...environment, ...noticesEnv },
 					retryAttempts: 2,
 					deadLetterQueue: props.schedulerDlq,
 				})

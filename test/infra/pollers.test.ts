@@ -127,7 +127,8 @@ describe('the pollers', () => {
 		const inputs = ofType(several, 'AWS::Scheduler::Schedule').map(([, x]) => / of account (\w+) /.exec(x.Properties.Description as string)?.[1]);
 		expect(new Set(inputs)).toEqual(new Set(['a', 'b']));
 		expect(inputs.filter((id) => id === 'a')).toHaveLength(4);
-	});
+		// A second synth in the test, which bundles the pollers again.
+	}, 180_000);
 
 	it('the state store uses only the DynamoDB actions granted', () => {
 		const code = readFileSync(join(__dirname, '../../lambdas/adapters/dynamoStateStore.ts'), 'utf8');

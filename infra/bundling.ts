@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
@@ -73,6 +74,24 @@ const xrayWithoutSdkV2 = replaced(
 );
 
 /**
+ * The X-Ray SDK's list of AWS SDK request and response fields it records, per service (10 KiB of
+ * JSON; S3 and SQS are most of it). Of the services it lists, the Lambdas call DynamoDB only
+ * (EventBridge, Secrets Manager and SES v2 are not in it), so their bundles keep that entry, read
+ * from the package as it is. A service added to the Lambdas that the list knows belongs here.
+ */
+const XRAY_RECORDED_SERVICES = ['dynamodb'];
+const xrayWhitelistOfUsedServices: Plugin = {
+	name: 'xray-whitelist-of-used-services',
+	setup(build) {
+		build.onLoad({ filter: /[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]resources[\\/]aws_whitelist\.json$/ }, async (args) => {
+			const { services } = JSON.parse(await readFile(args.path, 'utf8')) as { services: Record<string, unknown> };
+			const kept = Object.fromEntries(XRAY_RECORDED_SERVICES.map((name) => [name, services[name]]));
+			return { contents: JSON.stringify({ services: kept }), loader: 'json' };
+		});
+	},
+};
+
+/**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
  * minified CommonJS for Node 24, source maps without sources, and the AWS SDK v3 left to the
  * Lambda runtime, which ships it (@aws-sdk/*, @smithy/*) on NODE_PATH.
@@ -91,7 +110,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, undiciOfTheRuntime],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWhitelistOfUsedServices, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -209,7 +209,7 @@ export class Pollers extends Construct {
 	}
 }
 
-/** What an account's schedules hand its pollers (lambdas/accounts.ts, ScheduledAccountSchema). */
+/** What an account's schedules hand its pollers (lambdas/accounts.ts, scheduledAccountSchema). */
 function scheduledAccountOf(a: AccountSettings, tokenSecretArn: string): ScheduledAccount {
 	return {
 		id: a.id,

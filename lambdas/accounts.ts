@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { parseBaseUrl, type ServiceProfile } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { recipientsSchema, type Recipients } from './email/recipients';

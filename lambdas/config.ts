@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';

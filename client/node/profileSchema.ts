@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, type LeafKind, type ServiceProfile, type SpecNode } from '../profile';
 
 /**

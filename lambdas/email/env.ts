@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import type { AccountRouting } from './accounts';
 import { parseEmailSettings, recipientsSchema, type EmailSettings } from './settings';
 import { once } from '../once';

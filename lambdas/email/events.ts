@@ -1,6 +1,6 @@
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import type { ParsedResult } from '@aws-lambda-powertools/parser/types';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { DETAIL_TYPES, EVENT_SOURCE, eventSchemas } from '../events/schemas';
 import { once } from '../once';
 

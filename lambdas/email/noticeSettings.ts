@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { EMAIL } from './recipients';
 import { checkTemplate, LOCALES } from './texts';
 import { once } from '../once';

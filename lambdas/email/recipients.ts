@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { LOCALES, type Locale } from './texts';
 import { once } from '../once';
 

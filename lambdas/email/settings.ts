@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { customerNoticesSchema } from './noticeSettings';
 import { EMAIL, normalName, recipientsSchema, type Recipients } from './recipients';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from './texts';

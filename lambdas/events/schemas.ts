@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 
 /**
  * The event contract (public API: consumers write EventBridge rules against it). The code builds

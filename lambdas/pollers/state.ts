@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import type { DueEntry } from '../../client';
 import { eventSchemas, type DueDevice, type OverdueDevice } from '../events/schemas';
 import { once } from '../once';

@@ -74,6 +74,27 @@ const xrayWithoutSdkV2 = replaced(
 );
 
 /**
+ * The X-Ray SDK's sampling rules (local and centralised, with their pollers: 12 KiB) serve its
+ * middleware for incoming requests of web servers. In Lambda the trace header decides sampling
+ * (the SDK turns centralised sampling off there) and the Tracer never asks a sampler; asking
+ * fails loudly.
+ */
+const xrayWithoutSamplingRules = replaced(
+	'xray-without-sampling-rules',
+	/^\.\/sampling\/(default|local)_sampler$/,
+	/[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]middleware[\\/]mw_utils\.js$/,
+	"const no = () => { throw new Error('The X-Ray SDK\\'s sampling rules are left out of the Lambda bundles (infra/bundling.ts)'); };\nmodule.exports = { shouldSample: no, setLocalRules: no, setServiceConnector: no, start: no };\n",
+);
+
+/** The X-Ray SDK's EC2, ECS and Elastic Beanstalk plugins (host metadata for `config([...])`): not a Lambda's host. */
+const xrayWithoutHostPlugins = replaced(
+	'xray-without-host-plugins',
+	/^\.\/segments\/plugins\/(ec2|ecs|elastic_beanstalk)_plugin$/,
+	/[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]aws-xray\.js$/,
+	"module.exports = { getData() { throw new Error('The X-Ray SDK\\'s host plugins are left out of the Lambda bundles (infra/bundling.ts)'); } };\n",
+);
+
+/**
  * The X-Ray SDK's list of AWS SDK request and response fields it records, per service (10 KiB of
  * JSON; S3 and SQS are most of it). Of the services it lists, the Lambdas call DynamoDB only
  * (EventBridge, Secrets Manager and SES v2 are not in it), so their bundles keep that entry, read
@@ -110,7 +131,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWhitelistOfUsedServices, undiciOfTheRuntime],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -112,6 +112,17 @@ const xrayWhitelistOfUsedServices: Plugin = {
 	},
 };
 
+/** The X-Ray SDK reads its package.json for two fields (the SDK's name and version in each segment): the bundle keeps those. */
+const xrayPackageNameAndVersion: Plugin = {
+	name: 'xray-package-name-and-version',
+	setup(build) {
+		build.onLoad({ filter: /[\\/]aws-xray-sdk-core[\\/]package\.json$/ }, async (args) => {
+			const { name, version } = JSON.parse(await readFile(args.path, 'utf8')) as { name: string; version: string };
+			return { contents: JSON.stringify({ name, version }), loader: 'json' };
+		});
+	},
+};
+
 /**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
  * minified CommonJS for Node 24, source maps without sources, and the AWS SDK v3 left to the
@@ -128,10 +139,12 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		// ESM builds where a package has them, so esbuild can drop what is not used.
 		mainFields: ['module', 'main'],
 		minify: true,
+		// Text as UTF-8, not escaped: the e-mail catalogues' umlauts and dashes take 2–3 bytes, not 4–6.
+		charset: 'utf8',
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, undiciOfTheRuntime],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

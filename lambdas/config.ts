@@ -1,4 +1,5 @@
-import * as z from 'zod/v4';
+import * as z from 'zod/v4-mini';
+import { transform } from '../client/node/zodMini';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
@@ -6,10 +7,9 @@ import { once } from './once';
 
 /** The pollers' configuration, read from the environment once per cold start. */
 const whole = (name: string, fallback: number, min: number, max: number) =>
-	z
-		.string()
-		.optional()
-		.transform((v, ctx) => {
+	z.pipe(
+		z.optional(z.string()),
+		transform((v: string | undefined, ctx) => {
 			if (v === undefined || v === '') return fallback;
 			const n = Number(v);
 			if (!Number.isInteger(n) || n < min || n > max) {
@@ -17,14 +17,14 @@ const whole = (name: string, fallback: number, min: number, max: number) =>
 				return z.NEVER;
 			}
 			return n;
-		});
+		}),
+	);
 
 /** Lead stages as "30,7": whole days from 0 to 365; "0" (or empty stages only) turns Device Due Soon off. */
 const stages = (name: string, fallback: number[]) =>
-	z
-		.string()
-		.optional()
-		.transform((v, ctx) => {
+	z.pipe(
+		z.optional(z.string()),
+		transform((v: string | undefined, ctx) => {
 			if (v === undefined || v.trim() === '') return fallback;
 			const parts = v.split(',').map((p) => p.trim());
 			const days = parts.map(Number);
@@ -33,28 +33,31 @@ const stages = (name: string, fallback: number[]) =>
 				return z.NEVER;
 			}
 			return days.filter((d) => d > 0);
-		});
+		}),
+	);
 
 export const configSchema = once(() =>
 	z.object({
 		// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
-		TEC_BASE_URL: z
-			.string()
-			.transform((v, ctx) => {
-				try {
-					return parseBaseUrl(v, 'TEC_BASE_URL');
-				} catch (error) {
-					ctx.addIssue({ code: 'custom', message: (error as Error).message });
-					return z.NEVER;
-				}
-			})
-			.optional(),
-		TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
-		TEC_TOKEN_SECRET_ARN: z.string().min(1).optional(),
+		TEC_BASE_URL: z.optional(
+			z.pipe(
+				z.string(),
+				transform((v: string, ctx) => {
+					try {
+						return parseBaseUrl(v, 'TEC_BASE_URL');
+					} catch (error) {
+						ctx.addIssue({ code: 'custom', message: (error as Error).message });
+						return z.NEVER;
+					}
+				}),
+			),
+		),
+		TEC_ENVIRONMENT: z._default(z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }), 'sandbox'),
+		TEC_TOKEN_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
 		/** `schedule`: several accounts, each schedule's input names the account (lambdas/accounts.ts); else the one account of TEC_BASE_URL. */
-		TEC_ACCOUNTS: z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' }).optional(),
-		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
-		EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).min(1),
+		TEC_ACCOUNTS: z.optional(z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' })),
+		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1)),
+		EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).check(z.minLength(1)),
 		REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
 		LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
 		PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
@@ -62,19 +65,19 @@ export const configSchema = once(() =>
 		SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
 		DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
 		// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
-		TEC_SERVICE_PROFILE: z
-			.string()
-			.optional()
-			.transform((v, ctx) => {
+		TEC_SERVICE_PROFILE: z.pipe(
+			z.optional(z.string()),
+			transform((v: string | undefined, ctx) => {
 				if (v === undefined || v.trim() === '') return undefined;
 				try {
 					return ServiceProfileSchema.parse(JSON.parse(v));
 				} catch (error) {
-					const message = error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
+					const message = error instanceof z.core.$ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
 					ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
 					return z.NEVER;
 				}
 			}),
+		),
 	}),
 );
 

@@ -1,16 +1,16 @@
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import type { ParsedResult } from '@aws-lambda-powertools/parser/types';
-import * as z from 'zod/v4';
+import * as z from 'zod/v4-mini';
 import { DETAIL_TYPES, EVENT_SOURCE, eventSchemas } from '../events/schemas';
 import { once } from '../once';
 
-function delivered<T extends string, D extends z.ZodType>(type: T, detail: D) {
+function delivered<T extends string, D extends z.ZodMiniType>(type: T, detail: D) {
 	return z.object({ source: z.literal(EVENT_SOURCE), 'detail-type': z.literal(type), detail });
 }
 
 /**
  * The EventBridge events the e-mails are built from, whole: `detail-type` picks the contract's
- * detail schema. Written in `zod/v4` like the contract; Parser's EventBridge envelope is not used
+ * detail schema. Written in zod 4 (its mini API) like the contract; Parser's EventBridge envelope is not used
  * because it extends its own schema, written in zod's v3 API, which cannot hold a v4 schema.
  * Built by the first event read, not while the function loads (eventSchemas says why).
  */
@@ -26,7 +26,7 @@ const emailEvent = once(() => {
 export type EmailEvent = z.infer<ReturnType<typeof emailEvent>>;
 
 /** The detail types the e-mails read: the stack's rule delivers only these (asserted in test/infra). */
-export const detailTypesRead = (): string[] => emailEvent().options.map((o) => o.shape['detail-type'].value);
+export const detailTypesRead = (): string[] => emailEvent().def.options.map((o) => o.shape['detail-type'].def.values[0]);
 const read = once((): ReadonlySet<string> => new Set(detailTypesRead()));
 
 /** An event that breaks its schema: refused, with each field and why. */
@@ -47,7 +47,7 @@ export class EventRefused extends Error {
  * it replaces the request's event with the parse result. A failed parse is refused, its fields
  * named from `root` (the detail, for EventBridge events: the contract's JSON Schemas describe it).
  */
-function reader<S extends z.ZodType>(schema: S, root?: string) {
+function reader<S extends z.ZodMiniType>(schema: S, root?: string) {
 	const middleware = parser({ schema, safeParse: true });
 	return (event: unknown, detailType: string): z.infer<S> => {
 		const request = { event } as Parameters<NonNullable<typeof middleware.before>>[0];
@@ -86,7 +86,7 @@ export function readEmailEvent(input: unknown): EmailEvent | { detailType: strin
  * `<aws.scheduler.scheduled-time>`, ISO 8601); run by hand without it, the digest is today's.
  */
 export const DIGEST_INVOCATION = 'Digest Invocation';
-const readInvocation = once(() => reader(z.object({ scheduledTime: z.iso.datetime({ offset: true }).optional() }).nullish()));
+const readInvocation = once(() => reader(z.nullish(z.object({ scheduledTime: z.optional(z.iso.datetime({ offset: true })) }))));
 
 /** Reads the digest's input; a scheduledTime that is no ISO 8601 time throws EventRefused. */
 export function readDigestInvocation(input: unknown): { scheduledTime?: string } | undefined {

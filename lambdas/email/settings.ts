@@ -1,4 +1,5 @@
-import * as z from 'zod/v4';
+import * as z from 'zod/v4-mini';
+import { preprocess, superRefine } from '../../client/node/zodMini';
 import { customerNoticesSchema } from './noticeSettings';
 import { EMAIL, normalName, recipientsSchema, type Recipients } from './recipients';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from './texts';
@@ -18,22 +19,24 @@ export const emailSettingsSchema = once(() =>
 	z.object({
 		mailFrom: z
 			.string({ error: 'mailFrom is required: the sender address verified in Amazon SES, e.g. "Calibration alerts <alerts@lab.example.com>"' })
-			.superRefine((v, ctx) => {
-				const m = /^\s*(?:([^<>]*\S)\s*)?<([^<>]+)>\s*$/.exec(v);
-				const addr = m ? m[2] : v.trim();
-				if (!EMAIL.test(addr) || /[\r\n]/.test(v)) ctx.addIssue({ code: 'custom', message: `mailFrom: "${v}" is not an address; expected alerts@lab.example.com or "Calibration alerts <alerts@lab.example.com>"` });
-			}),
-		digestHour: z.preprocess(
+			.check(
+				superRefine((v: string, ctx) => {
+					const m = /^\s*(?:([^<>]*\S)\s*)?<([^<>]+)>\s*$/.exec(v);
+					const addr = m ? m[2] : v.trim();
+					if (!EMAIL.test(addr) || /[\r\n]/.test(v)) ctx.addIssue({ code: 'custom', message: `mailFrom: "${v}" is not an address; expected alerts@lab.example.com or "Calibration alerts <alerts@lab.example.com>"` });
+				}),
+			),
+		digestHour: preprocess(
 			(v) => (v === undefined || v === '' ? 7 : typeof v === 'string' ? Number(v) : v),
-			z.number({ error: HOUR }).int(HOUR).min(0, HOUR).max(23, HOUR),
+			z.number({ error: HOUR }).check(z.int(HOUR), z.gte(0, HOUR), z.lte(23, HOUR)),
 		),
-		immediateFailedTests: z.preprocess(
+		immediateFailedTests: preprocess(
 			(v) => (v === undefined || v === '' ? true : v === 'true' ? true : v === 'false' ? false : v),
 			z.boolean({ error: 'immediateFailedTests must be true or false' }),
 		),
 		/** The language of every e-mail unless a recipient's or customer's own says otherwise. */
-		locale: z.preprocess((v) => (v === undefined || v === '' ? DEFAULT_LOCALE : v), z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` })),
-		recipients: z.preprocess((v) => {
+		locale: preprocess((v) => (v === undefined || v === '' ? DEFAULT_LOCALE : v), z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` })),
+		recipients: preprocess((v) => {
 			if (typeof v !== 'string') return v;
 			try {
 				return JSON.parse(v) as unknown;
@@ -42,7 +45,7 @@ export const emailSettingsSchema = once(() =>
 			}
 		}, recipientsSchema()),
 		/** The re-test notices to the service company's customers (lambdas/email/noticeSettings.ts); off by default. */
-		customerNotices: z.preprocess((v) => {
+		customerNotices: preprocess((v) => {
 			if (v === undefined || v === '') return {};
 			if (typeof v !== 'string') return v;
 			try {

@@ -1,4 +1,4 @@
-import * as z from 'zod/v4';
+import * as z from 'zod/v4-mini';
 import type { DueEntry } from '../../client';
 import { eventSchemas, type DueDevice, type OverdueDevice } from '../events/schemas';
 import { once } from '../once';
@@ -17,14 +17,14 @@ import { dueHistoryFits, testRecordFits } from './stateFits';
  * lambdas/events/schemas.ts says why).
  */
 export const stateSchemas = once(() => {
-	const finite = z.number().refine(Number.isFinite, 'expected a finite number');
-	const wholeFrom = (min: number) => z.number().int().min(min);
+	const finite = z.number().check(z.refine(Number.isFinite, 'expected a finite number'));
+	const wholeFrom = (min: number) => z.number().check(z.int(), z.gte(min));
 	const calendarDay = z
 		.string()
-		.refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD');
+		.check(z.refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD'));
 
 	/** A device as it went out in an event (its event schema checked it then): only its id is checked again. */
-	const announcedDevice = z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<OverdueDevice>;
+	const announcedDevice = z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodMiniType<OverdueDevice>;
 
 	// ---- overdue devices poller ------------------------------------------------------------------------
 
@@ -54,9 +54,9 @@ export const stateSchemas = once(() => {
 		/** Smallest stage announced for `due` (days). */
 		stage: wholeFrom(0),
 		/** Set when a complete scan no longer found the device in the window: forgotten. */
-		dropped: z.boolean().optional(),
+		dropped: z.optional(z.boolean()),
 		/** The device as last read (customer, department, due date): what the digest routes and shows. */
-		device: (z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<Omit<DueDevice, 'daysLeft'>>).optional(),
+		device: z.optional(z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodMiniType<Omit<DueDevice, 'daysLeft'>>),
 	});
 
 	/** The latest service day a run has seen (key `today`): a clock set back never re-opens a stage. */
@@ -67,11 +67,11 @@ export const stateSchemas = once(() => {
 	/** Where reading the uploads has got to (key `testResults`). */
 	const ResultsCursor = z.looseObject({
 		/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
-		syncedAt: finite.nullable().optional(),
+		syncedAt: z.optional(z.nullable(finite)),
 		/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
-		boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
+		boundary: z.optional(z.array(z.tuple([wholeFrom(1), finite]))),
 		/** Earlier versions: the calendar day up to which results were read by test date. */
-		watermark: calendarDay.optional(),
+		watermark: z.optional(calendarDay),
 	});
 
 	/** A result already announced (key: its id): by upload time, or by test date as earlier versions stored it. */
@@ -81,13 +81,13 @@ export const stateSchemas = once(() => {
 	const PendingEvidence = z.looseObject({
 		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
 		attempts: wholeFrom(0),
-		done: z.boolean().optional(),
+		done: z.optional(z.boolean()),
 	});
 
 	// ---- due-date history (compliance) -------------------------------------------------------------------
 
-	const nullableText = z.string().nullable();
-	const nullableId = wholeFrom(1).nullable();
+	const nullableText = z.nullable(z.string());
+	const nullableId = z.nullable(wholeFrom(1));
 
 	/** One due date of the device (client/compliance.ts, DueEntry, without the device id: the key). */
 	const StoredDueEntry = z.looseObject({
@@ -95,10 +95,10 @@ export const stateSchemas = once(() => {
 		openedOn: calendarDay,
 		firstSeenOverdue: z.boolean(),
 		outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
-		closedOn: calendarDay.optional(),
-		testedOn: calendarDay.optional(),
+		closedOn: z.optional(calendarDay),
+		testedOn: z.optional(calendarDay),
 		/** Rebuilt from the account's test results (pollers/rebuild.ts), not recorded while watching. */
-		rebuilt: z.literal(true).optional(),
+		rebuilt: z.optional(z.literal(true)),
 		/** The device's customer and department as of the due date. */
 		customerId: nullableId,
 		customerName: nullableText,
@@ -112,16 +112,16 @@ export const stateSchemas = once(() => {
 			customerName: nullableText,
 			department: nullableText,
 			designation: nullableText,
-			nextTestDate: calendarDay.nullable(),
-			lastTestedDate: calendarDay.nullable(),
+			nextTestDate: z.nullable(calendarDay),
+			lastTestedDate: z.nullable(calendarDay),
 			/** The newest test date the test-results poller had reported when the device was last seen. */
-			lastResultDate: calendarDay.nullable().optional(),
+			lastResultDate: z.optional(z.nullable(calendarDay)),
 			seenOn: calendarDay,
 			/** Set when a complete scan no longer listed the device. */
-			deletedOn: calendarDay.optional(),
+			deletedOn: z.optional(calendarDay),
 			/** Its test interval in months (when usable) and the day it was created, as last seen. */
-			testIntervalMonths: wholeFrom(1).nullable().optional(),
-			createdOn: calendarDay.nullable().optional(),
+			testIntervalMonths: z.optional(z.nullable(wholeFrom(1))),
+			createdOn: z.optional(z.nullable(calendarDay)),
 		}),
 		entries: z.array(StoredDueEntry),
 	});
@@ -134,7 +134,7 @@ export const stateSchemas = once(() => {
 	 * device, test date and whether it failed (null: a status this version does not know). Written by
 	 * the test-results poller as it reads uploads and by the rebuild as it reads the past.
 	 */
-	const TestRecord = z.looseObject({ device: wholeFrom(1), on: calendarDay, failed: z.boolean().nullable() });
+	const TestRecord = z.looseObject({ device: wholeFrom(1), on: calendarDay, failed: z.nullable(z.boolean()) });
 
 	/** How far the rebuild of the due-date history has read (key `rebuild`). */
 	const RebuildState = z.looseObject({
@@ -145,9 +145,9 @@ export const stateSchemas = once(() => {
 		afterId: wholeFrom(0),
 		resultsRead: wholeFrom(0),
 		/** The day the histories were rebuilt; the rebuild runs once. */
-		done: calendarDay.optional(),
+		done: z.optional(calendarDay),
 		/** What the rebuild refused, by rule (client/rebuild.ts), and results of devices it does not know. */
-		skipped: z.record(z.string(), wholeFrom(0)).optional(),
+		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
 	return { DeviceState, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
@@ -213,7 +213,7 @@ export const NS = {
 export interface StoredShape {
 	/** `ids`: every key is an item id (a positive whole number). */
 	keys: 'ids' | 'any';
-	value: z.ZodType;
+	value: z.ZodMiniType;
 	/** A quicker check accepting only what `value` accepts (stateFits.ts); what it refuses goes on to `value`. */
 	fits?: (value: unknown) => boolean;
 }
@@ -256,7 +256,7 @@ export function storedItemFault(namespace: string, key: string, value: unknown):
 }
 
 /** The first few issues of a failed check, each as `path: message`. */
-export function describeIssues(error: z.ZodError, root: string): string {
+export function describeIssues(error: z.core.$ZodError, root: string): string {
 	return error.issues
 		.slice(0, 3)
 		.map((i) => `${[root, ...i.path.map(String)].filter(Boolean).join('.') || 'the item'}: ${i.message}`)

@@ -100,7 +100,7 @@ const xrayWithoutHostPlugins = replaced(
  * (EventBridge, Secrets Manager and SES v2 are not in it), so their bundles keep that entry, read
  * from the package as it is. A service added to the Lambdas that the list knows belongs here.
  */
-const XRAY_RECORDED_SERVICES = ['dynamodb'];
+export const XRAY_RECORDED_SERVICES = ['dynamodb'];
 const xrayWhitelistOfUsedServices: Plugin = {
 	name: 'xray-whitelist-of-used-services',
 	setup(build) {

@@ -1,4 +1,6 @@
 import * as z from 'zod/v4-mini';
+// Not z.core.$ZodError: the `core` namespace as a value keeps all of zod's core in a bundle.
+import { $ZodError } from 'zod/v4/core';
 import { transform } from '../client/node/zodMini';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
@@ -72,7 +74,7 @@ export const configSchema = once(() =>
 				try {
 					return ServiceProfileSchema.parse(JSON.parse(v));
 				} catch (error) {
-					const message = error instanceof z.core.$ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
+					const message = error instanceof $ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
 					ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
 					return z.NEVER;
 				}

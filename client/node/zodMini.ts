@@ -12,6 +12,7 @@ import { en } from 'zod/v4/locales';
 // ("Invalid input: expected string, received number"). Every module of the project's mini schemas
 // imports this one, directly or through events/schemas.ts.
 z.config(en());
+
 export interface IssueContext {
 	addIssue(issue: { code: 'custom'; message: string }): void;
 }

@@ -5,7 +5,7 @@ import { readNoticeInput } from '../client/noticesRead';
 import { readProfileFile } from '../client/node/profileSchema';
 import { connectService } from '../lambdas/adapters/undiciService';
 import { localAccounts } from './accounts';
-import { ConfigSchema } from '../lambdas/config';
+import { configSchema } from '../lambdas/config';
 import { RUN_BUDGET_MS, createRunner, type Runner } from '../lambdas/runner';
 import { createLocalMail, DEFAULT_OUTBOX, readLocalEmailSettings } from '../lambdas/email/local';
 import { startSandbox, type Sandbox } from '../sandbox/server';
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
 		}
 	}
 
-	const dueSoon = ConfigSchema.shape.DUE_SOON_DAYS.safeParse(args['due-soon-days'] ?? process.env.DUE_SOON_DAYS);
+	const dueSoon = configSchema().shape.DUE_SOON_DAYS.safeParse(args['due-soon-days'] ?? process.env.DUE_SOON_DAYS);
 	if (!dueSoon.success) {
 		process.stderr.write(`${dueSoon.error.issues.map((i) => i.message.replace('DUE_SOON_DAYS', '--due-soon-days (DUE_SOON_DAYS)')).join('; ')}\n${USAGE}\n`);
 		process.exit(2);

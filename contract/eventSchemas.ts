@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { DETAIL_SCHEMAS, EVENT_SOURCE, EVENT_VERSION } from '../lambdas/events/schemas';
+import { EVENT_SOURCE, EVENT_VERSION, eventSchemas } from '../lambdas/events/schemas';
 
 /**
  * JSON Schema (2020-12) of each detail type, as committed in lambdas/events/schemas/. Kept out of
@@ -7,7 +7,7 @@ import { DETAIL_SCHEMAS, EVENT_SOURCE, EVENT_VERSION } from '../lambdas/events/s
  */
 export function detailJsonSchemas(): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
-	for (const [type, schema] of Object.entries(DETAIL_SCHEMAS)) {
+	for (const [type, schema] of Object.entries(eventSchemas().DETAIL_SCHEMAS)) {
 		const file = `${type.toLowerCase().replaceAll(' ', '-')}.v${EVENT_VERSION}.json`;
 		out[file] = {
 			...(z.toJSONSchema(schema, { target: 'draft-2020-12' }) as object),

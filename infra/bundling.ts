@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
@@ -73,6 +74,56 @@ const xrayWithoutSdkV2 = replaced(
 );
 
 /**
+ * The X-Ray SDK's sampling rules (local and centralised, with their pollers: 12 KiB) serve its
+ * middleware for incoming requests of web servers. In Lambda the trace header decides sampling
+ * (the SDK turns centralised sampling off there) and the Tracer never asks a sampler; asking
+ * fails loudly.
+ */
+const xrayWithoutSamplingRules = replaced(
+	'xray-without-sampling-rules',
+	/^\.\/sampling\/(default|local)_sampler$/,
+	/[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]middleware[\\/]mw_utils\.js$/,
+	"const no = () => { throw new Error('The X-Ray SDK\\'s sampling rules are left out of the Lambda bundles (infra/bundling.ts)'); };\nmodule.exports = { shouldSample: no, setLocalRules: no, setServiceConnector: no, start: no };\n",
+);
+
+/** The X-Ray SDK's EC2, ECS and Elastic Beanstalk plugins (host metadata for `config([...])`): not a Lambda's host. */
+const xrayWithoutHostPlugins = replaced(
+	'xray-without-host-plugins',
+	/^\.\/segments\/plugins\/(ec2|ecs|elastic_beanstalk)_plugin$/,
+	/[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]aws-xray\.js$/,
+	"module.exports = { getData() { throw new Error('The X-Ray SDK\\'s host plugins are left out of the Lambda bundles (infra/bundling.ts)'); } };\n",
+);
+
+/**
+ * The X-Ray SDK's list of AWS SDK request and response fields it records, per service (10 KiB of
+ * JSON; S3 and SQS are most of it). Of the services it lists, the Lambdas call DynamoDB only
+ * (EventBridge, Secrets Manager and SES v2 are not in it), so their bundles keep that entry, read
+ * from the package as it is. A service added to the Lambdas that the list knows belongs here.
+ */
+export const XRAY_RECORDED_SERVICES = ['dynamodb'];
+const xrayWhitelistOfUsedServices: Plugin = {
+	name: 'xray-whitelist-of-used-services',
+	setup(build) {
+		build.onLoad({ filter: /[\\/]aws-xray-sdk-core[\\/]dist[\\/]lib[\\/]resources[\\/]aws_whitelist\.json$/ }, async (args) => {
+			const { services } = JSON.parse(await readFile(args.path, 'utf8')) as { services: Record<string, unknown> };
+			const kept = Object.fromEntries(XRAY_RECORDED_SERVICES.map((name) => [name, services[name]]));
+			return { contents: JSON.stringify({ services: kept }), loader: 'json' };
+		});
+	},
+};
+
+/** The X-Ray SDK reads its package.json for two fields (the SDK's name and version in each segment): the bundle keeps those. */
+const xrayPackageNameAndVersion: Plugin = {
+	name: 'xray-package-name-and-version',
+	setup(build) {
+		build.onLoad({ filter: /[\\/]aws-xray-sdk-core[\\/]package\.json$/ }, async (args) => {
+			const { name, version } = JSON.parse(await readFile(args.path, 'utf8')) as { name: string; version: string };
+			return { contents: JSON.stringify({ name, version }), loader: 'json' };
+		});
+	},
+};
+
+/**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
  * minified CommonJS for Node 24, source maps without sources, and the AWS SDK v3 left to the
  * Lambda runtime, which ships it (@aws-sdk/*, @smithy/*) on NODE_PATH.
@@ -88,10 +139,12 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		// ESM builds where a package has them, so esbuild can drop what is not used.
 		mainFields: ['module', 'main'],
 		minify: true,
+		// Text as UTF-8, not escaped: the e-mail catalogues' umlauts and dashes take 2–3 bytes, not 4–6.
+		charset: 'utf8',
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, undiciOfTheRuntime],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
 import type { ServiceProfile } from '../client';
 import { readProfileFile } from '../client/node/profileSchema';
-import { EmailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
+import { emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
  * The stack's settings, from CDK context (`cdk deploy -c key=value`, or cdk.json) or props.
@@ -199,7 +199,7 @@ const Schema = z.object({
 export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 	const parsed = Schema.safeParse(input);
 	const recipients = blankToUndefined(input.recipients) ?? (parsed.success ? { default: parsed.data.alertEmails } : { default: ['alerts@example.com'] });
-	const email = EmailSettingsSchema.safeParse({ ...input, recipients });
+	const email = emailSettingsSchema().safeParse({ ...input, recipients });
 	const accounts = readAccounts(blankToUndefined(input.accounts), blankToUndefined(input.baseUrl) !== undefined, parsed.data, email.data?.recipients);
 	if (!parsed.success || !email.success || typeof accounts === 'string') {
 		const issues = [...(parsed.error?.issues ?? []), ...(email.error?.issues ?? []), ...(typeof accounts === 'string' ? [{ message: accounts }] : [])];

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
 import { parseBaseUrl, type ServiceProfile } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
-import { RecipientsSchema, type Recipients } from './email/recipients';
+import { recipientsSchema, type Recipients } from './email/recipients';
+import { once } from './once';
 
 /**
  * The accounts one deployment watches: a JSON array, one object per Test Equipment Cloud
@@ -20,28 +21,28 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 
 const whole = (key: string, min: number, max: number) =>
-	z.number({ error: `${key}: expected a whole number from ${min} to ${max}` }).int(`${key}: expected a whole number from ${min} to ${max}`).min(min, `${key}: expected a whole number from ${min} to ${max}`).max(max, `${key}: expected a whole number from ${min} to ${max}`);
+	z.number({ error: `${key}: expected a whole number from ${min} to ${max}` }).check(z.int(`${key}: expected a whole number from ${min} to ${max}`), z.gte(min, `${key}: expected a whole number from ${min} to ${max}`), z.lte(max, `${key}: expected a whole number from ${min} to ${max}`));
 
-const AccountSchema = z
-	.object(
+const accountSchema = once(() =>
+	z.strictObject(
 		{
-			id: z.string({ error: 'id: required, a short name of letters, digits and "-" (e.g. "site-berlin")' }).regex(ACCOUNT_ID, 'id: only letters, digits and "-" (not first or last), at most 32 characters, e.g. "site-berlin"'),
+			id: z.string({ error: 'id: required, a short name of letters, digits and "-" (e.g. "site-berlin")' }).check(z.regex(ACCOUNT_ID, 'id: only letters, digits and "-" (not first or last), at most 32 characters, e.g. "site-berlin"')),
 			environment: z.enum(['sandbox', 'production'], { error: 'environment: expected "sandbox" or "production"' }),
 			baseUrl: z.string({ error: 'baseUrl: required, the service address, e.g. https://tec.example.com' }),
 			/** Local (`npm start`): the environment variable holding the account's token. */
-			tokenEnv: z.string({ error: 'tokenEnv: expected the name of an environment variable, e.g. "TEC_TOKEN_SITE_BERLIN"' }).regex(ENV_NAME, 'tokenEnv: expected the name of an environment variable (letters, digits, _), e.g. "TEC_TOKEN_SITE_BERLIN"').optional(),
+			tokenEnv: z.optional(z.string({ error: 'tokenEnv: expected the name of an environment variable, e.g. "TEC_TOKEN_SITE_BERLIN"' }).check(z.regex(ENV_NAME, 'tokenEnv: expected the name of an environment variable (letters, digits, _), e.g. "TEC_TOKEN_SITE_BERLIN"'))),
 			/** AWS: an existing Secrets Manager secret with the token; without it the stack creates one per account. */
-			tokenSecretArn: z.string({ error: 'tokenSecretArn: expected a Secrets Manager secret ARN' }).regex(SECRET_ARN, 'tokenSecretArn: expected a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)').optional(),
-			recipients: z.unknown().optional(),
+			tokenSecretArn: z.optional(z.string({ error: 'tokenSecretArn: expected a Secrets Manager secret ARN' }).check(z.regex(SECRET_ARN, 'tokenSecretArn: expected a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)'))),
+			recipients: z.optional(z.unknown()),
 			/** Lead stages of Device Due Soon in days; [] = off. */
-			dueSoonDays: z.array(whole('dueSoonDays[]', 0, 365), { error: 'dueSoonDays: expected a list of whole days, e.g. [30, 7] ([] = off)' }).optional(),
-			reminderDays: whole('reminderDays', 0, 365).optional(),
+			dueSoonDays: z.optional(z.array(whole('dueSoonDays[]', 0, 365), { error: 'dueSoonDays: expected a list of whole days, e.g. [30, 7] ([] = off)' })),
+			reminderDays: z.optional(whole('reminderDays', 0, 365)),
 			/** The service's layout for this account (client/profile.ts; a partial profile over the defaults). */
-			profile: z.unknown().optional(),
+			profile: z.optional(z.unknown()),
 		},
 		{ error: 'expected an object with id, environment, baseUrl and tokenEnv (locally) or tokenSecretArn (AWS, optional)' },
-	)
-	.strict();
+	),
+);
 
 export interface AccountSettings {
 	id: string;
@@ -87,7 +88,7 @@ export function parseAccounts(input: unknown, options: ParseAccountsOptions): Ac
 	const out: AccountSettings[] = [];
 	input.forEach((raw, i) => {
 		const name = typeof (raw as { id?: unknown })?.id === 'string' ? `accounts[${i}] "${(raw as { id: string }).id}"` : `accounts[${i}]`;
-		const parsed = AccountSchema.safeParse(raw);
+		const parsed = accountSchema().safeParse(raw);
 		if (!parsed.success) {
 			for (const issue of parsed.error.issues) problems.push(`${name}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}; valid keys are id, environment, baseUrl, tokenEnv, tokenSecretArn, recipients, dueSoonDays, reminderDays, profile` : issue.message}`);
 			return;
@@ -102,7 +103,7 @@ export function parseAccounts(input: unknown, options: ParseAccountsOptions): Ac
 		if (options.needTokenEnv && a.tokenEnv === undefined) problems.push(`${name}: tokenEnv: required, the name of the environment variable that holds this account's token`);
 		let recipients: Recipients | undefined;
 		if (a.recipients !== undefined) {
-			const r = RecipientsSchema.safeParse(a.recipients);
+			const r = recipientsSchema().safeParse(a.recipients);
 			if (r.success) recipients = r.data;
 			else for (const issue of r.error.issues) problems.push(`${name}: ${issue.message}`);
 		} else if (!options.defaultRecipients) {
@@ -200,24 +201,26 @@ export function tokensFromEnv(accounts: AccountSettings[], env: Record<string, s
  * account and poller, infra/constructs/pollers.ts): the account to read, checked at the start of
  * the invocation.
  */
-export const ScheduledAccountSchema = z.object({
-	id: z.string().regex(ACCOUNT_ID),
-	environment: z.enum(['sandbox', 'production']),
-	baseUrl: z.string().min(1),
-	tokenSecretArn: z.string().min(1),
-	account: z.string().regex(ACCOUNT_ID),
-	partition: z.string().regex(ACCOUNT_ID).optional(),
-	dueSoonStages: z.array(z.number().int().min(1).max(365)).optional(),
-	reminderDays: z.number().int().min(0).max(365).optional(),
-	/** As the list gave it; merged over the defaults when read. */
-	profile: z.unknown().optional(),
-});
-export type ScheduledAccount = z.input<typeof ScheduledAccountSchema>;
+export const scheduledAccountSchema = once(() =>
+	z.object({
+		id: z.string().check(z.regex(ACCOUNT_ID)),
+		environment: z.enum(['sandbox', 'production']),
+		baseUrl: z.string().check(z.minLength(1)),
+		tokenSecretArn: z.string().check(z.minLength(1)),
+		account: z.string().check(z.regex(ACCOUNT_ID)),
+		partition: z.optional(z.string().check(z.regex(ACCOUNT_ID))),
+		dueSoonStages: z.optional(z.array(z.number().check(z.int(), z.gte(1), z.lte(365)))),
+		reminderDays: z.optional(z.number().check(z.int(), z.gte(0), z.lte(365))),
+		/** As the list gave it; merged over the defaults when read. */
+		profile: z.optional(z.unknown()),
+	}),
+);
+export type ScheduledAccount = z.input<ReturnType<typeof scheduledAccountSchema>>;
 
 /** The account in a scheduled invocation's input, or undefined when it names none (a single-account deployment). */
 export function scheduledAccount(input: unknown): (Omit<ScheduledAccount, 'profile'> & { profile?: ServiceProfile }) | undefined {
 	if (input === null || typeof input !== 'object' || !('account' in input)) return undefined;
-	const parsed = ScheduledAccountSchema.extend({ profile: ServiceProfileSchema.optional() }).safeParse((input as { account: unknown }).account);
+	const parsed = z.extend(scheduledAccountSchema(), { profile: z.optional(ServiceProfileSchema) }).safeParse((input as { account: unknown }).account);
 	if (!parsed.success) throw new AccountsError(`The schedule's input names no valid account: ${parsed.error.issues.map((i) => `account.${i.path.join('.')}: ${i.message}`).join('; ')}`);
 	return parsed.data;
 }

@@ -1,14 +1,17 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
+// Not z.core.$ZodError: the `core` namespace as a value keeps all of zod's core in a bundle.
+import { $ZodError } from 'zod/v4/core';
+import { transform } from '../client/node/zodMini';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
 import { DEFAULT_ACCOUNT_LEASE_WAIT_MS, DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
+import { once } from './once';
 
 /** The pollers' configuration, read from the environment once per cold start. */
 const whole = (name: string, fallback: number, min: number, max: number) =>
-	z
-		.string()
-		.optional()
-		.transform((v, ctx) => {
+	z.pipe(
+		z.optional(z.string()),
+		transform((v: string | undefined, ctx) => {
 			if (v === undefined || v === '') return fallback;
 			const n = Number(v);
 			if (!Number.isInteger(n) || n < min || n > max) {
@@ -16,14 +19,14 @@ const whole = (name: string, fallback: number, min: number, max: number) =>
 				return z.NEVER;
 			}
 			return n;
-		});
+		}),
+	);
 
 /** Lead stages as "30,7": whole days from 0 to 365; "0" (or empty stages only) turns Device Due Soon off. */
 const stages = (name: string, fallback: number[]) =>
-	z
-		.string()
-		.optional()
-		.transform((v, ctx) => {
+	z.pipe(
+		z.optional(z.string()),
+		transform((v: string | undefined, ctx) => {
 			if (v === undefined || v.trim() === '') return fallback;
 			const parts = v.split(',').map((p) => p.trim());
 			const days = parts.map(Number);
@@ -32,52 +35,57 @@ const stages = (name: string, fallback: number[]) =>
 				return z.NEVER;
 			}
 			return days.filter((d) => d > 0);
-		});
-
-export const ConfigSchema = z.object({
-	// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
-	TEC_BASE_URL: z
-		.string()
-		.transform((v, ctx) => {
-			try {
-				return parseBaseUrl(v, 'TEC_BASE_URL');
-			} catch (error) {
-				ctx.addIssue({ code: 'custom', message: (error as Error).message });
-				return z.NEVER;
-			}
-		})
-		.optional(),
-	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
-	TEC_TOKEN_SECRET_ARN: z.string().min(1).optional(),
-	/** `schedule`: several accounts, each schedule's input names the account (lambdas/accounts.ts); else the one account of TEC_BASE_URL. */
-	TEC_ACCOUNTS: z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' }).optional(),
-	STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
-	EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).min(1),
-	REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
-	LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
-	PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
-	DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
-	SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
-	// How long a run waits for its account's other poller (docs/architecture.md, "One account's pollers never overlap").
-	ACCOUNT_LEASE_WAIT_MS: whole('ACCOUNT_LEASE_WAIT_MS', DEFAULT_ACCOUNT_LEASE_WAIT_MS, 0, 900_000),
-	DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
-	// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
-	TEC_SERVICE_PROFILE: z
-		.string()
-		.optional()
-		.transform((v, ctx) => {
-			if (v === undefined || v.trim() === '') return undefined;
-			try {
-				return ServiceProfileSchema.parse(JSON.parse(v));
-			} catch (error) {
-				const message = error instanceof z.ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
-				ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
-				return z.NEVER;
-			}
 		}),
-});
+	);
 
-export type Config = z.infer<typeof ConfigSchema>;
+export const configSchema = once(() =>
+	z.object({
+		// Parsed once here; the client receives the parsed base URL (and keys the token's budget by it).
+		TEC_BASE_URL: z.optional(
+			z.pipe(
+				z.string(),
+				transform((v: string, ctx) => {
+					try {
+						return parseBaseUrl(v, 'TEC_BASE_URL');
+					} catch (error) {
+						ctx.addIssue({ code: 'custom', message: (error as Error).message });
+						return z.NEVER;
+					}
+				}),
+			),
+		),
+		TEC_ENVIRONMENT: z._default(z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }), 'sandbox'),
+		TEC_TOKEN_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
+		/** `schedule`: several accounts, each schedule's input names the account (lambdas/accounts.ts); else the one account of TEC_BASE_URL. */
+		TEC_ACCOUNTS: z.optional(z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' })),
+		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1)),
+		EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).check(z.minLength(1)),
+		REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
+		LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
+		PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
+		DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
+		SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
+		// How long a run waits for its account's other poller (docs/architecture.md, "One account's pollers never overlap").
+		ACCOUNT_LEASE_WAIT_MS: whole('ACCOUNT_LEASE_WAIT_MS', DEFAULT_ACCOUNT_LEASE_WAIT_MS, 0, 900_000),
+		DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
+		// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
+		TEC_SERVICE_PROFILE: z.pipe(
+			z.optional(z.string()),
+			transform((v: string | undefined, ctx) => {
+				if (v === undefined || v.trim() === '') return undefined;
+				try {
+					return ServiceProfileSchema.parse(JSON.parse(v));
+				} catch (error) {
+					const message = error instanceof $ZodError ? error.issues.map((i) => i.message).join('; ') : `service profile: is not JSON (${(error as Error).message})`;
+					ctx.addIssue({ code: 'custom', message: `TEC_SERVICE_PROFILE: ${message}` });
+					return z.NEVER;
+				}
+			}),
+		),
+	}),
+);
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;
 
 export class ConfigError extends Error {
 	override readonly name = 'ConfigError';
@@ -89,7 +97,7 @@ export function invalidConfiguration(issues: ReadonlyArray<{ message: string }>)
 }
 
 export function readConfig(env: Record<string, string | undefined>): Config {
-	const parsed = ConfigSchema.safeParse(env);
+	const parsed = configSchema().safeParse(env);
 	const issues: Array<{ message: string }> = [...(parsed.error?.issues ?? [])];
 	// One account (no TEC_ACCOUNTS): its address and token secret come from the environment.
 	if (env.TEC_ACCOUNTS === undefined) {
@@ -108,7 +116,6 @@ export function settingsFrom(config: Config, leaseMs: number): PollerSettings {
 		digestMaxDevices: config.DIGEST_MAX_DEVICES,
 		safetyMs: config.SAFETY_MS,
 		leaseMs,
-		accountLeaseWaitMs: config.ACCOUNT_LEASE_WAIT_MS,
 		dueSoonStages: config.DUE_SOON_DAYS,
 	};
 }

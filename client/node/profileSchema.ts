@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
+import { meta, transform } from './zodMini';
 import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, type LeafKind, type ServiceProfile, type SpecNode } from '../profile';
 
 /**
@@ -12,7 +13,7 @@ import { PROFILE_SPEC, ProfileError, allowedText, leafAccepts, resolveProfile, t
  * package (tsconfig.json leaves the folder out), linted with the project's rules, not n8n's.
  */
 
-function leaf(kind: LeafKind): z.ZodType {
+function leaf(kind: LeafKind): z.ZodMiniType {
 	const base = (() => {
 		switch (kind) {
 			case 'version':
@@ -26,35 +27,35 @@ function leaf(kind: LeafKind): z.ZodType {
 			case 'firstPage':
 				return z.union([z.literal(0), z.literal(1)]);
 			case 'pageSize':
-				return z.number().int().min(1).max(10_000);
+				return z.number().check(z.int(), z.gte(1), z.lte(10_000));
 			case 'keyId':
-				return z.number().int().min(1).nullable();
+				return z.nullable(z.number().check(z.int(), z.gte(1)));
 			case 'labels':
-				return z.array(z.string().min(1).max(100)).min(1).max(20);
+				return z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.minLength(1), z.maxLength(20));
 			case 'nameOrNull':
-				return z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/).nullable();
+				return z.nullable(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/)));
 			case 'name':
-				return z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/);
+				return z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/));
 			case 'path':
-				return z.string().startsWith('/').max(300);
+				return z.string().check(z.startsWith('/'), z.maxLength(300));
 		}
 	})();
 	// The JSON Schema keeps the shape; the refinement keeps the validator's exact rule.
-	return base.refine((v) => leafAccepts(kind, v), { message: `must be ${allowedText(kind)}` }).meta({ description: `${allowedText(kind)}` });
+	return meta((base as z.ZodMiniType).check(z.refine((v) => leafAccepts(kind, v), { message: `must be ${allowedText(kind)}` })), { description: `${allowedText(kind)}` });
 }
 
-function node(spec: SpecNode): z.ZodType {
-	if (typeof spec === 'string') return leaf(spec).optional();
-	return z.strictObject(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, node(v)]))).optional();
+function node(spec: SpecNode): z.ZodMiniType {
+	if (typeof spec === 'string') return z.optional(leaf(spec));
+	return z.optional(z.strictObject(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, node(v)]))));
 }
 
 /**
  * What a user writes: a partial profile. Built on first use (a schema per key of the spec: the
  * largest part of a Lambda's init when built at load, and only the JSON Schema and the tests read it).
  */
-let inputSchema: z.ZodObject | undefined;
-export function serviceProfileInputSchema(): z.ZodObject {
-	inputSchema ??= (node(PROFILE_SPEC) as z.ZodOptional<z.ZodObject>).unwrap().meta({
+let inputSchema: z.ZodMiniObject | undefined;
+export function serviceProfileInputSchema(): z.ZodMiniObject {
+	inputSchema ??= meta((node(PROFILE_SPEC) as z.ZodMiniOptional<z.ZodMiniObject>).def.innerType, {
 		title: 'Service profile',
 		description: 'The layout of the Test Equipment Cloud service: paths, paging, field and property names. Every key is optional; what is left out keeps its default (docs/service-profile.md).',
 	});
@@ -66,14 +67,17 @@ export function serviceProfileInputSchema(): z.ZodObject {
  * carry resolveProfile's message (the key path and what is allowed), as every face words it; the
  * shape it accepts is serviceProfileInputSchema()'s (a property test holds them equal).
  */
-export const ServiceProfileSchema = z.unknown().transform((value, ctx) => {
-	try {
-		return resolveProfile(value === undefined ? {} : value);
-	} catch (error) {
-		ctx.addIssue({ code: 'custom', message: (error as Error).message });
-		return z.NEVER;
-	}
-});
+export const ServiceProfileSchema = z.pipe(
+	z.unknown(),
+	transform((value: unknown, ctx) => {
+		try {
+			return resolveProfile(value === undefined ? {} : value);
+		} catch (error) {
+			ctx.addIssue({ code: 'custom', message: (error as Error).message });
+			return z.NEVER;
+		}
+	}),
+);
 
 /** The JSON Schema published as docs/service-profile.schema.json. */
 export function serviceProfileJsonSchema(): Record<string, unknown> {

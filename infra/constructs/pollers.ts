@@ -233,7 +233,7 @@ export interface AccountAccess {
 	secretArns: string[];
 }
 
-/** What an account's schedules hand its pollers (lambdas/accounts.ts, ScheduledAccountSchema). */
+/** What an account's schedules hand its pollers (lambdas/accounts.ts, scheduledAccountSchema). */
 function scheduledAccountOf(a: AccountSettings, tokenSecretArn: string): ScheduledAccount {
 	return {
 		id: a.id,

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import type { StateStore, StoredItem } from '../ports';
 import { describeIssues, isItemId, storedShape, type StoredShape } from '../pollers/state';
 

@@ -1,8 +1,10 @@
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoMailStore } from '../adapters/dynamoMailStore';
 import { SesMailer } from '../adapters/sesMailer';
+import type { Context } from 'aws-lambda';
 import type { DigestDeps } from './digest';
 import type { EmailEnv } from './env';
 
@@ -52,4 +54,14 @@ export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?:
 		now: Date.now,
 		accounts: env.accounts,
 	};
+}
+
+/**
+ * `collect` run once per event: Powertools Idempotency on the event's dedupeKey (30 days), so a
+ * redelivered event changes nothing. Here with the rest of the AWS side, which the handler loads
+ * when the first event gets that far, so Idempotency (JMESPath, zlib) is not part of its init.
+ */
+export function oncePerEvent<E, R>(collect: (event: E, context: Context) => Promise<R>, persistenceStore: DynamoDBPersistenceLayer) {
+	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+	return makeIdempotent(collect, { persistenceStore, config });
 }

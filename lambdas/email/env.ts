@@ -1,17 +1,20 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
 import type { AccountRouting } from './accounts';
-import { parseEmailSettings, RecipientsSchema, type EmailSettings } from './settings';
+import { parseEmailSettings, recipientsSchema, type EmailSettings } from './settings';
+import { once } from '../once';
 
 /** What the e-mail functions read from their environment, once per cold start. */
-const EnvSchema = z.object({
-	STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).min(1),
-	EMAIL_SETTINGS: z.string({ error: 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app)' }).min(2),
-	TIME_ZONE: z.string().default('UTC'),
-	TEC_ENVIRONMENT: z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }).default('sandbox'),
-	SES_CONFIGURATION_SET: z.string().optional(),
-	/** Several accounts: [{"account", "recipients"?}] (lambdas/email/accounts.ts), set by the CDK app. */
-	ACCOUNTS_ROUTING: z.string().optional(),
-});
+const envSchema = once(() =>
+	z.object({
+		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1)),
+		EMAIL_SETTINGS: z.string({ error: 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app)' }).check(z.minLength(2)),
+		TIME_ZONE: z._default(z.string(), 'UTC'),
+		TEC_ENVIRONMENT: z._default(z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }), 'sandbox'),
+		SES_CONFIGURATION_SET: z.optional(z.string()),
+		/** Several accounts: [{"account", "recipients"?}] (lambdas/email/accounts.ts), set by the CDK app. */
+		ACCOUNTS_ROUTING: z.optional(z.string()),
+	}),
+);
 
 export interface EmailEnv {
 	table: string;
@@ -22,10 +25,12 @@ export interface EmailEnv {
 	accounts?: AccountRouting[];
 }
 
-const Routing = z.array(z.object({ account: z.string().min(1), recipients: RecipientsSchema.optional() }));
+const routingSchema = once(() =>
+	z.array(z.object({ account: z.string().check(z.minLength(1)), recipients: z.optional(recipientsSchema()) })),
+);
 
 export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv {
-	const parsed = EnvSchema.safeParse(env);
+	const parsed = envSchema().safeParse(env);
 	if (!parsed.success) throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
 	let json: unknown;
 	try {
@@ -50,7 +55,7 @@ function readRouting(text: string): AccountRouting[] {
 	} catch (error) {
 		throw new Error(`Invalid configuration: ACCOUNTS_ROUTING is not JSON (${(error as Error).message})`);
 	}
-	const parsed = Routing.safeParse(json);
+	const parsed = routingSchema().safeParse(json);
 	if (!parsed.success) throw new Error(`Invalid configuration: ACCOUNTS_ROUTING: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 	return parsed.data;
 }

@@ -1,6 +1,8 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
+import { superRefine, transform } from '../../client/node/zodMini';
 import { EMAIL } from './recipients';
 import { checkTemplate, LOCALES } from './texts';
+import { once } from '../once';
 
 /**
  * The settings of the re-test notices a service company sends its customers (`customerNotices`
@@ -18,58 +20,65 @@ export function isEmailAddress(value: string): boolean {
 
 const where = (key: string) => `customerNotices.${key}`;
 
-const text = (key: string, max = 2000) => z.string({ error: `${where(key)}: expected a text` }).max(max, `${where(key)}: at most ${max} characters`);
+const text = (key: string, max = 2000) => z.string({ error: `${where(key)}: expected a text` }).check(z.maxLength(max, `${where(key)}: at most ${max} characters`));
 
 const template = (key: string) =>
-	text(key).superRefine((v, ctx) => {
-		const problem = checkTemplate(v, NOTICE_PLACEHOLDERS);
-		if (problem) ctx.addIssue({ code: 'custom', message: `${where(key)}: ${problem}` });
-	});
+	text(key).check(
+		superRefine((v: string, ctx) => {
+			const problem = checkTemplate(v, NOTICE_PLACEHOLDERS);
+			if (problem) ctx.addIssue({ code: 'custom', message: `${where(key)}: ${problem}` });
+		}),
+	);
 
 const noticeAddress = (key: string) =>
-	z.string({ error: `${where(key)}: expected an e-mail address` }).transform((v, ctx) => {
-		if (!isEmailAddress(v)) {
-			ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" is not an e-mail address (expected e.g. service@lab.example.com)` });
-			return z.NEVER;
-		}
-		return v.trim().toLowerCase();
-	});
+	z.pipe(
+		z.string({ error: `${where(key)}: expected an e-mail address` }),
+		transform((v: string, ctx) => {
+			if (!isEmailAddress(v)) {
+				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" is not an e-mail address (expected e.g. service@lab.example.com)` });
+				return z.NEVER;
+			}
+			return v.trim().toLowerCase();
+		}),
+	);
 
 const KEYS = 'enabled, companyName, replyTo, senderName, logoUrl, closing, signature, subject, introduction, closingText, addresses, optOut, locales, maxRows';
 
-export const CustomerNoticesSchema = z
-	.object(
+const ROWS = `${where('maxRows')}: expected a whole number from 1 to 1000`;
+
+export const customerNoticesSchema = once(() =>
+	z.strictObject(
 		{
-			enabled: z.boolean({ error: `${where('enabled')}: expected true or false` }).default(false),
+			enabled: z._default(z.boolean({ error: `${where('enabled')}: expected true or false` }), false),
 			/** The service company's name, as its customers know it ({companyName}). */
-			companyName: text('companyName', 200).optional(),
+			companyName: z.optional(text('companyName', 200)),
 			/** Where a customer's reply goes to book a date (also said in the notice). */
-			replyTo: noticeAddress('replyTo').optional(),
+			replyTo: z.optional(noticeAddress('replyTo')),
 			/** The sender's display name (the address stays mailFrom's). */
-			senderName: text('senderName', 200)
-				.refine((v) => !/[\r\n<>"]/.test(v), `${where('senderName')}: no line breaks, angle brackets or quotes`)
-				.optional(),
-			logoUrl: z
-				.string({ error: `${where('logoUrl')}: expected an https URL` })
-				.refine((v) => /^https:\/\/[^\s"'<>]+$/.test(v), `${where('logoUrl')}: expected an https URL, e.g. https://lab.example.com/logo.png`)
-				.optional(),
+			senderName: z.optional(text('senderName', 200).check(z.refine((v) => !/[\r\n<>"]/.test(v), `${where('senderName')}: no line breaks, angle brackets or quotes`))),
+			logoUrl: z.optional(
+				z.string({ error: `${where('logoUrl')}: expected an https URL` }).check(z.refine((v) => /^https:\/\/[^\s"'<>]+$/.test(v), `${where('logoUrl')}: expected an https URL, e.g. https://lab.example.com/logo.png`)),
+			),
 			/** The greeting before the signature ("Kind regards"). */
-			closing: text('closing', 200).optional(),
-			signature: text('signature').optional(),
-			subject: template('subject').optional(),
-			introduction: template('introduction').optional(),
-			closingText: template('closingText').optional(),
+			closing: z.optional(text('closing', 200)),
+			signature: z.optional(text('signature')),
+			subject: z.optional(template('subject')),
+			introduction: z.optional(template('introduction')),
+			closingText: z.optional(template('closingText')),
 			/** Customer name → address: overrides the customer's contact e-mail property. */
-			addresses: z.record(z.string(), noticeAddress('addresses'), { error: `${where('addresses')}: expected an object of customer name → address, e.g. {"Acme GmbH": "facilities@acme.example"}` }).default({}),
+			addresses: z._default(z.record(z.string(), noticeAddress('addresses'), { error: `${where('addresses')}: expected an object of customer name → address, e.g. {"Acme GmbH": "facilities@acme.example"}` }), {}),
 			/** Customers (by name) who get no notice. */
-			optOut: z.array(z.string(), { error: `${where('optOut')}: expected a list of customer names, e.g. ["Acme GmbH"]` }).default([]),
+			optOut: z._default(z.array(z.string(), { error: `${where('optOut')}: expected a list of customer names, e.g. ["Acme GmbH"]` }), []),
 			/** Customer name → language of their notice (else the settings' locale). */
-			locales: z.record(z.string(), z.enum(LOCALES, { error: `${where('locales')}: expected one of ${LOCALES.join(', ')} per customer` }), { error: `${where('locales')}: expected an object of customer name → ${LOCALES.join(' | ')}` }).default({}),
+			locales: z._default(
+				z.record(z.string(), z.enum(LOCALES, { error: `${where('locales')}: expected one of ${LOCALES.join(', ')} per customer` }), { error: `${where('locales')}: expected an object of customer name → ${LOCALES.join(' | ')}` }),
+				{},
+			),
 			/** Rows in a notice's body per section; the CSV attachment holds every device. */
-			maxRows: z.number({ error: `${where('maxRows')}: expected a whole number from 1 to 1000` }).int(`${where('maxRows')}: expected a whole number from 1 to 1000`).min(1, `${where('maxRows')}: expected a whole number from 1 to 1000`).max(1000, `${where('maxRows')}: expected a whole number from 1 to 1000`).default(100),
+			maxRows: z._default(z.number({ error: ROWS }).check(z.int(ROWS), z.gte(1, ROWS), z.lte(1000, ROWS)), 100),
 		},
 		{ error: (issue: { code?: string; keys?: string[] }) => (issue.code === 'unrecognized_keys' ? `customerNotices: unknown ${issue.keys?.map((k) => `"${k}"`).join(', ')}; valid keys are ${KEYS}` : `customerNotices: expected an object with ${KEYS}`) },
-	)
-	.strict();
+	),
+);
 
-export type CustomerNotices = z.infer<typeof CustomerNoticesSchema>;
+export type CustomerNotices = z.infer<ReturnType<typeof customerNoticesSchema>>;

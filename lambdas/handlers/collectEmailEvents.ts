@@ -1,4 +1,3 @@
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { Context } from 'aws-lambda';
 import { onEvent } from '../email/digest';
 import { readEmailEnv } from '../email/env';
@@ -19,24 +18,20 @@ let handle: Promise<(event: EmailEvent, context: Context) => Promise<unknown>> |
 
 /**
  * Cold start: configuration checked once, clear errors when it is wrong. The AWS SDK is loaded
- * by the first event that gets this far, not by the module (bench/bundles.ts).
+ * and Idempotency are loaded by the first event that gets this far, not by the module (bench/bundles.ts).
  */
 async function wire() {
 	const env = readEmailEnv(process.env);
-	const { awsDeps, tracedClients } = await import('../email/aws.js');
+	const { awsDeps, oncePerEvent, tracedClients } = await import('../email/aws.js');
 	const clients = await tracedClients(captureAWSv3Client);
 	const deps = awsDeps(env, clients);
-	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
-	return makeIdempotent(
-		async (event: EmailEvent, context: Context) => {
-			deps.mailer.registerLambdaContext(context);
-			const result = await onEvent(deps, event);
-			if (result.sentNow > 0) metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, result.sentNow);
-			logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
-			return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
-		},
-		{ persistenceStore: deps.persistence, config },
-	);
+	return oncePerEvent(async (event: EmailEvent, context: Context) => {
+		deps.mailer.registerLambdaContext(context);
+		const result = await onEvent(deps, event);
+		if (result.sentNow > 0) metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, result.sentNow);
+		logger.info('Event collected', { detailType: result.detailType, dedupeKey: result.dedupeKey, recipients: result.recipients.length, sentNow: result.sentNow, ignored: result.ignored });
+		return { detailType: result.detailType, recipients: result.recipients.length, sentNow: result.sentNow };
+	}, deps.persistence);
 }
 
 export const handler = powertoolsHandler(async (delivered: unknown, context: Context): Promise<unknown> => {

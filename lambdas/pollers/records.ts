@@ -1,5 +1,5 @@
 import { DEFAULT_PROFILE, PROPERTY_ROLES, epochDay, forEachProperty, roleIndex, usableInterval, type PropertyRole, type RoleIndex, type ServiceProfile } from '../../client';
-import { OverdueDevice } from '../events/schemas';
+import type { OverdueDevice } from '../events/schemas';
 import type { Log, Metrics } from '../ports';
 
 /**

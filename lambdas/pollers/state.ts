@@ -1,6 +1,7 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4-mini';
 import type { DueEntry } from '../../client';
-import { TestResultRecordedDetail, type DueDevice, type OverdueDevice } from '../events/schemas';
+import { eventSchemas, type DueDevice, type OverdueDevice } from '../events/schemas';
+import { once } from '../once';
 import { dueHistoryFits, testRecordFits } from './stateFits';
 
 /**
@@ -11,150 +12,159 @@ import { dueHistoryFits, testRecordFits } from './stateFits';
  * version adds is accepted, and no shape a released version wrote may stop being accepted.
  */
 
-const finite = z.number().refine(Number.isFinite, 'expected a finite number');
-const wholeFrom = (min: number) => z.number().int().min(min);
-const calendarDay = z
-	.string()
-	.refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD');
+/**
+ * The schemas, built by the first item checked, not while a function loads (eventSchemas in
+ * lambdas/events/schemas.ts says why).
+ */
+export const stateSchemas = once(() => {
+	const finite = z.number().check(z.refine(Number.isFinite, 'expected a finite number'));
+	const wholeFrom = (min: number) => z.number().check(z.int(), z.gte(min));
+	const calendarDay = z
+		.string()
+		.check(z.refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'expected a calendar date written YYYY-MM-DD'));
 
-/** A device as it went out in an event (its event schema checked it then): only its id is checked again. */
-const announcedDevice = z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<OverdueDevice>;
+	/** A device as it went out in an event (its event schema checked it then): only its id is checked again. */
+	const announcedDevice = z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodMiniType<OverdueDevice>;
 
-// ---- overdue devices poller ------------------------------------------------------------------------
+	// ---- overdue devices poller ------------------------------------------------------------------------
 
-/** Per device (key: its id): the overdue episode it is in, or was last in. */
-export const DeviceState = z.looseObject({
-	overdue: z.boolean(),
-	/** How many times the device entered the overdue list. */
-	episode: wholeFrom(1),
-	/** When this episode began (ms). */
-	since: finite,
-	/** Reminders sent in this episode. */
-	reminders: wholeFrom(0),
-	/** Announced but not yet in a digest that was published. */
-	digestPending: z.boolean(),
-	device: announcedDevice,
-});
-export type DeviceState = z.infer<typeof DeviceState>;
+	/** Per device (key: its id): the overdue episode it is in, or was last in. */
+	const DeviceState = z.looseObject({
+		overdue: z.boolean(),
+		/** How many times the device entered the overdue list. */
+		episode: wholeFrom(1),
+		/** When this episode began (ms). */
+		since: finite,
+		/** Reminders sent in this episode. */
+		reminders: wholeFrom(0),
+		/** Announced but not yet in a digest that was published. */
+		digestPending: z.boolean(),
+		device: announcedDevice,
+	});
 
-/** The newest time a run has stamped (clock sanity, see stampTime); key: the poller. */
-export const ClockMark = z.looseObject({ at: finite });
-export type ClockMark = z.infer<typeof ClockMark>;
+	/** The newest time a run has stamped (clock sanity, see stampTime); key: the poller. */
+	const ClockMark = z.looseObject({ at: finite });
 
-// ---- due-soon poller ---------------------------------------------------------------------------------
+	// ---- due-soon poller ---------------------------------------------------------------------------------
 
-/** Per device (key: its id): the due date and the smallest lead stage announced for it. */
-export const DueSoonState = z.looseObject({
-	/** The next test date the stages were announced for. */
-	due: calendarDay,
-	/** Smallest stage announced for `due` (days). */
-	stage: wholeFrom(0),
-	/** Set when a complete scan no longer found the device in the window: forgotten. */
-	dropped: z.boolean().optional(),
-	/** The device as last read (customer, department, due date): what the digest routes and shows. */
-	device: (z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodType<Omit<DueDevice, 'daysLeft'>>).optional(),
-});
-export type DueSoonState = z.infer<typeof DueSoonState>;
+	/** Per device (key: its id): the due date and the smallest lead stage announced for it. */
+	const DueSoonState = z.looseObject({
+		/** The next test date the stages were announced for. */
+		due: calendarDay,
+		/** Smallest stage announced for `due` (days). */
+		stage: wholeFrom(0),
+		/** Set when a complete scan no longer found the device in the window: forgotten. */
+		dropped: z.optional(z.boolean()),
+		/** The device as last read (customer, department, due date): what the digest routes and shows. */
+		device: z.optional(z.looseObject({ id: wholeFrom(1) }) as unknown as z.ZodMiniType<Omit<DueDevice, 'daysLeft'>>),
+	});
 
-/** The latest service day a run has seen (key `today`): a clock set back never re-opens a stage. */
-export const DueSoonClock = z.looseObject({ day: calendarDay });
-export type DueSoonClock = z.infer<typeof DueSoonClock>;
+	/** The latest service day a run has seen (key `today`): a clock set back never re-opens a stage. */
+	const DueSoonClock = z.looseObject({ day: calendarDay });
 
-// ---- test results poller -------------------------------------------------------------------------------
+	// ---- test results poller -------------------------------------------------------------------------------
 
-/** Where reading the uploads has got to (key `testResults`). */
-export const ResultsCursor = z.looseObject({
-	/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
-	syncedAt: finite.nullable().optional(),
-	/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
-	boundary: z.array(z.tuple([wholeFrom(1), finite])).optional(),
-	/** Earlier versions: the calendar day up to which results were read by test date. */
-	watermark: calendarDay.optional(),
-});
-export type ResultsCursor = z.infer<typeof ResultsCursor>;
+	/** Where reading the uploads has got to (key `testResults`). */
+	const ResultsCursor = z.looseObject({
+		/** Every result uploaded before (syncedAt − SETTLE_MS) has been read; null = the account had none. */
+		syncedAt: z.optional(z.nullable(finite)),
+		/** Results uploaded within SETTLE_MS before syncedAt: [id, synced ms]. */
+		boundary: z.optional(z.array(z.tuple([wholeFrom(1), finite]))),
+		/** Earlier versions: the calendar day up to which results were read by test date. */
+		watermark: z.optional(calendarDay),
+	});
 
-/** A result already announced (key: its id): by upload time, or by test date as earlier versions stored it. */
-export const SeenResult = z.union([z.looseObject({ synced: finite }), z.looseObject({ testDate: z.string() })]);
-export type SeenResult = z.infer<typeof SeenResult>;
+	/** A result already announced (key: its id): by upload time, or by test date as earlier versions stored it. */
+	const SeenResult = z.union([z.looseObject({ synced: finite }), z.looseObject({ testDate: z.string() })]);
 
-/** A failed result whose evidence (its detail) is still to be read (key: its id). */
-export const PendingEvidence = z.looseObject({
-	recorded: TestResultRecordedDetail.shape.data,
-	attempts: wholeFrom(0),
-	done: z.boolean().optional(),
-});
-export type PendingEvidence = z.infer<typeof PendingEvidence>;
+	/** A failed result whose evidence (its detail) is still to be read (key: its id). */
+	const PendingEvidence = z.looseObject({
+		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
+		attempts: wholeFrom(0),
+		done: z.optional(z.boolean()),
+	});
 
-// ---- due-date history (compliance) -------------------------------------------------------------------
+	// ---- due-date history (compliance) -------------------------------------------------------------------
 
-const nullableText = z.string().nullable();
-const nullableId = wholeFrom(1).nullable();
+	const nullableText = z.nullable(z.string());
+	const nullableId = z.nullable(wholeFrom(1));
 
-/** One due date of the device (client/compliance.ts, DueEntry, without the device id: the key). */
-export const StoredDueEntry = z.looseObject({
-	due: calendarDay,
-	openedOn: calendarDay,
-	firstSeenOverdue: z.boolean(),
-	outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
-	closedOn: calendarDay.optional(),
-	testedOn: calendarDay.optional(),
-	/** Rebuilt from the account's test results (pollers/rebuild.ts), not recorded while watching. */
-	rebuilt: z.literal(true).optional(),
-	/** The device's customer and department as of the due date. */
-	customerId: nullableId,
-	customerName: nullableText,
-	department: nullableText,
-});
-export type StoredDueEntry = z.infer<typeof StoredDueEntry>;
-
-/** Per device (key: its id): how it was last seen, and its due dates of the last 25 months and more. */
-export const DueHistory = z.looseObject({
-	device: z.looseObject({
+	/** One due date of the device (client/compliance.ts, DueEntry, without the device id: the key). */
+	const StoredDueEntry = z.looseObject({
+		due: calendarDay,
+		openedOn: calendarDay,
+		firstSeenOverdue: z.boolean(),
+		outcome: z.enum(['open', 'tested', 'deleted', 'moved']),
+		closedOn: z.optional(calendarDay),
+		testedOn: z.optional(calendarDay),
+		/** Rebuilt from the account's test results (pollers/rebuild.ts), not recorded while watching. */
+		rebuilt: z.optional(z.literal(true)),
+		/** The device's customer and department as of the due date. */
 		customerId: nullableId,
 		customerName: nullableText,
 		department: nullableText,
-		designation: nullableText,
-		nextTestDate: calendarDay.nullable(),
-		lastTestedDate: calendarDay.nullable(),
-		/** The newest test date the test-results poller had reported when the device was last seen. */
-		lastResultDate: calendarDay.nullable().optional(),
-		seenOn: calendarDay,
-		/** Set when a complete scan no longer listed the device. */
-		deletedOn: calendarDay.optional(),
-		/** Its test interval in months (when usable) and the day it was created, as last seen. */
-		testIntervalMonths: wholeFrom(1).nullable().optional(),
-		createdOn: calendarDay.nullable().optional(),
-	}),
-	entries: z.array(StoredDueEntry),
+	});
+
+	/** Per device (key: its id): how it was last seen, and its due dates of the last 25 months and more. */
+	const DueHistory = z.looseObject({
+		device: z.looseObject({
+			customerId: nullableId,
+			customerName: nullableText,
+			department: nullableText,
+			designation: nullableText,
+			nextTestDate: z.nullable(calendarDay),
+			lastTestedDate: z.nullable(calendarDay),
+			/** The newest test date the test-results poller had reported when the device was last seen. */
+			lastResultDate: z.optional(z.nullable(calendarDay)),
+			seenOn: calendarDay,
+			/** Set when a complete scan no longer listed the device. */
+			deletedOn: z.optional(calendarDay),
+			/** Its test interval in months (when usable) and the day it was created, as last seen. */
+			testIntervalMonths: z.optional(z.nullable(wholeFrom(1))),
+			createdOn: z.optional(z.nullable(calendarDay)),
+		}),
+		entries: z.array(StoredDueEntry),
+	});
+
+	/** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
+	const LatestResult = z.looseObject({ testDate: calendarDay });
+
+	/**
+	 * One test result (key: its id), kept for the failure rates and the rebuild of the history: its
+	 * device, test date and whether it failed (null: a status this version does not know). Written by
+	 * the test-results poller as it reads uploads and by the rebuild as it reads the past.
+	 */
+	const TestRecord = z.looseObject({ device: wholeFrom(1), on: calendarDay, failed: z.nullable(z.boolean()) });
+
+	/** How far the rebuild of the due-date history has read (key `rebuild`). */
+	const RebuildState = z.looseObject({
+		/** The first test date read (the history's retention plus the longest interval back). */
+		since: calendarDay,
+		startedOn: calendarDay,
+		/** Every result with a smaller id has been read. */
+		afterId: wholeFrom(0),
+		resultsRead: wholeFrom(0),
+		/** The day the histories were rebuilt; the rebuild runs once. */
+		done: z.optional(calendarDay),
+		/** What the rebuild refused, by rule (client/rebuild.ts), and results of devices it does not know. */
+		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
+	});
+
+	return { DeviceState, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
-export type DueHistory = z.infer<typeof DueHistory>;
-
-/** The newest test date of a device's uploaded results (key: the device id), as the test-results poller read them. */
-export const LatestResult = z.looseObject({ testDate: calendarDay });
-export type LatestResult = z.infer<typeof LatestResult>;
-
-/**
- * One test result (key: its id), kept for the failure rates and the rebuild of the history: its
- * device, test date and whether it failed (null: a status this version does not know). Written by
- * the test-results poller as it reads uploads and by the rebuild as it reads the past.
- */
-export const TestRecord = z.looseObject({ device: wholeFrom(1), on: calendarDay, failed: z.boolean().nullable() });
-export type TestRecord = z.infer<typeof TestRecord>;
-
-/** How far the rebuild of the due-date history has read (key `rebuild`). */
-export const RebuildState = z.looseObject({
-	/** The first test date read (the history's retention plus the longest interval back). */
-	since: calendarDay,
-	startedOn: calendarDay,
-	/** Every result with a smaller id has been read. */
-	afterId: wholeFrom(0),
-	resultsRead: wholeFrom(0),
-	/** The day the histories were rebuilt; the rebuild runs once. */
-	done: calendarDay.optional(),
-	/** What the rebuild refused, by rule (client/rebuild.ts), and results of devices it does not know. */
-	skipped: z.record(z.string(), wholeFrom(0)).optional(),
-});
-export type RebuildState = z.infer<typeof RebuildState>;
+type StateSchemas = ReturnType<typeof stateSchemas>;
+export type DeviceState = z.infer<StateSchemas['DeviceState']>;
+export type ClockMark = z.infer<StateSchemas['ClockMark']>;
+export type DueSoonState = z.infer<StateSchemas['DueSoonState']>;
+export type DueSoonClock = z.infer<StateSchemas['DueSoonClock']>;
+export type ResultsCursor = z.infer<StateSchemas['ResultsCursor']>;
+export type SeenResult = z.infer<StateSchemas['SeenResult']>;
+export type PendingEvidence = z.infer<StateSchemas['PendingEvidence']>;
+export type StoredDueEntry = z.infer<StateSchemas['StoredDueEntry']>;
+export type DueHistory = z.infer<StateSchemas['DueHistory']>;
+export type LatestResult = z.infer<StateSchemas['LatestResult']>;
+export type TestRecord = z.infer<StateSchemas['TestRecord']>;
+export type RebuildState = z.infer<StateSchemas['RebuildState']>;
 
 /** Every due entry of the stored histories, as the compliance figures read them. */
 export function dueEntries(histories: Iterable<{ key: string; value: DueHistory }>): DueEntry[] {
@@ -203,28 +213,31 @@ export const NS = {
 export interface StoredShape {
 	/** `ids`: every key is an item id (a positive whole number). */
 	keys: 'ids' | 'any';
-	value: z.ZodType;
+	value: z.ZodMiniType;
 	/** A quicker check accepting only what `value` accepts (stateFits.ts); what it refuses goes on to `value`. */
 	fits?: (value: unknown) => boolean;
 }
 
-const SHAPES: Array<[prefix: string, shape: StoredShape]> = [
-	['overdue:', { keys: 'ids', value: DeviceState }],
-	['clock:', { keys: 'any', value: ClockMark }],
-	['dueSoon:', { keys: 'ids', value: DueSoonState }],
-	['dueSoonClock:', { keys: 'any', value: DueSoonClock }],
-	['results:', { keys: 'ids', value: SeenResult }],
-	['cursor:', { keys: 'any', value: ResultsCursor }],
-	['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
-	['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
-	['latestResult:', { keys: 'ids', value: LatestResult }],
-	['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],
-	['rebuild:', { keys: 'any', value: RebuildState }],
-];
+const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
+	const { DeviceState, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	return [
+		['overdue:', { keys: 'ids', value: DeviceState }],
+		['clock:', { keys: 'any', value: ClockMark }],
+		['dueSoon:', { keys: 'ids', value: DueSoonState }],
+		['dueSoonClock:', { keys: 'any', value: DueSoonClock }],
+		['results:', { keys: 'ids', value: SeenResult }],
+		['cursor:', { keys: 'any', value: ResultsCursor }],
+		['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
+		['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
+		['latestResult:', { keys: 'ids', value: LatestResult }],
+		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],
+		['rebuild:', { keys: 'any', value: RebuildState }],
+	];
+});
 
 /** The shape stored under a namespace; undefined for namespaces the pollers do not own. */
 export function storedShape(namespace: string): StoredShape | undefined {
-	return SHAPES.find(([prefix]) => namespace.startsWith(prefix))?.[1];
+	return shapes().find(([prefix]) => namespace.startsWith(prefix))?.[1];
 }
 
 export const isItemId = (key: string): boolean => /^[1-9]\d*$/.test(key);
@@ -243,7 +256,7 @@ export function storedItemFault(namespace: string, key: string, value: unknown):
 }
 
 /** The first few issues of a failed check, each as `path: message`. */
-export function describeIssues(error: z.ZodError, root: string): string {
+export function describeIssues(error: z.core.$ZodError, root: string): string {
 	return error.issues
 		.slice(0, 3)
 		.map((i) => `${[root, ...i.path.map(String)].filter(Boolean).join('.') || 'the item'}: ${i.message}`)

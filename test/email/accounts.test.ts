@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalMail } from '../../lambdas/email/local';
-import { RecipientsSchema } from '../../lambdas/email/settings';
+import { recipientsSchema } from '../../lambdas/email/settings';
 import { createRunner, type Runner } from '../../lambdas/runner';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { DEVICE } from '../../sandbox/properties';
@@ -41,7 +41,7 @@ describe('e-mails of several accounts', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-mail-accounts-'));
 		const settingsPath = join(dir, 'settings.json');
 		writeFileSync(settingsPath, JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['ops@example.com'] }, timeZone: 'UTC' }));
-		const recipients = (...to: string[]) => RecipientsSchema.parse({ default: to });
+		const recipients = (...to: string[]) => recipientsSchema().parse({ default: to });
 		// The mail reads the runner's state, and the runner publishes to the mail: made in that order.
 		const made: { runner?: Runner } = {};
 		const mail = createLocalMail({

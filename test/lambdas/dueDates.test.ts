@@ -8,7 +8,7 @@ import { addDays, addMonths, monthFigures } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { DueHistory, NS, dueEntries } from '../../lambdas/pollers/state';
+import { NS, dueEntries, stateSchemas, type DueHistory } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
@@ -46,7 +46,7 @@ describe('advanceHistory', () => {
 						expect(o.present).toBe(false);
 						continue;
 					}
-					expect(DueHistory.safeParse(history).success).toBe(true);
+					expect(stateSchemas().DueHistory.safeParse(history).success).toBe(true);
 					const open = history.entries.filter((e) => e.outcome === 'open');
 					expect(open.length).toBeLessThanOrEqual(1);
 					if (seen) expect(open[0]?.due ?? null).toBe(seen.nextTestDate);

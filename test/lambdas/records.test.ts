@@ -1,7 +1,7 @@
 /** The pollers' reader of records: one bad record is skipped with a reason, never announced, never a crash. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OverdueDevice } from '../../lambdas/events/schemas';
+import { eventSchemas } from '../../lambdas/events/schemas';
 import { readableRecords, readingOfOverdueDevice, readingOfTestResult } from '../../lambdas/pollers/records';
 import { unreadableRecords } from '../../sandbox/faults';
 
@@ -31,7 +31,7 @@ describe('reading records', () => {
 		fc.assert(
 			fc.property(fc.oneof(fc.anything(), fc.record({ id: fc.oneof(fc.integer(), fc.string(), fc.double()), customer_id: fc.anything(), days_overdue: fc.anything(), customer_name: fc.anything(), properties: fc.anything() })), (raw) => {
 				const reading = readingOfOverdueDevice(raw);
-				if ('record' in reading) expect(OverdueDevice.safeParse(reading.record).success).toBe(true);
+				if ('record' in reading) expect(eventSchemas().OverdueDevice.safeParse(reading.record).success).toBe(true);
 				else expect(typeof reading.unreadable).toBe('string');
 				expect(() => readingOfTestResult(raw)).not.toThrow();
 			}),

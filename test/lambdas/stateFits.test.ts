@@ -2,8 +2,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readingOfTestDay, readingOfTestResult } from '../../lambdas/pollers/records';
-import { DueHistory, TestRecord } from '../../lambdas/pollers/state';
+import { stateSchemas } from '../../lambdas/pollers/state';
 import { dueHistoryFits, testRecordFits } from '../../lambdas/pollers/stateFits';
+
+const { DueHistory, TestRecord } = stateSchemas();
 
 const validDay = fc.date({ min: new Date('0100-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
 const oddDay = fc.constantFrom('2024-02-30', '2023-02-29', '2024-2-01', '0000-01-01', '2024-02-29T00:00', '', ' 2024-01-01', 20240101, true, {});

@@ -1,5 +1,5 @@
 import { renderComplianceReport } from '../../lambdas/email/complianceRender';
-import { CustomerNoticesSchema } from '../../lambdas/email/noticeSettings';
+import { customerNoticesSchema } from '../../lambdas/email/noticeSettings';
 import { renderNotice } from '../../lambdas/email/noticesRender';
 import type { OutgoingEmail } from '../../lambdas/email/ports';
 import { renderDigest, renderFailedTest } from '../../lambdas/email/render';
@@ -18,7 +18,7 @@ export const EMAIL_KINDS: readonly EmailKind[] = ['digest', 'failed test', 'comp
 /** A customer's notice for December 2026: two devices due, one already overdue (client/noticesRead.ts shapes). */
 function previewNotice(locale: Locale): OutgoingEmail {
 	const device = (id: number, designation: string, department: string, location: string | null, nextTestDate: string) => ({ id, customerId: 3, designation, idBarcode: `TEC-${String(id).padStart(6, '0')}`, department, location, nextTestDate });
-	const settings = CustomerNoticesSchema.parse({ enabled: true, companyName: 'Lindner Testing', replyTo: 'termine@lab.example.com' });
+	const settings = customerNoticesSchema().parse({ enabled: true, companyName: 'Lindner Testing', replyTo: 'termine@lab.example.com' });
 	const r = renderNotice(
 		{
 			customerName: 'Kessler Services',

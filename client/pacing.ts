@@ -41,6 +41,7 @@ export class Pacer {
 	/** Grows with each 429 this token meets: requests that leave later than planned need room. */
 	private learnedMarginMs = 0;
 	private lastCutAt = Number.NEGATIVE_INFINITY;
+	private lone429At = Number.NEGATIVE_INFINITY;
 	readonly adaptive: AdaptiveRate;
 
 	constructor(
@@ -137,9 +138,15 @@ export class Pacer {
 		const now = this.clock.now();
 		// Concurrent callers refused together tell of one crowding: the rate is cut once for them.
 		if (!crowded || now - this.lastCutAt < this.options.windowMs) return;
+		// A lone 429 while the token is free is most often this process's own lateness (a loaded
+		// event loop sent a request after its slot): forgiven once per LONE_429_MS. Another one
+		// within it tells of other processes on the token.
+		if (this.adaptive.stride(now) === undefined && now - this.lone429At >= LONE_429_MS) {
+			this.lone429At = now;
+			return;
+		}
 		this.lastCutAt = now;
 		this.adaptive.throttled(now, this.sentRate(now));
-
 	}
 
 	/** Starts per second lately: over one window, or three spacings at the rate in force if longer. */
@@ -150,6 +157,9 @@ export class Pacer {
 		return (sent * 1000) / span;
 	}
 }
+
+/** How long a forgiven lone 429 is remembered (Pacer.rateLimited). */
+const LONE_429_MS = 10_000;
 
 /** One pacer per key; keys are hashes, so the map never holds a token in clear. */
 export class PacerRegistry {

@@ -109,10 +109,10 @@ describe('Pacer with the adaptive rate', () => {
 		);
 	});
 
-	it('after a 429 the token starts on its own grid slots, slower than before, and full speed returns when it is quiet', async () => {
+	const sixty = async (refused: number[]) => {
 		const clock = newClock();
 		const pacer = new Pacer(clock, undefined, { random: () => 0.5 });
-		const r = router(clock, (_req, i) => (i === 10 ? text(429, '', { 'retry-after': '1' }) : json(200, {})));
+		const r = router(clock, (_req, i) => (refused.includes(i) ? text(429, '', { 'retry-after': '1' }) : json(200, {})));
 		const client = new ServiceClient({ baseUrl: BASE, request: r.request, clock, pacer });
 		await clock.run(
 			(async () => {
@@ -120,12 +120,23 @@ describe('Pacer with the adaptive rate', () => {
 			})(),
 		);
 		const times = r.calls.map((c) => c.at);
-		const rate = (from: number, to: number) => (to - from) / ((times[to] - times[from]) / 1000);
+		return { times, rate: (from: number, to: number) => (to - from) / ((times[to] - times[from]) / 1000) };
+	};
+
+	it('after a second 429 within 10 s the token starts on its own grid slots, slower than before, and full speed returns when it is quiet', async () => {
+		const { times, rate } = await sixty([10, 13]);
 		expect(rate(0, 10)).toBeGreaterThan(4);
-		expect(rate(12, 18)).toBeLessThan(rate(0, 10) / 2);
-		for (const t of times.slice(11, 16)) expect(t % ADAPTIVE_RATE.slotMs).toBe(0);
+		expect(rate(15, 21)).toBeLessThan(rate(0, 10) / 2);
+		for (const t of times.slice(14, 19)) expect(t % ADAPTIVE_RATE.slotMs).toBe(0);
 		const last = times.length - 1;
 		expect(rate(last - 5, last)).toBeGreaterThan(2);
+	});
+
+	it('a lone 429 (a request of a loaded process that left after its slot) is waited out but does not slow the token', async () => {
+		const { times, rate } = await sixty([10]);
+		expect(rate(0, 10)).toBeGreaterThan(4);
+		expect(rate(12, 22)).toBeGreaterThan(4);
+		expect(times.slice(12, 22).some((t) => t % ADAPTIVE_RATE.slotMs !== 0)).toBe(true);
 	});
 
 	it('a Retry-After beyond the budget does not slow the token: the next caller starts at the end of the short pause', async () => {

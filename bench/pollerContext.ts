@@ -6,7 +6,14 @@ import type { StateStore, StoredItem } from '../lambdas/ports';
 export class MemoryStore implements StateStore {
 	private data = new Map<string, Map<string, unknown>>();
 	async *list<T>(ns: string): AsyncIterable<StoredItem<T>> {
-		for (const [key, value] of this.data.get(ns) ?? []) yield { key, value: value as T };
+		yield* this.items<T>(ns);
+	}
+	/** One page, as the file store reads its file once (a DynamoDB table answers pages of up to 1 MB). */
+	async *listPages<T>(ns: string): AsyncIterable<Array<StoredItem<T>>> {
+		yield this.items<T>(ns);
+	}
+	private items<T>(ns: string): Array<StoredItem<T>> {
+		return [...(this.data.get(ns) ?? [])].map(([key, value]) => ({ key, value: value as T }));
 	}
 	async get<T>(ns: string, key: string) {
 		return this.data.get(ns)?.get(key) as T | undefined;

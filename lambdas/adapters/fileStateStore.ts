@@ -67,10 +67,22 @@ export class FileStateStore implements StateStore {
 	}
 
 	async *list<T>(namespace: string): AsyncIterable<StoredItem<T>> {
+		yield* this.current<T>(namespace);
+	}
+
+	/** The file is read once: its items come as one page. */
+	async *listPages<T>(namespace: string): AsyncIterable<Array<StoredItem<T>>> {
+		yield this.current<T>(namespace);
+	}
+
+	/** The namespace's items not expired now. */
+	private current<T>(namespace: string): Array<StoredItem<T>> {
 		const now = this.now();
+		const items: Array<StoredItem<T>> = [];
 		for (const [key, item] of Object.entries(this.data[namespace] ?? {})) {
-			if (item.expiresAt === undefined || item.expiresAt > now) yield { key, value: item.v as T };
+			if (item.expiresAt === undefined || item.expiresAt > now) items.push({ key, value: item.v as T });
 		}
+		return items;
 	}
 
 	async get<T>(namespace: string, key: string): Promise<T | undefined> {

@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
-import type { Log, Metrics, Publisher, StateStore } from '../ports';
+import type { Log, Metrics, Publisher, StateStore, StoredItem } from '../ports';
 
 export interface PollerSettings {
 	/** Items per list request (the service's maximum keeps requests few). */
@@ -163,4 +163,13 @@ export async function* budgetedPages(
 /** The page size a poller asks for: its setting, at most the largest page the service answers. */
 export function pageSizeOf(ctx: PollerContext): number {
 	return Math.min(ctx.settings.pageSize, ctx.client.maxPageSize);
+}
+
+/** Every item of a namespace, a store read at a time where the store offers it (`listPages`), else one by one. */
+export async function* storedPages<T>(store: StateStore, namespace: string): AsyncIterable<ReadonlyArray<StoredItem<T>>> {
+	if (store.listPages) {
+		yield* store.listPages<T>(namespace);
+		return;
+	}
+	for await (const item of store.list<T>(namespace)) yield [item];
 }

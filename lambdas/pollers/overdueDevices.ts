@@ -2,7 +2,7 @@ import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, service
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, storedPages, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
 import { NS, type ClockMark, type DeviceState } from './state';
 
@@ -104,10 +104,10 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 	});
 }
 
-/** The state of every device remembered, by id (read once per run). */
+/** The state of every device remembered, by id (read once per run, a store read at a time: an await per item cost as much as reading the records). */
 async function loadStates(ctx: PollerContext, ns: string): Promise<Map<number, DeviceState>> {
 	const states = new Map<number, DeviceState>();
-	for await (const item of ctx.store.list<DeviceState>(ns)) states.set(Number(item.key), item.value);
+	for await (const page of storedPages<DeviceState>(ctx.store, ns)) for (const item of page) states.set(Number(item.key), item.value);
 	return states;
 }
 

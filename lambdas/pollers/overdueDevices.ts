@@ -125,8 +125,9 @@ function pageChanges(
 	const events: TecEvent[] = [];
 	const writes: Array<{ key: string; value: DeviceState }> = [];
 	for (const device of devices) {
-		if (seen.has(device.id)) continue;
-		seen.add(device.id);
+		// One hash operation per device, not a lookup and an insert: a device already seen leaves the size.
+		const seenBefore = seen.size;
+		if (seen.add(device.id).size === seenBefore) continue;
 		const state = states.get(device.id);
 		if (!state || !state.overdue) {
 			const episode = (state?.episode ?? 0) + 1;
@@ -180,8 +181,14 @@ async function resolveLeft(
 	key: (id: number) => string,
 	ns: string,
 ): Promise<void> {
-	const candidates = devicesWhere(states, (id, s) => s.overdue && !seen.has(id));
-	const tracked = devicesWhere(states, (_, s) => s.overdue).length;
+	// The devices tracked as overdue and those of them the scan missed, in one pass over the states.
+	const candidates: Array<[number, DeviceState]> = [];
+	let tracked = 0;
+	states.forEach((s, id) => {
+		if (!s.overdue) return;
+		tracked++;
+		if (!seen.has(id)) candidates.push([id, s]);
+	});
 	const massExit = isMassExit(candidates.length, tracked);
 	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0, ...(massExit ? { massExit } : {}) };
 	report.resolveChecks = checks;

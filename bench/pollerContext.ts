@@ -6,14 +6,18 @@ import type { StateStore, StoredItem } from '../lambdas/ports';
 export class MemoryStore implements StateStore {
 	private data = new Map<string, Map<string, unknown>>();
 	async *list<T>(ns: string): AsyncIterable<StoredItem<T>> {
-		yield* this.items<T>(ns);
+		for (const [key, value] of this.data.get(ns) ?? []) yield { key, value: value as T };
 	}
-	/** One page, as the file store reads its file once (a DynamoDB table answers pages of up to 1 MB). */
+	/** Pages of 1000 items, about what a DynamoDB query page (1 MB) holds of the pollers' state. */
 	async *listPages<T>(ns: string): AsyncIterable<Array<StoredItem<T>>> {
-		yield this.items<T>(ns);
-	}
-	private items<T>(ns: string): Array<StoredItem<T>> {
-		return [...(this.data.get(ns) ?? [])].map(([key, value]) => ({ key, value: value as T }));
+		let page: Array<StoredItem<T>> = [];
+		for (const [key, value] of this.data.get(ns) ?? []) {
+			page.push({ key, value: value as T });
+			if (page.length < 1000) continue;
+			yield page;
+			page = [];
+		}
+		if (page.length > 0) yield page;
 	}
 	async get<T>(ns: string, key: string) {
 		return this.data.get(ns)?.get(key) as T | undefined;

@@ -67,22 +67,21 @@ export class FileStateStore implements StateStore {
 	}
 
 	async *list<T>(namespace: string): AsyncIterable<StoredItem<T>> {
-		yield* this.current<T>(namespace);
+		for await (const page of this.listPages<T>(namespace)) yield* page;
 	}
 
-	/** The file is read once: its items come as one page. */
+	/** The namespace's items not expired now, in pages of 1000 (short-lived: not the whole namespace copied at once). */
 	async *listPages<T>(namespace: string): AsyncIterable<Array<StoredItem<T>>> {
-		yield this.current<T>(namespace);
-	}
-
-	/** The namespace's items not expired now. */
-	private current<T>(namespace: string): Array<StoredItem<T>> {
 		const now = this.now();
-		const items: Array<StoredItem<T>> = [];
+		let page: Array<StoredItem<T>> = [];
 		for (const [key, item] of Object.entries(this.data[namespace] ?? {})) {
-			if (item.expiresAt === undefined || item.expiresAt > now) items.push({ key, value: item.v as T });
+			if (item.expiresAt !== undefined && item.expiresAt <= now) continue;
+			page.push({ key, value: item.v as T });
+			if (page.length < 1000) continue;
+			yield page;
+			page = [];
 		}
-		return items;
+		if (page.length > 0) yield page;
 	}
 
 	async get<T>(namespace: string, key: string): Promise<T | undefined> {

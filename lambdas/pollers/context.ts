@@ -129,6 +129,10 @@ export async function* budgetedPages(
 ): AsyncGenerator<unknown[], boolean> {
 	const pages = ctx.client.pages(operation, query, { pageSize: pageSizeOf(ctx), ...options });
 	let outcome: PagingOutcome | undefined;
+	// Held in variables cleared before the next request: a suspended generator keeps what its
+	// variables hold, and a page kept through the next page's parse is copied into the old generation.
+	let next: IteratorResult<unknown[], PagingOutcome> | undefined;
+	let page: unknown[] | undefined;
 	try {
 		for (;;) {
 			if (ctx.remainingMs() < ctx.settings.safetyMs) {
@@ -136,15 +140,18 @@ export async function* budgetedPages(
 				ctx.log.warn('Stopping before the time budget runs out; the next run resumes', { poller: report.poller, pages: report.pages });
 				return false;
 			}
-			const next = await pages.next();
+			next = await pages.next();
 			if (next.done) {
 				outcome = next.value ?? { complete: true };
 				break;
 			}
+			page = next.value;
+			next = undefined;
 			report.pages++;
-			report.itemsSeen += next.value.length;
-			ctx.metrics.count('ItemsSeen', next.value.length);
-			yield next.value;
+			report.itemsSeen += page.length;
+			ctx.metrics.count('ItemsSeen', page.length);
+			yield page;
+			page = undefined;
 		}
 	} finally {
 		if (!outcome) await pages.return(STOPPED_READING);

@@ -59,14 +59,20 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		// from hiding a device at a page boundary.
 		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(pageSizeOf(ctx)) });
 		let complete: boolean;
+		const read = (raw: unknown) => readingOfOverdueDevice(raw, ctx.client.profile);
+		const out = { ...ctx, list: 'overdueDevice.list' };
+		// The page and its devices are held in variables cleared before the next await: a suspended
+		// async function keeps what its variables hold, and a page kept through the next page's parse
+		// is copied into the old generation (whose collections then cost more than the page).
+		let next: IteratorResult<unknown[], boolean> | undefined;
+		let devices: OverdueDevice[] = [];
 		for (;;) {
-			const next = await scan.next();
+			next = await scan.next();
 			if (next.done) {
 				complete = next.value;
 				break;
 			}
-			const page = next.value;
-			serviceToday = laterDay(serviceToday, serviceTodayOfPage(page));
+			serviceToday = laterDay(serviceToday, serviceTodayOfPage(next.value));
 			if (serviceToday !== undefined) {
 				// The list's own today is the reference: a clock behind it does not date episodes in
 				// the past, and a clock more than a day off sends no reminders (they would come early).
@@ -78,8 +84,10 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 					ctx.metrics.count('ClockSkew');
 				}
 			}
-			const devices = readableRecords(page, report.itemsSeen - page.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'overdueDevice.list' });
+			devices = readableRecords(next.value, report.itemsSeen - next.value.length, read, out);
+			next = undefined;
 			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted });
+			devices = [];
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(ns, writes);

@@ -119,38 +119,60 @@ async function loadStates(ctx: PollerContext, ns: string): Promise<Map<number, D
 	return states;
 }
 
+type PageRun = { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean };
+
+/** A listed device whose state moves: it entered the list, a reminder fell due, or its record changed. */
+type Move = { device: OverdueDevice; state: DeviceState | undefined; due: number };
+
 /**
  * What one page announces: devices that entered the list (a new episode) and reminders that fell
  * due, with the state to write once they are published. Its own function (not the run's long
- * body): the per-record loop stays small for the compiler.
+ * body), in two steps: the per-record loop only finds the devices that move (a steady run finds
+ * few), and the events are built apart from it. The loop stays small for the compiler, which
+ * compiles it again in a run after the first: built in it, the events' schema checks made that
+ * compilation cost more than the loop itself.
  */
-function pageChanges(
-	devices: OverdueDevice[],
-	run: { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean },
-): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
-	const { ctx, states, seen, key, now, clockNow } = run;
-	const { reminderDays } = ctx.settings;
-	const events: TecEvent[] = [];
-	const writes: Array<{ key: string; value: DeviceState }> = [];
+function pageChanges(devices: OverdueDevice[], run: PageRun): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
+	const moves = pageMoves(devices, run);
+	return moves.length === 0 ? { events: [], writes: [] } : changesOf(moves, run);
+}
+
+function pageMoves(devices: OverdueDevice[], run: PageRun): Move[] {
+	const { states, seen, clockNow } = run;
+	const { reminderDays } = run.ctx.settings;
+	const moves: Move[] = [];
 	for (const device of devices) {
 		// One hash operation per device, not a lookup and an insert: a device already seen leaves the size.
 		const seenBefore = seen.size;
 		if (seen.add(device.id).size === seenBefore) continue;
 		const state = states.get(device.id);
 		if (!state || !state.overdue) {
+			moves.push({ device, state, due: 0 });
+			continue;
+		}
+		// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
+		const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
+		if (due > state.reminders || recordChanged(state.device, device)) moves.push({ device, state, due });
+	}
+	return moves;
+}
+
+/** The events and writes of the devices that move, in their order on the page. */
+function changesOf(moves: Move[], run: PageRun): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
+	const { ctx, key, now } = run;
+	const events: TecEvent[] = [];
+	const writes: Array<{ key: string; value: DeviceState }> = [];
+	for (const { device, state, due } of moves) {
+		if (!state || !state.overdue) {
 			const episode = (state?.episode ?? 0) + 1;
 			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
 			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
+		} else if (due > state.reminders) {
+			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
+			writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
 		} else {
-			// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
-			const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
-			if (due > state.reminders) {
-				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
-				writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
-			} else if (recordChanged(state.device, device)) {
-				// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
-				writes.push({ key: String(device.id), value: { ...state, device } });
-			}
+			// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
+			writes.push({ key: String(device.id), value: { ...state, device } });
 		}
 	}
 	return { events, writes };

@@ -8,6 +8,17 @@ export class MemoryStore implements StateStore {
 	async *list<T>(ns: string): AsyncIterable<StoredItem<T>> {
 		for (const [key, value] of this.data.get(ns) ?? []) yield { key, value: value as T };
 	}
+	/** Pages of 1000 items, about what a DynamoDB query page (1 MB) holds of the pollers' state. */
+	async *listPages<T>(ns: string): AsyncIterable<Array<StoredItem<T>>> {
+		let page: Array<StoredItem<T>> = [];
+		for (const [key, value] of this.data.get(ns) ?? []) {
+			page.push({ key, value: value as T });
+			if (page.length < 1000) continue;
+			yield page;
+			page = [];
+		}
+		if (page.length > 0) yield page;
+	}
 	async get<T>(ns: string, key: string) {
 		return this.data.get(ns)?.get(key) as T | undefined;
 	}

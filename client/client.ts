@@ -231,7 +231,7 @@ export class ServiceClient {
 			const next = page.shape === 'envelope' ? page.next : undefined;
 			// A page larger than asked is refused whole: its items cannot be trusted to be the ones asked for.
 			if (read > asked) return strict(stop('pageTooLarge', `the page at offset ${start} has ${read} items; ${asked} were asked for`));
-			const items = page.items;
+			let items = page.items;
 
 			if (read === 0) {
 				if (more) return strict(stop('emptyPage', `an empty page at offset ${start} although ${next ? 'a next link' : `count ${count}`} says more follow`));
@@ -265,6 +265,10 @@ export class ServiceClient {
 			remaining -= fresh.length;
 			delivered += fresh.length;
 			if (fresh.length > 0) yield fresh;
+			// A suspended generator keeps what its variables hold: the page is let go before the next
+			// request, or it lives on through the next page's parse and is copied into the old generation.
+			page = NO_PAGE;
+			items = fresh = [];
 
 			if (remaining <= 0) return more ? stop('maxItems', `stopped after ${options.maxItems} items`) : { complete: true };
 			if (!more) {
@@ -488,6 +492,9 @@ export class ServiceClient {
 		}
 	}
 }
+
+/** What a scan's variables hold between pages (see `pages`). */
+const NO_PAGE: Page = { shape: 'array', items: [] };
 
 /** Redirects followed within one attempt, at most. */
 const MAX_REDIRECTS = 5;

@@ -84,8 +84,9 @@ export function anchorOf(keys: readonly ItemKey[], tail: readonly ItemKey[]): nu
 export function unseenAfter(items: readonly unknown[], keys: readonly ItemKey[], anchor: number, yielded: Set<ItemKey>, limit: number): unknown[] {
 	const fresh: unknown[] = [];
 	for (let i = anchor + 1; i < keys.length && fresh.length < limit; i++) {
-		if (yielded.has(keys[i])) continue;
-		yielded.add(keys[i]);
+		// One hash operation per item: a key yielded before leaves the size as it was.
+		const before = yielded.size;
+		if (yielded.add(keys[i]).size === before) continue;
 		fresh.push(items[i]);
 	}
 	return fresh;

@@ -70,20 +70,35 @@ function translationOf(profile: ServiceProfile): Translation {
 	return t;
 }
 
+/** The renames of one direction: from → to, and the set of keys renamed away. */
+interface Direction {
+	from: string[];
+	to: string[];
+	sources: ReadonlySet<string>;
+}
+
+const directions = new WeakMap<Renames, { toWire: Direction; toCanonical: Direction }>();
+
+/** Worked out once per list of renames (a scan renames every record of every page the same way). */
+function directionOf(pairs: Renames, toWire: boolean): Direction {
+	let both = directions.get(pairs);
+	if (!both) {
+		const one = (from: string[], to: string[]): Direction => ({ from, to, sources: new Set(from) });
+		both = { toWire: one(pairs.map(([c]) => c), pairs.map(([, w]) => w)), toCanonical: one(pairs.map(([, w]) => w), pairs.map(([c]) => c)) };
+		directions.set(pairs, both);
+	}
+	return toWire ? both.toWire : both.toCanonical;
+}
+
 /** `record` with each key renamed from one side to the other; a renamed key wins over a kept one. */
 function rename(record: unknown, pairs: Renames, toWire: boolean): unknown {
 	if (pairs.length === 0 || !record || typeof record !== 'object' || Array.isArray(record)) return record;
 	const r = record as Json;
+	const { from, to, sources } = directionOf(pairs, toWire);
 	const out: Json = {};
-	const moved: Array<[string, unknown]> = [];
-	const sources = new Set<string>();
-	for (const [c, w] of pairs) {
-		const [from, to] = toWire ? [c, w] : [w, c];
-		sources.add(from);
-		if (from in r) moved.push([to, r[from]]);
-	}
-	for (const [key, value] of Object.entries(r)) if (!sources.has(key)) out[key] = value;
-	for (const [key, value] of moved) out[key] = value;
+	// Own enumerable keys in order, as Object.entries lists them, without an array per key.
+	for (const key in r) if (Object.hasOwn(r, key) && !sources.has(key)) out[key] = r[key];
+	for (let i = 0; i < from.length; i++) if (from[i] in r) out[to[i]] = r[from[i]];
 	return out;
 }
 

@@ -14,6 +14,12 @@ export interface StoredItem<T> {
 export interface StateStore {
 	/** Every item of a namespace, page by page. */
 	list<T>(namespace: string): AsyncIterable<StoredItem<T>>;
+	/**
+	 * The same items a store read at a time (a DynamoDB query page, the whole file): a poller that
+	 * loads a namespace of thousands awaits once per read, not once per item. Optional: `storedItems`
+	 * falls back to `list`.
+	 */
+	listPages?<T>(namespace: string): AsyncIterable<ReadonlyArray<StoredItem<T>>>;
 	get<T>(namespace: string, key: string): Promise<T | undefined>;
 	/** Writes items; `expiresAt` (ms) lets the store drop them later (DynamoDB TTL). */
 	putMany<T>(namespace: string, items: Array<StoredItem<T> & { expiresAt?: number }>): Promise<void>;

@@ -22,12 +22,23 @@ export class DynamoStateStore implements StateStore {
 	}
 
 	async *list<T>(namespace: string): AsyncIterable<StoredItem<T>> {
+		for await (const items of this.queryPages(namespace)) {
+			for (const item of items) yield { key: item.sk as string, value: this.checked<T>(namespace, item.sk as string, item.v) };
+		}
+	}
+
+	async *listPages<T>(namespace: string): AsyncIterable<Array<StoredItem<T>>> {
+		for await (const items of this.queryPages(namespace)) yield items.map((item) => ({ key: item.sk as string, value: this.checked<T>(namespace, item.sk as string, item.v) }));
+	}
+
+	/** The namespace's raw items, one query page at a time. */
+	private async *queryPages(namespace: string): AsyncIterable<Array<Record<string, unknown>>> {
 		let start: Record<string, unknown> | undefined;
 		do {
 			const page = await this.db.send(
 				new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': namespace }, ExclusiveStartKey: start }),
 			);
-			for (const item of page.Items ?? []) yield { key: item.sk as string, value: this.checked<T>(namespace, item.sk as string, item.v) };
+			yield page.Items ?? [];
 			start = page.LastEvaluatedKey;
 		} while (start);
 	}

@@ -67,10 +67,21 @@ export class FileStateStore implements StateStore {
 	}
 
 	async *list<T>(namespace: string): AsyncIterable<StoredItem<T>> {
+		for await (const page of this.listPages<T>(namespace)) yield* page;
+	}
+
+	/** The namespace's items not expired now, in pages of 1000 (short-lived: not the whole namespace copied at once). */
+	async *listPages<T>(namespace: string): AsyncIterable<Array<StoredItem<T>>> {
 		const now = this.now();
+		let page: Array<StoredItem<T>> = [];
 		for (const [key, item] of Object.entries(this.data[namespace] ?? {})) {
-			if (item.expiresAt === undefined || item.expiresAt > now) yield { key, value: item.v as T };
+			if (item.expiresAt !== undefined && item.expiresAt <= now) continue;
+			page.push({ key, value: item.v as T });
+			if (page.length < 1000) continue;
+			yield page;
+			page = [];
 		}
+		if (page.length > 0) yield page;
 	}
 
 	async get<T>(namespace: string, key: string): Promise<T | undefined> {

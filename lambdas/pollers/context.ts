@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE, STOPPED_READING, type ListQuery, type OperationId, type PageOptions, type PagingOutcome, type ServiceClient } from '../../client';
 import type { TecEvent } from '../events/event';
-import type { Log, Metrics, Publisher, StateStore } from '../ports';
+import type { Log, Metrics, Publisher, StateStore, StoredItem } from '../ports';
 
 export interface PollerSettings {
 	/** Items per list request (the service's maximum keeps requests few). */
@@ -190,6 +190,10 @@ export async function* budgetedPages(
 ): AsyncGenerator<unknown[], boolean> {
 	const pages = ctx.client.pages(operation, query, { pageSize: pageSizeOf(ctx), ...options });
 	let outcome: PagingOutcome | undefined;
+	// Held in variables cleared before the next request: a suspended generator keeps what its
+	// variables hold, and a page kept through the next page's parse is copied into the old generation.
+	let next: IteratorResult<unknown[], PagingOutcome> | undefined;
+	let page: unknown[] | undefined;
 	try {
 		for (;;) {
 			if (ctx.remainingMs() < ctx.settings.safetyMs) {
@@ -197,15 +201,18 @@ export async function* budgetedPages(
 				ctx.log.warn('Stopping before the time budget runs out; the next run resumes', { poller: report.poller, pages: report.pages });
 				return false;
 			}
-			const next = await pages.next();
+			next = await pages.next();
 			if (next.done) {
 				outcome = next.value ?? { complete: true };
 				break;
 			}
+			page = next.value;
+			next = undefined;
 			report.pages++;
-			report.itemsSeen += next.value.length;
-			ctx.metrics.count('ItemsSeen', next.value.length);
-			yield next.value;
+			report.itemsSeen += page.length;
+			ctx.metrics.count('ItemsSeen', page.length);
+			yield page;
+			page = undefined;
 		}
 	} finally {
 		if (!outcome) await pages.return(STOPPED_READING);
@@ -224,4 +231,13 @@ export async function* budgetedPages(
 /** The page size a poller asks for: its setting, at most the largest page the service answers. */
 export function pageSizeOf(ctx: PollerContext): number {
 	return Math.min(ctx.settings.pageSize, ctx.client.maxPageSize);
+}
+
+/** Every item of a namespace, a store read at a time where the store offers it (`listPages`), else one by one. */
+export async function* storedPages<T>(store: StateStore, namespace: string): AsyncIterable<ReadonlyArray<StoredItem<T>>> {
+	if (store.listPages) {
+		yield* store.listPages<T>(namespace);
+		return;
+	}
+	for await (const item of store.list<T>(namespace)) yield [item];
 }

@@ -2,7 +2,7 @@ import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, service
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
-import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, withLease, type PollerContext, type RunReport } from './context';
+import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, storedPages, withLease, type PollerContext, type RunReport } from './context';
 import { readableRecords, readingOfOverdueDevice } from './records';
 import { NS, type ClockMark, type DeviceState } from './state';
 
@@ -59,14 +59,20 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		// from hiding a device at a page boundary.
 		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(pageSizeOf(ctx)) });
 		let complete: boolean;
+		const read = (raw: unknown) => readingOfOverdueDevice(raw, ctx.client.profile);
+		const out = { ...ctx, list: 'overdueDevice.list' };
+		// The page and its devices are held in variables cleared before the next await: a suspended
+		// async function keeps what its variables hold, and a page kept through the next page's parse
+		// is copied into the old generation (whose collections then cost more than the page).
+		let next: IteratorResult<unknown[], boolean> | undefined;
+		let devices: OverdueDevice[] = [];
 		for (;;) {
-			const next = await scan.next();
+			next = await scan.next();
 			if (next.done) {
 				complete = next.value;
 				break;
 			}
-			const page = next.value;
-			serviceToday = laterDay(serviceToday, serviceTodayOfPage(page));
+			serviceToday = laterDay(serviceToday, serviceTodayOfPage(next.value));
 			if (serviceToday !== undefined) {
 				// The list's own today is the reference: a clock behind it does not date episodes in
 				// the past, and a clock more than a day off sends no reminders (they would come early).
@@ -78,8 +84,10 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 					ctx.metrics.count('ClockSkew');
 				}
 			}
-			const devices = readableRecords(page, report.itemsSeen - page.length, (raw) => readingOfOverdueDevice(raw, ctx.client.profile), { ...ctx, list: 'overdueDevice.list' });
+			devices = readableRecords(next.value, report.itemsSeen - next.value.length, read, out);
+			next = undefined;
 			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted });
+			devices = [];
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await ctx.store.putMany(ns, writes);
@@ -104,44 +112,67 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 	});
 }
 
-/** The state of every device remembered, by id (read once per run). */
+/** The state of every device remembered, by id (read once per run, a store read at a time: an await per item cost as much as reading the records). */
 async function loadStates(ctx: PollerContext, ns: string): Promise<Map<number, DeviceState>> {
 	const states = new Map<number, DeviceState>();
-	for await (const item of ctx.store.list<DeviceState>(ns)) states.set(Number(item.key), item.value);
+	for await (const page of storedPages<DeviceState>(ctx.store, ns)) for (const item of page) states.set(Number(item.key), item.value);
 	return states;
 }
+
+type PageRun = { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean };
+
+/** A listed device whose state moves: it entered the list, a reminder fell due, or its record changed. */
+type Move = { device: OverdueDevice; state: DeviceState | undefined; due: number };
 
 /**
  * What one page announces: devices that entered the list (a new episode) and reminders that fell
  * due, with the state to write once they are published. Its own function (not the run's long
- * body): the per-record loop stays small for the compiler.
+ * body), in two steps: the per-record loop only finds the devices that move (a steady run finds
+ * few), and the events are built apart from it. The loop stays small for the compiler, which
+ * compiles it again in a run after the first: built in it, the events' schema checks made that
+ * compilation cost more than the loop itself.
  */
-function pageChanges(
-	devices: OverdueDevice[],
-	run: { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean },
-): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
-	const { ctx, states, seen, key, now, clockNow } = run;
-	const { reminderDays } = ctx.settings;
+function pageChanges(devices: OverdueDevice[], run: PageRun): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
+	const moves = pageMoves(devices, run);
+	return moves.length === 0 ? { events: [], writes: [] } : changesOf(moves, run);
+}
+
+function pageMoves(devices: OverdueDevice[], run: PageRun): Move[] {
+	const { states, seen, clockNow } = run;
+	const { reminderDays } = run.ctx.settings;
+	const moves: Move[] = [];
+	for (const device of devices) {
+		// One hash operation per device, not a lookup and an insert: a device already seen leaves the size.
+		const seenBefore = seen.size;
+		if (seen.add(device.id).size === seenBefore) continue;
+		const state = states.get(device.id);
+		if (!state || !state.overdue) {
+			moves.push({ device, state, due: 0 });
+			continue;
+		}
+		// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
+		const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
+		if (due > state.reminders || recordChanged(state.device, device)) moves.push({ device, state, due });
+	}
+	return moves;
+}
+
+/** The events and writes of the devices that move, in their order on the page. */
+function changesOf(moves: Move[], run: PageRun): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
+	const { ctx, key, now } = run;
 	const events: TecEvent[] = [];
 	const writes: Array<{ key: string; value: DeviceState }> = [];
-	for (const device of devices) {
-		if (seen.has(device.id)) continue;
-		seen.add(device.id);
-		const state = states.get(device.id);
+	for (const { device, state, due } of moves) {
 		if (!state || !state.overdue) {
 			const episode = (state?.episode ?? 0) + 1;
 			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
 			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
+		} else if (due > state.reminders) {
+			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
+			writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
 		} else {
-			// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
-			const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
-			if (due > state.reminders) {
-				events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
-				writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
-			} else if (recordChanged(state.device, device)) {
-				// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
-				writes.push({ key: String(device.id), value: { ...state, device } });
-			}
+			// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
+			writes.push({ key: String(device.id), value: { ...state, device } });
 		}
 	}
 	return { events, writes };
@@ -180,8 +211,14 @@ async function resolveLeft(
 	key: (id: number) => string,
 	ns: string,
 ): Promise<void> {
-	const candidates = devicesWhere(states, (id, s) => s.overdue && !seen.has(id));
-	const tracked = devicesWhere(states, (_, s) => s.overdue).length;
+	// The devices tracked as overdue and those of them the scan missed, in one pass over the states.
+	const candidates: Array<[number, DeviceState]> = [];
+	let tracked = 0;
+	states.forEach((s, id) => {
+		if (!s.overdue) return;
+		tracked++;
+		if (!seen.has(id)) candidates.push([id, s]);
+	});
 	const massExit = isMassExit(candidates.length, tracked);
 	const checks = { candidates: candidates.length, left: 0, stillOverdue: 0, deferred: 0, ...(massExit ? { massExit } : {}) };
 	report.resolveChecks = checks;

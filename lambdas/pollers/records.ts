@@ -65,97 +65,114 @@ export function readableRecords<T>(page: unknown[], firstPosition: number, read:
 
 const ROLE_SLOT = Object.fromEntries(PROPERTY_ROLES.map((role, slot) => [role, slot])) as Record<PropertyRole, number>;
 
+type NameRole = { role: PropertyRole; rank: number } | null;
+
 /**
  * The role a property name holds, looked up once per distinct name: names repeat in every record
  * of a list, so a scan does not lower-case each property of each record. The memory is bounded (a
  * service sending ever new names gets them looked up each time).
  */
-const namesSeen = new WeakMap<RoleIndex, Map<string, { role: PropertyRole; rank: number } | null>>();
+const namesSeen = new WeakMap<RoleIndex, Map<string, NameRole>>();
 const NAMES_REMEMBERED = 512;
-function roleOfName(index: RoleIndex, name: string): { role: PropertyRole; rank: number } | undefined {
+function namesOf(index: RoleIndex): Map<string, NameRole> {
 	let names = namesSeen.get(index);
 	if (names === undefined) namesSeen.set(index, (names = new Map()));
+	return names;
+}
+function roleOfName(index: RoleIndex, names: Map<string, NameRole>, name: string): NameRole {
 	let at = names.get(name);
 	if (at === undefined) {
 		at = index.byName.get(name.toLowerCase()) ?? null;
 		if (names.size < NAMES_REMEMBERED) names.set(name, at);
 	}
-	return at ?? undefined;
-}
-
-/** What one propertyFields call has found so far, per role slot (synchronous, so one scratch serves every call). */
-const scratch = { index: undefined as RoleIndex | undefined, values: new Array<unknown>(PROPERTY_ROLES.length), ranks: new Array<number>(PROPERTY_ROLES.length) };
-
-function visitProperty(key: string, value: unknown, keyId: unknown): void {
-	const index = scratch.index!;
-	const byKey = index.byKeyId.size > 0 && typeof keyId === 'number' ? index.byKeyId.get(keyId) : undefined;
-	const at = byKey !== undefined ? undefined : roleOfName(index, key);
-	if (byKey === undefined && at === undefined) return;
-	const slot = ROLE_SLOT[byKey ?? at!.role];
-	const rank = byKey !== undefined ? -1 : at!.rank;
-	if (rank > scratch.ranks[slot]) return;
-	scratch.ranks[slot] = rank;
-	scratch.values[slot] = value;
+	return at;
 }
 
 /**
- * The device's role properties in one pass over its properties, names compared in lower case
- * (they differ in case between accounts). A role takes the value of its key id when the profile
- * names one, else of its most preferred name present; of several properties with that name, the last.
- * Nothing is allocated per property: a scan reads every property of every record.
+ * The role values of the device read last, per role slot. Reading is synchronous, so one scratch
+ * serves every call: nothing is allocated per property or per record for them (a scan reads every
+ * property of every record).
  */
-function propertyFields(record: Json, index: RoleIndex): Partial<Record<Exclude<PropertyRole, 'testInterval'>, string | null>> & { testInterval?: unknown } {
-	scratch.index = index;
-	scratch.values.fill(undefined);
-	scratch.ranks.fill(Number.POSITIVE_INFINITY);
-	forEachProperty(record, visitProperty);
-	const { values } = scratch;
-	return {
-		designation: text(values[ROLE_SLOT.designation]),
-		idBarcode: text(values[ROLE_SLOT.idBarcode]),
-		department: text(values[ROLE_SLOT.department]),
-		lastTested: text(values[ROLE_SLOT.lastTested]),
-		nextTestDate: text(values[ROLE_SLOT.nextTestDate]),
-		testInterval: values[ROLE_SLOT.testInterval],
-	};
+const found = { values: new Array<unknown>(PROPERTY_ROLES.length), ranks: new Array<number>(PROPERTY_ROLES.length) };
+
+/** Keeps a property's value for its role unless a more preferred name of that role was seen (key ids rank first). */
+function keep(slot: number, rank: number, value: unknown): void {
+	if (rank > found.ranks[slot]) return;
+	found.ranks[slot] = rank;
+	found.values[slot] = value;
+}
+
+function visitProperty(index: RoleIndex, names: Map<string, NameRole>, key: string, value: unknown, keyId: unknown): void {
+	const byKey = index.byKeyId.size > 0 && typeof keyId === 'number' ? index.byKeyId.get(keyId) : undefined;
+	if (byKey !== undefined) return keep(ROLE_SLOT[byKey], -1, value);
+	const at = roleOfName(index, names, key);
+	if (at !== null) keep(ROLE_SLOT[at.role], at.rank, value);
+}
+
+/**
+ * The device's role properties in one pass over its properties into `found`, names compared in
+ * lower case (they differ in case between accounts). A role takes the value of its key id when the
+ * profile names one, else of its most preferred name present; of several properties with that
+ * name, the last. Properties are read as `forEachProperty` reads them (a list of
+ * `{key_id, name, value}`, keyed by name, else by key id; or a `{name: value}` map); the list, the
+ * service's form, is walked here without a callback per property.
+ */
+function findRoleValues(record: Json, index: RoleIndex): void {
+	found.values.fill(undefined);
+	found.ranks.fill(Number.POSITIVE_INFINITY);
+	const names = namesOf(index);
+	const props = record.properties;
+	if (!Array.isArray(props)) {
+		forEachProperty(record, (key, value, keyId) => visitProperty(index, names, key, value, keyId));
+		return;
+	}
+	for (let i = 0; i < props.length; i++) {
+		const p: unknown = props[i];
+		if (!p || typeof p !== 'object') continue;
+		const { name, key_id: keyId, value } = p as { name?: unknown; key_id?: unknown; value?: unknown };
+		const key = typeof name === 'string' && name !== '' ? name : keyId === undefined || keyId === null ? '' : String(keyId);
+		if (key !== '') visitProperty(index, names, key, value, keyId);
+	}
 }
 
 export function readingOfOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<OverdueDevice> {
-	const reading = deviceReading(raw, profile);
-	return 'record' in reading ? { record: reading.record.device } : reading;
+	const device = overdueDeviceOf(raw, profile);
+	return typeof device === 'string' ? { unreadable: device } : { record: device };
 }
 
-/** The overdue reader's device and the role properties it was read from (one pass over them). */
-function deviceReading(raw: unknown, profile: ServiceProfile): Reading<{ device: OverdueDevice; props: ReturnType<typeof propertyFields> }> {
-	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { unreadable: `not an object: ${describe(raw)}` };
+/**
+ * The overdue reader's device, or why it cannot be read; the role values it was read from stay in
+ * `found` until the next call (one pass over the properties serves both readers of devices).
+ */
+function overdueDeviceOf(raw: unknown, profile: ServiceProfile): OverdueDevice | string {
+	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return `not an object: ${describe(raw)}`;
 	const r = raw as Json;
 	const id = positiveId(r.id);
-	if (id === null) return { unreadable: `id is not a positive whole number: ${describe(r.id)}` };
-	const props = propertyFields(r, roleIndex(profile));
-	const device = {
+	if (id === null) return `id is not a positive whole number: ${describe(r.id)}`;
+	findRoleValues(r, roleIndex(profile));
+	const { values } = found;
+	// Every field comes from a typed reader, so the event schema accepts the device (a fast-check
+	// property in test/lambdas/records.test.ts holds this): no per-record schema parse in the scan.
+	return {
 		id,
-		designation: props.designation ?? null,
-		idBarcode: props.idBarcode ?? null,
-		department: props.department ?? null,
+		designation: text(values[ROLE_SLOT.designation]),
+		idBarcode: text(values[ROLE_SLOT.idBarcode]),
+		department: text(values[ROLE_SLOT.department]),
 		customerId: positiveId(r.customer_id),
 		customerName: text(r.customer_name),
-		lastTestedDate: props.lastTested ?? null,
-		nextTestDate: text(r.next_test_date) ?? props.nextTestDate ?? null,
+		lastTestedDate: text(values[ROLE_SLOT.lastTested]),
+		nextTestDate: text(r.next_test_date) ?? text(values[ROLE_SLOT.nextTestDate]),
 		daysOverdue: int(r.days_overdue),
 	};
-	// Every field comes from a typed reader above, so the event schema accepts the device (a fast-check
-	// property in test/lambdas/records.test.ts holds this): no per-record schema parse in the scan.
-	return { record: { device, props } };
 }
 
 /** A device as the due-date history reads it: the overdue reader's fields, its test interval (months, when usable) and creation day. */
 export type HistoryDevice = OverdueDevice & { testIntervalMonths: number | null; createdOn: string | null };
 
 export function readingOfHistoryDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Reading<HistoryDevice> {
-	const reading = deviceReading(raw, profile);
-	if (!('record' in reading)) return reading;
-	const { device, props } = reading.record;
-	return { record: { ...device, testIntervalMonths: usableInterval(props.testInterval), createdOn: calendarDay((raw as Json).created_time) } };
+	const device = overdueDeviceOf(raw, profile);
+	if (typeof device === 'string') return { unreadable: device };
+	return { record: { ...device, testIntervalMonths: usableInterval(found.values[ROLE_SLOT.testInterval]), createdOn: calendarDay((raw as Json).created_time) } };
 }
 
 export function readOverdueDevice(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): OverdueDevice | undefined {

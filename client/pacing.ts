@@ -138,10 +138,12 @@ export class Pacer {
 		const now = this.clock.now();
 		// Concurrent callers refused together tell of one crowding: the rate is cut once for them.
 		if (!crowded || now - this.lastCutAt < this.options.windowMs) return;
-		// A lone 429 while the token is free is most often this process's own lateness (a loaded
-		// event loop sent a request after its slot): forgiven once per LONE_429_MS. Another one
-		// within it tells of other processes on the token.
-		if (this.adaptive.stride(now) === undefined && now - this.lone429At >= LONE_429_MS) {
+		// A lone 429 while the token is free, and no cut within the adaptive rate's memory, is most
+		// often this process's own lateness (a loaded event loop sent a request after its slot):
+		// forgiven once per LONE_429_MS. Another one within it tells of other processes on the
+		// token; once they have been heard, a 429 cuts at once.
+		const heardOthers = now - this.lastCutAt < this.adaptive.options.forgetMs;
+		if (!heardOthers && this.adaptive.stride(now) === undefined && now - this.lone429At >= LONE_429_MS) {
 			this.lone429At = now;
 			return;
 		}

@@ -7,8 +7,8 @@ import { delivery, device, failedTest, INSULATION_STEP, overdue, pollersSaw } fr
 import { NS } from '../../lambdas/pollers/state';
 import { previewHistories } from '../support/compliancePreview';
 import { captureOutput, jsonLines } from '../support/handlers';
-import { AWS_TEST_CONFIG, startDynamo } from '../support/localAws';
-import { LocalSes, mimeParts } from '../support/localSes';
+import { startDynamo } from '../support/localAws';
+import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 
 /**
  * The deployed handlers, as Lambda runs them: configuration from the environment, real AWS SDK
@@ -27,20 +27,10 @@ const context = (requestId: string) => ({ awsRequestId: requestId, functionName:
 beforeAll(async () => {
 	dynamo = await startDynamo('email-handlers');
 	ses = await new LocalSes().start();
-	Object.assign(process.env, {
-		AWS_REGION: AWS_TEST_CONFIG.region,
-		AWS_ACCESS_KEY_ID: 'test',
-		AWS_SECRET_ACCESS_KEY: 'test',
-		AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-		AWS_ENDPOINT_URL_SESV2: ses.url,
-		AWS_LAMBDA_FUNCTION_NAME: 'email',
-		POWERTOOLS_DEV: 'true',
-		POWERTOOLS_LOG_LEVEL: 'ERROR',
-		STATE_TABLE: dynamo.table,
-		TIME_ZONE: 'Europe/Berlin',
-		TEC_ENVIRONMENT: 'sandbox',
-		EMAIL_SETTINGS: JSON.stringify({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['maintenance@example.com'] } }),
-	});
+	useEmailLambdaEnvironment(
+		{ dynamoUrl: dynamo.url, sesUrl: ses.url, table: dynamo.table, timeZone: 'Europe/Berlin', settings: { mailFrom: 'alerts@lab.example.com', recipients: { default: ['maintenance@example.com'] } } },
+		{ AWS_LAMBDA_FUNCTION_NAME: 'email' },
+	);
 });
 afterAll(async () => {
 	await ses.stop();

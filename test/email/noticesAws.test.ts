@@ -10,8 +10,8 @@ import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { AWS_TEST_CONFIG, createStateTable, LocalAws, startDynamo } from '../support/localAws';
-import { LocalSes, mimeParts } from '../support/localSes';
+import { createStateTable, LocalAws, startDynamo } from '../support/localAws';
+import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
 
 const RATE = 200;
@@ -74,22 +74,10 @@ describe('re-test notices on AWS adapters', () => {
 		const eastArn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token/stack/east-AbCdEf';
 		aws.secrets.set(secretArn, JSON.stringify({ token: sandbox.sandboxToken }));
 		aws.secrets.set(eastArn, sandbox.accounts[1].token);
-		Object.assign(process.env, {
-			AWS_REGION: AWS_TEST_CONFIG.region,
-			AWS_ACCESS_KEY_ID: 'test',
-			AWS_SECRET_ACCESS_KEY: 'test',
-			AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-			AWS_ENDPOINT_URL_SESV2: ses.url,
-			AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
-			POWERTOOLS_DEV: 'true',
-			POWERTOOLS_LOG_LEVEL: 'ERROR',
-			STATE_TABLE: 'notices-2',
-			TIME_ZONE: 'UTC',
-			TEC_ENVIRONMENT: 'sandbox',
-			TEC_BASE_URL: sandbox.url,
-			TEC_TOKEN_SECRET_ARN: secretArn,
-			EMAIL_SETTINGS: JSON.stringify({ mailFrom: 'Lab Service <service@lab.example.com>', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }),
-		});
+		useEmailLambdaEnvironment(
+			{ dynamoUrl: dynamo.url, sesUrl: ses.url, secretsUrl: aws.url, table: 'notices-2', timeZone: 'UTC', settings: { mailFrom: 'Lab Service <service@lab.example.com>', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } } },
+			{ TEC_BASE_URL: sandbox.url, TEC_TOKEN_SECRET_ARN: secretArn },
+		);
 		try {
 			const context = (id: string) => ({ awsRequestId: id, functionName: 'notices', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 			const day = `${sandbox.account.today().slice(0, 7)}-01`;

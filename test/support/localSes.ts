@@ -66,6 +66,28 @@ export class LocalSes {
 	}
 }
 
+/**
+ * The environment a deployed e-mail function reads (lambdas/email/env.ts), its AWS SDK clients
+ * pointed at local endpoints (DynamoDB, SES, and Secrets Manager when given); `extra` adds or overrides.
+ */
+export function useEmailLambdaEnvironment(e: { dynamoUrl: string; sesUrl: string; secretsUrl?: string; table: string; timeZone: string; settings: unknown }, extra: Record<string, string> = {}): void {
+	Object.assign(process.env, {
+		AWS_REGION: AWS_TEST_CONFIG.region,
+		AWS_ACCESS_KEY_ID: 'test',
+		AWS_SECRET_ACCESS_KEY: 'test',
+		AWS_ENDPOINT_URL_DYNAMODB: e.dynamoUrl,
+		AWS_ENDPOINT_URL_SESV2: e.sesUrl,
+		...(e.secretsUrl ? { AWS_ENDPOINT_URL_SECRETS_MANAGER: e.secretsUrl } : {}),
+		POWERTOOLS_DEV: 'true',
+		POWERTOOLS_LOG_LEVEL: 'ERROR',
+		STATE_TABLE: e.table,
+		TIME_ZONE: e.timeZone,
+		TEC_ENVIRONMENT: 'sandbox',
+		EMAIL_SETTINGS: JSON.stringify(e.settings),
+		...extra,
+	});
+}
+
 /** The decoded parts of a MIME message built by lambdas/email/mime.ts. */
 /** A part's file name: quoted, or RFC 2231 encoded (filename*=UTF-8''…) when not ASCII. */
 function fileName(part: string): string {

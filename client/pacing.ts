@@ -138,25 +138,24 @@ export class Pacer {
 		const now = this.clock.now();
 		// Concurrent callers refused together tell of one crowding: the rate is cut once for them.
 		if (!crowded || now - this.lastCutAt < this.options.windowMs) return;
-		// A lone 429 while the token is free, and no cut within the adaptive rate's memory, is most
-		// often this process's own lateness (a loaded event loop sent a request after its slot):
-		// forgiven once per LONE_429_MS. Another one within it tells of other processes on the
-		// token; once they have been heard, a 429 cuts at once.
+		// This process's other starts in the window before the 429: all five means the 429 may be its
+		// own lateness (a loaded event loop sent a request after its slot), forgiven once per
+		// LONE_429_MS while the token is free and no other process has been heard within the adaptive
+		// rate's memory. Fewer than five: other processes took the rest, a cut at once.
+		const own = this.startsBefore(now) - 1;
 		const heardOthers = now - this.lastCutAt < this.adaptive.options.forgetMs;
-		if (!heardOthers && this.adaptive.stride(now) === undefined && now - this.lone429At >= LONE_429_MS) {
+		if (own >= this.options.maxRequests && !heardOthers && this.adaptive.stride(now) === undefined && now - this.lone429At >= LONE_429_MS) {
 			this.lone429At = now;
 			return;
 		}
 		this.lastCutAt = now;
-		this.adaptive.throttled(now, this.sentRate(now));
+		this.adaptive.throttled(now, Math.max(0, Math.min(own, this.options.maxRequests)) / this.options.maxRequests);
 	}
 
-	/** Starts per second lately: over one window, or three spacings at the rate in force if longer. */
-	private sentRate(now: number): number {
-		const rate = this.adaptive.rate(now);
-		const span = Math.max(this.options.windowMs, rate === undefined ? 0 : 3000 / rate);
-		const sent = this.starts.filter((s) => s.at > now - span && s.at <= now).length;
-		return (sent * 1000) / span;
+	/** This process's starts in the window before `now`, the refused one included (a quarter window more: the answer may come late). */
+	private startsBefore(now: number): number {
+		const from = now - 1.25 * this.options.windowMs - this.marginMs;
+		return this.starts.filter((s) => s.at > from && s.at <= now).length;
 	}
 }
 

@@ -18,27 +18,29 @@ function busiestWindow(times: number[], windowMs = 1000): number {
 const options = (random = () => 0.5) => ({ ...ADAPTIVE_RATE, random });
 
 describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
-	it('property: a 429 always lowers the rate, never past the longest stride; quiet time never raises it past one per slot', () => {
+	it('property: a 429 never raises the rate nor widens past the longest stride; quiet time never raises it past one per slot', () => {
 		fc.assert(
-			fc.property(fc.array(fc.record({ gap: fc.nat(20_000), throttled: fc.boolean(), sent: fc.double({ min: 0, max: 10, noNaN: true }) }), { maxLength: 60 }), (steps) => {
-				const rate = new AdaptiveRate(options());
-				const slotRate = 1000 / ADAPTIVE_RATE.slotMs;
-				let now = 0;
-				for (const s of steps) {
-					now += s.gap;
-					const before = rate.rate(now) ?? slotRate;
-					if (s.throttled) {
-						rate.throttled(now, s.sent);
-						const after = rate.rate(now)!;
-						const stride = rate.stride(now)!;
-						expect(stride).toBeLessThanOrEqual(ADAPTIVE_RATE.maxStride);
-						if (stride < ADAPTIVE_RATE.maxStride) expect(after).toBeLessThanOrEqual(before / 2 + 1e-9);
-						else expect(after).toBeLessThanOrEqual(before + 1e-9);
-					} else {
-						expect(rate.rate(now) ?? slotRate).toBeLessThanOrEqual(slotRate);
+			fc.property(
+				fc.array(fc.record({ gap: fc.nat(20_000), throttled: fc.boolean(), share: fc.double({ min: 0, max: 1, noNaN: true }), random: fc.double({ min: 0, max: 0.999, noNaN: true }) }), { maxLength: 60 }),
+				(steps) => {
+					let next = 0.5;
+					const rate = new AdaptiveRate(options(() => next));
+					const slotRate = 1000 / ADAPTIVE_RATE.slotMs;
+					let now = 0;
+					for (const s of steps) {
+						now += s.gap;
+						next = s.random;
+						const before = rate.rate(now) ?? Number.POSITIVE_INFINITY;
+						if (s.throttled) {
+							rate.throttled(now, s.share);
+							expect(rate.stride(now)!).toBeLessThanOrEqual(ADAPTIVE_RATE.maxStride);
+							expect(rate.rate(now)!).toBeLessThanOrEqual(before + 1e-9);
+						} else {
+							expect(rate.rate(now) ?? slotRate).toBeLessThanOrEqual(slotRate);
+						}
 					}
-				}
-			}),
+				},
+			),
 		);
 	});
 
@@ -48,8 +50,8 @@ describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
 				// Strides 2^a and 2^b from a 429 at 0 with a sent rate that asks for them.
 				const slots = (stride: number, phase: number) => {
 					const r = new AdaptiveRate({ ...options(() => phase), quietMs: 1e9 });
-					// 429s while sending at full speed: each one doubles the stride.
-					for (let s = 1; s < stride; s *= 2) r.throttled(0, 10);
+					// The first 429 with half the window's requests (stride 2), then 429s at once: each doubles it.
+					for (let s = 1; s < stride; s *= 2) r.throttled(0, 0.5);
 					expect(r.stride(0)).toBe(stride);
 					const own = new Set<number>();
 					for (let at = 0, k = 0; k < 40; k++) {
@@ -69,18 +71,40 @@ describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
 		);
 	});
 
-	it('a token is free until its first 429, halves its stride each quiet period, and is free again at stride 1', () => {
+	it('the first stride follows the share; a refused phase moves, the stride doubles when refused again at once; a try of half the stride is kept or given back', () => {
+		const { quietMs, tryMs, slotMs, forgetMs } = ADAPTIVE_RATE;
 		const rate = new AdaptiveRate(options());
 		expect(rate.stride(0)).toBeUndefined();
 		expect(rate.next(123)).toBe(123);
-		rate.throttled(1000, 1); // one start in the last second: stride 8 used, but at most 4× the free rate's
-		expect(rate.stride(1000)).toBe(8);
-		expect(rate.stride(1000 + ADAPTIVE_RATE.quietMs)).toBe(4);
-		expect(rate.stride(1000 + 2 * ADAPTIVE_RATE.quietMs)).toBe(2);
-		expect(rate.stride(1000 + 3 * ADAPTIVE_RATE.quietMs)).toBeUndefined();
-		rate.throttled(40_000, 10); // full speed: the stride in force doubles
-		rate.throttled(40_100, 10);
-		expect(rate.stride(40_100)).toBe(4);
+		rate.throttled(1000, 1 / 5); // a fifth of the window's requests: about four others
+		expect(rate.stride(1000)).toBe(4);
+		expect(Math.round(rate.next(1000) / slotMs) % 4).toBe(2);
+		rate.throttled(6000, 1); // phase 2 refused: another phase, same stride
+		expect(rate.stride(6000)).toBe(4);
+		expect(Math.round(rate.next(6000) / slotMs) % 4).toBe(1);
+		rate.throttled(7000, 1); // refused again at once: the grid is full at stride 4
+		expect(rate.stride(7000)).toBe(8);
+		expect(rate.stride(7000 + quietMs - 1)).toBe(8);
+		const tried = 7000 + quietMs;
+		expect(rate.stride(tried)).toBe(4); // a try of half the stride
+		expect(rate.stride(tried + tryMs)).toBe(2); // kept, and the next halving at once
+		rate.throttled(tried + tryMs + 1000, 1); // refused during the try: back, twice the wait
+		expect(rate.stride(tried + tryMs + 1000)).toBe(4);
+		expect(rate.stride(tried + tryMs + 1000 + 2 * quietMs - 1)).toBe(4);
+		expect(rate.stride(tried + tryMs + 1000 + 2 * quietMs)).toBe(2);
+		expect(rate.stride(tried + tryMs + 1000 + forgetMs)).toBeUndefined();
+	});
+
+	it('a try sends its sibling slots later in the slot than the owner of those slots sends them', () => {
+		const owner = new AdaptiveRate(options(() => 0.75)); // stride 4, phase 3
+		const trier = new AdaptiveRate(options(() => 0.25)); // stride 4, phase 1, trying stride 2 (phases 1 and 3)
+		owner.throttled(0, 1 / 5);
+		trier.throttled(0, 1 / 5);
+		const at = ADAPTIVE_RATE.quietMs;
+		expect(trier.stride(at)).toBe(2);
+		const own = owner.next(at);
+		const theirs = [trier.next(at), trier.next(trier.next(at) + 1)].find((t) => Math.round(t / ADAPTIVE_RATE.slotMs) === Math.round(own / ADAPTIVE_RATE.slotMs))!;
+		expect(theirs - own).toBe(ADAPTIVE_RATE.tryOffsetMs);
 	});
 });
 
@@ -127,7 +151,8 @@ describe('Pacer with the adaptive rate', () => {
 		const { times, rate } = await sixty([10, 13]);
 		expect(rate(0, 10)).toBeGreaterThan(4);
 		expect(rate(15, 21)).toBeLessThan(rate(0, 10) / 2);
-		for (const t of times.slice(14, 19)) expect(t % ADAPTIVE_RATE.slotMs).toBe(0);
+		// On the grid: every start at the same point of its slot.
+		expect(new Set(times.slice(14, 19).map((t) => t % ADAPTIVE_RATE.slotMs)).size).toBe(1);
 		const last = times.length - 1;
 		expect(rate(last - 5, last)).toBeGreaterThan(2);
 	});
@@ -136,7 +161,7 @@ describe('Pacer with the adaptive rate', () => {
 		const { times, rate } = await sixty([10]);
 		expect(rate(0, 10)).toBeGreaterThan(4);
 		expect(rate(12, 22)).toBeGreaterThan(4);
-		expect(times.slice(12, 22).some((t) => t % ADAPTIVE_RATE.slotMs !== 0)).toBe(true);
+		expect(new Set(times.slice(12, 22).map((t) => t % ADAPTIVE_RATE.slotMs)).size).toBeGreaterThan(1);
 	});
 
 	it('a Retry-After beyond the budget does not slow the token: the next caller starts at the end of the short pause', async () => {

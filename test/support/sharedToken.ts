@@ -30,8 +30,6 @@ export async function simulateSharedToken(a: {
 	requests: number;
 	seed: number;
 	latencyMs?: number;
-	/** When given: a request arrives `arrivalMs` plus up to `jitterMs` after it leaves, and is answered `answerMs` later (else both from latencyMs). */
-	network?: { arrivalMs: number; jitterMs: number; answerMs: number };
 	adaptive?: Partial<AdaptiveRateOptions>;
 }): Promise<SharedTokenRun> {
 	const clock = new VirtualClock(0);
@@ -53,8 +51,7 @@ export async function simulateSharedToken(a: {
 			pacer,
 			retry: { random: () => random.next() },
 			request: async () => {
-				const net = a.network;
-				await clock.sleep(net ? net.arrivalMs + random.next() * net.jitterMs : latency / 2 + random.next() * latency);
+				await clock.sleep(latency / 2 + random.next() * latency);
 				const wait = limiter.take('token');
 				if (wait !== undefined) {
 					rateLimited++;
@@ -62,7 +59,7 @@ export async function simulateSharedToken(a: {
 					return { status: 429, headers: { 'retry-after': String(Math.ceil(wait / 1000)) }, body: '{}' };
 				}
 				acceptedAt.push(clock.now());
-				await clock.sleep(net ? net.answerMs : latency / 2);
+				await clock.sleep(latency / 2);
 				return { status: 200, headers: {}, body: '{}' };
 			},
 		});

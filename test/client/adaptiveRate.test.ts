@@ -47,7 +47,7 @@ describe('AdaptiveRate (a grid of the wall clock after a 429)', () => {
 	it('property: two processes whose phases differ never share a slot, whatever their strides', () => {
 		fc.assert(
 			fc.property(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 }), fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 0, max: 0.999, noNaN: true }), (a, b, pa, pb) => {
-				// Strides 2^a and 2^b from a 429 at 0 with a sent rate that asks for them.
+				// Strides 2^a and 2^b, reached by 429s at 0.
 				const slots = (stride: number, phase: number) => {
 					const r = new AdaptiveRate({ ...options(() => phase), quietMs: 1e9 });
 					// The first 429 with half the window's requests (stride 2), then 429s at once: each doubles it.

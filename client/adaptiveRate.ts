@@ -91,12 +91,6 @@ export class AdaptiveRate {
 		return this.placeAt(now)?.stride;
 	}
 
-	/** Requests per second this process allows itself at `now` (undefined: free). */
-	rate(now: number): number | undefined {
-		const stride = this.stride(now);
-		return stride === undefined ? undefined : 1000 / (stride * this.options.slotMs);
-	}
-
 	private placeAt(now: number): Place | undefined {
 		if (this.place === undefined) return undefined;
 		const { forgetMs, tryMs } = this.options;

@@ -20,8 +20,10 @@ import {
 	valueDeeperThan,
 	type ItemKey,
 	type Page,
+	type PageMemory,
 	type PagingAnomaly,
 	type PagingOutcome,
+	type RememberedPage,
 } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
@@ -72,6 +74,12 @@ export interface PageOptions {
 	overlap?: number;
 	/** `'throw'`: a scan that ends incomplete (other than by `maxItems`) throws a ServiceError naming why. */
 	incomplete?: 'return' | 'throw';
+	/**
+	 * Pages the caller read before, by a digest of their text: a page answered alike is not parsed
+	 * when the caller's memory recalls it (its keys go to `memory.recalled`, and an empty array is
+	 * yielded in its place). With a memory, every page read yields, even one with no new items.
+	 */
+	memory?: PageMemory;
 }
 
 export interface DownloadedFile {
@@ -112,12 +120,17 @@ export class ServiceClient {
 
 	/** Sends and parses JSON; an unreadable answer to an idempotent request is retried like a 5xx. */
 	sendJson(method: HttpMethod, url: string, body?: string, maxChars?: number): Promise<unknown> {
+		return this.sendJsonRemembered(method, url, body, maxChars);
+	}
+
+	/** `sendJson`, with a page memory: a `Digested` answer (recalled, or parsed with its digest). */
+	private sendJsonRemembered(method: HttpMethod, url: string, body?: string, maxChars?: number, memory?: Remember): Promise<unknown> {
 		if (!sameOrigin(url, this.base)) {
 			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
 		}
 		const path = pathOf(url, this.base);
 		// A refused body (too large, too deep) is not retried: the same answer would come again.
-		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars)).then((value) => {
+		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars, memory)).then((value) => {
 			if (value instanceof RefusedBody) throw value.error;
 			return value;
 		});
@@ -204,8 +217,18 @@ export class ServiceClient {
 			if (follow !== undefined && visited.has(url)) return strict(stop('repeatedNext', `the link to offset ${start} was answered before`));
 			visited.add(url);
 			let page: Page;
+			// A page the caller's memory recalls (items stand for their keys) or one parsed with its digest.
+			let recalled: RememberedPage | undefined;
+			let digest: string | undefined;
 			try {
-				page = readPage(await this.sendJson('GET', url, undefined, maxPageBytes(window.size)), path, this.profile);
+				const { memory } = options;
+				// Remembered by where the answer starts (a page-number window may start before `start`).
+				const remember = memory && { digest: memory.digest.bind(memory), recall: (d: string) => memory.recall(window.start, d) };
+				const answer = await this.sendJsonRemembered('GET', url, undefined, maxPageBytes(window.size), remember);
+				if (answer instanceof Digested) {
+					({ digest, recalled } = answer);
+					page = recalled ? { shape: recalled.shape, items: recalled.keys, next: recalled.next, count: recalled.count } : readPage(answer.value, path, this.profile);
+				} else page = readPage(answer, path, this.profile);
 			} catch (error) {
 				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam) && (follow === undefined || linkLimit > 1) && window.size > 1) {
 					pageSize = smallerPageSize(error, window.size);
@@ -222,8 +245,10 @@ export class ServiceClient {
 			const count = page.shape === 'envelope' ? page.count : undefined;
 			// The first count bounds the scan: a count that keeps growing must not keep it going.
 			if (count !== undefined) announced ??= count;
+			if (canonical && !recalled) page = { ...page, items: page.items.map((item) => toCanonical(this.profile, resource, item)) };
+			// The keys of the whole answer, for the memory: a recalled answer's items are its keys.
+			const answerKeys = digest === undefined ? undefined : recalled ? recalled.keys : page.items.map(itemKey);
 			if (skip > 0) page = { ...page, items: page.items.slice(skip) };
-			if (canonical) page = { ...page, items: page.items.map((item) => toCanonical(this.profile, resource, item)) };
 			const read = page.items.length;
 			const end = start + read;
 			const more =
@@ -241,14 +266,15 @@ export class ServiceClient {
 				if (!(yielded && tail.length > 0)) return { complete: true };
 			}
 			if (!steppedBack) {
-				const signature = pageSignature(items);
+				const signature = recalled ? `${items.length}:${String(items[0])}:${String(items[items.length - 1])}` : pageSignature(items);
 				if (signatures.has(signature)) return strict(stop('repeatedPage', `the page at offset ${start} repeats an earlier page`));
 				signatures.add(signature);
 			}
 
 			let fresh = items;
+			let keys: ItemKey[] | undefined;
 			if (yielded) {
-				const keys = items.map(itemKey);
+				keys = answerKeys ? answerKeys.slice(skip) : items.map(itemKey);
 				const anchor = tail.length > 0 ? anchorOf(keys, tail) : -1;
 				if (tail.length > 0 && anchor < 0) {
 					// The list shifted by more than the overlap: read further back once.
@@ -264,7 +290,11 @@ export class ServiceClient {
 			if (fresh.length > remaining) fresh = fresh.slice(0, remaining);
 			remaining -= fresh.length;
 			delivered += fresh.length;
-			if (fresh.length > 0) yield fresh;
+			if (digest !== undefined) {
+				if (recalled) options.memory!.recalled(fresh as ItemKey[]);
+				else options.memory!.read(window.start, digest, { keys: answerKeys!, shape: page.shape, ...(page.shape === 'envelope' ? { next: page.next, count: page.count } : {}) });
+				yield recalled ? [] : fresh;
+			} else if (fresh.length > 0) yield fresh;
 			// A suspended generator keeps what its variables hold: the page is let go before the next
 			// request, or it lives on through the next page's parse and is copied into the old generation.
 			page = NO_PAGE;
@@ -530,14 +560,33 @@ class RefusedBody {
 	constructor(readonly error: ServiceError) {}
 }
 
-function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number): unknown {
+/** A page answer read with a page memory: recalled (not parsed), or parsed, with its text's digest. */
+class Digested {
+	constructor(
+		readonly digest: string,
+		readonly recalled: RememberedPage | undefined,
+		readonly value: unknown,
+	) {}
+}
+
+/** A page memory as one answer's reading sees it (its offset given). */
+type Remember = Pick<PageMemory, 'digest'> & { recall(digest: string): RememberedPage | undefined };
+
+function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number, memory?: Remember): unknown {
 	const text = bodyText(response.body);
 	if (text.trim() === '') return null;
 	const refuse = (why: string) =>
 		new RefusedBody(new ServiceError({ kind: 'invalidResponse', status: response.status, retryable: false, method, path, message: `The service answered HTTP ${response.status} to ${method} ${path} with ${why}; refusing to read it` }));
 	if (maxChars !== undefined && text.length > maxChars) return refuse(`${text.length} characters, more than a page of this size can hold (${maxChars})`);
+	// The same text as a page read and checked before: the caller may go on without parsing it.
+	const digest = memory?.digest(text);
+	const recalled = digest === undefined ? undefined : memory!.recall(digest);
+	if (recalled) return new Digested(digest!, recalled, undefined);
 	const parsed = tryParseJson(text);
-	if (parsed.ok) return valueDeeperThan(parsed.value, MAX_JSON_DEPTH) ? refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`) : parsed.value;
+	if (parsed.ok) {
+		if (valueDeeperThan(parsed.value, MAX_JSON_DEPTH)) return refuse(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+		return digest === undefined ? parsed.value : new Digested(digest, undefined, parsed.value);
+	}
 	throw new ServiceError({
 		kind: 'invalidResponse',
 		status: response.status,

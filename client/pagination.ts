@@ -92,6 +92,34 @@ export function unseenAfter(items: readonly unknown[], keys: readonly ItemKey[],
 	return fresh;
 }
 
+/**
+ * What a scan needs of a page it read before, to go on without parsing it again: the keys of its
+ * items (after any renaming), in order, and where the list goes on.
+ */
+export interface RememberedPage {
+	keys: ItemKey[];
+	shape: Page['shape'];
+	next?: string | null;
+	count?: number;
+}
+
+/**
+ * A caller's memory of the pages of a list, by the offset of their first item and a digest of
+ * their text (`PageOptions.memory`). A page answered with exactly the text remembered at its
+ * offset is not parsed when `recall` returns it: only the caller knows whether it can do without
+ * the items this time (it gets their keys through `recalled`).
+ */
+export interface PageMemory {
+	/** A collision-resistant digest of a page's text (the caller's: the client core uses no Node.js module). */
+	digest(text: string): string;
+	/** The page remembered at this offset with this digest, when the caller can do without its items now. */
+	recall(offset: number, digest: string): RememberedPage | undefined;
+	/** A page read in full, called just before its items are yielded (the caller keeps it once they are handled). */
+	read(offset: number, digest: string, page: RememberedPage): void;
+	/** The keys of a recalled page's items this scan had not yielded before (an empty array is yielded for it). */
+	recalled(keys: ItemKey[]): void;
+}
+
 /** Why a scan ended before the list's normal end. */
 export type PagingAnomaly =
 	/** A `next` link seen before, or one that points back to an offset already read. */

@@ -85,6 +85,8 @@ export interface RunReport {
 	/** Due-date history: how far the rebuild from the account's test results has got (pollers/rebuild.ts). */
 	rebuild?: { since: string; resultsRead: number; done: boolean; skipped?: Record<string, number> };
 	pages: number;
+	/** Overdue poller: pages answered as a run before read them, not parsed again (pageMemory.ts). */
+	pagesRecalled?: number;
 	itemsSeen: number;
 	emitted: Record<string, number>;
 	durationMs: number;

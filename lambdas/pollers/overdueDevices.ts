@@ -1,10 +1,12 @@
 import { boundaryOverlap, checkStillOverdue, dayMs, dayString, laterDay, serviceTodayOfPage } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
+import type { StoredItem } from '../ports';
 import { DETAIL_TYPES, type OverdueDevice } from '../events/schemas';
 import { buildDigest } from './digest';
 import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, stampTime, storedPages, withLease, type PollerContext, type RunReport } from './context';
+import { RememberedPages, knownPages } from './pageMemory';
 import { readableRecords, readingOfOverdueDevice } from './records';
-import { NS, type ClockMark, type DeviceState } from './state';
+import { NS, type ClockMark, type DeviceState, type KnownPage } from './state';
 
 export type { DeviceState };
 
@@ -44,20 +46,40 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 	const report = newReport('overdueDevices');
 	const ns = NS.overdue(keyScope(ctx));
 	const clockNs = NS.overdueClock(keyScope(ctx));
+	const pagesNs = NS.overduePages(keyScope(ctx));
 	const key = (id: number) => `device-overdue:${keyScope(ctx)}:${id}`;
 	return withLease(ctx, report, async () => {
-		const states = await loadStates(ctx, ns);
+		const [states, mark, knownItems] = await Promise.all([loadStates(ctx, ns), ctx.store.get<ClockMark>(clockNs, 'overdueDevices'), loadAll<KnownPage>(ctx, pagesNs)]);
 		const seen = new Set<number>();
 		const clockNow = ctx.now();
-		const mark = await ctx.store.get<ClockMark>(clockNs, 'overdueDevices');
 		// New episodes are stamped no earlier than the newest stamp of an earlier run.
 		let now = stampTime(clockNow, mark?.at);
 		let serviceToday: string | undefined;
 		let remindersTrusted = true;
+		// This run's number, stored before the run writes anything else (a run that dies part-way
+		// uses its number up): every device it writes is newer than the pages remembered before.
+		const runNumber = (mark?.run ?? 0) + 1;
+		const numbered = ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: mark?.at ?? now, run: runNumber } }]);
+		numbered.catch(() => undefined); // awaited before the first write below
+
+		// Pages answered as a run before read them, whose devices need nothing this run (no change
+		// of record can hide in the same text, no reminder is due), are not parsed again.
+		const known = knownPages(knownItems, now);
+		let recalledToday: string | undefined;
+		const memory = new RememberedPages(known, ctx.client.profile, { run: runNumber, now }, {
+			usable: (page) => recallable(page, { ctx, states, clockNow, reminders: remindersTrusted }),
+			recalled: (keys, page) => {
+				for (const id of keys) seen.add(id as number);
+				report.itemsSeen += keys.length;
+				report.pagesRecalled = (report.pagesRecalled ?? 0) + 1;
+				ctx.metrics.count('ItemsSeen', keys.length);
+				recalledToday = page.serviceToday;
+			},
+		});
 
 		// In the list's own order (ASSUMED stable: by id); the overlap keeps deletes before the cursor
 		// from hiding a device at a page boundary.
-		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(pageSizeOf(ctx)) });
+		const scan = budgetedPages(ctx, report, 'overdueDevice.list', {}, { overlap: ctx.settings.overlap ?? boundaryOverlap(pageSizeOf(ctx)), memory });
 		let complete: boolean;
 		const read = (raw: unknown) => readingOfOverdueDevice(raw, ctx.client.profile);
 		const out = { ...ctx, list: 'overdueDevice.list' };
@@ -72,7 +94,9 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 				complete = next.value;
 				break;
 			}
-			serviceToday = laterDay(serviceToday, serviceTodayOfPage(next.value));
+			const pageToday = laterDay(serviceTodayOfPage(next.value), recalledToday);
+			recalledToday = undefined;
+			serviceToday = laterDay(serviceToday, pageToday);
 			if (serviceToday !== undefined) {
 				// The list's own today is the reference: a clock behind it does not date episodes in
 				// the past, and a clock more than a day off sends no reminders (they would come early).
@@ -85,15 +109,19 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 				}
 			}
 			devices = readableRecords(next.value, report.itemsSeen - next.value.length, read, out);
+			const everyRecordRead = devices.length === next.value.length;
 			next = undefined;
-			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted });
+			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted, runNumber });
 			devices = [];
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
+			await numbered;
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
+			await ctx.store.putMany(pagesNs, memory.handled(pageToday, everyRecordRead));
 		}
-		await ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: now } }]);
+		await numbered;
+		await ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: now, run: runNumber } }]);
 		if (report.stoppedForTime) return;
 
 		// An empty list tells no service day: the confirmations then judge by this clock's day.
@@ -119,7 +147,44 @@ async function loadStates(ctx: PollerContext, ns: string): Promise<Map<number, D
 	return states;
 }
 
-type PageRun = { ctx: PollerContext; states: Map<number, DeviceState>; seen: Set<number>; key: (id: number) => string; now: number; clockNow: number; reminders: boolean };
+async function loadAll<T>(ctx: PollerContext, ns: string): Promise<Array<StoredItem<T>>> {
+	const items: Array<StoredItem<T>> = [];
+	for await (const page of storedPages<T>(ctx.store, ns)) items.push(...page);
+	return items;
+}
+
+type PageRun = {
+	ctx: PollerContext;
+	states: Map<number, DeviceState>;
+	seen: Set<number>;
+	key: (id: number) => string;
+	now: number;
+	clockNow: number;
+	reminders: boolean;
+	/** This run's number (ClockMark.run), stamped on every device record written. */
+	runNumber: number;
+};
+
+/** The reminders due in a device's episode by now (none while reminders are off or not trusted). */
+function remindersDue(state: DeviceState, run: Pick<PageRun, 'ctx' | 'clockNow' | 'reminders'>): number {
+	const { reminderDays } = run.ctx.settings;
+	// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
+	return reminderDays > 0 && run.reminders ? Math.floor((run.clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
+}
+
+/**
+ * Whether a remembered page can stand for its devices this run: each is in an overdue episode,
+ * its record was last written no later than the run that read the page (so the page's text still
+ * shows the record stored), and no reminder fell due. Anything else is found by parsing the page.
+ */
+function recallable(page: KnownPage, run: Pick<PageRun, 'ctx' | 'states' | 'clockNow' | 'reminders'>): boolean {
+	for (const id of page.keys) {
+		if (typeof id !== 'number') return false;
+		const state = run.states.get(id);
+		if (!state || !state.overdue || (state.run ?? 0) > page.run || remindersDue(state, run) > state.reminders) return false;
+	}
+	return true;
+}
 
 /** A listed device whose state moves: it entered the list, a reminder fell due, or its record changed. */
 type Move = { device: OverdueDevice; state: DeviceState | undefined; due: number };
@@ -138,8 +203,7 @@ function pageChanges(devices: OverdueDevice[], run: PageRun): { events: TecEvent
 }
 
 function pageMoves(devices: OverdueDevice[], run: PageRun): Move[] {
-	const { states, seen, clockNow } = run;
-	const { reminderDays } = run.ctx.settings;
+	const { states, seen } = run;
 	const moves: Move[] = [];
 	for (const device of devices) {
 		// One hash operation per device, not a lookup and an insert: a device already seen leaves the size.
@@ -150,8 +214,7 @@ function pageMoves(devices: OverdueDevice[], run: PageRun): Move[] {
 			moves.push({ device, state, due: 0 });
 			continue;
 		}
-		// An episode dated in the future (a clock set back meanwhile) gets no reminder yet.
-		const due = reminderDays > 0 && run.reminders ? Math.floor((clockNow - state.since) / (reminderDays * DAY_MS)) : 0;
+		const due = remindersDue(state, run);
 		if (due > state.reminders || recordChanged(state.device, device)) moves.push({ device, state, due });
 	}
 	return moves;
@@ -159,20 +222,20 @@ function pageMoves(devices: OverdueDevice[], run: PageRun): Move[] {
 
 /** The events and writes of the devices that move, in their order on the page. */
 function changesOf(moves: Move[], run: PageRun): { events: TecEvent[]; writes: Array<{ key: string; value: DeviceState }> } {
-	const { ctx, key, now } = run;
+	const { ctx, key, now, runNumber } = run;
 	const events: TecEvent[] = [];
 	const writes: Array<{ key: string; value: DeviceState }> = [];
 	for (const { device, state, due } of moves) {
 		if (!state || !state.overdue) {
 			const episode = (state?.episode ?? 0) + 1;
 			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${episode}`, { device, episode, reminder: 0 }, now));
-			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device } });
+			writes.push({ key: String(device.id), value: { overdue: true, episode, since: now, reminders: 0, digestPending: true, device, run: runNumber } });
 		} else if (due > state.reminders) {
 			events.push(makeEvent(DETAIL_TYPES.deviceOverdue, ctx, `${key(device.id)}:${state.episode}:reminder:${due}`, { device, episode: state.episode, reminder: due }, now));
-			writes.push({ key: String(device.id), value: { ...state, reminders: due, device } });
+			writes.push({ key: String(device.id), value: { ...state, reminders: due, device, run: runNumber } });
 		} else {
 			// The record the digest shows and routes by (lambdas/email/view.ts): kept as last read.
-			writes.push({ key: String(device.id), value: { ...state, device } });
+			writes.push({ key: String(device.id), value: { ...state, device, run: runNumber } });
 		}
 	}
 	return { events, writes };

@@ -40,10 +40,28 @@ export const stateSchemas = once(() => {
 		/** Announced but not yet in a digest that was published. */
 		digestPending: z.boolean(),
 		device: announcedDevice,
+		/** The run (ClockMark.run) that last wrote `device`: a page remembered before it is read again. */
+		run: z.optional(wholeFrom(1)),
 	});
 
-	/** The newest time a run has stamped (clock sanity, see stampTime); key: the poller. */
-	const ClockMark = z.looseObject({ at: finite });
+	/**
+	 * A page of the overdue list read and handled in full (key: the offset of its first item;
+	 * pageMemory.ts): its text's digest, its items' keys, where the list goes on, the service's
+	 * today its records showed, and the run (ClockMark.run) and time it was read or recalled.
+	 */
+	const KnownPage = z.looseObject({
+		digest: z.string(),
+		keys: z.array(wholeFrom(1)),
+		shape: z.enum(['array', 'envelope']),
+		next: z.optional(z.nullable(z.string())),
+		count: z.optional(wholeFrom(0)),
+		serviceToday: z.optional(calendarDay),
+		run: wholeFrom(1),
+		at: finite,
+	});
+
+	/** The newest time a run has stamped (clock sanity, see stampTime), and the number of the latest run; key: the poller. */
+	const ClockMark = z.looseObject({ at: finite, run: z.optional(wholeFrom(1)) });
 
 	// ---- due-soon poller ---------------------------------------------------------------------------------
 
@@ -150,11 +168,12 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
 export type ClockMark = z.infer<StateSchemas['ClockMark']>;
+export type KnownPage = z.infer<StateSchemas['KnownPage']>;
 export type DueSoonState = z.infer<StateSchemas['DueSoonState']>;
 export type DueSoonClock = z.infer<StateSchemas['DueSoonClock']>;
 export type ResultsCursor = z.infer<StateSchemas['ResultsCursor']>;
@@ -199,6 +218,7 @@ type Scope = string;
 export const NS = {
 	overdue: (env: Scope) => `overdue:${env}`,
 	overdueClock: (env: Scope) => `clock:${env}`,
+	overduePages: (env: Scope) => `overduePages:${env}`,
 	dueSoon: (env: Scope) => `dueSoon:${env}`,
 	dueSoonClock: (env: Scope) => `dueSoonClock:${env}`,
 	seenResults: (env: Scope) => `results:${env}`,
@@ -219,10 +239,11 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
+		['overduePages:', { keys: 'any', value: KnownPage }],
 		['dueSoon:', { keys: 'ids', value: DueSoonState }],
 		['dueSoonClock:', { keys: 'any', value: DueSoonClock }],
 		['results:', { keys: 'ids', value: SeenResult }],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, itemKey, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, valueDeeperThan, type ClientEvent } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, itemKey, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, valueDeeperThan, type ClientEvent, type ItemKey, type PageMemory, type RememberedPage } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -400,6 +400,59 @@ describe('pages: overlap, on a list that changes while it is read', () => {
 		);
 	});
 
+
+	/** A page memory that recalls every page answered with the text it had before at that offset. */
+	class TextMemory implements PageMemory {
+		readonly known = new Map<number, { text: string; page: RememberedPage }>();
+		recalledKeys: ItemKey[] = [];
+		recalls = 0;
+		digest(text: string) {
+			return text; // the text itself: no two texts share a digest
+		}
+		recall(offset: number, digest: string) {
+			const known = this.known.get(offset);
+			return known?.text === digest ? known.page : undefined;
+		}
+		read(offset: number, digest: string, page: RememberedPage) {
+			this.known.set(offset, { text: digest, page });
+		}
+		recalled(keys: ItemKey[]) {
+			this.recalls++;
+			this.recalledKeys.push(...keys);
+		}
+	}
+
+	it('property: a scan that recalls the pages answered as before yields the same ids, in order, with the same outcome', async () => {
+		const changes = fc.array(fc.record({ deletes: fc.nat(2), inserts: fc.nat(2), seed: fc.nat() }), { maxLength: 12 });
+		await fc.assert(
+			fc.asyncProperty(fc.nat(50), fc.integer({ min: 3, max: 12 }), changes, changes, async (n, pageSize, before, during) => {
+				const overlap = Math.min(2, pageSize - 1);
+				// A first scan (the list changing under it too) fills the memory.
+				const memory = new TextMemory();
+				const first = setup(shiftingList(n, before).handler);
+				const firstGen = first.client.pages('device.list', {}, { pageSize, overlap, memory });
+				while (!(await first.clock.run(firstGen.next())).done);
+				// The same later scan twice: with the memory, and without.
+				const plain = setup(shiftingList(n, during).handler);
+				const expected = await scan(plain.client, plain.clock, pageSize, overlap);
+				memory.recalledKeys = [];
+				const again = setup(shiftingList(n, during).handler);
+				const gen = again.client.pages('device.list', {}, { pageSize, overlap, memory });
+				const ids: ItemKey[] = [];
+				let next = await again.clock.run(gen.next());
+				for (; !next.done; next = await again.clock.run(gen.next())) {
+					ids.push(...memory.recalledKeys, ...(next.value as Array<{ id: number }>).map((x) => x.id));
+					memory.recalledKeys = [];
+				}
+				expect(ids).toEqual(expected.ids);
+				expect(next.value).toEqual(expected.outcome);
+				expect(again.r.calls.map((c) => c.url)).toEqual(plain.r.calls.map((c) => c.url));
+				// A list that did not change is recalled page by page.
+				if (before.concat(during).every((c) => c.deletes === 0 && c.inserts === 0)) expect(memory.recalls).toBe(again.r.calls.length);
+			}),
+			{ numRuns: 1000 },
+		);
+	});
 
 	it('a list that shrinks past the overlap while it is read ends shifted, never complete without the items that stayed', async () => {
 		// 1..7 read as [1,2,3] and [2,3,4]; then 2, 3 and 4 go, so the re-read at offset 2 is [6,7]

@@ -10,6 +10,8 @@ export const PAGE_MEMORY_MS = 2 * DAY_MS;
 const REFRESH_MS = DAY_MS;
 /** The most items a remembered page holds (a stored page stays well under DynamoDB's 400 KB an item). */
 const MAX_KEYS = 20_000;
+/** Characters of a page's text encoded and hashed at a time (`digest`). */
+const HASHED_SLICE = 64 * 1024;
 /** Part of every digest: a change of what is remembered, or how, forgets every page. */
 const FORMAT = 'pages-v1';
 
@@ -44,7 +46,17 @@ export class RememberedPages implements PageMemory {
 	}
 
 	digest(text: string): string {
-		return createHash('sha256').update(this.salt).update(text).digest('base64');
+		const hash = createHash('sha256').update(this.salt);
+		// A slice at a time: hashing a string encodes it first, and a page's whole text at once would
+		// take a second copy of it (a surrogate pair is never cut: the slices encode as the whole would).
+		for (let at = 0; at < text.length; ) {
+			let end = Math.min(text.length, at + HASHED_SLICE);
+			const last = text.charCodeAt(end - 1);
+			if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;
+			hash.update(text.slice(at, end));
+			at = end;
+		}
+		return hash.digest('base64');
 	}
 
 	recall(offset: number, digest: string): RememberedPage | undefined {

@@ -287,12 +287,14 @@ export class ServiceClient {
 				fresh = unseenAfter(items, keys, anchor, yielded, remaining);
 				tail = keys.slice(-(overlap + 1));
 			}
-			if (fresh.length > remaining) fresh = fresh.slice(0, remaining);
+			// A page cut short (`maxItems`) is not remembered: the caller handles only part of it.
+			const whole = fresh.length <= remaining;
+			if (!whole) fresh = fresh.slice(0, remaining);
 			remaining -= fresh.length;
 			delivered += fresh.length;
 			if (digest !== undefined) {
 				if (recalled) options.memory!.recalled(fresh as ItemKey[]);
-				else options.memory!.read(window.start, digest, { keys: answerKeys!, shape: page.shape, ...(page.shape === 'envelope' ? { next: page.next, count: page.count } : {}) });
+				else if (whole) options.memory!.read(window.start, digest, { keys: answerKeys!, shape: page.shape, ...(page.shape === 'envelope' ? { next: page.next, count: page.count } : {}) });
 				yield recalled ? [] : fresh;
 			} else if (fresh.length > 0) yield fresh;
 			// A suspended generator keeps what its variables hold: the page is let go before the next

@@ -114,7 +114,7 @@ export interface PageMemory {
 	digest(text: string): string;
 	/** The page remembered at this offset with this digest, when the caller can do without its items now. */
 	recall(offset: number, digest: string): RememberedPage | undefined;
-	/** A page read in full, called just before its items are yielded (the caller keeps it once they are handled). */
+	/** A page read in full (not cut by `maxItems`), just before its items are yielded (the caller keeps it once they are handled). */
 	read(offset: number, digest: string, page: RememberedPage): void;
 	/** The keys of a recalled page's items this scan had not yielded before (an empty array is yielded for it). */
 	recalled(keys: ItemKey[]): void;

@@ -210,7 +210,8 @@ export async function* budgetedPages(
 			}
 			page = next.value;
 			next = undefined;
-			report.pages++;
+			// Pages with items (a scan with a page memory yields every page, an empty one too).
+			if (page.length > 0) report.pages++;
 			report.itemsSeen += page.length;
 			ctx.metrics.count('ItemsSeen', page.length);
 			yield page;

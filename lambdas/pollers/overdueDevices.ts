@@ -58,7 +58,8 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		let remindersTrusted = true;
 		// This run's number, stored before the run writes anything else (a run that dies part-way
 		// uses its number up): every device it writes is newer than the pages remembered before.
-		const runNumber = (mark?.run ?? 0) + 1;
+		// (Above every remembered page's too: a clock mark lost or reset does not restart the count.)
+		const runNumber = Math.max(mark?.run ?? 0, ...knownItems.map((item) => item.value.run)) + 1;
 		const numbered = ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: mark?.at ?? now, run: runNumber } }]);
 		numbered.catch(() => undefined); // awaited before the first write below
 
@@ -69,11 +70,14 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		const memory = new RememberedPages(known, ctx.client.profile, { run: runNumber, now }, {
 			usable: (page) => recallable(page, { ctx, states, clockNow, reminders: remindersTrusted }),
 			recalled: (keys, page) => {
-				for (const id of keys) seen.add(id as number);
-				report.itemsSeen += keys.length;
-				report.pagesRecalled = (report.pagesRecalled ?? 0) + 1;
-				ctx.metrics.count('ItemsSeen', keys.length);
 				recalledToday = page.serviceToday;
+				if (keys.length === 0) return;
+				for (const id of keys) seen.add(id as number);
+				// Counted as the page it stands for (`budgetedPages` counts the items it yields).
+				report.pages++;
+				report.pagesRecalled = (report.pagesRecalled ?? 0) + 1;
+				report.itemsSeen += keys.length;
+				ctx.metrics.count('ItemsSeen', keys.length);
 			},
 		});
 

@@ -31,7 +31,7 @@ export interface PageMemoryHooks {
  */
 export class RememberedPages implements PageMemory {
 	private readonly salt: string;
-	private current: KnownPage | undefined;
+	private current: { offset: number; page: KnownPage } | undefined;
 	private pending: Array<StoredItem<KnownPage>> = [];
 
 	constructor(
@@ -61,9 +61,8 @@ export class RememberedPages implements PageMemory {
 
 	recall(offset: number, digest: string): RememberedPage | undefined {
 		const page = this.known.get(offset);
-		this.current = page !== undefined && page.digest === digest && this.hooks.usable(page) ? page : undefined;
-		if (this.current && this.run.now - this.current.at >= REFRESH_MS) this.pending.push({ key: String(offset), value: this.stamped(this.current) });
-		return this.current;
+		this.current = page !== undefined && page.digest === digest && this.hooks.usable(page) ? { offset, page } : undefined;
+		return this.current?.page;
 	}
 
 	read(offset: number, digest: string, page: RememberedPage): void {
@@ -75,7 +74,10 @@ export class RememberedPages implements PageMemory {
 	}
 
 	recalled(keys: ItemKey[]): void {
-		this.hooks.recalled(keys, this.current!);
+		const { offset, page } = this.current!;
+		// Stamped again (it stands for this run's devices) only once the scan has gone on from it.
+		if (this.run.now - page.at >= REFRESH_MS) this.pending.push({ key: String(offset), value: this.stamped(page) });
+		this.hooks.recalled(keys, page);
 	}
 
 	/**

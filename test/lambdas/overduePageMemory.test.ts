@@ -43,7 +43,8 @@ function pageStarts(n: number): number[] {
 		if (n - start < 10) return starts;
 	}
 }
-const pagesWithItems = (n: number) => pageStarts(n).length;
+/** The pages of such a scan with items not read on the page before (a run counts those). */
+const pagesWithItems = (n: number) => pageStarts(n).filter((start) => n > start + (start === 0 ? 0 : 2)).length;
 
 describe('the overdue poller remembers the pages it read', () => {
 	it('a steady run recalls every page: the same devices seen, nothing announced, nothing resolved', async () => {
@@ -56,6 +57,18 @@ describe('the overdue poller remembers the pages it read', () => {
 		expect(second).toMatchObject({ complete: true, itemsSeen: first.itemsSeen, pages: first.pages, resolveChecks: { candidates: 0 } });
 		expect(second.pagesRecalled).toBe(pagesWithItems(ids.length));
 		expect(world.aws.accepted).toEqual([]);
+	});
+
+	it('a list of one full page is still one page (a snapshot), recalled or not', async () => {
+		const pageSize = overdueIds().length; // the last page is full: one more request checks the end
+		const first = await run({ pageSize });
+		const steady = await run({ pageSize });
+		expect([first.pages, steady.pages, steady.pagesRecalled]).toEqual([1, 1, 1]);
+		// A device that left is resolved at once, without a targeted read (the snapshot rule).
+		setLastTested(overdueIds()[0], sandboxAccount().today());
+		const after = await run({ pageSize });
+		expect(after.resolveChecks).toMatchObject({ candidates: 1, left: 1, stillOverdue: 0 });
+		expect(after.pages).toBe(1);
 	});
 
 	it('a device entering the list: the pages before it are recalled, it is announced, and one that left is resolved', async () => {

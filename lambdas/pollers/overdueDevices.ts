@@ -56,12 +56,13 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		let now = stampTime(clockNow, mark?.at);
 		let serviceToday: string | undefined;
 		let remindersTrusted = true;
-		// This run's number, stored before the run writes anything else (a run that dies part-way
-		// uses its number up): every device it writes is newer than the pages remembered before.
-		// (Above every remembered page's too: a clock mark lost or reset does not restart the count.)
+		// This run's number, stored before the run's first write (a run that dies part-way uses its
+		// number up): every device it writes is newer than the pages remembered before. Above every
+		// remembered page's too: a clock mark lost or reset does not restart the count. A run that
+		// writes nothing until its end (a steady one) stores it only there, with its time stamp.
 		const runNumber = Math.max(mark?.run ?? 0, ...knownItems.map((item) => item.value.run)) + 1;
-		const numbered = ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: mark?.at ?? now, run: runNumber } }]);
-		numbered.catch(() => undefined); // awaited before the first write below
+		let numbered: Promise<void> | undefined;
+		const numberRun = () => (numbered ??= ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: mark?.at ?? now, run: runNumber } }]));
 
 		// Pages answered as a run before read them, whose devices need nothing this run (no change
 		// of record can hide in the same text, no reminder is due), are not parsed again.
@@ -119,12 +120,12 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			devices = [];
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
-			await numbered;
+			const pages = memory.handled(pageToday, everyRecordRead);
+			if (writes.length > 0 || pages.length > 0) await numberRun();
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
-			await ctx.store.putMany(pagesNs, memory.handled(pageToday, everyRecordRead));
+			await ctx.store.putMany(pagesNs, pages);
 		}
-		await numbered;
 		await ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: now, run: runNumber } }]);
 		if (report.stoppedForTime) return;
 

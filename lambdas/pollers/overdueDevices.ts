@@ -56,10 +56,11 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 		let now = stampTime(clockNow, mark?.at);
 		let serviceToday: string | undefined;
 		let remindersTrusted = true;
-		// This run's number, stored before the run's first write (a run that dies part-way uses its
-		// number up): every device it writes is newer than the pages remembered before. Above every
-		// remembered page's too: a clock mark lost or reset does not restart the count. A run that
-		// writes nothing until its end (a steady one) stores it only there, with its time stamp.
+		// This run's number, stored before the run's first event or write (a run that dies part-way
+		// uses its number up): every device it writes is newer than the pages remembered before.
+		// Above every remembered page's too: a clock mark lost or reset does not restart the count.
+		// A run that writes nothing until its end (a steady one) stores it only there, with its time
+		// stamp.
 		const runNumber = Math.max(mark?.run ?? 0, ...knownItems.map((item) => item.value.run)) + 1;
 		let numbered: Promise<void> | undefined;
 		const numberRun = () => (numbered ??= ctx.store.putMany<ClockMark>(clockNs, [{ key: 'overdueDevices', value: { at: mark?.at ?? now, run: runNumber } }]));
@@ -118,10 +119,12 @@ export async function pollOverdueDevices(ctx: PollerContext): Promise<RunReport>
 			next = undefined;
 			const { events, writes } = pageChanges(devices, { ctx, states, seen, key, now, clockNow, reminders: remindersTrusted, runNumber });
 			devices = [];
+			const pages = memory.handled(pageToday, everyRecordRead);
+			// Numbered before the events go out: a write between publishing and recording would
+			// widen the window in which a crash repeats them.
+			if (events.length > 0 || writes.length > 0 || pages.length > 0) await numberRun();
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
-			const pages = memory.handled(pageToday, everyRecordRead);
-			if (writes.length > 0 || pages.length > 0) await numberRun();
 			await ctx.store.putMany(ns, writes);
 			for (const w of writes) states.set(Number(w.key), w.value);
 			await ctx.store.putMany(pagesNs, pages);

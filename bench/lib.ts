@@ -74,6 +74,8 @@ export interface Scale {
 	accounts: { count: number; devices: number };
 	/** Processes sharing one token (issue 33): how many, devices each reads, and how often. */
 	sharedToken: { processes: number[]; devices: number; reads: number };
+	/** The same in virtual time, with grids told what no process knows: seeds, and requests per process (a read's pages, times the reads). */
+	sharedTokenBound: { processes: number[]; seeds: number; requests: number };
 }
 
 export const FULL: Scale = {
@@ -89,6 +91,7 @@ export const FULL: Scale = {
 	cpuRuns: 3,
 	accounts: { count: 20, devices: 2000 },
 	sharedToken: { processes: [4, 16], devices: 10_000, reads: 3 },
+	sharedTokenBound: { processes: [4, 16], seeds: 8, requests: 33 },
 };
 
 /** Every row on small data: a smoke test of the bench (same lookbacks, everything else small). */
@@ -105,6 +108,7 @@ export const QUICK: Scale = {
 	cpuRuns: 1,
 	accounts: { count: 4, devices: 300 },
 	sharedToken: { processes: [2], devices: 2000, reads: 1 },
+	sharedTokenBound: { processes: [4], seeds: 1, requests: 8 },
 };
 
 export function scaleFromEnv(env: NodeJS.ProcessEnv = process.env): Scale {

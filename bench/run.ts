@@ -10,6 +10,7 @@ import { benchProfile } from './profile';
 import { benchRebuild } from './rebuild';
 import { benchSandbox } from './sandbox';
 import { benchSharedToken } from './sharedToken';
+import { benchSharedTokenBound } from './sharedTokenBound';
 import { benchTestResults } from './testResults';
 
 /**
@@ -28,6 +29,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	accounts: benchAccounts,
 	rebuild: benchRebuild,
 	sharedToken: benchSharedToken,
+	sharedTokenBound: benchSharedTokenBound,
 };
 
 async function main(): Promise<void> {

@@ -54,6 +54,14 @@ describe('npm run bench, quick mode', () => {
 			expect.stringMatching(/^one-time writes/),
 		]);
 
+		// What knowledge would reach, in virtual time: this client's pacer, then grids told more.
+		expect(of('shared token, virtual time').map((r) => r.measure)).toEqual([
+			expect.stringMatching(/this client's pacer: wall time ÷ ideal$/),
+			expect.stringMatching(/told the stride that fits/),
+			expect.stringMatching(/a phase no other process holds/),
+			expect.stringMatching(/given a phase of its own/),
+		]);
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

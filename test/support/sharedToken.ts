@@ -1,4 +1,4 @@
-import { Pacer, ServiceClient, ServiceError, type AdaptiveRateOptions } from '../../client';
+import { Pacer, ServiceClient, ServiceError, type AdaptiveRate, type AdaptiveRateOptions } from '../../client';
 import { RateLimiter } from '../../sandbox/rateLimit';
 import { Random } from '../../sandbox/random';
 import { VirtualClock } from './virtualClock';
@@ -31,6 +31,8 @@ export async function simulateSharedToken(a: {
 	seed: number;
 	latencyMs?: number;
 	adaptive?: Partial<AdaptiveRateOptions>;
+	/** Another grid for process `p` in place of the pacer's own (bench/sharedTokenBound.ts: what knowledge would reach). */
+	rate?: (p: number, options: AdaptiveRateOptions) => AdaptiveRate;
 }): Promise<SharedTokenRun> {
 	const clock = new VirtualClock(0);
 	const limiter = new RateLimiter(5, 1000, () => clock.now());
@@ -44,6 +46,8 @@ export async function simulateSharedToken(a: {
 	const one = async (p: number) => {
 		const random = new Random(a.seed * 1000 + p);
 		const pacer = new Pacer(clock, undefined, { ...a.adaptive, random: () => random.next() });
+		// The pacer builds its own grid; a replacement takes its place before the first request.
+		if (a.rate) Object.assign(pacer, { adaptive: a.rate(p, pacer.adaptive.options) });
 		pacers[p] = pacer;
 		const client = new ServiceClient({
 			baseUrl: 'https://tec.example.com',

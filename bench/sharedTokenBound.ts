@@ -14,7 +14,7 @@ export type Board = Map<number, number>;
 
 const KNOWLEDGE = {
 	stride: 'told the stride that fits (one slot in as many as there are processes), phases learnt from its own 429s',
-	phases: 'told the stride, and at each 429 a phase no other process holds',
+	phases: 'told the stride, and at each 429 after its first a phase no other process holds',
 	own: 'given a phase of its own at its first 429',
 } as const;
 export type Knowledge = keyof typeof KNOWLEDGE;
@@ -100,8 +100,8 @@ export async function benchSharedTokenBound(scale: Scale): Promise<BenchRow[]> {
 			}
 			rows.push({
 				bench: 'shared token, virtual time',
-				measure: `${processes} processes, ${requests} requests each (the sandbox's limiter, 20 ms answers; median of ${seeds} seeds), ${knowledge === undefined ? "this client's pacer" : `a process ${KNOWLEDGE[knowledge]}`}: wall time ÷ ideal`,
-				value: `${Math.min(...walls).toFixed(2)}–${Math.max(...walls).toFixed(2)}; slowest ÷ fastest ${median(spreads).toFixed(2)}; 429 share ${median(shares).toFixed(2)}`,
+				measure: `${processes} processes, ${requests} requests each (the sandbox's limiter, answers in 20–40 ms; ${seeds} seeds, ratio: their median), ${knowledge === undefined ? "this client's pacer" : `a process ${KNOWLEDGE[knowledge]}`}: wall time ÷ ideal`,
+				value: `${Math.min(...walls).toFixed(2)}–${Math.max(...walls).toFixed(2)}; medians: slowest ÷ fastest ${median(spreads).toFixed(2)}, 429 share ${median(shares).toFixed(2)}`,
 				ratio: median(walls),
 				target: knowledge === undefined ? `≤ ${WALL_GOAL}` : `(a bound for ≤ ${WALL_GOAL})`,
 				...(knowledge === undefined ? { goal: WALL_GOAL } : {}),

@@ -55,6 +55,8 @@ export async function runSharedToken(sandbox: Sandbox, count: number, reads: num
 
 /** The goals of issue 33 for processes sharing a token; a row never moves its target. */
 const GOALS: Record<number, number> = { 4: 0.1, 16: 0.2 };
+/** The wall-time goal (issue 33), for any number of processes. */
+export const WALL_GOAL = 1.1;
 
 /**
  * Processes sharing one token (n8n queue-mode workers, pollers, the node): each reads 10,000
@@ -92,7 +94,7 @@ export async function benchSharedToken(scale: Scale): Promise<BenchRow[]> {
 					value: `${(r.wallMs / 1000).toFixed(1)} s`,
 					ideal: `${ideal.toFixed(1)} s (${r.accepted} requests answered at ${LIMIT.ratePerSecond}/s; with the 429s: ${idealSeconds(answers).toFixed(1)} s)`,
 					ratio,
-					target: `≤ 1.1${verdict(ratio <= 1.1)}`,
+					target: `≤ ${WALL_GOAL}${verdict(ratio <= WALL_GOAL)}`,
 				},
 				{
 					bench: 'shared token',

@@ -1,6 +1,7 @@
 import { AdaptiveRate, type AdaptiveRateOptions } from '../client';
 import { simulateSharedToken } from '../test/support/sharedToken';
 import { median, type BenchRow, type Scale } from './lib';
+import { WALL_GOAL } from './sharedToken';
 
 /**
  * What processes sharing a token could reach if they knew more than a 429 tells them: the
@@ -74,9 +75,6 @@ export class ToldRate extends AdaptiveRate {
 		return (slot + ((((phase - slot) % this.slots) + this.slots) % this.slots)) * this.options.slotMs;
 	}
 }
-
-/** The wall-time goal of the shared-token rows (issue 33); never moved to fit. */
-const WALL_GOAL = 1.1;
 
 export async function benchSharedTokenBound(scale: Scale): Promise<BenchRow[]> {
 	const { processes: counts, seeds, requests } = scale.sharedTokenBound;

@@ -1,5 +1,5 @@
-import { digestCounts, esc, renderDigest, type DigestContent, type RenderedEmail } from './render';
-import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Locale } from './texts';
+import { digestCounts, esc, renderDigest, type DigestContent, type RenderedEmail } from '../../email/render';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Locale } from '../../email/texts';
 import { allRecipients, type EmailSettings, type Recipients } from './settings';
 
 /**

@@ -3,10 +3,10 @@ import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
 import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
-import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from './render';
+import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from '../../email/render';
 import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
 import { allRecipients, localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
-import type { Locale } from './texts';
+import type { Locale } from '../../email/texts';
 import { readTruth, type PollerView, type TodaysTruth } from './view';
 import { NOTICES_SUMMARY_NS, noticesDigestLines, noticesSummaryKey, type NoticesSummary } from './notices';
 

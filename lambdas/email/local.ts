@@ -5,7 +5,7 @@ import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
-import { reportMonthOn, runComplianceReport } from './compliance';
+import { reportMonthOn, runComplianceReport } from '../../email/compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticeSent } from './notices';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { OutgoingEmail } from './ports';
-import { DEFAULT_LOCALE } from './texts';
+import { DEFAULT_LOCALE } from '../../email/texts';
 
 /**
  * The e-mail as one MIME message (RFC 5322 + 2045-2047): multipart/alternative with the plain

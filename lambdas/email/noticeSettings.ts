@@ -1,7 +1,7 @@
 import * as z from 'zod/v4-mini';
 import { superRefine, transform } from '../../client/node/zodMini';
 import { EMAIL } from './recipients';
-import { checkTemplate, LOCALES } from './texts';
+import { checkTemplate, LOCALES } from '../../email/texts';
 import { once } from '../once';
 
 /**

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../../client/noticesRead';
 import { isEmailAddress } from './noticeSettings';
-import { renderNotice } from './noticesRender';
+import { renderNotice } from '../../email/noticesRender';
 import type { MailStore, Mailer } from './ports';
 import { normalName, type EmailSettings } from './settings';
-import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
+import { fill, formatNumber, plural, textsFor, type Locale } from '../../email/texts';
 
 /**
  * The customer re-test notices of one month: each customer with devices due in the month gets

@@ -1,5 +1,5 @@
 import type { StateStore, StoredItem } from '../ports';
-import type { Locale } from './texts';
+import type { Locale } from '../../email/texts';
 
 /**
  * The ports of the e-mail alerts. The store is the pollers' state store plus deletes (facts

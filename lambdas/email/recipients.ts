@@ -1,6 +1,6 @@
 import * as z from 'zod/v4-mini';
 import { preprocess, superRefine, transform } from '../../client/node/zodMini';
-import { LOCALES, type Locale } from './texts';
+import { LOCALES, type Locale } from '../../email/texts';
 import { once } from '../once';
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { awsDeps } from '../email/aws';
-import { reportMonthOn, runComplianceReport } from '../email/compliance';
+import { reportMonthOn, runComplianceReport } from '../../email/compliance';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';

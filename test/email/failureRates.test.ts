@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_RATE_GROUP_BY, FAILURE_RATE_MONTHS, INTERVAL_DECISION_NOTE, addDays, allFailureRates, type RateDevice, type RateTestResult } from '../../client';
-import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, failureRatesCsv, failureRatesHtml, failureRatesText, ratePercent, type FailureRateTables } from '../../lambdas/email/failureRatesRender';
-import { esc } from '../../lambdas/email/render';
+import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, failureRatesCsv, failureRatesHtml, failureRatesText, ratePercent, type FailureRateTables } from '../../email/failureRatesRender';
+import { esc } from '../../email/render';
 
 const TODAY = '2026-10-31';
 /** Names a service may hold: markup, quotes, ampersands, formula starts, separators, line breaks. */

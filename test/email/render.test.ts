@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { composeDigest } from '../../lambdas/email/digest';
 import { encodeWord, toMime } from '../../lambdas/email/mime';
-import { MAX_ROWS, renderDigest, renderFailedTest } from '../../lambdas/email/render';
+import { MAX_ROWS, renderDigest, renderFailedTest } from '../../email/render';
 import { device } from '../support/emailEvents';
 import { mimeParts } from '../support/localSes';
 import { PREVIEW_SETTINGS, previewContent, previewEmail, truthOf } from '../support/emailPreview';

@@ -14,8 +14,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderComplianceReport } from '../../lambdas/email/complianceRender';
-import { textsFor } from '../../lambdas/email/texts';
+import { renderComplianceReport } from '../../email/complianceRender';
+import { textsFor } from '../../email/texts';
 import { launchBrowser } from '../n8n-app/browser';
 import { previewReport } from '../support/compliancePreview';
 

@@ -1,7 +1,7 @@
 /** The e-mails' catalogues: every key in every language, the same placeholders, and the forms of dates and numbers. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CATALOGS, LOCALES, checkTemplate, fill, formatDay, formatMonth, formatNumber, formatPercent, placeholdersOf, plural } from '../../lambdas/email/texts';
+import { CATALOGS, LOCALES, checkTemplate, fill, formatDay, formatMonth, formatNumber, formatPercent, placeholdersOf, plural } from '../../email/texts';
 
 /** Every text of a catalogue by its path (common.devices.one …). */
 function leaves(node: unknown, path = ''): Map<string, string> {

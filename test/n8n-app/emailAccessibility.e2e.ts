@@ -8,7 +8,7 @@
  */
 import type { AxeResults } from 'axe-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALES } from '../../lambdas/email/texts';
+import { LOCALES } from '../../email/texts';
 import { EMAIL_KINDS, previewOf } from '../support/languagePreview';
 import { launchBrowser, type Browser } from './browser';
 

@@ -1,5 +1,5 @@
 import { addDays, monthBefore, type RateTestResult } from '../../client';
-import { composeComplianceReport, type ComplianceReportContent } from '../../lambdas/email/compliance';
+import { composeComplianceReport, type ComplianceReportContent } from '../../email/compliance';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import type { DueHistory, StoredDueEntry } from '../../lambdas/pollers/state';
 

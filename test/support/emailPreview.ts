@@ -1,6 +1,6 @@
 import { composeDigest } from '../../lambdas/email/digest';
 import type { Fact } from '../../lambdas/email/facts';
-import { renderDigest, type DigestContent } from '../../lambdas/email/render';
+import { renderDigest, type DigestContent } from '../../email/render';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import type { TodaysTruth } from '../../lambdas/email/view';
 import type { OverdueDevice } from '../../lambdas/events/schemas';

@@ -1,9 +1,9 @@
-import { renderComplianceReport } from '../../lambdas/email/complianceRender';
+import { renderComplianceReport } from '../../email/complianceRender';
 import { customerNoticesSchema } from '../../lambdas/email/noticeSettings';
-import { renderNotice } from '../../lambdas/email/noticesRender';
+import { renderNotice } from '../../email/noticesRender';
 import type { OutgoingEmail } from '../../lambdas/email/ports';
-import { renderDigest, renderFailedTest } from '../../lambdas/email/render';
-import type { Locale } from '../../lambdas/email/texts';
+import { renderDigest, renderFailedTest } from '../../email/render';
+import type { Locale } from '../../email/texts';
 import { previewReport } from './compliancePreview';
 import { previewContent } from './emailPreview';
 

@@ -8,7 +8,7 @@ import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { connectService } from '../../lambdas/adapters/undiciService';
 import { awsDeps } from '../../lambdas/email/aws';
-import { reportMonthOn, runComplianceReport } from '../../lambdas/email/compliance';
+import { reportMonthOn, runComplianceReport } from '../../email/compliance';
 import { localDay, localHour, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { readEmailEvent } from '../../lambdas/email/events';
 import { createLocalMail, type LocalMail } from '../../lambdas/email/local';

@@ -1,4 +1,4 @@
-import { COMPLIANCE_GROUP_BY, type ComplianceGroupBy, type Forecast, type ForecastGroup } from '../../client';
+import { COMPLIANCE_GROUP_BY, type ComplianceGroupBy, type Forecast, type ForecastGroup } from '../client';
 import { csvCell } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatDay, formatMonth, formatNumber, plural, textsFor, type Locale } from './texts';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../../client';
-import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
+import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
+import { NS, dueEntries, type DueHistory, type TestRecord } from '../lambdas/pollers/state';
 import { renderComplianceReport } from './complianceRender';
-import { recipientLocale, type DigestDeps } from './digest';
-import type { OutgoingEmail } from './ports';
-import { allRecipients, route, type EmailSettings } from './settings';
+import { recipientLocale, type DigestDeps } from '../lambdas/email/digest';
+import type { OutgoingEmail } from '../lambdas/email/ports';
+import { allRecipients, route, type EmailSettings } from '../lambdas/email/settings';
 
 /**
  * The monthly compliance report: on the first day of a month, at the digest hour, one e-mail per

@@ -1,4 +1,4 @@
-import type { MonthFigures } from '../../client';
+import type { MonthFigures } from '../client';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
 import { csvCell } from './csv';
 import { failureRatesCsv, failureRatesHtml, failureRatesText } from './failureRatesRender';

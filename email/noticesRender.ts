@@ -1,6 +1,6 @@
-import type { NoticeDevice } from '../../client/noticesRead';
+import type { NoticeDevice } from '../client/noticesRead';
 import { csvCell } from './csv';
-import type { CustomerNotices } from './noticeSettings';
+import type { CustomerNotices } from '../lambdas/email/noticeSettings';
 import { esc } from './render';
 import { fill, formatDay, formatMonth, plural, textsFor, type Locale } from './texts';
 

@@ -1,5 +1,5 @@
-import type { DueDevice, FailedStep, OverdueDevice } from '../events/schemas';
-import type { FailedDevice } from './facts';
+import type { DueDevice, FailedStep, OverdueDevice } from '../lambdas/events/schemas';
+import type { FailedDevice } from '../lambdas/email/facts';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
 /**

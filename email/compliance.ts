@@ -1,10 +1,5 @@
-import { createHash } from 'node:crypto';
 import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
-import { NS, dueEntries, type DueHistory, type TestRecord } from '../lambdas/pollers/state';
-import { renderComplianceReport } from './complianceRender';
-import { recipientLocale, type DigestDeps } from '../lambdas/email/digest';
-import type { OutgoingEmail } from '../lambdas/email/ports';
-import { allRecipients, route, type EmailSettings } from '../lambdas/email/settings';
+import { route, type Recipients } from './routing';
 
 /**
  * The monthly compliance report: on the first day of a month, at the digest hour, one e-mail per
@@ -87,31 +82,56 @@ export function reportMonthOn(day: string): string | undefined {
 	return day.endsWith('-01') ? monthBefore(day.slice(0, 7)) : undefined;
 }
 
+/** A device as the report reads it: as last seen (the Lambdas' due-date history, or the service's list read by the node). */
+export interface ReportDevice {
+	customerId: number | null;
+	customerName: string | null;
+	department: string | null;
+	designation: string | null;
+	nextTestDate: string | null;
+	testIntervalMonths?: number | null;
+	/** Set when the account no longer lists the device. */
+	deletedOn?: string;
+}
+
+/** What a report is composed from: the account's due dates (recorded or rebuilt) and its devices by id. */
+export interface ReportHistory {
+	entries: readonly DueEntry[];
+	devices: ReadonlyMap<number, ReportDevice>;
+}
+
+/** Who the report is for, and the facts about the deployment it states. */
+export interface ReportContext {
+	settings: { recipients: Recipients };
+	timeZone: string;
+	environment: 'sandbox' | 'production';
+}
+
 interface Routed {
 	entries: DueEntry[];
-	devices: Map<number, DueHistory['device']>;
+	devices: Map<number, ReportDevice>;
 }
 
 /** The entries and devices a recipient's report covers. */
-function routedTo(settings: EmailSettings, recipient: string, histories: Array<{ key: string; value: DueHistory }>): Routed {
-	const everything = settings.recipients.escalation?.to.includes(recipient) ?? false;
-	const mine = (g: { customerName: string | null; department: string | null }) => everything || route(settings.recipients, { ...g, daysOverdue: 0 }).includes(recipient);
-	const entries = dueEntries(histories).filter(mine);
-	const devices = new Map(histories.filter((h) => mine(h.value.device)).map((h) => [Number(h.key), h.value.device]));
+function routedTo(recipients: Recipients, recipient: string, history: ReportHistory): Routed {
+	const everything = recipients.escalation?.to.includes(recipient) ?? false;
+	const mine = (g: { customerName: string | null; department: string | null }) => everything || route(recipients, { ...g, daysOverdue: 0 }).includes(recipient);
+	const entries = history.entries.filter(mine);
+	const devices = new Map([...history.devices].filter(([, d]) => mine(d)));
 	const withEntries = new Set(entries.map((e) => e.deviceId));
-	for (const h of histories) if (withEntries.has(Number(h.key))) devices.set(Number(h.key), h.value.device);
+	for (const [id, device] of history.devices) if (withEntries.has(id)) devices.set(id, device);
 	return { entries, devices };
 }
 
 export function composeComplianceReport(
-	deps: Pick<DigestDeps, 'settings' | 'timeZone' | 'environment'>,
+	deps: ReportContext,
 	recipient: string,
 	month: string,
-	histories: Array<{ key: string; value: DueHistory }>,
+	history: ReportHistory,
 	asOf = `${monthBefore(month, -1)}-01`,
 	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
-	const { entries, devices } = routedTo(deps.settings, recipient, histories);
+	const { entries, devices } = routedTo(deps.settings.recipients, recipient, history);
 	const [all] = monthFigures(entries, month, asOf, 'all');
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
@@ -177,65 +197,5 @@ export function composeComplianceReport(
 		rows,
 		failureRates,
 		forecast,
-	};
-}
-
-export interface ComplianceRunReport {
-	month: string;
-	sent: Array<{ recipient: string; messageId: string }>;
-	nothingToSay: string[];
-	failed: Array<{ recipient: string; error: string }>;
-}
-
-/**
- * Reads the histories once, then sends each recipient's report once (keyed by month and
- * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
- */
-export async function runComplianceReport(deps: DigestDeps, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
-	const histories: Array<{ key: string; value: DueHistory }> = [];
-	// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
-	for await (const item of deps.view.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
-	const tests: RateTestResult[] = [];
-	for await (const item of deps.view.list<TestRecord>(NS.tests(deps.environment))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
-	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
-	for (const recipient of allRecipients(deps.settings.recipients)) {
-		try {
-			const content = composeComplianceReport(deps, recipient, month, histories, asOf, tests);
-			if (!content) {
-				report.nothingToSay.push(recipient);
-				continue;
-			}
-			const receipt = await deps.mailer.sendOnce({ key, recipient, factKeys: [], email: envelope(deps, recipient, key, content) });
-			report.sent.push({ recipient, messageId: receipt.messageId });
-		} catch (error) {
-			report.failed.push({ recipient, error: (error as Error).message });
-		}
-	}
-	if (report.failed.length > 0) {
-		throw new Error(`The compliance report of ${month} could not be sent to ${report.failed.length} recipient(s): ${report.failed.map((f) => `${f.recipient} (${f.error})`).join('; ')}`);
-	}
-	return report;
-}
-
-function envelope(deps: Pick<DigestDeps, 'settings' | 'now' | 'accounts'>, recipient: string, key: string, content: ComplianceReportContent): OutgoingEmail {
-	const locale = recipientLocale(deps, recipient);
-	const rendered = renderComplianceReport(content, locale);
-	const domain = /@([^>\s]+)>?\s*$/.exec(deps.settings.mailFrom)?.[1] ?? 'test-equipment-cloud.invalid';
-	const id = createHash('sha256').update(`${key}\n${recipient}`).digest('hex').slice(0, 32);
-	return {
-		from: deps.settings.mailFrom,
-		to: recipient,
-		subject: rendered.subject,
-		text: rendered.text,
-		html: rendered.html,
-		locale,
-		attachments: [
-			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
-			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },
-			{ filename: `forecast-${content.month}.csv`, contentType: 'text/csv', content: rendered.forecastCsv },
-		],
-		data: content,
-		messageId: `<${id}@${domain}>`,
-		date: new Date(deps.now()),
 	};
 }

@@ -1,6 +1,5 @@
 import type { NoticeDevice } from '../client/noticesRead';
 import { csvCell } from './csv';
-import type { CustomerNotices } from '../lambdas/email/noticeSettings';
 import { esc } from './render';
 import { fill, formatDay, formatMonth, plural, textsFor, type Locale } from './texts';
 
@@ -21,6 +20,20 @@ export interface NoticeContent {
 	environment: 'sandbox' | 'production';
 }
 
+/**
+ * The notice's own words and limits, as the `customerNotices` settings give them
+ * (lambdas/email/noticeSettings.ts; the node's options): templates checked before they get here.
+ */
+export interface NoticeTexts {
+	maxRows: number;
+	subject?: string;
+	introduction?: string;
+	closingText?: string;
+	closing?: string;
+	signature?: string;
+	logoUrl?: string;
+}
+
 export interface RenderedNotice {
 	subject: string;
 	text: string;
@@ -34,7 +47,7 @@ const MUTED = '#6b7280';
 const LINE = '#e5e7eb';
 const FONT = 'Arial,Helvetica,sans-serif';
 
-export function renderNotice(c: NoticeContent, s: CustomerNotices): RenderedNotice {
+export function renderNotice(c: NoticeContent, s: NoticeTexts): RenderedNotice {
 	const t = textsFor(c.locale).notices;
 	const month = formatMonth(c.month, c.locale);
 	const values = { customerName: c.customerName, month, count: c.due.length, overdueCount: c.overdue.length, companyName: c.companyName, replyTo: c.replyTo };

@@ -1,5 +1,4 @@
-import type { DueDevice, FailedStep, OverdueDevice } from '../lambdas/events/schemas';
-import type { FailedDevice } from '../lambdas/email/facts';
+import type { DueDevice, FailedDevice, FailedStep, OverdueDevice } from './devices';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
 /**

@@ -39,6 +39,7 @@ export function packProblems(files: string[]): string[] {
 	const have = new Set(files);
 	const required = ['package.json', 'LICENSE', 'README.md', ...pkg.n8n.nodes, ...pkg.n8n.credentials, ...sourceAssets('nodes'), ...sourceAssets('credentials')];
 	const problems = required.filter((f) => !have.has(f)).map((f) => `missing: ${f}`);
+	if (!have.has('dist/email/render.js')) problems.push('missing: dist/email/render.js (the e-mails the node builds)');
 	if (!files.some((f) => f.includes('/__schema__/'))) problems.push('missing: the output schemas (dist/nodes/**/__schema__/**.json; npm run contract, then build)');
 	for (const f of files) if (/\.d\.ts$|\.map$|\.test\.js$|^(?!dist\/).+\.ts$/.test(f)) problems.push(`should not ship: ${f}`);
 	if (pkg.dependencies && Object.keys(pkg.dependencies).length > 0) problems.push(`runtime dependencies are not allowed in an n8n community node: ${Object.keys(pkg.dependencies).join(', ')}`);

@@ -1,4 +1,4 @@
-import type { Catalog } from './index';
+import type { Catalog } from './en';
 
 /** Die deutschen Texte jeder E-Mail: dieselben Schlüssel wie en.ts. */
 export const de: Catalog = {

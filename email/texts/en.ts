@@ -199,3 +199,7 @@ export const en = {
 		rule: 'Assumed: each device is tested on its due date and falls due again one test interval later; an overdue device is tested now and falls due again one interval after today. The attached forecast CSV has the months per customer and department.',
 	},
 } as const;
+
+/** Every text of one language: the English catalogue's keys, each a string (de.ts is one). */
+export type Catalog = Strings<typeof en>;
+type Strings<T> = { readonly [K in keyof T]: T[K] extends string ? string : Strings<T[K]> };

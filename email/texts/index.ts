@@ -1,5 +1,5 @@
 import { de } from './de';
-import { en } from './en';
+import { en, type Catalog } from './en';
 
 /**
  * The e-mails' languages: one catalogue of texts per language (texts/en.ts, texts/de.ts), the same
@@ -11,9 +11,7 @@ export type Locale = (typeof LOCALES)[number];
 /** ASSUMED: English unless the settings say otherwise (the e-mails before languages were English). */
 export const DEFAULT_LOCALE: Locale = 'en';
 
-/** Every text of one language: the English catalogue's keys, each a string. */
-export type Catalog = Strings<typeof en>;
-type Strings<T> = { readonly [K in keyof T]: T[K] extends string ? string : Strings<T[K]> };
+export type { Catalog };
 
 export const CATALOGS: Readonly<Record<Locale, Catalog>> = { en, de };
 

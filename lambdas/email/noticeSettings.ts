@@ -1,6 +1,6 @@
 import * as z from 'zod/v4-mini';
 import { superRefine, transform } from '../../client/node/zodMini';
-import { EMAIL } from './recipients';
+import { isEmailAddress } from '../../email/routing';
 import { checkTemplate, LOCALES } from '../../email/texts';
 import { once } from '../once';
 
@@ -13,10 +13,7 @@ import { once } from '../once';
 /** The placeholders a notice's subject, introduction and closing text may use. */
 export const NOTICE_PLACEHOLDERS = ['customerName', 'month', 'count', 'overdueCount', 'companyName', 'replyTo'] as const;
 
-/** Whether a value is a usable e-mail address (the one rule the settings and the service's values share). */
-export function isEmailAddress(value: string): boolean {
-	return EMAIL.test(value.trim());
-}
+export { isEmailAddress };
 
 const where = (key: string) => `customerNotices.${key}`;
 

@@ -2,13 +2,15 @@ import * as z from 'zod/v4-mini';
 import { preprocess, superRefine, transform } from '../../client/node/zodMini';
 import { LOCALES, type Locale } from '../../email/texts';
 import { once } from '../once';
+import { EMAIL, normalName } from '../../email/routing';
+
+export { EMAIL, normalName };
 
 /**
  * Who gets which devices: the recipients part of the e-mail settings (settings.ts), in a module of
  * its own because the pollers check an account's recipients too (lambdas/accounts.ts) and their
  * bundles should not carry the rest of the e-mail settings.
  */
-export const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
 
 const address = (where: string) =>
 	z.pipe(
@@ -112,8 +114,3 @@ export const recipientsSchema = once(() =>
 		),
 );
 export type Recipients = z.infer<ReturnType<typeof recipientsSchema>>;
-
-/** Names match whatever their case and surrounding or doubled spaces. */
-export function normalName(name: string): string {
-	return name.trim().replace(/\s+/g, ' ').toLowerCase();
-}

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import type { awsDeps } from '../email/aws';
-import { reportMonthOn, runComplianceReport } from '../../email/compliance';
+import { reportMonthOn } from '../../email/compliance';
+import { runComplianceReport } from '../email/complianceRun';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
@@ -13,7 +14,7 @@ import { readEvent } from './readEvent';
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
  * sent once per day however often this runs (Powertools Idempotency in the SES mailer); on the
- * first of a month also the compliance report of the month before (lambdas/email/compliance.ts).
+ * first of a month also the compliance report of the month before (lambdas/email/complianceRun.ts).
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`, read with Powertools Parser (a
  * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */

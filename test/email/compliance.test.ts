@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_DECISION_NOTE, monthBefore, monthFigures } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
-import { composeComplianceReport, reportMonthOn, runComplianceReport } from '../../email/compliance';
+import { composeComplianceReport, reportMonthOn } from '../../email/compliance';
+import { reportHistory, runComplianceReport } from '../../lambdas/email/complianceRun';
 import { REBUILD_RULES, csvCell, renderComplianceReport } from '../../email/complianceRender';
 import { esc } from '../../email/render';
 import { toMime } from '../../lambdas/email/mime';
@@ -42,21 +43,21 @@ describe('the compliance report, composed', () => {
 	});
 
 	it('routed as the digest: a customer’s list gets that customer’s due dates only; nothing due or no devices, no report', () => {
-		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, previewHistories())!;
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, reportHistory(previewHistories()))!;
 		expect(acme.customers.map((g) => g.name)).toEqual(['Acme Instruments']);
 		expect(acme.rows.every((r) => r.customerName === 'Acme Instruments')).toBe(true);
-		const rest = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, previewHistories())!;
+		const rest = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, reportHistory(previewHistories()))!;
 		expect(rest.customers.map((g) => g.name)).toEqual(['Brightwater Clinic', null]);
 		expect(acme.all.due + rest.all.due).toBe(previewReport().all.due);
-		expect(composeComplianceReport(deps, 'manager@example.com', '2024-01', previewHistories())).toBeUndefined();
-		expect(composeComplianceReport(deps, 'nobody@example.com', PREVIEW_MONTH, previewHistories())).toBeUndefined();
+		expect(composeComplianceReport(deps, 'manager@example.com', '2024-01', reportHistory(previewHistories()))).toBeUndefined();
+		expect(composeComplianceReport(deps, 'nobody@example.com', PREVIEW_MONTH, reportHistory(previewHistories()))).toBeUndefined();
 	});
 
 	it('a device first seen overdue, in a month of its own: the report says the history starts there', () => {
 		const histories = previewHistories();
 		const h = histories[0].value;
 		h.entries.push({ due: '2026-10-02', openedOn: '2026-10-20', firstSeenOverdue: true, outcome: 'open', customerId: null, customerName: null, department: null });
-		const c = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, histories)!;
+		const c = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(histories))!;
 		expect(c.all.firstSeenOverdue).toBe(1);
 		const { text, html } = renderComplianceReport(c);
 		expect(text).toContain('1 due date was already overdue when the history first saw it');
@@ -107,7 +108,7 @@ describe('the compliance report, rendered', () => {
 describe('the compliance report: failure rates', () => {
 	it('of the devices the recipient gets, over the 12 and 24 months to the report month\'s last day; in the e-mail, its text and a CSV of their own', () => {
 		const tests = previewTests();
-		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, previewHistories(), undefined, tests)!;
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, reportHistory(previewHistories()), undefined, tests)!;
 		const acmeDevices = new Set(previewHistories().filter((h) => h.value.device.customerName === 'Acme Instruments').map((h) => Number(h.key)));
 		const rates = acme.failureRates[24].customer;
 		expect(rates.to).toBe('2026-10-31');
@@ -126,7 +127,7 @@ describe('the compliance report on a rebuilt history', () => {
 	it('marks the months that rest on entries rebuilt from the test results, states the rules, and flags each CSV row', () => {
 		// The history rebuilt before 2026-05 (due dates met by then): those entries are marked, the rest was recorded while watching.
 		const histories = previewHistories().map(({ key, value }) => ({ key, value: { ...value, entries: value.entries.map((e) => (e.outcome === 'tested' && e.testedOn! < '2026-05-01' ? { ...e, rebuilt: true as const } : e)) } }));
-		const content = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, histories)!;
+		const content = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, reportHistory(histories))!;
 		// A month rests on the rebuild when a rebuilt due date falls in it, or one is still overdue at its end.
 		const rebuilt = dueEntries(histories).filter((e) => e.rebuilt);
 		const end = (m: string) => `${monthBefore(m, -1)}-01`;
@@ -134,7 +135,7 @@ describe('the compliance report on a rebuilt history', () => {
 		expect(content.rebuiltMonths).toEqual(want);
 		expect(want.length).toBeGreaterThan(0);
 		expect(want.length).toBeLessThan(12);
-		const plain = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, previewHistories())!;
+		const plain = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, reportHistory(previewHistories()))!;
 		expect(plain.rebuiltMonths).toEqual([]);
 		// The figures are the same whether or not an entry was rebuilt.
 		expect(content.trend).toEqual(plain.trend);

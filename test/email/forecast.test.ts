@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { allForecasts, forecastMonths, type ForecastDevice } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
-import { composeComplianceReport, runComplianceReport } from '../../email/compliance';
+import { composeComplianceReport } from '../../email/compliance';
+import { reportHistory, runComplianceReport } from '../../lambdas/email/complianceRun';
 import { renderComplianceReport } from '../../email/complianceRender';
 import { FORECAST_CSV_HEAD, forecastCsv, forecastHtml, forecastText } from '../../email/forecastRender';
 import { esc } from '../../email/render';
@@ -41,12 +42,12 @@ const devicesOf = (h: Array<{ key: string; value: DueHistory }>, keep: (d: DueHi
 describe('the compliance report: forecast', () => {
 	it('of the devices the recipient gets, from the report’s day: the escalation list’s is the account’s, a customer’s list gets that customer’s', () => {
 		const h = histories();
-		const manager = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, h)!;
+		const manager = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(h))!;
 		expect(manager.forecast).toEqual(allForecasts(devicesOf(h, () => true), AS_OF));
 		expect(manager.forecast.all.groups[0].months.map((m) => m.month)).toEqual(forecastMonths(AS_OF));
-		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, h)!;
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, reportHistory(h))!;
 		expect(acme.forecast.customer.groups.map((g) => g.name)).toEqual(['Acme Instruments']);
-		const rest = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, h)!;
+		const rest = composeComplianceReport(deps, 'quality@example.com', PREVIEW_MONTH, reportHistory(h))!;
 		const [m, a, r] = [manager, acme, rest].map((c) => c.forecast.all.groups[0]);
 		expect(a.devices + r.devices).toBe(m.devices);
 		expect(a.dueInHorizon + r.dueInHorizon).toBe(m.dueInHorizon);
@@ -56,7 +57,7 @@ describe('the compliance report: forecast', () => {
 	});
 
 	it('rendered in English and German: a bar per month after the overdue now, the counts, the assumption, the devices not counted', () => {
-		const f = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, histories())!.forecast;
+		const f = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(histories()))!.forecast;
 		const g = f.all.groups[0];
 		for (const locale of ['en', 'de'] as const) {
 			const x = CATALOGS[locale].forecast;
@@ -85,7 +86,7 @@ describe('the compliance report: forecast', () => {
 	});
 
 	it('CSV: one line per grouping, group and month; each grouping’s due dates sum to the account’s', () => {
-		const f = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, histories())!.forecast;
+		const f = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(histories()))!.forecast;
 		const lines = forecastCsv(f).trimEnd().split('\r\n');
 		expect(lines[0]).toBe(FORECAST_CSV_HEAD.join(','));
 		expect(lines).toHaveLength(1 + 12 * (1 + f.customer.groups.length + f.department.groups.length));
@@ -108,7 +109,7 @@ describe('the compliance report: forecast', () => {
 		};
 		await runComplianceReport({ ...deps, settings, store: new FileMailStore(join(dir, 'mail.json')), mailer, view, now: () => Date.parse('2026-11-01T06:00:00Z') }, PREVIEW_MONTH);
 		const eml = mimeParts(readFileSync(join(dir, 'outbox', 'compliance_2026-10', 'manager@example.com.eml'), 'utf8'));
-		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, h)!;
+		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, reportHistory(h))!;
 		const rendered = renderComplianceReport(content, 'de');
 		expect(eml.attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv']);
 		expect(eml.attachments[2]).toEqual({ filename: 'forecast-2026-10.csv', contentType: 'text/csv', content: rendered.forecastCsv });

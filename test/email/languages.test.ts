@@ -12,7 +12,7 @@ import { INTERVAL_DECISION_NOTE } from '../../client';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { renderAccountsDigest } from '../../lambdas/email/accounts';
-import { runComplianceReport } from '../../email/compliance';
+import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import { renderComplianceReport } from '../../email/complianceRender';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { parameter, toMime } from '../../lambdas/email/mime';

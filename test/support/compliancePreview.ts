@@ -1,5 +1,6 @@
 import { addDays, monthBefore, type RateTestResult } from '../../client';
 import { composeComplianceReport, type ComplianceReportContent } from '../../email/compliance';
+import { reportHistory } from '../../lambdas/email/complianceRun';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import type { DueHistory, StoredDueEntry } from '../../lambdas/pollers/state';
 
@@ -90,5 +91,5 @@ export function previewTests(histories = previewHistories()): RateTestResult[] {
 }
 
 export function previewReport(recipient = 'manager@example.com'): ComplianceReportContent {
-	return composeComplianceReport({ settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, recipient, PREVIEW_MONTH, previewHistories(), undefined, previewTests())!;
+	return composeComplianceReport({ settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' }, recipient, PREVIEW_MONTH, reportHistory(previewHistories()), undefined, previewTests())!;
 }

@@ -1,0 +1,53 @@
+/**
+ * The devices and failed tests as the e-mails show them: the shapes of the event contract
+ * (lambdas/events/schemas.ts, whose zod types must stay assignable to these: test/email/room.test.ts),
+ * written out here so that the e-mails' room needs neither zod nor the Lambdas.
+ */
+export interface OverdueDevice {
+	id: number;
+	designation: string | null;
+	idBarcode: string | null;
+	department: string | null;
+	customerId: number | null;
+	customerName: string | null;
+	/** YYYY-MM-DD */
+	lastTestedDate: string | null;
+	/** YYYY-MM-DD: the date the device was due. */
+	nextTestDate: string | null;
+	daysOverdue: number | null;
+}
+
+export interface DueDevice extends Omit<OverdueDevice, 'daysOverdue' | 'nextTestDate'> {
+	/** YYYY-MM-DD: the date the device is due. */
+	nextTestDate: string;
+	/** Calendar days from today to nextTestDate (0 = due today). */
+	daysLeft: number;
+}
+
+export interface FailedMeasurement {
+	name: string | null;
+	value: number | null;
+	unit: string | null;
+	lowLimit: number | null;
+	highLimit: number | null;
+	passed: boolean | null;
+}
+
+export interface FailedStep {
+	step: number | null;
+	name: string | null;
+	status: string | null;
+	/** The failed measurements first. */
+	measurements: FailedMeasurement[];
+	truncatedMeasurements: number;
+}
+
+/** The device of a failed test, with the customer and department it had when the result was read. */
+export interface FailedDevice {
+	id: number;
+	customerId: number | null;
+	designation: string | null;
+	idBarcode: string | null;
+	customerName: string | null;
+	department: string | null;
+}

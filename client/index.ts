@@ -18,6 +18,7 @@ export * from './compliance';
 export * from './complianceSnapshot';
 export * from './complianceHistory';
 export * from './complianceHistoryRead';
+export * from './complianceReportRead';
 export * from './rebuild';
 export * from './failureRates';
 export * from './failureRatesRead';

@@ -209,3 +209,12 @@ function toCsv(rows: CsvRow[]): string {
 	}
 	return `${lines.join('\r\n')}\r\n`;
 }
+
+/** The report's attachments, named as every face sends them. */
+export function complianceAttachments(month: string, r: { csv: string; failureRatesCsv: string; forecastCsv: string }): Array<{ filename: string; contentType: string; content: string }> {
+	return [
+		{ filename: `calibration-compliance-${month}.csv`, contentType: 'text/csv', content: r.csv },
+		{ filename: `failure-rates-${month}.csv`, contentType: 'text/csv', content: r.failureRatesCsv },
+		{ filename: `forecast-${month}.csv`, contentType: 'text/csv', content: r.forecastCsv },
+	];
+}

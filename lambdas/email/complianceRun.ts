@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RateTestResult } from '../../client';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
-import { renderComplianceReport } from '../../email/complianceRender';
+import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
@@ -67,11 +67,7 @@ function envelope(deps: Pick<DigestDeps, 'settings' | 'now' | 'accounts'>, recip
 		text: rendered.text,
 		html: rendered.html,
 		locale,
-		attachments: [
-			{ filename: `calibration-compliance-${content.month}.csv`, contentType: 'text/csv', content: rendered.csv },
-			{ filename: `failure-rates-${content.month}.csv`, contentType: 'text/csv', content: rendered.failureRatesCsv },
-			{ filename: `forecast-${content.month}.csv`, contentType: 'text/csv', content: rendered.forecastCsv },
-		],
+		attachments: complianceAttachments(content.month, rendered),
 		data: content,
 		messageId: `<${id}@${domain}>`,
 		date: new Date(deps.now()),

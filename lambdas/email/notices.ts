@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../../client/noticesRead';
-import { isEmailAddress } from './noticeSettings';
-import { renderNotice } from '../../email/noticesRender';
+import type { NoticeInput } from '../../client/noticesRead';
+import { composeNotices, noticeData } from '../../email/notices';
 import type { MailStore, Mailer } from './ports';
-import { normalName, type EmailSettings } from './settings';
+import type { EmailSettings } from './settings';
 import { fill, formatNumber, plural, textsFor, type Locale } from '../../email/texts';
 
 /**
@@ -84,40 +83,7 @@ export class NoticesError extends Error {
 	}
 }
 
-/** The month after the one `day` (YYYY-MM-DD) falls in: the month a notice sent on `day` is about. */
-export function noticeMonthOf(day: string): string {
-	const [y, m] = day.split('-').map(Number);
-	return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
-}
-
-const byName = <T>(map: Record<string, T>, name: string): T | undefined => {
-	const wanted = normalName(name);
-	for (const [k, v] of Object.entries(map)) if (normalName(k) === wanted) return v;
-	return undefined;
-};
-
-const byDue = (a: NoticeDevice, b: NoticeDevice) => (a.nextTestDate ?? '').localeCompare(b.nextTestDate ?? '') || a.id - b.id;
-
-/** Each customer's devices due in `month` and already overdue on `today`, for customers with any due. */
-export function dueByCustomer(input: NoticeInput, month: string): Array<{ customer: NoticeCustomer; due: NoticeDevice[]; overdue: NoticeDevice[] }> {
-	const out = [];
-	for (const customer of [...input.customers].sort((a, b) => a.id - b.id)) {
-		const mine = input.devices.filter((d) => d.customerId === customer.id && d.nextTestDate !== null);
-		const due = mine.filter((d) => d.nextTestDate!.slice(0, 7) === month).sort(byDue);
-		if (due.length === 0) continue;
-		out.push({ customer, due, overdue: mine.filter((d) => d.nextTestDate! < input.today).sort(byDue) });
-	}
-	return out;
-}
-
-/** The customer's address: the settings' (by name) before the service's contact e-mail; or why there is none. */
-function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address: string } | { reason: string } {
-	const configured = byName(settings.customerNotices.addresses, customer.name);
-	if (configured) return { address: configured };
-	if (customer.email === null) return { reason: 'no contact e-mail in the service' };
-	if (!isEmailAddress(customer.email)) return { reason: `contact e-mail "${customer.email.slice(0, 100)}" is not an e-mail address` };
-	return { address: customer.email.trim().toLowerCase() };
-}
+export { dueByCustomer, noticeMonthOf } from '../../email/notices';
 
 export async function runNotices(deps: NoticeDeps, month: string): Promise<NoticesReport> {
 	const s = deps.settings.customerNotices;
@@ -134,24 +100,18 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	// Customers sharing an address: the first (by id) is the address, each other its own receipt.
 	const firstOnAddress = new Map<string, number>();
 
-	for (const { customer, due, overdue } of dueByCustomer(input, month)) {
-		if (s.optOut.some((n) => normalName(n) === normalName(customer.name))) {
-			report.optedOut.push(customer.name);
-			continue;
-		}
-		const to = addressOf(deps.settings, customer);
-		if ('reason' in to) {
-			report.noAddress.push({ customerId: customer.id, customerName: customer.name, reason: to.reason });
-			continue;
-		}
+	const composed = composeNotices(input, month, s, { locale: deps.settings.locale, replyTo, companyName, environment: deps.environment });
+	report.optedOut.push(...composed.optedOut);
+	report.noAddress.push(...composed.noAddress);
+	for (const notice of composed.notices) {
+		const { customer, address, locale, due, overdue, rendered } = notice;
+		const to = { address };
 		if (!firstOnAddress.has(to.address)) firstOnAddress.set(to.address, customer.id);
 		if (sentBefore.has(String(customer.id))) {
 			report.alreadySent.push(customer.name);
 			continue;
 		}
 		try {
-			const locale = byName(s.locales, customer.name) ?? deps.settings.locale;
-			const rendered = renderNotice({ customerName: customer.name, month, due, overdue, locale, replyTo, companyName, environment: deps.environment }, s);
 			const recipient = firstOnAddress.get(to.address) === customer.id ? to.address : `${to.address}#c${customer.id}`;
 			const key = ns;
 			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
@@ -170,7 +130,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 					messageId: `<${id}@${domain}>`,
 					date: new Date(deps.now()),
 					attachments: [{ filename: rendered.csvFilename, contentType: 'text/csv', content: rendered.csv }],
-					data: { month, customer: { id: customer.id, name: customer.name }, address: to.address, locale, due: due.map(listed), overdue: overdue.map(listed) },
+					data: noticeData(month, notice),
 				},
 			});
 			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
@@ -185,7 +145,6 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	return report;
 }
 
-const listed = (d: NoticeDevice) => ({ id: d.id, designation: d.designation, idBarcode: d.idBarcode, department: d.department, location: d.location, nextTestDate: d.nextTestDate });
 
 /** What the company's digest says of a run: how many notices, for how many devices, who has no address. */
 export function noticesSummary(report: NoticesReport): NoticesSummary {

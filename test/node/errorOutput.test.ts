@@ -28,6 +28,8 @@ const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation'
 	'device.get': { deviceId: byId(1) },
 	'device.getAll': { limit: 1 },
 	'device.update': { deviceId: byId(1), inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
+	'email.complianceReport': { to: 'quality@lab.example.com' },
+	'email.customerNotices': { options: { replyTo: 'booking@lab.example.com' } },
 	'device.updateMany': { deviceIds: '1, 2', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
 	'file.download': { fileId: '1' },
 	'overdueDevice.getAll': { limit: 1 },

@@ -3,6 +3,7 @@ import type { OperationModule } from './common/types';
 import * as compliance from './compliance';
 import * as customer from './customer';
 import * as device from './device';
+import * as email from './email';
 import * as file from './file';
 import * as overdueDevice from './overdueDevice';
 import * as project from './project';
@@ -18,6 +19,7 @@ export const RESOURCES = {
 	compliance,
 	customer,
 	device,
+	email,
 	file,
 	overdueDevice,
 	project,
@@ -37,6 +39,7 @@ export const RESOURCE_NAMES: Record<NodeResource, string> = {
 	compliance: 'Compliance',
 	customer: 'Customer',
 	device: 'Device',
+	email: 'E-mail',
 	file: 'File',
 	overdueDevice: 'Overdue Device',
 	project: 'Project',

@@ -13,9 +13,10 @@ export type PropertyResource = 'customer' | 'device' | 'overdueDevice';
 
 /**
  * The resources the action node offers: every resource of the catalogue but the property key
- * table, and Compliance (figures the node computes from the device and customer lists).
+ * table, Compliance (figures the node computes from the device and customer lists) and E-mail
+ * (the e-mails of email/, built from the service's lists).
  */
-export type NodeResource = Exclude<Resource, 'propertyKey'> | 'compliance';
+export type NodeResource = Exclude<Resource, 'propertyKey'> | 'compliance' | 'email';
 
 export function isPropertyResource(resource: string): resource is PropertyResource {
 	return SUPPORTS_ENABLED.has(resource as Resource);

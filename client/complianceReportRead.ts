@@ -1,0 +1,66 @@
+import type { ServiceClient } from './client';
+import type { DueEntry } from './compliance';
+import { historyReach, noHistorySkips, rebuildHistory, type HistoryResult, type HistorySkips } from './complianceHistory';
+import { historyDeviceOf } from './complianceHistoryRead';
+import { readCustomerNames, wholeList } from './complianceSnapshot';
+import { monthBefore } from './compliance';
+import { rateTestResultOf } from './failureRatesRead';
+import type { RateTestResult } from './failureRates';
+import type { ListQuery } from './query';
+import type { RebuildDevice } from './rebuild';
+import { roleValue } from './roles';
+
+/**
+ * Reading what a monthly compliance report needs without any stored history (the node's Build
+ * Monthly Compliance Report): every device once (as the rebuild, the failure rates and the
+ * forecast read it), the customers' names, and the test results from the earliest day any part
+ * of the report reaches (the trend's rebuild, the 24 months of failure rates); the due-date
+ * history is rebuilt from them (client/rebuild.ts), as Compliance › Get Summary rebuilds it.
+ */
+
+export interface ReportInputDevice extends RebuildDevice {
+	designation: string | null;
+	nextTestDate: string | null;
+}
+
+export interface ComplianceReportInput {
+	entries: DueEntry[];
+	devices: ReportInputDevice[];
+	tests: RateTestResult[];
+	/** The first test date read. */
+	since: string;
+	skips: HistorySkips;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
+
+/** `month`: the report's (YYYY-MM); `today`: the service's, the day the history is rebuilt to. */
+export async function readComplianceReportInput(client: ServiceClient, month: string, today: string): Promise<ComplianceReportInput> {
+	const names = await readCustomerNames(client);
+	const devices = new Map<number, ReportInputDevice>();
+	for await (const raw of client.items('device.list', {}, wholeList(client))) {
+		const device = historyDeviceOf(raw, names, client.profile);
+		if (!device) continue;
+		const due = roleValue(raw, 'nextTestDate', client.profile);
+		devices.set(device.id, { ...device, designation: text(roleValue(raw, 'designation', client.profile)), nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null });
+	}
+	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's day.
+	const reach = historyReach(monthBefore(month, 12), devices.values());
+	const ratesFrom = `${monthBefore(month, 23)}-01`;
+	const since = reach < ratesFrom ? reach : ratesFrom;
+	const query: ListQuery = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: since }] }], ordering: { key: 'id', direction: 'asc' } };
+	const skips = noHistorySkips();
+	const results: HistoryResult[] = [];
+	const tests = new Map<number, RateTestResult>();
+	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
+		const test = rateTestResultOf(raw);
+		if (!test) {
+			skips.unreadableResults++;
+			continue;
+		}
+		tests.set(test.id, test);
+		results.push({ deviceId: test.deviceId, testDate: test.testDate });
+	}
+	const { entries } = rebuildHistory([...devices.values()], results, today, skips);
+	return { entries, devices: [...devices.values()], tests: [...tests.values()], since, skips };
+}

@@ -1,0 +1,66 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { readComplianceReportInput, readServiceToday, ValidationError } from '../../../../client';
+import { composeComplianceReport, type ReportDevice } from '../../../../email/compliance';
+import { complianceAttachments, renderComplianceReport } from '../../../../email/complianceRender';
+import { allRecipients, localeOf } from '../../../../email/routing';
+import { requestOptions } from '../common/list.description';
+import { clientFor } from '../common/utils';
+import { dayIn, emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Month',
+		name: 'month',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 2026-10',
+		description: 'The month the report is about (YYYY-MM), one that has ended. Empty: last month, in the workflow’s time zone.',
+	},
+	toParameter(false, 'Who gets the whole account’s report (comma-separated addresses); with routing rules, who gets the devices no rule routes'),
+	recipientsParameter,
+	languageParameter('The language of the reports, unless the routing rules’ locales give a recipient one of their own'),
+	...requestOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['email'], operation: ['complianceReport'] } }, properties);
+
+/**
+ * One item per recipient with due dates in the month: the monthly compliance report as the
+ * Lambdas send it (on-time rate, trend, late devices, failure rates, forecast; the three CSVs
+ * attached), from the due-date history rebuilt from the test results (the node keeps none).
+ */
+export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
+	const timeZone = timeZoneOf(this);
+	const month = monthOf(this, i, monthFrom(dayIn(Date.now(), timeZone), -1));
+	const language = languageOf(this, i);
+	const recipients = recipientsOf(this, i);
+	const environment = await environmentOf(this);
+	const client = await clientFor(this, i);
+	const today = await readServiceToday(client);
+	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the service’s current month), got "${month}"`);
+	const input = await readComplianceReportInput(client, month, today);
+	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
+	const context = { settings: { recipients }, timeZone, environment };
+	const items: INodeExecutionData[] = [];
+	for (const recipient of allRecipients(recipients)) {
+		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests);
+		if (!content) continue;
+		const locale = localeOf({ locale: language, recipients }, recipient);
+		const rendered = renderComplianceReport(content, locale);
+		items.push(
+			await emailItem(this, i, {
+				to: recipient,
+				subject: rendered.subject,
+				html: rendered.html,
+				text: rendered.text,
+				language: locale,
+				kind: 'complianceReport',
+				dedupeKey: `complianceReport:${month}:${recipient}`,
+				content,
+				attachments: complianceAttachments(month, rendered).map((a) => ({ fileName: a.filename, mimeType: a.contentType, data: a.content })),
+			}),
+		);
+	}
+	return items;
+}

@@ -1,0 +1,26 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { resourceDescription } from '../common/types';
+import * as complianceReport from './complianceReport.operation';
+import * as customerNotices from './customerNotices.operation';
+
+export const operations = { complianceReport, customerNotices };
+
+export const description: INodeProperties[] = resourceDescription(
+	'email',
+	operations,
+	{
+		complianceReport: {
+			name: 'Build Monthly Compliance Report',
+			description:
+				'One e-mail per recipient about a month that has ended: on-time rate and trend, late devices, failure rates and forecast, with three CSV attachments, from the history rebuilt from the test results; ready for Send Email, Gmail or Outlook',
+			action: 'Build monthly compliance report e-mails',
+		},
+		customerNotices: {
+			name: 'Build Customer Re-Test Notices',
+			description:
+				'One e-mail per customer with devices due in a month (next month by default), in the customer’s language, listing them and those overdue, with a CSV of every device; ready for Send Email, Gmail or Outlook',
+			action: 'Build customer re-test notice e-mails',
+		},
+	},
+	'customerNotices',
+);

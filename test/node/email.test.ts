@@ -1,0 +1,186 @@
+/**
+ * E-mail › Build Customer Re-Test Notices and Build Monthly Compliance Report in n8n's engine
+ * against the sandbox: one item per e-mail, ready for Send Email (json fields, attachments as
+ * binary fields), byte for byte the e-mail the Lambdas send for the same inputs; bad parameters
+ * are refused by name (or leave by the error output); customers without an address are named.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { monthBefore, readComplianceReportInput, readServiceToday } from '../../client';
+import { readNoticeInput } from '../../client/noticesRead';
+import { runComplianceReport } from '../../lambdas/email/complianceRun';
+import type { DigestDeps } from '../../lambdas/email/digest';
+import { noticeMonthOf, runNotices } from '../../lambdas/email/notices';
+import type { Mailer, OutgoingEmail } from '../../lambdas/email/ports';
+import { parseEmailSettings } from '../../lambdas/email/settings';
+import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
+import { CUSTOMER } from '../../sandbox/properties';
+import { pollerClient } from '../reliability/support';
+import { getBinaryBuffer } from '../support/n8n';
+import { run, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+
+/** A mailer that keeps what it is given (the Lambdas' e-mails, before MIME). */
+function keepingMailer(): Mailer & { sent: OutgoingEmail[] } {
+	const sent: OutgoingEmail[] = [];
+	return { sent, sendOnce: async ({ email }) => (sent.push(email), { messageId: `m${sent.length}`, factKeys: [] }) };
+}
+
+const REPLY_TO = 'booking@lab.example.com';
+const noticeParameters = (month: string, options: IDataObject = {}, language = 'en'): IDataObject => ({ resource: 'email', operation: 'customerNotices', month, language, options: { replyTo: REPLY_TO, companyName: 'Lab service', ...options } });
+
+async function lambdaNotices(month: string, locale = 'en') {
+	const settings = parseEmailSettings({ mailFrom: 'Lab service <service@lab.example.com>', locale, recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: REPLY_TO, companyName: 'Lab service' } }, 'test');
+	const mailer = keepingMailer();
+	const client = pollerClient(sandbox, sandbox.sandboxToken);
+	const store = { get: async () => undefined, putMany: async () => undefined, list: async function* () {} } as unknown as DigestDeps['store'];
+	const report = await runNotices({ store, mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) }, month);
+	return { report, sent: mailer.sent };
+}
+
+async function attachments(item: INodeExecutionData): Promise<Array<{ field: string; fileName?: string; mimeType: string; text: string }>> {
+	const out = [];
+	for (const [field, b] of Object.entries(item.binary ?? {})) out.push({ field, fileName: b.fileName, mimeType: b.mimeType, text: (await getBinaryBuffer(b)).toString('utf8') });
+	return out;
+}
+
+describe('E-mail › Build Customer Re-Test Notices', () => {
+	it('one item per customer owed a notice, the same subject, HTML, text and CSV as the Lambdas send, attachments as binary fields', async () => {
+		const month = noticeMonthOf(sandbox.account.today());
+		const { items, error } = await run(sandbox, noticeParameters(month));
+		expect(error).toBeUndefined();
+		const lambda = await lambdaNotices(month);
+		expect(lambda.sent.length).toBeGreaterThan(0);
+		const notices = items.filter((i) => i.json.kind === 'customerNotice');
+		expect(notices.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		for (const [n, item] of notices.entries()) {
+			const email = lambda.sent[n];
+			expect(item.json).toMatchObject({ to: email.to, replyTo: REPLY_TO, subject: email.subject, language: 'en', kind: 'customerNotice', attachmentFields: 'attachment_0' });
+			expect(item.json.html).toBe(email.html);
+			expect(item.json.text).toBe(email.text);
+			const customer = (email.data as { customer: { id: number } }).customer;
+			expect(item.json.dedupeKey).toBe(`customerNotice:${month}:${customer.id}`);
+			expect(item.json.content).toEqual(email.data);
+			const [csv] = await attachments(item);
+			expect(csv).toEqual({ field: 'attachment_0', fileName: email.attachments![0].filename, mimeType: 'text/csv', text: email.attachments![0].content });
+			expect(item.json).not.toHaveProperty('_files');
+		}
+		// The same key on every run (for Remove Duplicates).
+		const again = await run(sandbox, noticeParameters(month));
+		expect(again.items.map((i) => i.json.dedupeKey)).toEqual(items.map((i) => i.json.dedupeKey));
+	});
+
+	it('German: the customers’ language, the same bytes as the Lambdas’ German notices', async () => {
+		const month = noticeMonthOf(sandbox.account.today());
+		const { items } = await run(sandbox, noticeParameters(month, {}, 'de'));
+		const lambda = await lambdaNotices(month, 'de');
+		const notices = items.filter((i) => i.json.kind === 'customerNotice');
+		expect(notices.length).toBe(lambda.sent.length);
+		for (const [n, item] of notices.entries()) {
+			expect(item.json.language).toBe('de');
+			expect(item.json.html).toBe(lambda.sent[n].html);
+			expect(item.json.subject).toBe(lambda.sent[n].subject);
+		}
+	});
+
+	it('customers without a usable address: no e-mail item, named in an execution hint, output as items when asked; names escaped in the HTML', async () => {
+		const customers = sandbox.account.table('customer');
+		const month = noticeMonthOf(sandbox.account.today());
+		const lambda = await lambdaNotices(month);
+		const first = lambda.report.sent[0];
+		customers.get(first.customerId)!.values[CUSTOMER.contactEmail] = 'not an address';
+		customers.get(first.customerId)!.values[CUSTOMER.name] = '<b>Acme & Söhne</b>';
+		const plain = await run(sandbox, noticeParameters(month));
+		expect(plain.items.some((i) => i.json.to === first.address && (i.json.content as IDataObject).customer !== undefined && ((i.json.content as { customer: { id: number } }).customer.id === first.customerId))).toBe(false);
+		const hints = plain.run.data.resultData.runData['Test Equipment Cloud'][0].hints ?? [];
+		expect(hints.map((h) => h.message).join('\n')).toContain('<b>Acme & Söhne</b> (contact e-mail "not an address" is not an e-mail address)');
+		expect(plain.items.some((i) => i.json.kind === 'customerWithoutAddress')).toBe(false);
+
+		const asked = await run(sandbox, noticeParameters(month, { outputWithoutAddress: true }));
+		expect(asked.items.filter((i) => i.json.kind === 'customerWithoutAddress')).toContainEqual(expect.objectContaining({ json: expect.objectContaining({ customerId: first.customerId, customerName: '<b>Acme & Söhne</b>', month }) }));
+
+		const routed = await run(sandbox, noticeParameters(month, { addresses: JSON.stringify({ '<b>Acme & Söhne</b>': 'facilities@acme.example' }) }));
+		const item = routed.items.find((i) => i.json.to === 'facilities@acme.example')!;
+		expect(item.json.html).toContain('&lt;b&gt;Acme &amp; Söhne&lt;/b&gt;');
+		expect(item.json.html).not.toContain('<b>Acme');
+	});
+
+	it.each([
+		[{ month: '2026-13' }, 'Month: expected a month as YYYY-MM'],
+		[{ month: 'next month' }, 'Month: expected a month as YYYY-MM'],
+		[{ language: 'fr' }, 'Language: must be one of en, de, got "fr"'],
+		[{ options: { replyTo: 'not-an-address' } }, 'Options › Reply To: "not-an-address" is not an e-mail address'],
+		[{ options: { replyTo: REPLY_TO, addresses: '{"Acme": ' } }, 'Options › Addresses per Customer: not valid JSON'],
+		[{ options: { replyTo: REPLY_TO, addresses: '{"Acme": "nobody"}' } }, 'Options › Addresses per Customer: "Acme": "nobody" is not an e-mail address'],
+		[{ options: { replyTo: REPLY_TO, locales: '{"Acme": "fr"}' } }, 'Options › Languages per Customer: "Acme": "fr" is not a language; valid languages are en, de'],
+	])('bad input %j is refused naming the parameter', async (bad, message) => {
+		const { error } = await run(sandbox, { ...noticeParameters('2026-12'), ...bad });
+		expect(error?.message).toContain(message);
+	});
+
+	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when the user chose it', async () => {
+		const { error } = await run(sandbox, noticeParameters('2026-12'), { workflowSettings: { timezone: 'Mars/Olympus' } });
+		expect(error?.message).toContain('Timezone (workflow settings): "Mars/Olympus" is not a time zone');
+		const { outputs, error: none } = await run(sandbox, { ...noticeParameters('2026-12'), language: 'fr' }, { nodeSettings: { onError: 'continueErrorOutput' } });
+		expect(none).toBeUndefined();
+		expect(outputs[1][0].json.error).toContain('Language: must be one of en, de');
+	});
+});
+
+describe('E-mail › Build Monthly Compliance Report', () => {
+	/** The Lambdas' report from the same history (the one the node rebuilt, held as the pollers hold theirs). */
+	async function lambdaReports(month: string, recipients: unknown, locale = 'en') {
+		const client = pollerClient(sandbox, sandbox.sandboxToken);
+		const today = await readServiceToday(client);
+		const input = await readComplianceReportInput(client, month, today);
+		const byDevice = new Map<number, DueHistory>();
+		for (const d of input.devices) byDevice.set(d.id, { device: { ...d, lastTestedDate: null, seenOn: today }, entries: [] } as unknown as DueHistory);
+		for (const { deviceId, ...e } of input.entries) byDevice.get(deviceId)!.entries.push(e);
+		const view = {
+			list: async function* <T>(ns: string): AsyncGenerator<{ key: string; value: T }> {
+				if (ns === NS.dueDates('sandbox')) for (const [id, h] of byDevice) yield { key: String(id), value: h as T };
+				if (ns === NS.tests('sandbox')) for (const t of input.tests) yield { key: String(t.id), value: { device: t.deviceId, on: t.testDate, failed: t.failed } satisfies TestRecord as T };
+			},
+		};
+		const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients }, 'test');
+		const mailer = keepingMailer();
+		const deps = { mailer, view, settings, timeZone: 'Europe/Berlin', environment: 'sandbox', now: () => sandbox.account.now() } as unknown as DigestDeps;
+		await runComplianceReport(deps, month);
+		return mailer.sent;
+	}
+
+	it('one item per recipient, the same subject, HTML, text, CSVs and content as the Lambdas’ report from the same history', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const customers = [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
+		const rules = { customers: { [customers[0]]: ['custodian@acme.example'] } };
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', recipients: JSON.stringify(rules), language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const sent = await lambdaReports(month, { default: ['quality@lab.example.com'], ...rules });
+		expect(sent.length).toBeGreaterThan(0);
+		expect(items.map((i) => i.json.to)).toEqual(sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			const email = sent[n];
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'complianceReport', language: 'en', dedupeKey: `complianceReport:${month}:${email.to}`, attachmentFields: 'attachment_0,attachment_1,attachment_2' });
+			expect(item.json.html).toBe(email.html);
+			expect(item.json.text).toBe(email.text);
+			expect(item.json.content).toEqual(JSON.parse(JSON.stringify(email.data)));
+			expect((item.json.content as IDataObject).all).toBeDefined();
+			expect((item.json.content as IDataObject).trend).toHaveLength(12);
+			const files = await attachments(item);
+			expect(files.map((f) => [f.fileName, f.mimeType, f.text])).toEqual(email.attachments!.map((a) => [a.filename, 'text/csv', a.content]));
+		}
+	});
+
+	it.each([
+		[{ to: 'not an address' }, 'To: "not" is not an e-mail address'],
+		[{ to: '' }, 'To: required'],
+		[{ recipients: '{"customers": ' }, 'Recipients (Routing Rules): not valid JSON'],
+		[{ recipients: '{"customer": {}}' }, 'Recipients (Routing Rules): unknown "customer"'],
+		[{ month: '2026-3' }, 'Month: expected a month as YYYY-MM'],
+		[{ month: '2999-01' }, 'Month: must be a month that has ended'],
+	])('bad input %j is refused naming the parameter', async (bad, message) => {
+		const { error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', to: 'quality@lab.example.com', ...bad });
+		expect(error?.message).toContain(message);
+	});
+});

@@ -16,6 +16,8 @@ export { csvCell };
 
 /** Devices listed in the late table; the count covers all, the CSV has every one. */
 export const MAX_LATE_ROWS = 40;
+/** Customers or departments listed per table; the CSV of due dates names every one. Keeps the HTML under 100 KB (Gmail clips longer bodies). */
+export const MAX_GROUP_ROWS = 40;
 
 /** The overdue bars: slate, apart from the rate's traffic-light colours. */
 const OVERDUE_BAR = '#475569';
@@ -84,7 +86,8 @@ export function renderComplianceReport(c: ComplianceReportContent, locale: Local
 	const textTable = (title: string, groups: MonthFigures[]) => {
 		if (groups.length === 0) return;
 		t.push(title.toUpperCase());
-		for (const g of groups) t.push(`  ${fill(tx.groupLine, { name: groupName(g, l), rate: pct(g.onTimeRate, l), due: n(g.due), onTime: n(g.testedOnTime), late: n(g.testedLate), overdue: n(g.stillOverdue) })}`);
+		for (const g of groups.slice(0, MAX_GROUP_ROWS)) t.push(`  ${fill(tx.groupLine, { name: groupName(g, l), rate: pct(g.onTimeRate, l), due: n(g.due), onTime: n(g.testedOnTime), late: n(g.testedLate), overdue: n(g.stillOverdue) })}`);
+		if (groups.length > MAX_GROUP_ROWS) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(groups.length - MAX_GROUP_ROWS) })}`);
 		t.push('');
 	};
 	textTable(l.t.common.perCustomer, c.customers);
@@ -165,10 +168,11 @@ function groupTable(heading: string, groups: MonthFigures[], l: Lang): string {
 	if (groups.length === 0) return '';
 	const n = (v: number) => formatCount(v, l.locale);
 	const rows = groups
+		.slice(0, MAX_GROUP_ROWS)
 		.map((g) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(g, l))}</td><td align="right" style="${TD}">${n(g.due)}</td><td align="right" style="${TD}">${n(g.testedOnTime)}</td><td align="right" style="${TD}${g.testedLate ? `color:${C.amber};` : ''}">${n(g.testedLate)}</td><td align="right" style="${TD}${g.stillOverdue ? `color:${C.red};font-weight:600;` : ''}">${n(g.stillOverdue)}</td><td align="right" style="${TD}font-weight:600;">${esc(pct(g.onTimeRate, l))}</td></tr>`)
 		.join('');
 	const c = l.t.common;
-	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(c.name)}${th(l.t.compliance.due, 'right')}${th(l.t.compliance.onTimeColumn, 'right')}${th(c.late, 'right')}${th(c.overdue, 'right')}${th(c.rate, 'right')}</tr>${rows}</table>`;
+	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(c.name)}${th(l.t.compliance.due, 'right')}${th(l.t.compliance.onTimeColumn, 'right')}${th(c.late, 'right')}${th(c.overdue, 'right')}${th(c.rate, 'right')}</tr>${rows}</table>${groups.length > MAX_GROUP_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(c.moreCsvHtml, { count: n(groups.length - MAX_GROUP_ROWS) }))}</p>` : ''}`;
 }
 
 function lateTable(heading: string, list: LateDevice[], l: Lang): string {

@@ -2,7 +2,7 @@ import * as z from 'zod/v4-mini';
 import { preprocess, superRefine } from '../../client/node/zodMini';
 import { customerNoticesSchema } from './noticeSettings';
 import { EMAIL, normalName, recipientsSchema, type Recipients } from './recipients';
-import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../email/texts';
+import { DEFAULT_LOCALE, LOCALES } from '../../email/texts';
 import { once } from '../once';
 
 export { normalName, recipientsSchema, type Recipients };

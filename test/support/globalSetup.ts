@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..');
 /** What the node tests load through n8n's package loader; rebuilt when a source is newer. */
 const BUILT_MARKER = join(ROOT, 'dist', 'nodes', 'TestEquipmentCloud', 'TestEquipmentCloud.node.js');
-const SOURCES = ['client', 'nodes', 'credentials', 'scripts'];
+const SOURCES = ['client', 'email', 'nodes', 'credentials', 'scripts'];
 
 function newestSource(dir: string): number {
 	let newest = 0;

@@ -3,6 +3,7 @@ import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
 import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
+import { digestContent, failedTestItem } from '../../email/digest';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from '../../email/render';
 import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
 import { allRecipients, localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
@@ -177,7 +178,6 @@ export function composeDigest(
 	truth: TodaysTruth,
 ): (DigestContent & { factKeys: string[] }) | undefined {
 	const mine = (d: Routable) => route(deps.settings.recipients, d).includes(recipient);
-	const byOverdue = (a: OverdueDevice, b: OverdueDevice) => (b.daysOverdue ?? 0) - (a.daysOverdue ?? 0) || a.id - b.id;
 	const factKeys: string[] = [];
 	const current = new Map<number, OverdueDevice>();
 	for (const [id, { device }] of truth.overdue) current.set(id, overdueToday(day, device));
@@ -189,7 +189,7 @@ export function composeDigest(
 		newly.set(f.device.id, current.get(f.device.id)!);
 		factKeys.push(f.key);
 	}
-	const still = [...current.values()].filter((d) => !newly.has(d.id) && mine(d)).sort(byOverdue);
+	const still = [...current.values()].filter((d) => !newly.has(d.id) && mine(d));
 
 	// Coming due: the facts that still hold, as of today; one row per device.
 	const due = new Map<number, DueDevice>();
@@ -202,21 +202,13 @@ export function composeDigest(
 	}
 	const failedFacts = facts.filter((f): f is Extract<Fact, { kind: 'failed' }> => f.kind === 'failed' && mine(f.device));
 	factKeys.push(...failedFacts.map((f) => f.key));
-	const failed = failedFacts.map(failedItem).sort((a, b) => a.testDate.localeCompare(b.testDate) || a.testResultId - b.testResultId);
 
-	if (newly.size + still.length + due.size + failed.length === 0) return undefined;
-	return {
-		day,
-		recipient,
-		environment: deps.environment,
-		timeZone: deps.timeZone,
-		escalationDays: deps.settings.recipients.escalation?.afterDays,
-		newlyOverdue: [...newly.values()].sort(byOverdue),
-		stillOverdue: still,
-		dueSoon: [...due.values()].sort((a, b) => a.daysLeft - b.daysLeft || a.id - b.id),
-		failedTests: failed,
-		factKeys: factKeys.sort(),
-	};
+	// Ordered and assembled as the node's digest is (email/digest.ts).
+	const content = digestContent(
+		{ day, recipient, environment: deps.environment, timeZone: deps.timeZone, escalationDays: deps.settings.recipients.escalation?.afterDays },
+		{ newlyOverdue: [...newly.values()], stillOverdue: still, dueSoon: [...due.values()], failedTests: failedFacts.map(failedItem) },
+	);
+	return content && { ...content, factKeys: factKeys.sort() };
 }
 
 /** A digest that only says what the re-test notices did. */
@@ -225,16 +217,7 @@ function noticesOnly(deps: Pick<DigestDeps, 'timeZone' | 'environment'>, recipie
 }
 
 function failedItem(f: Extract<Fact, { kind: 'failed' }>): FailedTestItem {
-	return {
-		testResultId: f.testResult.id,
-		testDate: f.testResult.testDate,
-		tester: f.testResult.tester,
-		testSequence: f.testResult.testSequence,
-		device: f.device,
-		failedSteps: f.failedSteps,
-		failedStepCount: f.failedStepCount,
-		truncatedSteps: f.truncatedSteps,
-	};
+	return { ...failedTestItem({ testResultId: f.testResult.id, testDate: f.testResult.testDate, tester: f.testResult.tester, testSequence: f.testResult.testSequence, device: f.device, failedSteps: f.failedSteps, failedStepCount: f.failedStepCount }), truncatedSteps: f.truncatedSteps };
 }
 
 function envelope(deps: Pick<DigestDeps, 'settings' | 'now'>, recipient: string, key: string, rendered: { subject: string; text: string; html: string }, locale: Locale): OutgoingEmail {

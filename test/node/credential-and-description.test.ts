@@ -135,7 +135,7 @@ describe('editor methods (loadOptions, listSearch)', () => {
 describe('node and credential as n8n loads them', () => {
 	const EXPECTED: Record<string, string[]> = {
 		compliance: ['getFailureRates', 'getForecast', 'getSummary'],
-		email: ['complianceReport', 'customerNotices'],
+		email: ['complianceReport', 'customerNotices', 'digest', 'failedTest'],
 		customer: ['create', 'delete', 'getAll', 'update'],
 		device: ['create', 'delete', 'get', 'getAll', 'update', 'updateMany'],
 		overdueDevice: ['getAll'],

@@ -30,6 +30,8 @@ const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation'
 	'device.update': { deviceId: byId(1), inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
 	'email.complianceReport': { to: 'quality@lab.example.com' },
 	'email.customerNotices': { options: { replyTo: 'booking@lab.example.com' } },
+	'email.digest': { to: 'ops@lab.example.com' },
+	'email.failedTest': { testResultId: '1', to: 'ops@lab.example.com' },
 	'device.updateMany': { deviceIds: '1, 2', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
 	'file.download': { fileId: '1' },
 	'overdueDevice.getAll': { limit: 1 },

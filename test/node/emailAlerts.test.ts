@@ -1,0 +1,252 @@
+/**
+ * E-mail › Build Daily Digests and Build Failed-Test E-mails in n8n's engine against the sandbox:
+ * one item per e-mail, byte for byte the e-mails the Lambdas send for the same inputs (the
+ * Lambdas' own path: the failed test's event from FailedEvidence, filed and sent by onEvent; the
+ * digest by runDigest over the facts the pollers would have filed and their view); bad parameters
+ * refused by name, or on the error output when chosen.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+import { addDays, daysBetween, readServiceToday, type ServiceClient } from '../../client';
+import { makeEvent, type TecEvent } from '../../lambdas/events/event';
+import { DETAIL_TYPES, type DueDevice, type OverdueDevice } from '../../lambdas/events/schemas';
+import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
+import { readEmailEvent, type EmailEvent } from '../../lambdas/email/events';
+import { NS as MAIL_NS, type Fact } from '../../lambdas/email/facts';
+import type { MailStore, Mailer, OutgoingEmail } from '../../lambdas/email/ports';
+import { parseEmailSettings } from '../../lambdas/email/settings';
+import { newReport, type PollerContext } from '../../lambdas/pollers/context';
+import { FailedEvidence } from '../../lambdas/pollers/failedEvidence';
+import { readOverdueDevice, readTestResult, passedOf } from '../../lambdas/pollers/records';
+import { NS as POLLER_NS } from '../../lambdas/pollers/state';
+import { silentLog } from '../../lambdas/ports';
+import { CUSTOMER } from '../../sandbox/properties';
+import { pollerClient } from '../reliability/support';
+import { getBinaryBuffer } from '../support/n8n';
+import { run, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+const TZ = 'Europe/Berlin';
+const dayIn = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: TZ, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
+
+function keepingMailer(): Mailer & { sent: OutgoingEmail[] } {
+	const sent: OutgoingEmail[] = [];
+	return { sent, sendOnce: async ({ email }) => (sent.push(email), { messageId: `m${sent.length}`, factKeys: [] }) };
+}
+
+/** A mail store in memory (the Lambdas' MailStore port). */
+function memoryStore(): MailStore {
+	const data = new Map<string, Map<string, unknown>>();
+	const ns = (n: string) => data.get(n) ?? data.set(n, new Map()).get(n)!;
+	return {
+		get: async <T>(n: string, k: string) => ns(n).get(k) as T | undefined,
+		putMany: async (n, items) => void items.forEach((i) => ns(n).set(i.key, i.value)),
+		deleteMany: async (n, keys) => void keys.forEach((k) => ns(n).delete(k)),
+		list: async function* <T>(n: string) {
+			for (const [key, value] of ns(n)) yield { key, value: value as T };
+		},
+	} as MailStore;
+}
+
+/** The Lambdas' Test Result Failed event of a result, as the test results poller builds it. */
+async function failedEvent(client: ServiceClient, id: number): Promise<TecEvent | undefined> {
+	const ctx = { client, environment: 'sandbox', now: () => sandbox.account.now(), log: silentLog, metrics: { count: () => undefined } } as unknown as PollerContext;
+	const r = readTestResult(await client.call('testResult.get', { pathParams: { id } }))!;
+	const recorded = makeEvent(
+		DETAIL_TYPES.testResultRecorded,
+		ctx,
+		`test-result-recorded:sandbox:${r.id}`,
+		{ testResult: { id: r.id, status: r.status, passed: passedOf(r.status), testDate: r.testDate, syncedTime: r.syncedTime, projectId: r.projectId, testSequence: r.testSequence, tester: r.tester }, device: { id: r.deviceId, customerId: r.customerId } },
+		ctx.now(),
+	);
+	return (await new FailedEvidence(ctx, newReport('testResults')).eventsFor(recorded))[0];
+}
+
+const emailEvent = (e: TecEvent) => readEmailEvent(JSON.parse(JSON.stringify(e))) as EmailEvent;
+
+function lambdaDeps(recipients: unknown, locale: string, store: MailStore = memoryStore(), view: DigestDeps['view'] = { list: async function* () {} }) {
+	const mailer = keepingMailer();
+	const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients, immediateFailedTests: true }, 'test');
+	const deps: DigestDeps = { store, mailer, view, settings, timeZone: TZ, environment: 'sandbox', now: () => Date.now() };
+	return { deps, mailer };
+}
+
+const customerNames = () => [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
+
+describe('E-mail › Build Failed-Test E-mails', () => {
+	it('the trigger’s new result maps without an expression: one item per recipient, the same bytes as the Lambdas’ failed-test e-mail, the PDF report attached', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][3];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed', performed: { steps: 6, failedSteps: 3 } });
+		const owner = sandbox.account.get('device', deviceId);
+		const customer = owner.customer_id === undefined ? 'nobody' : String(sandbox.account.data.customers.get(owner.customer_id)!.values[CUSTOMER.name]);
+		const rules = { customers: { [customer]: ['custodian@acme.example'] }, locales: { 'custodian@acme.example': 'de' } };
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), language: 'en', options: { attachReport: true } }, { inputItems: [{ json: { id: bad.id, status: 'failed', device_id: deviceId } }], workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+
+		const client = pollerClient(sandbox, sandbox.sandboxToken);
+		const event = await failedEvent(client, bad.id);
+		expect(event).toBeDefined();
+		const { deps, mailer } = lambdaDeps({ default: ['ops@lab.example.com'], ...rules }, 'en');
+		await onEvent(deps, emailEvent(event!));
+		expect(mailer.sent.length).toBeGreaterThan(0);
+		expect(items.map((i) => i.json.to)).toEqual(mailer.sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			const email = mailer.sent[n];
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'failedTest', language: email.locale ?? 'en', dedupeKey: `failedTest:${bad.id}:${email.to}`, attachmentFields: 'attachment_0' });
+			expect(item.json.html).toBe(email.html);
+			expect(item.json.text).toBe(email.text);
+			expect((item.json.content as IDataObject).failedStepCount).toBe(3);
+			const pdf = item.binary!.attachment_0;
+			expect([pdf.fileName, pdf.mimeType]).toEqual([`test-report-${bad.id}.pdf`, 'application/pdf']);
+			expect((await getBinaryBuffer(pdf)).toString('latin1')).toMatch(/^%PDF-1\.4[\s\S]*Test report \d+ - device \d+/);
+			expect(item.json).not.toHaveProperty('_files');
+		}
+		expect(items.map((i) => i.json.language)).toContain('de');
+	});
+
+	it('a result that did not fail gives no e-mail and says so; without the option no attachment', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][0];
+		const good = sandbox.account.syncTestResult({ device_id: deviceId, status: 'passed' });
+		const passed = await run(sandbox, { resource: 'email', operation: 'failedTest', testResultId: String(good.id), to: 'ops@lab.example.com' });
+		expect(passed.items).toEqual([]);
+		expect(passed.run.data.resultData.runData['Test Equipment Cloud'][0].hints?.map((h) => h.message).join()).toContain(`Test result ${good.id} did not fail`);
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
+		const plain = await run(sandbox, { resource: 'email', operation: 'failedTest', testResultId: String(bad.id), to: 'ops@lab.example.com' });
+		expect(plain.items).toHaveLength(1);
+		expect(plain.items[0].binary).toBeUndefined();
+		expect(plain.items[0].json.attachmentFields).toBe('');
+	});
+
+	it.each([
+		[{ testResultId: 'abc' }, 'Test Result ID: expected a test result ID (a positive whole number), got "abc"'],
+		[{ testResultId: '={{ $json.id }}' }, 'Test Result ID: required: the ID of a test result (the incoming item has no "id")'],
+		[{ to: 'nobody' }, 'To: "nobody" is not an e-mail address'],
+		[{ to: '' }, 'To: required'],
+		[{ recipients: '{"departments": [' }, 'Recipients (Routing Rules): not valid JSON'],
+		[{ language: 'fr' }, 'Language: must be one of en, de, got "fr"'],
+	])('bad input %j is refused naming the parameter', async (bad, message) => {
+		const { error } = await run(sandbox, { resource: 'email', operation: 'failedTest', testResultId: '1', to: 'ops@lab.example.com', ...bad });
+		expect(error?.message).toContain(message);
+	});
+
+	it('a bad item leaves by the error output when chosen, the good ones go on', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][0];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
+		const { outputs, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', to: 'ops@lab.example.com' }, { nodeSettings: { onError: 'continueErrorOutput' }, inputItems: [{ json: { id: bad.id } }, { json: { id: 'x' } }] });
+		expect(error).toBeUndefined();
+		expect(outputs[0].map((i) => i.json.dedupeKey)).toEqual([`failedTest:${bad.id}:ops@lab.example.com`]);
+		expect(outputs[1][0].json.error).toContain('Test Result ID: expected a test result ID');
+		expect(outputs[1][0].pairedItem).toEqual({ item: 1 });
+	});
+});
+
+describe('E-mail › Build Daily Digests', () => {
+	/**
+	 * The Lambdas' digest of `day` after the pollers saw the account since `since`: their view
+	 * (the overdue list as the overdue poller stores it, the devices in a lead stage as the due-soon
+	 * poller stores them) and the facts their events filed (overdue since, entered a stage since,
+	 * failed since), sent by runDigest.
+	 */
+	async function lambdaDigests(since: number, day: string, recipients: unknown, locale: string) {
+		const client = pollerClient(sandbox, sandbox.sandboxToken);
+		const today = await readServiceToday(client);
+		const sinceDay = dayIn(since);
+		const store = memoryStore();
+		const overdueState = new Map<string, unknown>();
+		const dueState = new Map<string, unknown>();
+		const facts: Fact[] = [];
+		for await (const raw of client.items('overdueDevice.list', {}, { pageSize: client.maxPageSize })) {
+			const d = readOverdueDevice(raw, client.profile)!;
+			overdueState.set(String(d.id), { overdue: true, episode: 1, device: d });
+			if (d.nextTestDate! >= sinceDay) facts.push({ kind: 'overdue', key: `device-overdue:${d.id}:1`, at: '', device: d, episode: 1 });
+		}
+		for await (const raw of client.items('device.list', {}, { pageSize: client.maxPageSize })) {
+			const d = readOverdueDevice(raw, client.profile)!;
+			const due = d.nextTestDate?.slice(0, 10);
+			if (!due || due < today) continue;
+			const left = daysBetween(day, due);
+			const stage = [30, 7].filter((s) => left <= s && daysBetween(sinceDay, due) > s).pop();
+			if (stage === undefined || left < 0) continue;
+			const { daysOverdue: _omit, ...rest } = d;
+			const device: DueDevice = { ...rest, customerName: d.customerName ?? nameOf(d.customerId), nextTestDate: due, daysLeft: left };
+			dueState.set(String(d.id), { due, stage, device: (({ daysLeft: _d, ...x }) => x)(device) });
+			facts.push({ kind: 'dueSoon', key: `device-due-soon:${d.id}:${due}:${stage}`, at: '', device, stage });
+		}
+		for await (const raw of client.items('testResult.list', { filters: [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: addDays(sinceDay, -1) }] }] }, { pageSize: client.maxPageSize })) {
+			const r = readTestResult(raw)!;
+			if (r.status !== 'failed' || Date.parse(r.syncedTime!) < since) continue;
+			const e = emailEvent((await failedEvent(client, r.id))!);
+			if (e['detail-type'] === DETAIL_TYPES.testResultFailed) {
+				const d = e.detail.data;
+				facts.push({ kind: 'failed', key: e.detail.metadata.dedupeKey, at: '', device: d.device, testResult: d.testResult, failedSteps: d.failedSteps, failedStepCount: d.failedStepCount, truncatedSteps: d.truncatedSteps });
+			}
+		}
+		await store.putMany(MAIL_NS.facts, facts.map((f) => ({ key: f.key, value: f })));
+		const view: DigestDeps['view'] = {
+			list: async function* <T>(ns: string) {
+				const from = ns === POLLER_NS.overdue('sandbox') ? overdueState : ns === POLLER_NS.dueSoon('sandbox') ? dueState : new Map();
+				for (const [key, value] of from) yield { key, value: value as T };
+			},
+		};
+		const { deps, mailer } = lambdaDeps(recipients, locale, store, view);
+		await runDigest(deps, day);
+		return { sent: mailer.sent, facts };
+	}
+	const nameOf = (id: number | null) => (id === null ? null : String(sandbox.account.data.customers.get(id)?.values[CUSTOMER.name] ?? null));
+
+	it('one item per recipient, the same subject, HTML and text as the Lambdas’ digest: newly and still overdue, failed tests, coming due', async () => {
+		const devices = [...sandbox.account.data.devices.keys()];
+		for (const id of devices.slice(0, 3)) sandbox.account.syncTestResult({ device_id: id, status: 'failed', performed: { steps: 4, failedSteps: 2 } });
+		const since = Date.now() - 12 * 86_400_000;
+		const day = dayIn(Date.now());
+		const rules = { customers: { [customerNames()[0]]: ['custodian@acme.example'] }, escalation: { afterDays: 60, to: ['manager@lab.example.com'] } };
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), language: 'en' }, { workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+		const lambda = await lambdaDigests(since, day, { default: ['ops@lab.example.com'], ...rules }, 'en');
+		// Every kind of row is there to compare.
+		expect(new Set(lambda.facts.map((f) => f.kind))).toEqual(new Set(['overdue', 'dueSoon', 'failed']));
+		expect(lambda.sent.length).toBeGreaterThan(1);
+		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			const email = lambda.sent[n];
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'digest', language: 'en', dedupeKey: `digest:${day}:${email.to}`, attachmentFields: '' });
+			expect(item.json.text).toBe(email.text);
+			expect(item.json.html).toBe(email.html);
+		}
+		const ops = items.find((i) => i.json.to === 'ops@lab.example.com')!.json.content as { failedTests: unknown[]; newlyOverdue: OverdueDevice[]; stillOverdue: OverdueDevice[] };
+		expect(ops.failedTests.length + ops.newlyOverdue.length + ops.stillOverdue.length).toBeGreaterThan(0);
+	});
+
+	it('German by the routing rules’ locales, the same bytes as the Lambdas’', async () => {
+		const since = Date.now() - 12 * 86_400_000;
+		const day = dayIn(Date.now());
+		const rules = { locales: { 'ops@lab.example.com': 'de' } };
+		const { items } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString() }, { workflowSettings: { timezone: TZ } });
+		const lambda = await lambdaDigests(since, day, { default: ['ops@lab.example.com'], ...rules }, 'en');
+		expect(items).toHaveLength(1);
+		expect(items[0].json.language).toBe('de');
+		expect(items[0].json.html).toBe(lambda.sent[0].html);
+		expect(items[0].json.subject).toBe(lambda.sent[0].subject);
+	});
+
+	it.each([
+		[{ failedSince: 'yesterday-ish' }, 'Failed Tests Since: expected a date and time'],
+		[{ failedSince: '2999-01-01T00:00:00' }, 'Failed Tests Since: must not lie in the future'],
+		[{ to: '' }, 'To: required'],
+		[{ to: 'ops@lab' }, 'To: "ops@lab" is not an e-mail address'],
+		[{ recipients: '{"escalation": {"afterDays": -1, "to": []}}' }, 'Recipients (Routing Rules)'],
+		[{ language: 'fr' }, 'Language: must be one of en, de, got "fr"'],
+		[{ options: { dueSoonStages: '30,soon' } }, 'Options › Coming Due Stages (Days): expected whole days from 1 to 366'],
+	])('bad input %j is refused naming the parameter', async (bad, message) => {
+		const { error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', ...bad });
+		expect(error?.message).toContain(message);
+	});
+
+	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when chosen', async () => {
+		const { error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com' }, { workflowSettings: { timezone: 'Mars/Olympus' } });
+		expect(error?.message).toContain('Timezone (workflow settings): "Mars/Olympus" is not a time zone');
+		const { outputs, error: none } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', language: 'fr' }, { nodeSettings: { onError: 'continueErrorOutput' } });
+		expect(none).toBeUndefined();
+		expect(outputs[1][0].json.error).toContain('Language: must be one of en, de');
+	});
+});

@@ -33,7 +33,7 @@ export const STATE_VERSION = 1;
 interface StateBase extends IDataObject {
 	v: number;
 	event: TriggerEvent;
-	/** Fingerprint of what the poll watches (event, filters, Only Failed Results). */
+	/** Fingerprint of what the poll watches (event, filters as written, Only Failed Results, Lead Time). */
 	key: string;
 }
 
@@ -129,6 +129,20 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function isString(v: unknown): v is string {
 	return typeof v === 'string';
+}
+
+/**
+ * The stored memory under `key` (or, written by earlier versions, under `legacyKey`), and when
+ * one was stored but is not taken up, why: the settings that decide what is watched changed
+ * (another event or key), or it cannot be read.
+ */
+export function recall(stored: unknown, event: TriggerEvent, key: string, legacyKey: string): { state?: TriggerState; dropped?: 'settings' | 'unreadable' } {
+	if (stored === undefined || stored === null) return {};
+	const state = readState(stored, event, key) ?? readState(stored, event, legacyKey);
+	if (state) return { state };
+	const s = (typeof stored === 'object' ? stored : {}) as IDataObject;
+	const ours = s.event === event && (s.key === key || s.key === legacyKey);
+	return { dropped: ours ? 'unreadable' : 'settings' };
 }
 
 /**

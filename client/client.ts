@@ -28,7 +28,7 @@ import {
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
 import { testDetail, toCanonical, translates } from './wire';
-import { DEFAULT_RETRY, isRetryable, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
+import { DEFAULT_RETRY, isRetryable, leastDelay, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
 export type ClientEvent =
 	| { type: 'response'; method: HttpMethod; path: string; status: number; durationMs: number; attempt: number }
@@ -453,7 +453,7 @@ export class ServiceClient {
 			}
 			error.afterUncertainAttempt = uncertain;
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
-			const wait = retryDelay(error, attempt, this.retry);
+			const wait = Math.max(retryDelay(error, attempt, this.retry), leastDelay(this.retry));
 			if (waited + wait > this.retry.maxTotalWaitMs) throw error;
 			uncertain ||= mayHaveActed(error);
 			waited += wait;

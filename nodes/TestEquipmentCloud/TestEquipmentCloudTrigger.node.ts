@@ -13,7 +13,7 @@ import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
 import { DEFAULT_LEAD_DAYS } from './trigger/events/deviceDueSoon';
-import { withFailedSteps } from './trigger/failedSteps';
+import { MAX_STEP_TRIES, withFailedSteps } from './trigger/failedSteps';
 import { fetchSample, pollEvent } from './trigger/poll';
 import type { PollRun, PollSettings } from './trigger/run';
 import { skippedMessage, startPoll } from './trigger/overlap';
@@ -180,7 +180,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 				});
 				return null;
 			}
-			return [ctx.helpers.returnJsonArray(failedSteps ? await withFailedSteps(client, [sample]) : [sample])];
+			return [ctx.helpers.returnJsonArray(failedSteps ? (await withFailedSteps(client, [sample], { maxTries: 1 })).items : [sample])];
 		}
 
 		const staticData = ctx.getWorkflowStaticData('node');
@@ -194,7 +194,21 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 		// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
 		// it was, and the next poll emits what this one would have.
 		const outcome = await pollEvent(run, previous);
-		if (failedSteps) outcome.items = await withFailedSteps(client, outcome.items);
+		const pending = previous?.event === 'testResultNew' ? previous.pending : undefined;
+		if (failedSteps && outcome.state.event === 'testResultNew') {
+			const steps = await withFailedSteps(client, outcome.items, {
+				pending,
+				onHeldBack: (id, tries, reason) =>
+					ctx.logger.warn(`Test result ${id}: its failed steps could not be read (${reason}); held back, try ${tries} of ${MAX_STEP_TRIES}, the next poll tries again`),
+				onGivenUp: (id, reason) =>
+					ctx.logger.warn(`Test result ${id}: its failed steps could not be read in ${MAX_STEP_TRIES} polls (${reason}); emitted without them (steps_unavailable)`),
+			});
+			outcome.items = steps.items;
+			if (Object.keys(steps.pending).length > 0) outcome.state.pending = steps.pending;
+		} else if (pending) {
+			// Include Failed Steps was switched off: what was held back goes out as it is.
+			outcome.items = [...Object.values(pending).map((p) => p.record), ...outcome.items];
+		}
 		if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
 			staticData.cursor = outcome.state as unknown as IDataObject;
 		}

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
+import { captureLogs } from '../support/n8n';
 import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
 let world: World;
@@ -103,14 +104,33 @@ describe('testResultNew: Include Failed Steps', () => {
 		expect(emitted.find((r) => r.id === good.id)).not.toHaveProperty('failed_steps');
 	});
 
-	it('a detail request that fails fails the poll; the next poll emits the result with its steps', async () => {
+	it('a detail request that fails holds its result back; the next poll emits the result with its steps', async () => {
 		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 0 } });
 		await poller.poll();
 		const bad = world.sandbox.account.syncTestResult({ device_id: 1, status: 'failed', test_date: addDays(world.today(), 0) });
 		world.sandbox.faults.add({ kind: 'status', status: 404, path: '/tests_performed/detailed/', count: 1 });
-		await expect(poller.poll()).rejects.toThrow();
+		expect(await poller.poll()).toEqual([]);
 		const emitted = await poller.poll();
 		expect(ids(emitted)).toEqual([bad.id]);
 		expect(emitted[0].failed_step_count).toBe(1);
+	});
+
+	it('a detail that answers 500 every time never stops the trigger: later results go out, and after 3 polls it goes out without its steps, marked', async () => {
+		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 0 } });
+		await poller.poll();
+		const bad = world.sandbox.account.syncTestResult({ device_id: 1, status: 'failed' });
+		world.sandbox.faults.add({ kind: 'status', status: 500, path: `/tests_performed/detailed/${bad.id}/` });
+		const { result: first, logs } = await captureLogs(async () => await poller.poll());
+		expect(first).toEqual([]);
+		expect(logs).toContainEqual({ level: 'warn', message: expect.stringMatching(new RegExp(`^Test result ${bad.id}: its failed steps could not be read .*HTTP 500.*try 1 of 3`)) });
+		const later = world.sandbox.account.syncTestResult({ device_id: 2, status: 'failed', performed: { steps: 4, failedSteps: 1 } });
+		const second = await poller.poll();
+		expect(ids(second)).toEqual([later.id]);
+		expect(second[0].failed_step_count).toBe(1);
+		const third = await poller.poll();
+		expect(third).toEqual([expect.objectContaining({ id: bad.id, steps_unavailable: true, steps_unavailable_reason: expect.stringContaining('500') })]);
+		expect(third[0]).not.toHaveProperty('failed_steps');
+		expect(await poller.poll()).toEqual([]);
+		expect(poller.staticData.cursor).not.toHaveProperty('pending');
 	});
 });

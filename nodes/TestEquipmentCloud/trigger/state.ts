@@ -51,7 +51,12 @@ export interface ResultsState extends StateBase {
 	from: string;
 	/** Upload day → ids of the results seen uploaded that day (earlier versions: test date). */
 	seen: Record<string, string>;
+	/** Include Failed Steps: results held back while their detail could not be read (trigger/failedSteps.ts). */
+	pending?: StepsPending;
 }
+
+/** Result id → the polls that tried its detail, and the record to emit. Bounded: each leaves after a few polls. */
+export type StepsPending = Record<string, { tries: number; record: IDataObject }>;
 
 export interface ProjectsState extends StateBase {
 	event: 'projectUpdated';
@@ -131,6 +136,14 @@ function isString(v: unknown): v is string {
 	return typeof v === 'string';
 }
 
+function isPending(v: unknown): v is StepsPending {
+	if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+	return Object.values(v as IDataObject).every((p) => {
+		const e = p as IDataObject | null;
+		return !!e && typeof e === 'object' && Number.isSafeInteger(e.tries) && !!e.record && typeof e.record === 'object' && !Array.isArray(e.record);
+	});
+}
+
 /**
  * The stored memory under `key` (or, written by earlier versions, under `legacyKey`), and when
  * one was stored but is not taken up, why: the settings that decide what is watched changed
@@ -164,6 +177,7 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 				if (!DAY.test(day) || !isString(ids)) return undefined;
 				decodeIds(ids);
 			}
+			if (s.pending !== undefined && !isPending(s.pending)) return undefined;
 			return s as ResultsState;
 		}
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {

@@ -168,6 +168,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 			onUnreadable: (position, reason) => ctx.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
 			onIncomplete: (reason, detail) =>
 				ctx.logger.warn(`The list was not read to its end (${reason}: ${detail}); this poll announces nothing that needs the whole list`),
+			onWarning: (message) => ctx.logger.warn(message),
 		};
 
 		if (ctx.getMode() === 'manual') {

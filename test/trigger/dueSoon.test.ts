@@ -2,9 +2,12 @@
  * Event "deviceDueSoon" (Lead Time) and New Test Result's "Include Failed Steps", polled through
  * n8n-core's PollContext against the sandbox over HTTP, with the service's clock and data moving.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
+import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
 import { captureLogs } from '../support/n8n';
 import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
@@ -132,5 +135,26 @@ describe('testResultNew: Include Failed Steps', () => {
 		expect(third[0]).not.toHaveProperty('failed_steps');
 		expect(await poller.poll()).toEqual([]);
 		expect(poller.staticData.cursor).not.toHaveProperty('pending');
+	});
+});
+
+describe('what Device Due Soon keeps', () => {
+	// docs/n8n-trigger.md's table gives this measure: 10,000 devices, a 365-day lead time.
+	const BOUND = 40_000;
+	it(`10,000 devices with a lead time of 365 days: the static data stays under ${BOUND} characters, as the docs' table says`, async () => {
+		world.sandbox.account.reset({ size: { devices: 10_000, testResults: 0 } });
+		const poller = new Poller(world, { event: 'deviceDueSoon', options: { leadDays: 365 } });
+		expect(await poller.poll()).toEqual([]);
+		const cursor = poller.staticData.cursor as { emitted: Record<string, string> };
+		const kept = Object.values(cursor.emitted).reduce((n, text) => n + decodeIds(text).length, 0);
+		const size = JSON.stringify(poller.staticData).length;
+		expect(kept).toBeGreaterThan(5_000);
+		expect(size).toBeLessThan(BOUND);
+		// The docs' table of what the trigger keeps states this measure (within 10 %).
+		const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'n8n-trigger.md'), 'utf8');
+		const row = docs.split('\n').find((line) => line.startsWith('| Device Due Soon |'));
+		expect(row, 'a Device Due Soon row in docs/n8n-trigger.md').toBeDefined();
+		const stated = Number(/measured ([\d,]+) characters/.exec(row!)?.[1].replace(/,/g, ''));
+		expect(Math.abs(stated - size) / size).toBeLessThan(0.1);
 	});
 });

@@ -35,28 +35,31 @@ export async function withFailedSteps(
 	const maxTries = options.maxTries ?? MAX_STEP_TRIES;
 	const out: IDataObject[] = [];
 	const pending: StepsPending = {};
-	const earlier = Object.entries(options.pending ?? {}).map(([id, p]) => ({ record: p.record, tries: p.tries }));
+	const earlier = Object.values(options.pending ?? {}).map((p) => ({ record: p.record, tries: p.tries }));
 	const fresh = items.filter((r) => options.pending?.[String(r.id)] === undefined).map((record) => ({ record, tries: 0 }));
 	for (const { record, tries } of [...earlier, ...fresh]) {
 		if (typeof record.status !== 'string' || record.status.toLowerCase() !== 'failed') {
 			out.push(record);
 			continue;
 		}
-		try {
-			const detail = await client.call('testResult.get', { pathParams: { id: record.id }, parameter: 'id' });
-			const steps = failedStepsOf(detail);
+		// Only the detail's own failures are caught; the poll's own ones fail the poll.
+		const read = await client.call('testResult.get', { pathParams: { id: record.id }, parameter: 'id' }).then(
+			(detail) => ({ detail, failure: undefined }),
+			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { detail: undefined, failure: error } : await Promise.reject(error)),
+		);
+		if (read.failure === undefined) {
+			const steps = failedStepsOf(read.detail);
 			out.push({ ...record, failed_steps: steps as unknown as IDataObject[], failed_step_count: steps.length });
-		} catch (error) {
-			if (!(error instanceof ServiceError) || POLL_WIDE.has(error.kind)) throw error;
-			const id = String(record.id);
-			const reason = error.message;
-			if (tries + 1 >= maxTries) {
-				options.onGivenUp?.(id, reason);
-				out.push({ ...record, steps_unavailable: true, steps_unavailable_reason: reason });
-			} else {
-				options.onHeldBack?.(id, tries + 1, reason);
-				pending[id] = { tries: tries + 1, record };
-			}
+			continue;
+		}
+		const id = String(record.id);
+		const reason = read.failure.message;
+		if (tries + 1 >= maxTries) {
+			options.onGivenUp?.(id, reason);
+			out.push({ ...record, steps_unavailable: true, steps_unavailable_reason: reason });
+		} else {
+			options.onHeldBack?.(id, tries + 1, reason);
+			pending[id] = { tries: tries + 1, record };
 		}
 	}
 	return { items: out, pending };

@@ -129,6 +129,19 @@ describe('testResultNew', () => {
 		const next = sync({ device_id: 6 });
 		expect(ids(await poller.poll())).toEqual([next.id]);
 	});
+
+	it('a result synced "in the future" late in the day (23:30 UTC) keeps the window at today: an upload a few minutes later that day is emitted', async () => {
+		world.advance(11.5 * 3_600_000); // noon + 11.5 h: within the hour of tolerance of tomorrow
+		const poller = new Poller(world, { event: 'testResultNew' });
+		await poller.poll();
+		const ahead = sync({ device_id: 5, synced_time: new Date(Date.now() + 30 * DAY_MS).toISOString() });
+		expect(ids(await poller.poll())).toEqual([ahead.id]);
+		expect((poller.staticData.cursor as IDataObject).from).toBe(world.today());
+		world.advance(5 * 60_000);
+		const sameDay = sync({ device_id: 6 });
+		expect(sameDay.synced_time.slice(0, 10)).toBe(world.today());
+		expect(ids(await poller.poll())).toEqual([sameDay.id]);
+	});
 });
 
 describe('bounded static data', () => {

@@ -55,7 +55,8 @@ export async function pollResults(run: PollRun, previous: ResultsState | undefin
 	const emitted: IDataObject[] = [];
 	const inThisPoll = new Set<number>();
 	let newest: number | undefined;
-	const latest = run.now() + AHEAD_MS;
+	const now = run.now();
+	const latest = now + AHEAD_MS;
 	const { complete } = await scan(
 		run,
 		'testResult.list',
@@ -72,7 +73,9 @@ export async function pollResults(run: PollRun, previous: ResultsState | undefin
 				if (synced > latest && !known.has(id)) {
 					run.onWarning?.(`Test result ${id} was uploaded at ${String(record[SYNCED_TIME])}, later than now: emitted, but the trigger's window stays at today (check the clock of the equipment or service that uploaded it)`);
 				}
-				const stamp = Math.min(synced, latest);
+				// The window never starts after today, even for a stamp within AHEAD_MS: at 23:30 the
+				// hour ahead is tomorrow, and the rest of today's uploads would never be listed.
+				const stamp = Math.min(synced, now);
 				if (newest === undefined || stamp > newest) newest = stamp;
 				// Every listed id is kept under its upload day, so it stays known while it is listed.
 				remember(day, id);

@@ -154,6 +154,15 @@ describe('a wait budget (Max Retry Wait) ends the retries, not a count of attemp
 		expect(clock.now() - t0).toBeLessThanOrEqual(120_000);
 		expect(outage.hits).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
 	});
+
+	it('an outage that ends before the budget is spent is waited out, though the next backoff is longer than what is left', async () => {
+		// Waits of 0.5, 1, 2, 4, 8, 16, 20 and 20 s leave 8.5 s of 60: the last wait is what is left.
+		sandbox.faults.add({ kind: 'status', status: 503, forMs: 55_000 });
+		const t0 = clock.now();
+		await client(60_000).call('device.list', { params: [['limit', '1']] });
+		expect(clock.now() - t0).toBeGreaterThanOrEqual(55_000);
+		expect(clock.now() - t0).toBeLessThanOrEqual(60_000);
+	});
 });
 
 describe('budgetRetry with a service that asks for no wait at all', () => {

@@ -28,7 +28,7 @@ import {
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
 import { testDetail, toCanonical, translates } from './wire';
-import { DEFAULT_RETRY, isRetryable, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
+import { DEFAULT_RETRY, isRetryable, leastDelay, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
 export type ClientEvent =
 	| { type: 'response'; method: HttpMethod; path: string; status: number; durationMs: number; attempt: number }
@@ -453,8 +453,12 @@ export class ServiceClient {
 			}
 			error.afterUncertainAttempt = uncertain;
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
-			const wait = retryDelay(error, attempt, this.retry);
-			if (waited + wait > this.retry.maxTotalWaitMs) throw error;
+			let wait = Math.max(retryDelay(error, attempt, this.retry), leastDelay(this.retry));
+			const left = this.retry.maxTotalWaitMs - waited;
+			// A backoff longer than what is left of the budget waits the rest of it: the retries end when
+			// the budget is spent, not a backoff earlier. A Retry-After is never shortened (it would be refused again).
+			if (wait > left && error.retryAfterMs === undefined && left >= leastDelay(this.retry)) wait = left;
+			if (wait > left) throw error;
 			uncertain ||= mayHaveActed(error);
 			waited += wait;
 			onEvent?.({ type: 'retry', method, path, kind: error.kind, status: error.status, waitMs: wait, attempt });

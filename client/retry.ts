@@ -2,7 +2,7 @@ import { ServiceError } from './errors';
 import { IDEMPOTENT_METHODS, type HttpMethod } from './http';
 
 export interface RetryOptions {
-	/** Attempts in all, the first included. */
+	/** Attempts in all, the first included (Infinity: as many as maxTotalWaitMs allows). */
 	maxAttempts: number;
 	/** Upper bound of the time spent waiting between attempts of one request. */
 	maxTotalWaitMs: number;
@@ -21,6 +21,23 @@ export const DEFAULT_RETRY: RetryOptions = {
 	maintenanceDelayMs: 10_000,
 	random: Math.random,
 };
+
+/**
+ * The retries of a caller that promises a wait budget (the n8n node's and trigger's Max Retry
+ * Wait): attempts until the budget is spent, each wait capped by maxDelayMs. A count of attempts
+ * would end a 30 s outage's retries after about 11 s of a 120 s budget.
+ */
+export function budgetRetry(maxTotalWaitMs?: number): Partial<RetryOptions> {
+	return { maxAttempts: Number.POSITIVE_INFINITY, ...(maxTotalWaitMs === undefined ? {} : { maxTotalWaitMs }) };
+}
+
+/**
+ * The least wait between two attempts: a Retry-After of 0 on every answer must still spend the
+ * budget, or attempts bounded only by it would never end.
+ */
+export function leastDelay(options: RetryOptions): number {
+	return Math.max(1, options.baseDelayMs / 2);
+}
 
 /**
  * Whether an attempt that failed with `error` may be repeated.

@@ -33,6 +33,8 @@ export interface FaultInput {
 	skip?: number;
 	/** For `pageTooLarge`: items in the page. */
 	size?: number;
+	/** An outage: the fault strikes for this long (on the account's clock) from when it is added. */
+	forMs?: number;
 }
 
 export interface Fault extends Required<Pick<FaultInput, 'kind' | 'share'>> {
@@ -43,6 +45,8 @@ export interface Fault extends Required<Pick<FaultInput, 'kind' | 'share'>> {
 	remaining?: number;
 	skip: number;
 	size?: number;
+	/** When an outage (`forMs`) ends, on the account's clock. */
+	until?: number;
 	hits: number;
 }
 
@@ -53,7 +57,11 @@ export class Faults {
 	private nextId = 1;
 	private rnd: Random;
 
-	constructor(seed = 1) {
+	constructor(
+		seed = 1,
+		/** The account's clock, for outages of a given length. */
+		private readonly now: () => number = Date.now,
+	) {
 		this.rnd = new Random(seed);
 	}
 
@@ -64,7 +72,7 @@ export class Faults {
 		}
 		const share = input.share ?? 1;
 		if (!(share >= 0 && share <= 1)) throw new Error('share: must be from 0 to 1');
-		for (const name of ['skip', 'size', 'count'] as const) {
+		for (const name of ['skip', 'size', 'count', 'forMs'] as const) {
 			const v = input[name];
 			if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new Error(`${name}: must be a whole number of 0 or more`);
 		}
@@ -78,6 +86,7 @@ export class Faults {
 			remaining: input.count,
 			skip: input.skip ?? 0,
 			size: input.size,
+			until: input.forMs === undefined ? undefined : this.now() + input.forMs,
 			hits: 0,
 		};
 		this.list.push(fault);
@@ -103,6 +112,7 @@ export class Faults {
 			if (ODD_ANSWERS.includes(f.kind as OddAnswer) !== (kinds === 'oddAnswer')) continue;
 			if (f.path && !path.startsWith(f.path)) continue;
 			if (f.remaining !== undefined && f.remaining <= 0) continue;
+			if (f.until !== undefined && this.now() >= f.until) continue;
 			if (f.share < 1 && this.rnd.next() >= f.share) continue;
 			if (f.skip > 0) {
 				f.skip--;

@@ -154,7 +154,7 @@ function createAccounts(options: SandboxOptions, profile: ServiceProfile): Sandb
 		// The first account is the single-account sandbox as it always was; the others differ by seed.
 		const account = new Account({ ...options, profile, seed: (options.seed ?? DEFAULT_SEED) + i });
 		const token = account.createToken({ label: 'demo (all scopes)' }).token;
-		return { id: `account-${i + 1}`, account, faults: new Faults((options.seed ?? 1) + i), live: new LiveMode(account), token };
+		return { id: `account-${i + 1}`, account, faults: new Faults((options.seed ?? 1) + i, () => account.now()), live: new LiveMode(account), token };
 	});
 }
 

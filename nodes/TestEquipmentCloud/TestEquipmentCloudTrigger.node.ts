@@ -13,11 +13,11 @@ import { getClient, toNodeError, clock } from './transport';
 import { DEFAULT_LOOKBACK_DAYS, properties } from './trigger/description';
 import { EVENT_RESOURCE, isTriggerEvent } from './shared/events';
 import { DEFAULT_LEAD_DAYS } from './trigger/events/deviceDueSoon';
-import { withFailedSteps } from './trigger/failedSteps';
+import { MAX_STEP_TRIES, withFailedSteps } from './trigger/failedSteps';
 import { fetchSample, pollEvent } from './trigger/poll';
 import type { PollRun, PollSettings } from './trigger/run';
 import { skippedMessage, startPoll } from './trigger/overlap';
-import { fingerprint, readState } from './trigger/state';
+import { fingerprint, recall } from './trigger/state';
 
 const main: NodeConnectionType[] = [NodeConnectionTypes.Main];
 
@@ -49,15 +49,36 @@ interface TriggerOptions {
 }
 
 /**
- * The trigger's filters and what its memory is keyed on: version 1's type-first filters as sent;
- * from version 2 the property-first filters as set (relative days unexpanded, so that "in the
- * next 30 days" keeps the memory from one day to the next).
+ * The trigger's filters, and their signature as earlier versions keyed the memory on it: version
+ * 1's type-first filters as sent; from version 2 the property-first filters as set (relative days
+ * unexpanded).
  */
 async function readFilters(ctx: IPollFunctions, event: PollSettings['event']): Promise<{ filters: PollSettings['filters']; signature: unknown }> {
 	if (ctx.getNode().typeVersion >= 2) return await readFilterBuilder(ctx, EVENT_RESOURCE[event]);
 	const filters = filtersFromParameter(ctx.getNodeParameter('filters', {}), EVENT_RESOURCE[event]);
 	return { filters, signature: filters };
 }
+
+/**
+ * What the memory is keyed on: the parameters that decide what is watched, as written. An
+ * expression is kept unresolved, so "older than {{ $today.minus({days: 300}) }}" keeps the memory
+ * from one day to the next, as "Within the Last N Days" does.
+ */
+function writtenKey(ctx: IPollFunctions, event: PollSettings['event']): string {
+	const written = (name: string, fallback: unknown): unknown => ctx.getNodeParameter(name, fallback, { rawExpressions: true });
+	return fingerprint({
+		event,
+		filters: written('filters', {}),
+		...(ctx.getNode().typeVersion >= 2 ? { filterJoin: written('filterJoin', 'AND') } : {}),
+		onlyFailed: event === 'testResultNew' ? written('onlyFailed', false) : false,
+		...(event === 'deviceDueSoon' ? { leadDays: (written('options', {}) as IDataObject).leadDays ?? DEFAULT_LEAD_DAYS } : {}),
+	});
+}
+
+const DROPPED = {
+	settings: 'the settings that decide what it watches changed (event, filters, Only Failed Results or Lead Time)',
+	unreadable: 'its stored memory could not be read',
+};
 
 async function readSettings(ctx: IPollFunctions): Promise<{ settings: PollSettings; options: TriggerOptions; filterSignature: unknown }> {
 	const event = ctx.getNodeParameter('event');
@@ -132,7 +153,9 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 		const { settings, options, filterSignature } = await readSettings(ctx);
 		const client = await getClient(ctx, { maxRetryWaitSeconds: options.maxRetryWait, timeoutSeconds: options.timeout });
 		// Settings that change what is watched start the memory over (from "now").
-		const key = fingerprint({ event: settings.event, filters: filterSignature, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
+		const key = writtenKey(ctx, settings.event);
+		// Earlier versions keyed it on the resolved filters: such a memory is still taken up.
+		const legacyKey = fingerprint({ event: settings.event, filters: filterSignature, onlyFailed: settings.onlyFailed, ...(settings.leadDays === undefined ? {} : { leadDays: settings.leadDays }) });
 		const failedSteps = settings.event === 'testResultNew' && options.includeFailedSteps === true;
 		const started = clock.now();
 		const budget = typeof ctx.getPollBudgetMs === 'function' ? ctx.getPollBudgetMs() : undefined;
@@ -145,6 +168,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 			onUnreadable: (position, reason) => ctx.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
 			onIncomplete: (reason, detail) =>
 				ctx.logger.warn(`The list was not read to its end (${reason}: ${detail}); this poll announces nothing that needs the whole list`),
+			onWarning: (message) => ctx.logger.warn(message),
 		};
 
 		if (ctx.getMode() === 'manual') {
@@ -157,15 +181,35 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 				});
 				return null;
 			}
-			return [ctx.helpers.returnJsonArray(failedSteps ? await withFailedSteps(client, [sample]) : [sample])];
+			return [ctx.helpers.returnJsonArray(failedSteps ? (await withFailedSteps(client, [sample], { maxTries: 1 })).items : [sample])];
 		}
 
 		const staticData = ctx.getWorkflowStaticData('node');
-		const previous = readState(staticData.cursor, settings.event, key);
+		const { state: previous, dropped } = recall(staticData.cursor, settings.event, key, legacyKey);
+		if (dropped) {
+			ctx.logger.info(
+				`The memory of "${ctx.getNode().name}" starts over: ${DROPPED[dropped]}. This poll remembers what is there now and emits nothing; later polls emit what is new.`,
+				{ workflowId: ctx.getWorkflow().id, nodeName: ctx.getNode().name },
+			);
+		}
 		// Nothing is written before the poll has succeeded: a failed poll leaves the memory as
 		// it was, and the next poll emits what this one would have.
 		const outcome = await pollEvent(run, previous);
-		if (failedSteps) outcome.items = await withFailedSteps(client, outcome.items);
+		const pending = previous?.event === 'testResultNew' ? previous.pending : undefined;
+		if (failedSteps && outcome.state.event === 'testResultNew') {
+			const steps = await withFailedSteps(client, outcome.items, {
+				pending,
+				onHeldBack: (id, tries, reason) =>
+					ctx.logger.warn(`Test result ${id}: its failed steps could not be read (${reason}); held back, try ${tries} of ${MAX_STEP_TRIES}, the next poll tries again`),
+				onGivenUp: (id, reason) =>
+					ctx.logger.warn(`Test result ${id}: its failed steps could not be read in ${MAX_STEP_TRIES} polls (${reason}); emitted without them (steps_unavailable)`),
+			});
+			outcome.items = steps.items;
+			if (Object.keys(steps.pending).length > 0) outcome.state.pending = steps.pending;
+		} else if (pending) {
+			// Include Failed Steps was switched off: what was held back goes out as it is.
+			outcome.items = [...Object.values(pending).map((p) => p.record), ...outcome.items];
+		}
 		if (JSON.stringify(staticData.cursor) !== JSON.stringify(outcome.state)) {
 			staticData.cursor = outcome.state as unknown as IDataObject;
 		}

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, ServiceError, isRetryable, parseRetryAfter, retryDelay, type HttpMethod, type RetryOptions, type ServiceErrorKind } from '../../client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY, ServiceClient, ServiceError, budgetRetry, isRetryable, parseRetryAfter, retryDelay, type HttpMethod, type RetryOptions, type ServiceErrorKind } from '../../client';
+import { undiciRequestFn } from '../../lambdas/adapters/undiciService';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { SteppingClock } from '../support/virtualClock';
+import { json, newClock, router } from './helpers';
 
 const err = (kind: ServiceErrorKind, retryAfterMs?: number) => new ServiceError({ kind, message: kind, retryAfterMs });
 const opts = (random: number, extra: Partial<RetryOptions> = {}): RetryOptions => ({ ...DEFAULT_RETRY, random: () => random, ...extra });
@@ -94,5 +98,81 @@ describe('parseRetryAfter', () => {
 				}
 			}),
 		);
+	});
+});
+
+describe('a wait budget (Max Retry Wait) ends the retries, not a count of attempts', () => {
+	// The sandbox on the test's simulated clock (its outages and rate limit included): the client's
+	// waits pass at once, moving the clock on, so 30 s of outage take milliseconds.
+	const clock = new SteppingClock(Date.parse('2026-03-02T12:00:00Z'));
+	let waits: number[] = [];
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, now: () => clock.now(), rateLimitNow: () => clock.now() });
+	});
+	afterAll(async () => await sandbox.stop());
+	beforeEach(() => {
+		sandbox.faults.clear();
+		waits = [];
+	});
+	const client = (budgetMs: number) =>
+		new ServiceClient({
+			baseUrl: sandbox.url,
+			request: undiciRequestFn(sandbox.sandboxToken),
+			clock,
+			retry: { ...budgetRetry(budgetMs), random: () => 1 },
+			onEvent: (e) => void (e.type === 'retry' && waits.push(e.waitMs)),
+		});
+
+	it('a 30 s outage (HTTP 503) with a budget of 120 s is waited out', async () => {
+		const outage = sandbox.faults.add({ kind: 'status', status: 503, forMs: 30_000 });
+		const t0 = clock.now();
+		const page = await client(120_000).call('device.list', { params: [['limit', '1']] });
+		expect(page).toMatchObject({ count: expect.any(Number) });
+		// Attempts: the failed ones and the one answered, more than a count of attempts allowed.
+		expect(outage.hits + 1).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
+		expect(clock.now() - t0).toBeGreaterThanOrEqual(30_000);
+		expect(clock.now() - t0).toBeLessThanOrEqual(120_000);
+	});
+
+	it('a 150 s maintenance (HTTP 451) with a budget of 300 s is waited out, each wait at most maxDelayMs', async () => {
+		sandbox.faults.add({ kind: 'status', status: 451, forMs: 150_000 });
+		const t0 = clock.now();
+		await client(300_000).call('device.list', { params: [['limit', '1']] });
+		expect(clock.now() - t0).toBeGreaterThanOrEqual(150_000);
+		expect(waits.length).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
+		expect(Math.max(...waits)).toBeLessThanOrEqual(DEFAULT_RETRY.maxDelayMs);
+	});
+
+	it('an outage longer than the budget fails once the budget is spent, not before', async () => {
+		const outage = sandbox.faults.add({ kind: 'status', status: 503, forMs: 600_000 });
+		const t0 = clock.now();
+		const error = await client(120_000).call('device.list').catch((e: unknown) => e);
+		expect(error).toMatchObject({ kind: 'server', status: 503 });
+		// The next wait (at most maxDelayMs) would have overrun the budget.
+		expect(clock.now() - t0).toBeGreaterThan(120_000 - DEFAULT_RETRY.maxDelayMs);
+		expect(clock.now() - t0).toBeLessThanOrEqual(120_000);
+		expect(outage.hits).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
+	});
+
+	it('an outage that ends before the budget is spent is waited out, though the next backoff is longer than what is left', async () => {
+		// Waits of 0.5, 1, 2, 4, 8, 16, 20 and 20 s leave 8.5 s of 60: the last wait is what is left.
+		sandbox.faults.add({ kind: 'status', status: 503, forMs: 55_000 });
+		const t0 = clock.now();
+		await client(60_000).call('device.list', { params: [['limit', '1']] });
+		expect(clock.now() - t0).toBeGreaterThanOrEqual(55_000);
+		expect(clock.now() - t0).toBeLessThanOrEqual(60_000);
+	});
+});
+
+describe('budgetRetry with a service that asks for no wait at all', () => {
+	it('Retry-After: 0 on every answer still ends within the budget (each retry waits a little)', async () => {
+		const clock = newClock();
+		const r = router(clock, () => json(503, {}, { 'retry-after': '0' }));
+		const client = new ServiceClient({ baseUrl: 'https://tec.example.com', request: r.request, clock, retry: budgetRetry(2_000) });
+		const error = await clock.run(client.call('device.list')).catch((e: unknown) => e);
+		expect(error).toMatchObject({ kind: 'server', status: 503 });
+		expect(r.calls.length).toBeGreaterThan(1);
+		expect(r.calls.length).toBeLessThanOrEqual(1 + 2_000 / (DEFAULT_RETRY.baseDelayMs / 2));
 	});
 });

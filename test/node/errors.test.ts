@@ -3,8 +3,10 @@
  * HTTP code and the service's description, or NodeOperationError for bad parameters), 429s from
  * other traffic are waited out, continueOnFail returns the error per item.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RETRY } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
+import { withInstantWaits } from '../support/instantWaits';
 import { credentialsFor, run, useSandbox, settledRequests } from './helpers';
 
 const sandbox = useSandbox();
@@ -76,6 +78,31 @@ describe('service errors become one NodeApiError with the service description', 
 			message: 'The service is under maintenance; try again later (HTTP 451)',
 			description: 'The service is under maintenance. Please try again later.',
 		});
+	});
+
+	it('Max Retry Wait is the bound, not a count of attempts: a 30 s outage (503) with Max Retry Wait 120 is waited out', async () => {
+		const outage = sandbox.faults.add({ kind: 'status', status: 503, forMs: 30_000 });
+		const realNow = Date.now.bind(Date);
+		let moved = 0;
+		const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + moved);
+		try {
+			const { result, waits } = await withInstantWaits(
+				(ms) => {
+					moved += ms;
+					sandbox.account.clockOffsetMs += ms;
+				},
+				// A token of its own: its pacer's slots are on the moved clock.
+				async () => await run(sandbox, { ...listDevices, options: { maxRetryWait: 120 } }, { credentials: credentialsFor(sandbox, sandbox.account.createToken().token) }),
+			);
+			expect(result.error).toBeUndefined();
+			expect(result.items).toHaveLength(3);
+			expect(outage.hits + 1).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
+			expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30_000);
+			expect(Math.max(...waits)).toBeLessThanOrEqual(DEFAULT_RETRY.maxDelayMs);
+		} finally {
+			spy.mockRestore();
+			sandbox.account.clockOffsetMs = 0;
+		}
 	});
 
 	it('451 that clears while waiting is waited out (maintenance retries)', async () => {

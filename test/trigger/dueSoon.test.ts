@@ -2,9 +2,13 @@
  * Event "deviceDueSoon" (Lead Time) and New Test Result's "Include Failed Steps", polled through
  * n8n-core's PollContext against the sandbox over HTTP, with the service's clock and data moving.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
+import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
+import { captureLogs } from '../support/n8n';
 import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
 let world: World;
@@ -103,14 +107,54 @@ describe('testResultNew: Include Failed Steps', () => {
 		expect(emitted.find((r) => r.id === good.id)).not.toHaveProperty('failed_steps');
 	});
 
-	it('a detail request that fails fails the poll; the next poll emits the result with its steps', async () => {
+	it('a detail request that fails holds its result back; the next poll emits the result with its steps', async () => {
 		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 0 } });
 		await poller.poll();
 		const bad = world.sandbox.account.syncTestResult({ device_id: 1, status: 'failed', test_date: addDays(world.today(), 0) });
 		world.sandbox.faults.add({ kind: 'status', status: 404, path: '/tests_performed/detailed/', count: 1 });
-		await expect(poller.poll()).rejects.toThrow();
+		expect(await poller.poll()).toEqual([]);
 		const emitted = await poller.poll();
 		expect(ids(emitted)).toEqual([bad.id]);
 		expect(emitted[0].failed_step_count).toBe(1);
+	});
+
+	it('a detail that answers 500 every time never stops the trigger: later results go out, and after 3 polls it goes out without its steps, marked', async () => {
+		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 0 } });
+		await poller.poll();
+		const bad = world.sandbox.account.syncTestResult({ device_id: 1, status: 'failed' });
+		world.sandbox.faults.add({ kind: 'status', status: 500, path: `/tests_performed/detailed/${bad.id}/` });
+		const { result: first, logs } = await captureLogs(async () => await poller.poll());
+		expect(first).toEqual([]);
+		expect(logs).toContainEqual({ level: 'warn', message: expect.stringMatching(new RegExp(`^Test result ${bad.id}: its failed steps could not be read .*HTTP 500.*try 1 of 3`)) });
+		const later = world.sandbox.account.syncTestResult({ device_id: 2, status: 'failed', performed: { steps: 4, failedSteps: 1 } });
+		const second = await poller.poll();
+		expect(ids(second)).toEqual([later.id]);
+		expect(second[0].failed_step_count).toBe(1);
+		const third = await poller.poll();
+		expect(third).toEqual([expect.objectContaining({ id: bad.id, steps_unavailable: true, steps_unavailable_reason: expect.stringContaining('500') })]);
+		expect(third[0]).not.toHaveProperty('failed_steps');
+		expect(await poller.poll()).toEqual([]);
+		expect(poller.staticData.cursor).not.toHaveProperty('pending');
+	});
+});
+
+describe('what Device Due Soon keeps', () => {
+	// docs/n8n-trigger.md's table gives this measure: 10,000 devices, a 365-day lead time.
+	const BOUND = 40_000;
+	it(`10,000 devices with a lead time of 365 days: the static data stays under ${BOUND} characters, as the docs' table says`, async () => {
+		world.sandbox.account.reset({ size: { devices: 10_000, testResults: 0 } });
+		const poller = new Poller(world, { event: 'deviceDueSoon', options: { leadDays: 365 } });
+		expect(await poller.poll()).toEqual([]);
+		const cursor = poller.staticData.cursor as { emitted: Record<string, string> };
+		const kept = Object.values(cursor.emitted).reduce((n, text) => n + decodeIds(text).length, 0);
+		const size = JSON.stringify(poller.staticData).length;
+		expect(kept).toBeGreaterThan(5_000);
+		expect(size).toBeLessThan(BOUND);
+		// The docs' table of what the trigger keeps states this measure (within 10 %).
+		const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'n8n-trigger.md'), 'utf8');
+		const row = docs.split('\n').find((line) => line.startsWith('| Device Due Soon |'));
+		expect(row, 'a Device Due Soon row in docs/n8n-trigger.md').toBeDefined();
+		const stated = Number(/measured ([\d,]+) characters/.exec(row!)?.[1].replace(/,/g, ''));
+		expect(Math.abs(stated - size) / size).toBeLessThan(0.1);
 	});
 });

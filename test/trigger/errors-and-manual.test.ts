@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
+import { DEFAULT_RETRY } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
+import { withInstantWaits } from '../support/instantWaits';
 import { credentials, ids, overdueNow, Poller, setOverdue, useWorld } from '../support/trigger';
 import { captureLogs, runPoll } from '../support/n8n';
 
@@ -47,6 +49,18 @@ describe('errors while polling', () => {
 		const fault = world.sandbox.faults.add({ kind: 'status', status: 429, count: 2 });
 		expect(ids(await poller.poll())).toEqual([id]);
 		expect(fault.hits).toBe(2);
+	});
+
+	it('Max Retry Wait is the bound, not a count of attempts: a 150 s maintenance with Max Retry Wait 300 is waited out and the poll emits', async () => {
+		const poller = new Poller(world, { event: 'deviceOverdue', options: { maxRetryWait: 300 } });
+		await poller.poll();
+		const [id] = notOverdue();
+		setOverdue(world.sandbox, id, true);
+		const outage = world.sandbox.faults.add({ kind: 'status', status: 451, forMs: 150_000 });
+		const { result, waits } = await withInstantWaits(world.advance, async () => await poller.poll());
+		expect(ids(result)).toEqual([id]);
+		expect(outage.hits + 1).toBeGreaterThan(DEFAULT_RETRY.maxAttempts);
+		expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(150_000);
 	});
 
 	it('a failed poll (500 until the retries give up) leaves the static data as it was; the next poll emits what it missed', async () => {

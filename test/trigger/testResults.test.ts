@@ -6,11 +6,12 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { addDays } from '../../client/dates';
 import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
+import { captureLogs } from '../support/n8n';
 import { DAY_MS, ids, Poller, random, sorted, useWorld } from '../support/trigger';
 
 const world = useWorld({ testResults: 600, devices: 240 });
 
-const sync = (input: { device_id?: number; status?: 'passed' | 'failed'; test_date?: string; tester?: string }) =>
+const sync = (input: { device_id?: number; status?: 'passed' | 'failed'; test_date?: string; tester?: string; synced_time?: string }) =>
 	world.sandbox.account.syncTestResult({ device_id: 1, ...input });
 
 describe('testResultNew', () => {
@@ -92,16 +93,54 @@ describe('testResultNew', () => {
 		expect(ids(await poller.poll())).toEqual([match.id]);
 	});
 
-	it('refuses a filter on test_date (the window uses it) with a clear node error, before any request', async () => {
+	it('a filter on test_date applies (the window follows synced_time): only uploads of results tested since the date', async () => {
+		const since = addDays(world.today(), -10);
 		const poller = new Poller(world, {
 			event: 'testResultNew',
-			filters: { date: [{ key: 'test_date', conditions: { condition: [{ keyword: 'newer', value: '2026-01-01' }] } }] },
+			filters: { date: [{ key: 'test_date', conditions: { condition: [{ keyword: 'newerOrSame', value: since }] } }] },
+		});
+		await poller.poll();
+		const recent = sync({ device_id: 3, test_date: addDays(world.today(), -2) });
+		sync({ device_id: 4, test_date: addDays(world.today(), -40) });
+		expect(ids(await poller.poll())).toEqual([recent.id]);
+	});
+
+	it('refuses a filter on synced_time (the window uses it) with a clear node error, before any request', async () => {
+		const poller = new Poller(world, {
+			event: 'testResultNew',
+			filters: { date: [{ key: 'synced_time', conditions: { condition: [{ keyword: 'newer', value: '2026-01-01' }] } }] },
 		});
 		const before = world.sandbox.stats.requests;
 		const result = await poller.tick();
 		expect(result.error).toMatchObject({ name: 'NodeOperationError' });
-		expect(result.error?.message).toContain('test_date cannot be filtered in this trigger');
+		expect(result.error?.message).toContain('synced_time cannot be filtered in this trigger');
 		expect(world.sandbox.stats.requests).toBe(before);
+	});
+
+	it('a result synced "in the future" does not blind the trigger: the window stops at now, the log warns, later uploads are emitted', async () => {
+		const poller = new Poller(world, { event: 'testResultNew' });
+		await poller.poll();
+		const ahead = sync({ device_id: 5, synced_time: new Date(Date.now() + 30 * DAY_MS).toISOString() });
+		const { result, logs } = await captureLogs(async () => await poller.poll());
+		expect(ids(result)).toEqual([ahead.id]);
+		expect(logs).toContainEqual({ level: 'warn', message: expect.stringMatching(new RegExp(`^Test result ${ahead.id} was uploaded at .* later than now`)) });
+		expect(String((poller.staticData.cursor as IDataObject).from) <= world.today()).toBe(true);
+		world.advance(DAY_MS);
+		const next = sync({ device_id: 6 });
+		expect(ids(await poller.poll())).toEqual([next.id]);
+	});
+
+	it('a result synced "in the future" late in the day (23:30 UTC) keeps the window at today: an upload a few minutes later that day is emitted', async () => {
+		world.advance(11.5 * 3_600_000); // noon + 11.5 h: within the hour of tolerance of tomorrow
+		const poller = new Poller(world, { event: 'testResultNew' });
+		await poller.poll();
+		const ahead = sync({ device_id: 5, synced_time: new Date(Date.now() + 30 * DAY_MS).toISOString() });
+		expect(ids(await poller.poll())).toEqual([ahead.id]);
+		expect((poller.staticData.cursor as IDataObject).from).toBe(world.today());
+		world.advance(5 * 60_000);
+		const sameDay = sync({ device_id: 6 });
+		expect(sameDay.synced_time.slice(0, 10)).toBe(world.today());
+		expect(ids(await poller.poll())).toEqual([sameDay.id]);
 	});
 });
 

@@ -17,6 +17,7 @@ import {
 	ServiceClient,
 	ServiceError,
 	ValidationError,
+	budgetRetry,
 	noAnswerWithin,
 	parseBaseUrl,
 	pagingParams,
@@ -155,7 +156,8 @@ function clientOptions(settings: ClientSettings): { retry: Partial<RetryOptions>
 		throw new ValidationError('Timeout (Seconds)', `must be a number of seconds, at least 1, got ${shown(timeout)}`);
 	}
 	return {
-		retry: wait === undefined ? {} : { maxTotalWaitMs: Math.round(wait * 1000) },
+		// Max Retry Wait is the bound, not a count of attempts.
+		retry: budgetRetry(wait === undefined ? undefined : Math.round(wait * 1000)),
 		timeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
 	};
 }

@@ -38,6 +38,8 @@ export interface PollRun {
 	onUnreadable?: (position: number, reason: string) => void;
 	/** Told when a scan ends before the list's end (odd answers from the service), and why. */
 	onIncomplete?: (reason: string, detail: string) => void;
+	/** Told of what the poll handled but the workflow's owner should know (a result stamped in the future). */
+	onWarning?: (message: string) => void;
 }
 
 export function isObject(value: unknown): value is IDataObject {

@@ -33,7 +33,7 @@ export const STATE_VERSION = 1;
 interface StateBase extends IDataObject {
 	v: number;
 	event: TriggerEvent;
-	/** Fingerprint of what the poll watches (event, filters, Only Failed Results). */
+	/** Fingerprint of what the poll watches (event, filters as written, Only Failed Results, Lead Time). */
 	key: string;
 }
 
@@ -51,7 +51,12 @@ export interface ResultsState extends StateBase {
 	from: string;
 	/** Upload day → ids of the results seen uploaded that day (earlier versions: test date). */
 	seen: Record<string, string>;
+	/** Include Failed Steps: results held back while their detail could not be read (trigger/failedSteps.ts). */
+	pending?: StepsPending;
 }
+
+/** Result id → the polls that tried its detail, and the record to emit. Bounded: each leaves after a few polls. */
+export type StepsPending = Record<string, { tries: number; record: IDataObject }>;
 
 export interface ProjectsState extends StateBase {
 	event: 'projectUpdated';
@@ -131,6 +136,28 @@ function isString(v: unknown): v is string {
 	return typeof v === 'string';
 }
 
+function isPending(v: unknown): v is StepsPending {
+	if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+	return Object.values(v as IDataObject).every((p) => {
+		const e = p as IDataObject | null;
+		return !!e && typeof e === 'object' && Number.isSafeInteger(e.tries) && !!e.record && typeof e.record === 'object' && !Array.isArray(e.record);
+	});
+}
+
+/**
+ * The stored memory under `key` (or, written by earlier versions, under `legacyKey`), and when
+ * one was stored but is not taken up, why: the settings that decide what is watched changed
+ * (another event or key), or it cannot be read.
+ */
+export function recall(stored: unknown, event: TriggerEvent, key: string, legacyKey: string): { state?: TriggerState; dropped?: 'settings' | 'unreadable' } {
+	if (stored === undefined || stored === null) return {};
+	const state = readState(stored, event, key) ?? readState(stored, event, legacyKey);
+	if (state) return { state };
+	const s = (typeof stored === 'object' ? stored : {}) as IDataObject;
+	const ours = s.event === event && (s.key === key || s.key === legacyKey);
+	return { dropped: ours ? 'unreadable' : 'settings' };
+}
+
 /**
  * The stored state when it belongs to this event and these settings and is readable; otherwise
  * undefined, and the poll starts over from "now" (no flood of history).
@@ -150,6 +177,7 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 				if (!DAY.test(day) || !isString(ids)) return undefined;
 				decodeIds(ids);
 			}
+			if (s.pending !== undefined && !isPending(s.pending)) return undefined;
 			return s as ResultsState;
 		}
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {

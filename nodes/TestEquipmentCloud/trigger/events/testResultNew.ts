@@ -5,12 +5,10 @@ import { STATE_VERSION, decodeIds, encodeIds, type ResultsState } from '../state
 
 /** Event "testResultNew": a test result uploaded since the last poll (only failed ones on request). */
 
-const TEST_DATE = 'test_date';
 const SYNCED_TIME = 'synced_time';
 
 /** The query of the test results the settings select (without the window). */
 function resultFilters(settings: PollSettings): FilterInput[] {
-	refuseFilterOn(settings.filters, TEST_DATE, 'the trigger asks for the results dated inside its lookback window');
 	const filters = [...settings.filters];
 	// "Only Failed Results" is asked of the service unless a filter on status is already there
 	// (then it is applied to what that filter returns).
@@ -28,6 +26,12 @@ function resultFilters(settings: PollSettings): FilterInput[] {
  * upload day of the newest result seen, less SETTLE_MS for uploads that become visible late.
  */
 const SETTLE_MS = 10 * 60_000;
+/**
+ * How far the service's upload stamps may run ahead of this host's clock. A result stamped later
+ * (a wrong clock at upload) is emitted, but the window never follows it: it would hide every
+ * upload until that day.
+ */
+const AHEAD_MS = 60 * 60_000;
 
 export async function pollResults(run: PollRun, previous: ResultsState | undefined): Promise<PollOutcome> {
 	const { settings } = run;
@@ -51,6 +55,8 @@ export async function pollResults(run: PollRun, previous: ResultsState | undefin
 	const emitted: IDataObject[] = [];
 	const inThisPoll = new Set<number>();
 	let newest: number | undefined;
+	const now = run.now();
+	const latest = now + AHEAD_MS;
 	const { complete } = await scan(
 		run,
 		'testResult.list',
@@ -64,7 +70,13 @@ export async function pollResults(run: PollRun, previous: ResultsState | undefin
 				inThisPoll.add(id);
 				const day = dayString(synced);
 				if (day < from) continue; // not asked for; never listed again
-				if (newest === undefined || synced > newest) newest = synced;
+				if (synced > latest && !known.has(id)) {
+					run.onWarning?.(`Test result ${id} was uploaded at ${String(record[SYNCED_TIME])}, later than now: emitted, but the trigger's window stays at today (check the clock of the equipment or service that uploaded it)`);
+				}
+				// The window never starts after today, even for a stamp within AHEAD_MS: at 23:30 the
+				// hour ahead is tomorrow, and the rest of today's uploads would never be listed.
+				const stamp = Math.min(synced, now);
+				if (newest === undefined || stamp > newest) newest = stamp;
 				// Every listed id is kept under its upload day, so it stays known while it is listed.
 				remember(day, id);
 				if (known.has(id)) continue;

@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Clock } from '../../client';
+import { PACKAGE_DIR } from './n8n';
+
+/**
+ * The built node's clock (dist/…/transport, the module n8n's loader required), its waits made to
+ * pass at once: each moves the test's time on by what it asked (`advance`: the sandbox's clock and
+ * the process's `Date.now`), so a node or trigger that waits out a 30 s outage does so in
+ * milliseconds. Returns the waits asked for.
+ */
+export async function withInstantWaits<T>(advance: (ms: number) => void, body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
+	const transport = createRequire(__filename)(path.join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud', 'transport', 'index.js')) as { clock: Clock };
+	const original = transport.clock.sleep;
+	const waits: number[] = [];
+	transport.clock.sleep = async (ms: number) => {
+		waits.push(ms);
+		advance(Math.max(0, ms));
+		await new Promise((resolve) => setImmediate(resolve));
+	};
+	try {
+		return { result: await body(), waits };
+	} finally {
+		transport.clock.sleep = original;
+	}
+}

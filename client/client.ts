@@ -202,6 +202,8 @@ export class ServiceClient {
 		let effectiveSize = pageSize; // the smallest page size the service actually serves
 		let pagesRead = 0;
 		let delivered = 0;
+		// A page size was refused, and the smaller one not answered yet.
+		let sizeRefused = false;
 
 		for (;;) {
 			// A followed link asks for the size it names (else the service's own page size, at most ours).
@@ -231,15 +233,20 @@ export class ServiceClient {
 				} else page = readPage(answer, path, this.profile);
 			} catch (error) {
 				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam) && (follow === undefined || linkLimit > 1) && window.size > 1) {
+					sizeRefused = true;
 					pageSize = smallerPageSize(error, window.size);
 					effectiveSize = Math.min(effectiveSize, pageSize);
 					overlap = Math.min(overlap, pageSize - 1);
-					sharedPageSizes.remember(sizeKey, pageSize);
 					visited.delete(url);
 					if (follow !== undefined) follow = withParam(follow, paging.limitParam, String(pageSize));
 					continue;
 				}
 				throw error;
+			}
+			// Only a size the service answered is remembered for later scans.
+			if (sizeRefused) {
+				sharedPageSizes.remember(sizeKey, pageSize);
+				sizeRefused = false;
 			}
 			pagesRead++;
 			const count = page.shape === 'envelope' ? page.count : undefined;

@@ -590,4 +590,20 @@ describe('pages: bounds and guards', () => {
 		expect(r.calls.slice(4).map((c) => c.query.get('limit'))).toEqual(['3', '3', '3']);
 		sharedPageSizes.forget(base);
 	});
+
+	it('a 400 that quotes a value with "limit" in it refuses the filter, not the page size; a size never answered is not remembered', async () => {
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const { clock, r, client } = setup((req) => {
+			if (req.query.has('5')) return json(400, { description: `5 (property 5): "no limit" is not a finite number (for example 42 or -3.5)` });
+			return json(400, { description: 'limit: must be from 1 to 10' });
+		});
+		const refused = client.items('device.list', { filters: [{ key: 5, dataType: 'Text', conditions: [{ keyword: 'equals', value: 'no limit' }] }] }, { pageSize: 100 });
+		await expect(clock.run(collect(refused))).rejects.toMatchObject({ status: 400, description: expect.stringContaining('no limit') });
+		expect(r.calls.map((c) => c.query.get('limit'))).toEqual(['100']);
+		// Refused at every size: none was answered, none is remembered.
+		await expect(clock.run(collect(client.items('device.list', {}, { pageSize: 100 })))).rejects.toMatchObject({ status: 400 });
+		expect(r.calls.slice(1).map((c) => c.query.get('limit'))).toEqual(['100', '10', '1']);
+		expect(sharedPageSizes.get(base)).toBeUndefined();
+	});
 });

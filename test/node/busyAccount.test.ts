@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { DEFAULT_SIZE } from '../../sandbox/demo';
-import { DEVICE } from '../../sandbox/properties';
+import { DEVICE, DEVICE_KEYS } from '../../sandbox/properties';
 import { fileContent } from '../../sandbox/render';
 import { getBinaryBuffer } from '../support/n8n';
 import { byId, jsonOf, run, settledRequests, useSandbox, valuesOf } from './helpers';
@@ -95,7 +95,8 @@ describe('lookup by barcode in a large account', () => {
 });
 
 describe('Device Update with automatic mapping', () => {
-	const autoMap = { mappingMode: 'autoMapInputData', value: null, schema: [{ id: String(DEVICE.location), displayName: 'Location', display: true, required: false, defaultMatch: false }] };
+	// The mapper lists every property of the account, the computed Next test among them.
+	const autoMap = { mappingMode: 'autoMapInputData', value: null, schema: DEVICE_KEYS.map((k) => ({ id: String(k.id), displayName: k.name, display: true, required: false, defaultMatch: false })) };
 
 	it('Get (simplified) → change properties.Location → Update changes the Location', async () => {
 		const got = await run(sandbox, { resource: 'device', operation: 'get', deviceId: byId(7) }, { typeVersion: 2 });
@@ -104,6 +105,14 @@ describe('Device Update with automatic mapping', () => {
 		const { error } = await run(sandbox, { resource: 'device', operation: 'update', inputMode: 'fields', deviceId: byId(7), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: changed }] });
 		expect(error).toBeUndefined();
 		expect(sandbox.account.data.devices.get(7)!.values[DEVICE.location]).toBe('Shelf 12');
+	});
+
+	it('Get → Update with nothing changed is refused, and the device is untouched', async () => {
+		const got = await run(sandbox, { resource: 'device', operation: 'get', deviceId: byId(7) }, { typeVersion: 2 });
+		const before = sandbox.account.data.devices.get(7)!.updated_time;
+		const { error } = await run(sandbox, { resource: 'device', operation: 'update', inputMode: 'fields', deviceId: byId(7), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: got.items[0].json }] });
+		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringContaining("the device's current values") });
+		expect(sandbox.account.data.devices.get(7)!.updated_time).toBe(before);
 	});
 
 	it('an item with no mapped property and no customer is refused, like Customer Update; the device is untouched', async () => {

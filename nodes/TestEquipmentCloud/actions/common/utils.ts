@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
 import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
@@ -159,6 +159,38 @@ function readMappedValues(ctx: IExecuteFunctions, i: number, required: boolean):
 		);
 	}
 	return properties;
+}
+
+/**
+ * Automatic mapping, the values an item carries under `properties` (a record read before and
+ * changed: Get → set `properties.Location` → Update), as `{ "<property key id>": value }`. Fields
+ * named at the item's top level are left to `readPropertyValues`.
+ */
+export function nestedMappedValues(ctx: IExecuteFunctions, i: number): IDataObject {
+	if (ctx.getNode().typeVersion < 2) return {};
+	const mapper = ctx.getNodeParameter('fields', i, {}) as { mappingMode?: string; schema?: Array<{ id: string; displayName: string; removed?: boolean }> };
+	if (mapper.mappingMode !== 'autoMapInputData') return {};
+	const input = ctx.getInputData()[i]?.json ?? {};
+	const nested = new Map<string, unknown>();
+	forEachProperty(input, (name, value, keyId) => {
+		nested.set(name, value);
+		if (keyId !== undefined && keyId !== null) nested.set(String(keyId), value);
+	});
+	const properties: IDataObject = {};
+	for (const field of mapper.schema ?? []) {
+		if (field.removed || field.displayName in input || field.id in input) continue;
+		const key = nested.has(field.displayName) ? field.displayName : nested.has(field.id) ? field.id : undefined;
+		if (key !== undefined) properties[field.id] = mappedValue(nested.get(key));
+	}
+	return properties;
+}
+
+/** The values of `wanted` that differ from the record's own (compared as text; missing and empty alike). */
+export function changedValues(wanted: IDataObject, record: unknown): IDataObject {
+	const current = new Map<string, unknown>();
+	forEachProperty(record, (name, value, keyId) => current.set(String(keyId ?? name), value));
+	const shown = (v: unknown) => (v === null || v === undefined ? '' : String(mappedValue(v)));
+	return Object.fromEntries(Object.entries(wanted).filter(([id, value]) => shown(value) !== shown(current.get(id))));
 }
 
 /** Form fields → `{ "<property key id>": value }`. */

@@ -46,7 +46,7 @@ export function toItems(records: unknown, i: number, simplify = false): INodeExe
  */
 export async function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<FilterInput[]> {
 	if (ctx.getNode().typeVersion >= 3) return (await readFilterBuilder(ctx, resource, i)).filters;
-	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
+	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource, { item: i, stored: ctx.getNode().parameters.filters });
 }
 
 export async function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<ListQuery> {

@@ -139,17 +139,40 @@ export class ServiceClient {
 	/**
 	 * Delete one item: to the recycle bin, or for good with `directDelete`. A DELETE whose answer was
 	 * lost is repeated; when the repeat finds the item already gone, the first attempt did the work
-	 * and the delete succeeded (`already_deleted: true`).
+	 * and the delete succeeded (`already_deleted: true`), answered in the shape of the service's own
+	 * answer: the id as a number, and the recycle bin entry the first attempt made (looked up).
 	 */
 	async delete(operation: 'customer.delete' | 'device.delete', id: unknown, directDelete: boolean, parameter?: string): Promise<unknown> {
 		try {
 			return await this.call(operation, { pathParams: { id }, params: deleteParams(directDelete), parameter });
 		} catch (error) {
 			if (error instanceof ServiceError && error.afterUncertainAttempt && isAlreadyDeleted(error, directDelete)) {
-				return { id, deleted: true, direct_delete: directDelete, already_deleted: true };
+				const resource = ENDPOINTS[operation].resource as 'customer' | 'device';
+				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
+				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId, already_deleted: true };
 			}
 			throw error;
 		}
+	}
+
+	/** The id of the newest recycle bin entry of an item; null when none is found (or the bin cannot be read). */
+	private async recycleBinEntryOf(resource: 'customer' | 'device', id: unknown): Promise<number | null> {
+		const filters = [
+			{ key: 'item_id', dataType: 'Number' as const, conditions: [{ keyword: 'equals', value: String(id) }] },
+			{ key: 'resource', dataType: 'Text' as const, conditions: [{ keyword: 'equals', value: resource }] },
+		];
+		let found: number | null = null;
+		try {
+			for await (const raw of this.items('recycleBin.list', { filters }, { pageSize: this.maxPageSize })) {
+				const entry = raw as { id?: unknown; item_id?: unknown; resource?: unknown } | null;
+				if (typeof entry?.id !== 'number' || String(entry.item_id) !== String(id) || entry.resource !== resource) continue;
+				if (found === null || entry.id > found) found = entry.id;
+			}
+		} catch {
+			// The delete itself succeeded; without the bin's answer its entry is unknown (null).
+			return null;
+		}
+		return found;
 	}
 
 	/**
@@ -605,6 +628,11 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 		bodyExcerpt: excerpt(text),
 		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}`,
 	});
+}
+
+/** An id given as whole-number text, as the service answers it: a number. */
+function numericId(id: unknown): unknown {
+	return typeof id === 'string' && /^(?:0|[1-9]\d*)$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
 }
 
 /** Whether the service may have acted on a request that failed this way (429 and 451 refuse before acting). */

@@ -391,8 +391,21 @@ export class ServiceClient {
 		}
 	}
 
-	/** Generates the download link (valid 5 minutes) and fetches the file at once. */
+	/**
+	 * Generates the download link (valid 5 minutes) and fetches the file at once. A link that expired
+	 * before it was fetched (410: slow retries of either request can outlast it) is generated again,
+	 * once.
+	 */
 	async downloadFile(fileId: unknown, parameter = 'fileId'): Promise<DownloadedFile> {
+		try {
+			return await this.downloadOnce(fileId, parameter);
+		} catch (error) {
+			if (error instanceof ServiceError && error.status === 410) return await this.downloadOnce(fileId, parameter);
+			throw error;
+		}
+	}
+
+	private async downloadOnce(fileId: unknown, parameter: string): Promise<DownloadedFile> {
 		const link = (await this.call('file.downloadLink', { pathParams: { id: fileId }, parameter })) as Record<string, unknown> | null;
 		const url = [link?.url, link?.download_url, link?.link].find((u): u is string => typeof u === 'string' && u !== '');
 		if (!url) {

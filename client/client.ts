@@ -639,8 +639,14 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 		method,
 		path,
 		bodyExcerpt: excerpt(text),
-		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}`,
+		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}${mayHaveWritten(method, response.status)}`,
 	});
+}
+
+/** What a cut-off or unreadable 2xx answer to a write means for the caller: it may have been done. */
+function mayHaveWritten(method: HttpMethod, status: number): string {
+	if (method === 'GET' || status < 200 || status >= 300) return '';
+	return `. The write may have been accepted (HTTP ${status} is success): check whether it took effect before sending it again, or it may be done twice (a repeated create makes a second record)`;
 }
 
 /** An id given as whole-number text, as the service answers it: a number. */

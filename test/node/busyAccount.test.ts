@@ -211,6 +211,6 @@ describe('retried and cut-off answers', () => {
 		expect(sandbox.account.data.devices.size).toBe(devices + 1);
 		const failed = outputs[1][0].json as { error: string; details?: IDataObject };
 		expect(failed.error).toMatch(/may have been (accepted|created)/);
-		expect(String(failed.details?.description)).toMatch(/before (running|sending) .* again/);
+		expect(String(failed.details?.description)).toMatch(/before running this item again.*look for it/i);
 	});
 });

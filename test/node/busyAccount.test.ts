@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { DEFAULT_SIZE } from '../../sandbox/demo';
-import { DEVICE, DEVICE_KEYS } from '../../sandbox/properties';
+import { CUSTOMER, CUSTOMER_KEYS, DEVICE, DEVICE_KEYS } from '../../sandbox/properties';
 import { fileContent } from '../../sandbox/render';
 import { getBinaryBuffer } from '../support/n8n';
 import { byId, jsonOf, run, settledRequests, useSandbox, valuesOf } from './helpers';
@@ -120,6 +120,30 @@ describe('Device Update with automatic mapping', () => {
 		const { error } = await run(sandbox, { resource: 'device', operation: 'update', inputMode: 'fields', deviceId: byId(7), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: { unrelated: 'x' } }] });
 		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringContaining('Properties: no input field is named like a property') });
 		expect(sandbox.account.data.devices.get(7)!.updated_time).toBe(before);
+	});
+});
+
+describe('Customer Update with automatic mapping', () => {
+	const autoMap = { mappingMode: 'autoMapInputData', value: null, schema: CUSTOMER_KEYS.map((k) => ({ id: String(k.id), displayName: k.name, display: true, required: false, defaultMatch: false })) };
+
+	it('Get Many (simplified) → change properties.City → Update changes the City', async () => {
+		const got = await run(sandbox, { resource: 'customer', operation: 'getAll', limit: 1 }, { typeVersion: 2 });
+		const record = got.items[0].json as IDataObject & { properties: IDataObject };
+		const id = Number(record.id);
+		const changed = { ...record, properties: { ...record.properties, City: 'Kiel' } };
+		const { error } = await run(sandbox, { resource: 'customer', operation: 'update', inputMode: 'fields', customerId: byId(id), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: changed }] });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.customers.get(id)!.values[CUSTOMER.city]).toBe('Kiel');
+	});
+
+	it('Get Many (raw) → change the City in properties[] → Update changes the City', async () => {
+		const got = await run(sandbox, { resource: 'customer', operation: 'getAll', limit: 1, simplify: false }, { typeVersion: 2 });
+		const record = got.items[0].json as IDataObject & { properties: IDataObject[] };
+		const id = Number(record.id);
+		const changed = { ...record, properties: record.properties.map((p) => (Number(p.key_id) === CUSTOMER.city ? { ...p, value: 'Kiel' } : p)) };
+		const { error } = await run(sandbox, { resource: 'customer', operation: 'update', inputMode: 'fields', customerId: byId(id), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: changed }] });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.customers.get(id)!.values[CUSTOMER.city]).toBe('Kiel');
 	});
 });
 

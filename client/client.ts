@@ -139,17 +139,40 @@ export class ServiceClient {
 	/**
 	 * Delete one item: to the recycle bin, or for good with `directDelete`. A DELETE whose answer was
 	 * lost is repeated; when the repeat finds the item already gone, the first attempt did the work
-	 * and the delete succeeded (`already_deleted: true`).
+	 * and the delete succeeded (`already_deleted: true`), answered in the shape of the service's own
+	 * answer: the id as a number, and the recycle bin entry the first attempt made (looked up).
 	 */
 	async delete(operation: 'customer.delete' | 'device.delete', id: unknown, directDelete: boolean, parameter?: string): Promise<unknown> {
 		try {
 			return await this.call(operation, { pathParams: { id }, params: deleteParams(directDelete), parameter });
 		} catch (error) {
 			if (error instanceof ServiceError && error.afterUncertainAttempt && isAlreadyDeleted(error, directDelete)) {
-				return { id, deleted: true, direct_delete: directDelete, already_deleted: true };
+				const resource = ENDPOINTS[operation].resource as 'customer' | 'device';
+				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
+				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId, already_deleted: true };
 			}
 			throw error;
 		}
+	}
+
+	/** The id of the newest recycle bin entry of an item; null when none is found (or the bin cannot be read). */
+	private async recycleBinEntryOf(resource: 'customer' | 'device', id: unknown): Promise<number | null> {
+		const filters = [
+			{ key: 'item_id', dataType: 'Number' as const, conditions: [{ keyword: 'equals', value: String(id) }] },
+			{ key: 'resource', dataType: 'Text' as const, conditions: [{ keyword: 'equals', value: resource }] },
+		];
+		let found: number | null = null;
+		try {
+			for await (const raw of this.items('recycleBin.list', { filters }, { pageSize: this.maxPageSize })) {
+				const entry = raw as { id?: unknown; item_id?: unknown; resource?: unknown } | null;
+				if (typeof entry?.id !== 'number' || String(entry.item_id) !== String(id) || entry.resource !== resource) continue;
+				if (found === null || entry.id > found) found = entry.id;
+			}
+		} catch {
+			// The delete itself succeeded; without the bin's answer its entry is unknown (null).
+			return null;
+		}
+		return found;
 	}
 
 	/**
@@ -202,6 +225,8 @@ export class ServiceClient {
 		let effectiveSize = pageSize; // the smallest page size the service actually serves
 		let pagesRead = 0;
 		let delivered = 0;
+		// A page size was refused, and the smaller one not answered yet.
+		let sizeRefused = false;
 
 		for (;;) {
 			// A followed link asks for the size it names (else the service's own page size, at most ours).
@@ -231,15 +256,20 @@ export class ServiceClient {
 				} else page = readPage(answer, path, this.profile);
 			} catch (error) {
 				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam) && (follow === undefined || linkLimit > 1) && window.size > 1) {
+					sizeRefused = true;
 					pageSize = smallerPageSize(error, window.size);
 					effectiveSize = Math.min(effectiveSize, pageSize);
 					overlap = Math.min(overlap, pageSize - 1);
-					sharedPageSizes.remember(sizeKey, pageSize);
 					visited.delete(url);
 					if (follow !== undefined) follow = withParam(follow, paging.limitParam, String(pageSize));
 					continue;
 				}
 				throw error;
+			}
+			// Only a size the service answered is remembered for later scans.
+			if (sizeRefused) {
+				sharedPageSizes.remember(sizeKey, pageSize);
+				sizeRefused = false;
 			}
 			pagesRead++;
 			const count = page.shape === 'envelope' ? page.count : undefined;
@@ -361,8 +391,21 @@ export class ServiceClient {
 		}
 	}
 
-	/** Generates the download link (valid 5 minutes) and fetches the file at once. */
+	/**
+	 * Generates the download link (valid 5 minutes) and fetches the file at once. A link that expired
+	 * before it was fetched (410: slow retries of either request can outlast it) is generated again,
+	 * once.
+	 */
 	async downloadFile(fileId: unknown, parameter = 'fileId'): Promise<DownloadedFile> {
+		try {
+			return await this.downloadOnce(fileId, parameter);
+		} catch (error) {
+			if (error instanceof ServiceError && error.status === 410) return await this.downloadOnce(fileId, parameter);
+			throw error;
+		}
+	}
+
+	private async downloadOnce(fileId: unknown, parameter: string): Promise<DownloadedFile> {
 		const link = (await this.call('file.downloadLink', { pathParams: { id: fileId }, parameter })) as Record<string, unknown> | null;
 		const url = [link?.url, link?.download_url, link?.link].find((u): u is string => typeof u === 'string' && u !== '');
 		if (!url) {
@@ -600,8 +643,19 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 		method,
 		path,
 		bodyExcerpt: excerpt(text),
-		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}`,
+		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}${mayHaveWritten(method, response.status)}`,
 	});
+}
+
+/** What a cut-off or unreadable 2xx answer to a write means for the caller: it may have been done. */
+function mayHaveWritten(method: HttpMethod, status: number): string {
+	if (method === 'GET' || status < 200 || status >= 300) return '';
+	return `. The write may have been accepted (HTTP ${status} is success): check whether it took effect before sending it again, or it may be done twice (a repeated create makes a second record)`;
+}
+
+/** An id given as whole-number text, as the service answers it: a number. */
+function numericId(id: unknown): unknown {
+	return typeof id === 'string' && /^(?:0|[1-9]\d*)$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
 }
 
 /** Whether the service may have acted on a request that failed this way (429 and 451 refuse before acting). */

@@ -8,6 +8,7 @@ export * from './adaptiveRate';
 export * from './pacing';
 export * from './pagination';
 export * from './query';
+export * from './ordering';
 export * from './retry';
 export * from './fields';
 export * from './dates';

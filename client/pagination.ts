@@ -181,16 +181,27 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
  * ASSUMED (the service's largest page is not published): a 400 whose description names the page
  * size parameter (`limit`, or `page_size` with page numbers) refuses the page size. The client
  * retries with the largest size the description names below the one asked (e.g. "from 1 to 500"),
- * else half of it, and remembers the size for that base URL (process-wide, like the pacers) so
- * later scans ask for it at once.
+ * else half of it, and once the service answers that size, remembers it for that base URL
+ * (process-wide, like the pacers) so later scans ask for it at once.
+ *
+ * Quoted text is the caller's own value echoed back (a filter value "no limit"), never the name of
+ * the parameter at fault: it is left out before the name is looked for.
  */
 export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam): error is ServiceError {
 	if (!(error instanceof ServiceError) || error.status !== 400) return false;
-	const text = (error.description ?? error.message).toLowerCase();
-	const at = text.indexOf(parameter.toLowerCase());
+	const text = unquoted(error.description ?? error.message).toLowerCase();
+	const name = parameter.toLowerCase();
 	// The parameter's name as a word of its own (not a part of a longer name).
 	const word = (i: number) => i < 0 || i >= text.length || !/[a-z0-9_]/.test(text[i]);
-	return at >= 0 && word(at - 1) && word(at + parameter.length);
+	for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+		if (word(at - 1) && word(at + name.length)) return true;
+	}
+	return false;
+}
+
+/** The text without its quoted parts ("…", '…', “…”, «…»): what the service says, not what it echoes. */
+function unquoted(text: string): string {
+	return text.replace(/"[^"]*"|“[^”]*”|«[^»]*»|(?<![a-z0-9])'[^']*'(?![a-z0-9])/gi, ' ');
 }
 
 export function smallerPageSize(error: ServiceError, asked: number): number {

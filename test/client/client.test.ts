@@ -259,14 +259,17 @@ describe('delete after a lost answer', () => {
 		['a 502', text(502, '<html>bad gateway</html>')],
 	];
 	for (const [label, first] of lost) {
-		it(`after ${label}, a repeat answering 412 (already in the recycle bin) is the delete succeeding`, async () => {
-			const { clock, r, client } = setup(sequence(first, inBin));
-			await expect(clock.run(client.delete('device.delete', 5, false))).resolves.toEqual({ id: 5, deleted: true, direct_delete: false, already_deleted: true });
-			expect(r.calls.map((c) => `${c.method} ${c.url}`)).toEqual([`DELETE ${API}/data/devices/delete/5/`, `DELETE ${API}/data/devices/delete/5/`]);
+		it(`after ${label}, a repeat answering 412 (already in the recycle bin) is the delete succeeding, with its recycle bin entry`, async () => {
+			const bin = json(200, { count: 1, next: null, results: [{ id: 9, resource: 'device', item_id: 5, name: 'Drill', deleted_time: '2026-03-01T10:00:00Z' }] });
+			const { clock, r, client } = setup(sequence(first, inBin, bin));
+			await expect(clock.run(client.delete('device.delete', '5', false))).resolves.toEqual({ id: 5, deleted: true, direct_delete: false, recycle_bin_id: 9, already_deleted: true });
+			expect(r.calls.slice(0, 2).map((c) => `${c.method} ${c.url}`)).toEqual([`DELETE ${API}/data/devices/delete/5/`, `DELETE ${API}/data/devices/delete/5/`]);
+			expect(r.calls[2].method).toBe('GET');
+			expect(r.calls[2].url).toContain('/recycle_bin/all/');
 		});
 		it(`after ${label}, a permanent delete whose repeat answers 404 succeeded`, async () => {
 			const { clock, client } = setup(sequence(first, gone));
-			await expect(clock.run(client.delete('device.delete', 5, true))).resolves.toEqual({ id: 5, deleted: true, direct_delete: true, already_deleted: true });
+			await expect(clock.run(client.delete('device.delete', 5, true))).resolves.toEqual({ id: 5, deleted: true, direct_delete: true, recycle_bin_id: null, already_deleted: true });
 		});
 	}
 

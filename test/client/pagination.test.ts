@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, itemKey, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, valueDeeperThan, type ClientEvent, type ItemKey, type PageMemory, type RememberedPage } from '../../client';
+import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, refusesPageSize, itemKey, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, valueDeeperThan, type ClientEvent, type ItemKey, type PageMemory, type RememberedPage } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
 
 const LIST = `${API}/data/devices/all/`;
@@ -589,5 +589,33 @@ describe('pages: bounds and guards', () => {
 		await clock.run(collect(client.items('device.list', {}, { pageSize: 100 })));
 		expect(r.calls.slice(4).map((c) => c.query.get('limit'))).toEqual(['3', '3', '3']);
 		sharedPageSizes.forget(base);
+	});
+
+	it('a value echoed in quotes never makes a 400 a refused page size; the parameter named outside quotes does (property)', () => {
+		const refusal = (description: string) => new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description });
+		const quotedText = fc.string().map((v) => v.replace(/"/g, ''));
+		fc.assert(
+			fc.property(quotedText, quotedText, (before, value) => {
+				const plain = before.replace(/limit/gi, 'x');
+				expect(refusesPageSize(refusal(`${plain} "${value}" is not a finite number`))).toBe(false);
+				expect(refusesPageSize(refusal(`"${value}": limit must be from 1 to 500`))).toBe(true);
+			}),
+		);
+	});
+
+	it('a 400 that quotes a value with "limit" in it refuses the filter, not the page size; a size never answered is not remembered', async () => {
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const { clock, r, client } = setup((req) => {
+			if (req.query.has('5')) return json(400, { description: `5 (property 5): "no limit" is not a finite number (for example 42 or -3.5)` });
+			return json(400, { description: 'limit: must be from 1 to 10' });
+		});
+		const refused = client.items('device.list', { filters: [{ key: 5, dataType: 'Text', conditions: [{ keyword: 'equals', value: 'no limit' }] }] }, { pageSize: 100 });
+		await expect(clock.run(collect(refused))).rejects.toMatchObject({ status: 400, description: expect.stringContaining('no limit') });
+		expect(r.calls.map((c) => c.query.get('limit'))).toEqual(['100']);
+		// Refused at every size: none was answered, none is remembered.
+		await expect(clock.run(collect(client.items('device.list', {}, { pageSize: 100 })))).rejects.toMatchObject({ status: 400 });
+		expect(r.calls.slice(1).map((c) => c.query.get('limit'))).toEqual(['100', '10', '1']);
+		expect(sharedPageSizes.get(base)).toBeUndefined();
 	});
 });

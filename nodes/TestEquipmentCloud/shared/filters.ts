@@ -2,7 +2,7 @@ import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { FILTER_KEY_TYPE, ValidationError, validateFilter, type DataType, type FilterInput } from '../../../client';
 import { clock, toNodeError } from '../transport';
-import { filtersFromBuilder, type BuiltFilters } from './filtersBuilder';
+import { emptyFromExpression, filtersFromBuilder, type BuiltFilters, type FilterRow } from './filtersBuilder';
 import { dayIn } from './filtersDates';
 import { cachedListKeys } from './filtersKeys';
 import type { ListResource } from './resources';
@@ -29,8 +29,17 @@ function conditionValue(dataType: DataType, value: unknown): string | number {
 	return value === undefined || value === null ? '' : String(value);
 }
 
-/** The type-first Filters parameter's value (node versions 1–2, trigger version 1, as n8n stores it) → validated filter inputs of the client. */
-export function filtersFromParameter(value: unknown, resource: ListResource): FilterInput[] {
+/** An n8n parameter value as stored: an expression starts with "=". */
+export function isExpression(value: unknown): boolean {
+	return typeof value === 'string' && value.startsWith('=');
+}
+
+/**
+ * The type-first Filters parameter's value (node versions 1–2, trigger version 1, as n8n stores it) → validated filter inputs of the client.
+ * With `stored` (the parameter before n8n resolved it) and the item, a Text value that an expression left empty is refused.
+ */
+export function filtersFromParameter(value: unknown, resource: ListResource, expressions?: { item: number; stored: unknown }): FilterInput[] {
+	const stored = (expressions?.stored ?? {}) as Record<string, FilterEntry[] | undefined>;
 	const raw = (value ?? {}) as Record<string, FilterEntry[] | undefined>;
 	const keyType = FILTER_KEY_TYPE[resource];
 	const filters: FilterInput[] = [];
@@ -40,10 +49,13 @@ export function filtersFromParameter(value: unknown, resource: ListResource): Fi
 				key: entry.key ?? '',
 				join: entry.join,
 				dataType,
-				conditions: (entry.conditions?.condition ?? []).map((c) => ({
-					keyword: String(c.keyword ?? ''),
-					value: conditionValue(dataType, c.value),
-				})),
+				conditions: (entry.conditions?.condition ?? []).map((c, k) => {
+					const shown = conditionValue(dataType, c.value);
+					if (expressions && dataType === 'Text' && shown === '' && isExpression(stored[group]?.[n]?.conditions?.condition?.[k]?.value)) {
+						throw new ValidationError(`Filters › ${dataType} Filter ${n + 1} (property ${String(entry.key ?? '')})`, emptyFromExpression(expressions.item));
+					}
+					return { keyword: String(c.keyword ?? ''), value: shown };
+				}),
 			};
 			// Throws a ValidationError naming the filter as the form shows it.
 			validateFilter(input, keyType, `Filters › ${dataType} Filter ${n + 1}`);
@@ -70,6 +82,7 @@ export async function readFilterBuilder(ctx: IExecuteFunctions | IPollFunctions,
 			// The day the workflow runs, in its timezone (see filtersDates.ts).
 			today: () => dayIn(clock.now(), timeZone),
 			keys: () => cachedListKeys(ctx, resource),
+			...(itemIndex === undefined ? {} : { expressions: { item: itemIndex, used: (row: number, field: keyof FilterRow) => isExpression(storedRows(ctx)[row]?.[field]) } }),
 		});
 	} catch (error) {
 		if (error instanceof ValidationError) {
@@ -80,4 +93,10 @@ export async function readFilterBuilder(ctx: IExecuteFunctions | IPollFunctions,
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex);
 	}
+}
+
+/** The property-first Filters' rows as stored in the workflow (expressions unresolved). */
+function storedRows(ctx: IExecuteFunctions | IPollFunctions): FilterRow[] {
+	const stored = ctx.getNode().parameters.filters as { filter?: unknown } | undefined;
+	return Array.isArray(stored?.filter) ? (stored.filter as FilterRow[]) : [];
 }

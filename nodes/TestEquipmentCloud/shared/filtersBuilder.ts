@@ -41,6 +41,8 @@ export interface BuilderContext {
 	today: () => string;
 	/** The list's keys, read at most once per execution. */
 	keys: () => Promise<FilterKey[] | undefined>;
+	/** For an input item: its index, and whether a field of a row was an expression (not typed in the form). */
+	expressions?: { item: number; used(row: number, field: keyof FilterRow): boolean };
 }
 
 export interface BuiltFilters {
@@ -136,7 +138,7 @@ function textValue(value: unknown): string {
 }
 
 /** The condition(s) of one row, for a key of type `type`. `typed`: the row showed that type's fields. */
-function conditionsOf(row: FilterRow, type: DataType, typed: boolean, name: string, ctx: BuilderContext): Pick<ReadRow, 'conditions' | 'preset' | 'signature'> {
+function conditionsOf(row: FilterRow, n: number, type: DataType, typed: boolean, name: string, ctx: BuilderContext): Pick<ReadRow, 'conditions' | 'preset' | 'signature'> {
 	const word = keyword(typed ? { Date: row.dateCondition, Number: row.numberCondition, Text: row.textCondition }[type] : row.condition, type, name);
 	if (isDatePreset(word)) {
 		const days = dayCount(row.days, name, 'Number of Days', 0);
@@ -151,7 +153,17 @@ function conditionsOf(row: FilterRow, type: DataType, typed: boolean, name: stri
 		return { conditions: [{ keyword: word, value }], signature: { keyword: word, value } };
 	}
 	const value = type === 'Number' ? numberValue(typed ? row.numberValue : row.value, name) : textValue(typed ? row.textValue : row.value);
+	const { expressions } = ctx;
+	if (value === '' && expressions?.used(n, typed ? 'textValue' : 'value')) fail(name, emptyFromExpression(expressions.item));
 	return { conditions: [{ keyword: word, value }], signature: { keyword: word, value } };
+}
+
+/**
+ * An expression that gives an empty Text value (a field the item lacks) would match every record,
+ * one step from Update Many or Delete: refused. An empty value typed in the form is sent as chosen.
+ */
+export function emptyFromExpression(item: number): string {
+	return `the value is empty for item ${item} (its expression gave nothing), and an empty Text value matches every record; give the item a value, or type an empty value in the form to mean it`;
 }
 
 const KNOWN_SHOWN = 20;
@@ -188,7 +200,7 @@ async function readRow(row: FilterRow, n: number, ctx: BuilderContext): Promise<
 	}
 	const type = listedType ?? (found as FilterKey).dataType;
 	// A key from the list is named by its ID until an error needs the account's name for it.
-	const conditions = await named(key, shown, ctx, () => conditionsOf(row, type, listedType !== undefined, shown, ctx));
+	const conditions = await named(key, shown, ctx, () => conditionsOf(row, n, type, listedType !== undefined, shown, ctx));
 	return { key, name: shown, ...conditions };
 }
 

@@ -228,6 +228,17 @@ export function onePage(client: ServiceClient): Array<[string, string]> {
 }
 
 /**
+ * A write answered with success whose answer was cut off or unreadable: what to check before the
+ * item runs again (an error-output branch that retries blindly would do the write twice).
+ */
+function writeMayHaveHappened(error: ServiceError): string | undefined {
+	const { status, method } = error;
+	if (error.kind !== 'invalidResponse' || status === undefined || status < 200 || status >= 300 || method === undefined || method === 'GET') return undefined;
+	const answer = error.bodyExcerpt === undefined ? '' : ` The answer began: ${error.bodyExcerpt}`;
+	return `The service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable: the change may have been made. Before running this item again, or retrying it from the error output, look for it (for a create: Get Many with a filter on a property you sent, such as the ID Barcode or Name); sending it again may make it twice.${answer}`;
+}
+
+/**
  * Every failure becomes exactly one n8n error: NodeOperationError (with the item index) for bad
  * parameters caught before any request, NodeApiError (HTTP code and the service's description)
  * for what the service answered. n8n errors pass through unchanged.
@@ -248,7 +259,7 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		const shown = rule === undefined ? error.message : rule.includes(`(HTTP ${status})`) ? rule : `${rule} (HTTP ${status})`;
 		// A redirect refused, or a wait beyond the budget: the client's own words say what happened.
 		const message = error.kind === 'redirect' ? error.message : error.advice !== undefined && rule !== undefined ? `${shown}: ${error.advice}` : shown;
-		const description = error.description ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
+		const description = error.description ?? writeMayHaveHappened(error) ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
 		const response: JsonObject = {
 			message,
 			kind: error.kind,

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyMode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { roleValue, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, roleValue, type ServiceClient } from '../../../../client';
 
 /**
  * ASSUMED: the service's web app shows a customer at an address ending in `/customers/<id>`
@@ -79,8 +79,10 @@ function barcodeOf(record: IDataObject, client: ServiceClient): string | undefin
 }
 
 /**
- * The device ID of a device locator: the ID itself, or the one device whose barcode is exactly
- * the one given (one search request; no device or several are errors that name the barcode).
+ * The device ID of a device locator: the ID itself, or the one device whose barcode is the one
+ * given, compared without regard to case (a scanner may send lower case). Every device the search
+ * finds is read, however many contain the text ("LAB-1" is in LAB-100 … LAB-199 too): no device
+ * or several are errors that name the barcode.
  */
 export async function deviceIdOf(ctx: IExecuteFunctions, name: string, i: number, client: ServiceClient): Promise<string> {
 	const locator = ctx.getNodeParameter(name, i, {}) as { mode?: string; value?: unknown } | string;
@@ -92,8 +94,10 @@ export async function deviceIdOf(ctx: IExecuteFunctions, name: string, i: number
 		throw new NodeOperationError(ctx.getNode(), 'Device: give a barcode (By Barcode), for example TEC-000042', { itemIndex: i });
 	}
 	const matches: IDataObject[] = [];
-	for await (const page of client.pages('device.list', { search: value }, { pageSize: Math.min(100, client.maxPageSize), maxItems: 100 })) {
-		for (const record of page as IDataObject[]) if (barcodeOf(record, client) === value) matches.push(record);
+	const wanted = value.toLowerCase();
+	const pages = client.pages('device.list', { search: value }, { pageSize: client.maxPageSize, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) });
+	for await (const page of pages) {
+		for (const record of page as IDataObject[]) if (barcodeOf(record, client)?.trim().toLowerCase() === wanted) matches.push(record);
 	}
 	if (matches.length === 1) return String(matches[0].id);
 	throw new NodeOperationError(

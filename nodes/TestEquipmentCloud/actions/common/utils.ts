@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, ValidationError, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
 import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
@@ -46,7 +46,7 @@ export function toItems(records: unknown, i: number, simplify = false): INodeExe
  */
 export async function readFilters(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<FilterInput[]> {
 	if (ctx.getNode().typeVersion >= 3) return (await readFilterBuilder(ctx, resource, i)).filters;
-	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource);
+	return filtersFromParameter(ctx.getNodeParameter('filters', i, {}), resource, { item: i, stored: ctx.getNode().parameters.filters });
 }
 
 export async function readListQuery(ctx: IExecuteFunctions, i: number, resource: ListResource): Promise<ListQuery> {
@@ -68,6 +68,10 @@ export async function readListQuery(ctx: IExecuteFunctions, i: number, resource:
  * largest the service accepts (the client asks no more than Limit needs): reading N records
  * costs about N / (the largest page) requests at 5 per second. Pages overlap, so a list that changes while
  * it is read gives each record once. Only the record pickers page small.
+ *
+ * A sort over more than one page is done here: the service's sorted order moves a record whenever
+ * its value changes (a device tested during the read), so the list is read in the service's own
+ * order, each record once, and sorted after the last page (`sortRecords`).
  */
 export async function executeList(
 	this: IExecuteFunctions,
@@ -80,12 +84,21 @@ export async function executeList(
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', i, DEFAULT_LIMIT) as number);
 	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);
 	const client = await clientFor(this, i);
-	const out: INodeExecutionData[] = [];
+	const ordering = query.ordering;
+	const sortHere = ordering !== undefined && (limit === undefined || limit > client.maxPageSize);
+	// Chosen properties without the sort key: it is read too (to sort by), and left out afterwards.
+	const addedKey = sortHere && query.enabled !== undefined && !query.enabled.some((k) => String(k) === String(ordering.key)) ? ordering.key : undefined;
+	const read: ListQuery = sortHere ? { ...query, ordering: undefined, ...(addedKey !== undefined ? { enabled: [...query.enabled!, addedKey] } : {}) } : query;
+	const records: unknown[] = [];
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
-	for await (const page of client.pages(operation, query, { pageSize: client.maxPageSize, maxItems: limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
-		out.push(...toItems(page, i, simplify));
+	for await (const page of client.pages(operation, read, { pageSize: client.maxPageSize, maxItems: sortHere ? undefined : limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
+		for (const record of page) records.push(record);
 	}
-	return out;
+	if (!sortHere) return toItems(records, i, simplify);
+	let sorted = sortRecords(records, ordering, resource, client.profile);
+	if (limit !== undefined) sorted = sorted.slice(0, limit);
+	if (addedKey !== undefined) sorted = sorted.map((record) => withoutProperty(record, addedKey));
+	return toItems(sorted, i, simplify);
 }
 
 /** The value of a resource locator or plain ID parameter. */
@@ -146,6 +159,38 @@ function readMappedValues(ctx: IExecuteFunctions, i: number, required: boolean):
 		);
 	}
 	return properties;
+}
+
+/**
+ * Automatic mapping, the values an item carries under `properties` (a record read before and
+ * changed: Get → set `properties.Location` → Update), as `{ "<property key id>": value }`. Fields
+ * named at the item's top level are left to `readPropertyValues`.
+ */
+export function nestedMappedValues(ctx: IExecuteFunctions, i: number): IDataObject {
+	if (ctx.getNode().typeVersion < 2) return {};
+	const mapper = ctx.getNodeParameter('fields', i, {}) as { mappingMode?: string; schema?: Array<{ id: string; displayName: string; removed?: boolean }> };
+	if (mapper.mappingMode !== 'autoMapInputData') return {};
+	const input = ctx.getInputData()[i]?.json ?? {};
+	const nested = new Map<string, unknown>();
+	forEachProperty(input, (name, value, keyId) => {
+		nested.set(name, value);
+		if (keyId !== undefined && keyId !== null) nested.set(String(keyId), value);
+	});
+	const properties: IDataObject = {};
+	for (const field of mapper.schema ?? []) {
+		if (field.removed || field.displayName in input || field.id in input) continue;
+		const key = nested.has(field.displayName) ? field.displayName : nested.has(field.id) ? field.id : undefined;
+		if (key !== undefined) properties[field.id] = mappedValue(nested.get(key));
+	}
+	return properties;
+}
+
+/** The values of `wanted` that differ from the record's own (compared as text; missing and empty alike). */
+export function changedValues(wanted: IDataObject, record: unknown): IDataObject {
+	const current = new Map<string, unknown>();
+	forEachProperty(record, (name, value, keyId) => current.set(String(keyId ?? name), value));
+	const shown = (v: unknown) => (v === null || v === undefined ? '' : String(mappedValue(v)));
+	return Object.fromEntries(Object.entries(wanted).filter(([id, value]) => shown(value) !== shown(current.get(id))));
 }
 
 /** Form fields → `{ "<property key id>": value }`. */

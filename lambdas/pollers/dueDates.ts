@@ -15,7 +15,8 @@ import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry
  *   or the test-results poller reported a newer test date since (days late from that date), else
  *   moved (an interval changed, a date edited);
  * - a device a complete scan no longer lists closes its open entry as deleted (as tested when the
- *   test-results poller reported a test since the device was last seen);
+ *   test-results poller reported a test since the device was last seen); listed again (restored
+ *   from the recycle bin), that entry is open again and moves on as any open one;
  * - a due date first seen already past is marked firstSeenOverdue: the history starts there, and
  *   the report says so.
  * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them.
@@ -82,9 +83,17 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		createdOn: seen.createdOn,
 	};
 	const entries = prev ? prev.entries.slice() : [];
+	const restored = prev?.device.deletedOn !== undefined;
+	if (restored) {
+		// Back from the recycle bin: the due date its deletion closed was never ended; it is open again (one due date, not two).
+		const at = entries.findIndex((e) => e.outcome === 'deleted' && e.closedOn === prev!.device.deletedOn);
+		if (at >= 0) {
+			const { closedOn: _closed, ...open } = entries[at];
+			entries[at] = { ...open, outcome: 'open' };
+		}
+	}
 	const openAt = entries.findIndex((e) => e.outcome === 'open');
 	const open = openAt >= 0 ? entries[openAt] : undefined;
-	const restored = prev?.device.deletedOn !== undefined;
 	if (open && open.due === seen.nextTestDate) {
 		// Counted where it is due: the group follows the device until the due date passes.
 		if (today <= open.due && (open.customerId !== group.customerId || open.customerName !== group.customerName || open.department !== group.department)) entries[openAt] = { ...open, ...group };

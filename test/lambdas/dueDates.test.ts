@@ -89,6 +89,12 @@ describe('advanceHistory: edges', () => {
 	});
 });
 
+/** The device as a scan would list it, from its stored history. */
+function seenOf(h: DueHistory, due: string): SeenDevice {
+	const d = h.device;
+	return { id: 2, customerId: d.customerId, customerName: d.customerName, department: d.department, designation: d.designation, nextTestDate: due, lastTestedDate: d.lastTestedDate, testIntervalMonths: d.testIntervalMonths ?? null, createdOn: d.createdOn ?? null };
+}
+
 describe('the due-date history poller', () => {
 	const history = async (store: DynamoStateStore, id: number) => (await store.get<DueHistory>(NS.dueDates('sandbox'), String(id)))!;
 	const device = (id: number) => account().get('device', id);
@@ -180,6 +186,31 @@ describe('the due-date history poller', () => {
 		expect(entries).toEqual([expect.objectContaining({ due, customerId: to, outcome: 'deleted', closedOn: account().today() })]);
 		const byCustomer = monthFigures(entries, due.slice(0, 7), addDays(due, 1), 'customer');
 		expect(byCustomer.map((g) => [g.id, g.due, g.closedWithoutTest])).toEqual([[to, 1, 1]]);
+	});
+
+	it('a device deleted and restored from the recycle bin before its due date keeps one due date: its month shows 1 due, none ended without a test', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		await rebuildDone(store, account().today());
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
+		const today = account().today();
+		account().edit('device', { id: 2, properties: { [DEVICE.testInterval]: 12 } }, 't');
+		setLastTested(2, addMonths(addDays(today, 10), -12));
+		const due = device(2).values[DEVICE.nextTest] as string;
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		account().clockOffsetMs += 86_400_000;
+		const { recycle_bin_id: bin } = account().delete('device', 2, false);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 2)).device.deletedOn).toBe(account().today());
+		account().clockOffsetMs += 2 * 86_400_000;
+		account().restore(bin!);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		const restored = await history(store, 2);
+		expect(restored.device.deletedOn).toBeUndefined();
+		expect(restored.entries).toEqual([expect.objectContaining({ due, openedOn: today, outcome: 'open' })]);
+		const [month] = monthFigures(dueEntries([{ key: '2', value: restored }]), due.slice(0, 7), addDays(due, -1), 'all');
+		expect(month).toMatchObject({ due: 1, closedWithoutTest: 0, notYetDue: 1 });
+		// Seen again unchanged: nothing to write.
+		expect(advanceHistory(restored, seenOf(restored, due), account().today())).toBe(restored);
 	});
 
 	it('a test date the test-results poller read closes the due date when Last tested did not move on; an incomplete scan writes nothing', async () => {

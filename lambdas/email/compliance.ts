@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../../client';
+import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../../client';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { renderComplianceReport } from './complianceRender';
 import { recipientLocale, type DigestDeps } from './digest';
@@ -12,7 +12,7 @@ import { allRecipients, route, type EmailSettings } from './settings';
  * (lambdas/pollers/dueDates.ts). A recipient's report covers the due dates routed to them as the
  * digest routes devices (by the customer and department the device had on its due date); the
  * escalation list gets the whole account's. No due date in the month, no report.
- * Figures are as of the first day of the new month (client/compliance.ts, monthFigures).
+ * Figures are as of the first day of the new month (client/compliance.ts, figuresAsOf).
  */
 
 export interface LateDevice {
@@ -108,17 +108,17 @@ export function composeComplianceReport(
 	recipient: string,
 	month: string,
 	histories: Array<{ key: string; value: DueHistory }>,
-	asOf = `${monthBefore(month, -1)}-01`,
+	asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`),
 	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
 	const { entries, devices } = routedTo(deps.settings, recipient, histories);
 	const [all] = monthFigures(entries, month, asOf, 'all');
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
-	const [previous] = monthFigures(entries, previousMonth, `${month}-01`, 'all');
+	const [previous] = monthFigures(entries, previousMonth, figuresAsOf(previousMonth, asOf), 'all');
 	const trend = Array.from({ length: 12 }, (_, i) => monthBefore(month, 11 - i)).map((m) => {
 		// Each month as of the first of the next; the report's own month as of the report's day.
-		const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+		const at = m === month ? asOf : figuresAsOf(m, asOf);
 		const [f] = monthFigures(entries, m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
@@ -126,7 +126,7 @@ export function composeComplianceReport(
 		.map((t) => t.month)
 		.filter((m) => {
 			const { first: from, last: to } = monthDays(m);
-			const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+			const at = m === month ? asOf : figuresAsOf(m, asOf);
 			return entries.some((e) => e.rebuilt && e.openedOn <= at && ((e.due >= from && e.due <= to) || (e.due < at && outcomeOn(e, at) === 'open')));
 		});
 	const { first, last } = monthDays(month);

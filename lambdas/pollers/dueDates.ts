@@ -1,4 +1,4 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, dayString, figuresAsOf, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
@@ -238,9 +238,9 @@ function publishFigures(ctx: PollerContext, now: SnapshotFigures, entries: DueEn
 	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
 	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
 	const month = today.slice(0, 7);
-	const [thisMonth] = monthFigures(entries, month, today, 'all');
+	const [thisMonth] = monthFigures(entries, month, figuresAsOf(month, today), 'all');
 	const lastMonth = monthBefore(month);
-	const [previous] = monthFigures(entries, lastMonth, monthDays(lastMonth).last, 'all');
+	const [previous] = monthFigures(entries, lastMonth, figuresAsOf(lastMonth, today), 'all');
 	if (thisMonth.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateThisMonth', Math.round(thisMonth.onTimeRate * 1000) / 10, 'Percent');
 	if (previous.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateLastMonth', Math.round(previous.onTimeRate * 1000) / 10, 'Percent');
 }

@@ -90,6 +90,8 @@ export function reportMonthOn(day: string): string | undefined {
 interface Routed {
 	entries: DueEntry[];
 	devices: Map<number, DueHistory['device']>;
+	/** The escalation list: the whole account. */
+	everything: boolean;
 }
 
 /** The entries and devices a recipient's report covers. */
@@ -100,7 +102,7 @@ function routedTo(settings: EmailSettings, recipient: string, histories: Array<{
 	const devices = new Map(histories.filter((h) => mine(h.value.device)).map((h) => [Number(h.key), h.value.device]));
 	const withEntries = new Set(entries.map((e) => e.deviceId));
 	for (const h of histories) if (withEntries.has(Number(h.key))) devices.set(Number(h.key), h.value.device);
-	return { entries, devices };
+	return { entries, devices, everything };
 }
 
 export function composeComplianceReport(
@@ -111,7 +113,7 @@ export function composeComplianceReport(
 	asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`),
 	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
-	const { entries, devices } = routedTo(deps.settings, recipient, histories);
+	const { entries, devices, everything } = routedTo(deps.settings, recipient, histories);
 	const [all] = monthFigures(entries, month, asOf, 'all');
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
@@ -154,8 +156,10 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
-	const coveredIds = new Set(covered.map((d) => d.id));
-	const failureRates = allFailureRates(tests.filter((t) => coveredIds.has(t.deviceId)), covered, addDays(asOf, -1));
+	// The results of the devices routed to the recipient, deleted ones included: those are counted apart
+	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
+	const routed = new Set(devices.keys());
+	const failureRates = allFailureRates(everything ? tests : tests.filter((t) => routed.has(t.deviceId)), covered, addDays(asOf, -1));
 	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {

@@ -1,8 +1,8 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, figuresAsOf, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, figuresAsOf, monthBefore, monthDays, monthFigures, readServiceDay, snapshotFigures, todayOf, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
-import { continueRebuild, recordTests, type RebuiltHistories } from './rebuild';
+import { continueRebuild, rebuildPending, recordTests, type RebuiltHistories } from './rebuild';
 import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
 
 /**
@@ -160,8 +160,11 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 			histories.set(Number(item.key), item.value);
 			if (item.value.device.seenOn > latestSeen) latestSeen = item.value.device.seenOn;
 		}
+		// The rebuild runs once and refuses results dated after its today: until it is done, today
+		// is the service's when it runs ahead of this clock's UTC day (client/dates.ts, todayOf).
+		const serviceDay = (await rebuildPending(ctx)) ? await readServiceDay(ctx.client) : undefined;
 		// Clock sanity: a clock behind the latest day a run has seen does not date anything earlier.
-		const clockDay = dayString(now);
+		const clockDay = todayOf(now, 'UTC', serviceDay);
 		const today = latestSeen > clockDay ? latestSeen : clockDay;
 		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latestSeen });
 		const latest = new Map<number, string>();

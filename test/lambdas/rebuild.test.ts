@@ -4,7 +4,7 @@
  * that it resumes where a run's budget ended, what it refuses, and that the live record wins.
  */
 import { describe, expect, it } from 'vitest';
-import { addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
+import { addDays, addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { pollDueDates, RETENTION_MONTHS } from '../../lambdas/pollers/dueDates';
 import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/state';
@@ -240,5 +240,25 @@ describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 			const february = composeComplianceReport(deps, 'manager@example.com', '2029-02', mine, '2029-04-01')!;
 			expect(february.all, name).toMatchObject({ due: 1, testedOnTime: 0, testedLate: 1, maxDaysLate: 5 });
 		}
+	});
+});
+
+describe('the rebuild’s today', () => {
+	it('is the service’s today: where the service’s day runs ahead of this machine’s UTC date, a result dated the service’s today is not refused as future', async () => {
+		const a = account();
+		// 01:00 at the service on its new day; this machine's clock says 23:00 UTC of the day before.
+		a.clockOffsetMs += Date.parse(`${addDays(a.today(), 1)}T01:00:00Z`) - a.now();
+		const serviceToday = a.today();
+		const since = rebuildReach(serviceToday, RETENTION_MONTHS, longestInterval());
+		const [id] = [...testDays(since)].filter(([d]) => usableInterval(a.data.devices.get(d)!.values[DEVICE.testInterval]) !== null).map(([d]) => d);
+		a.syncTestResult({ device_id: id, test_date: serviceToday });
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 50 } });
+		ctx.now = () => a.now() - 2 * 3_600_000;
+		const report = await pollDueDates(ctx);
+		expect(report.rebuild).toMatchObject({ done: true, skipped: expect.objectContaining({ futureTests: [...a.data.testResults.values()].filter((r) => r.test_date > serviceToday).length }) });
+		// The due date before it was met by that test (rebuilt: it came before the history watched).
+		const entries = (await histories(store)).get(id)!.entries;
+		expect(entries.filter((e) => e.testedOn === serviceToday)).toEqual([expect.objectContaining({ outcome: 'tested', rebuilt: true })]);
 	});
 });

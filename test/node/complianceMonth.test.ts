@@ -130,6 +130,10 @@ describe('Compliance → Get Summary: today is the workflow’s', () => {
 		const last12 = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'all' }, workflowSettings: { timezone: 'Pacific/Auckland' } });
 		expect(last12.error).toBeUndefined();
 		expect(jsonOf(last12.items).at(-1)).toMatchObject({ month: december });
+		// Now: the snapshot is of the workflow's day.
+		const snapshot = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'now', groupBy: 'all' }, workflowSettings: { timezone: 'Pacific/Auckland' } });
+		expect(snapshot.error).toBeUndefined();
+		expect(jsonOf(snapshot.items)[0]).toMatchObject({ today: `${december}-01` });
 	});
 });
 

@@ -181,10 +181,14 @@ describe('the rebuild of the due-date history', () => {
 describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 	it('rebuilt, merged with a recorded history, and in the report’s 12 months: one due date, ended by the next test after the later one, as recorded day by day', async () => {
 		const a = account();
+		// The next leap year whose 27 February is ahead: y, and the year after it, n.
+		let y = Number(a.today().slice(0, 4));
+		while (y % 4 !== 0 || `${y}-02-27` <= a.today()) y++;
+		const n = y + 1;
 		const goTo = (day: string) => {
 			a.clockOffsetMs += Date.parse(`${day}T12:00:00Z`) - a.now();
 		};
-		// Device 1 is tested on 28 and 29 February 2028 (12 months: both due 28 February 2029), then 5 days late; device 2 gives the report's month a due date.
+		// Device 1 is tested on 28 and 29 February of a leap year (12 months: both due 28 February the next year), then 5 days late; device 2 gives the report's month a due date.
 		const [clamped, other] = [1, 2];
 		for (const id of [clamped, other]) a.edit('device', { id, properties: { [DEVICE.testInterval]: 12 } }, 't');
 		const store = async () => {
@@ -196,25 +200,25 @@ describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 		const poll = async (s: { table: string; store: StateStore }) => expect((await pollDueDates(pollerContext(world, s.table, { store: s.store, settings: { pageSize: 50 } }))).complete).toBe(true);
 
 		// Recorded: watched day by day from the day before the first test (nothing changes on the days between).
-		goTo('2028-02-27');
+		goTo(`${y}-02-27`);
 		await rebuildDone(recorded.store, a.today());
 		await poll(recorded);
 		for (const [day, id] of [
-			['2028-02-28', clamped],
-			['2028-02-29', clamped],
-			['2028-03-15', other],
-			['2029-02-28', undefined],
-			['2029-03-05', clamped],
+			[`${y}-02-28`, clamped],
+			[`${y}-02-29`, clamped],
+			[`${y}-03-15`, other],
+			[`${n}-02-28`, undefined],
+			[`${n}-03-05`, clamped],
 		] as const) {
 			goTo(day);
 			if (id !== undefined) a.syncTestResult({ device_id: id, test_date: day });
 			await poll(recorded);
 		}
 		// Merged: an installation that began watching after that due date ended, then rebuilt the past.
-		goTo('2029-03-10');
+		goTo(`${n}-03-10`);
 		await rebuildDone(merged.store, a.today());
 		await poll(merged);
-		goTo('2029-04-01');
+		goTo(`${n}-04-01`);
 		await poll(recorded);
 		await merged.store.putMany<RebuildState>(NS.rebuild('sandbox'), [{ key: 'rebuild', value: { since: '2000-01-01', startedOn: a.today(), afterId: 0, resultsRead: 0 } }]);
 		await poll(merged);
@@ -225,19 +229,19 @@ describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 		const deps = { settings: COMPLIANCE_SETTINGS, timeZone: 'UTC', environment: 'sandbox' as const };
 		for (const [name, s] of Object.entries({ recorded, merged, rebuilt })) {
 			const all = await histories(s.store);
-			const entries = all.get(clamped)!.entries.filter((e) => e.due >= '2028-03-01');
+			const entries = all.get(clamped)!.entries.filter((e) => e.due >= `${y}-03-01`);
 			expect(
 				entries.map((e) => [e.due, e.openedOn, e.outcome, e.testedOn ?? null]),
 				name,
 			).toEqual([
-				['2029-02-28', '2028-02-28', 'tested', '2029-03-05'],
-				['2030-03-05', '2029-03-05', 'open', null],
+				[`${n}-02-28`, `${y}-02-28`, 'tested', `${n}-03-05`],
+				[`${n + 1}-03-05`, `${n}-03-05`, 'open', null],
 			]);
-			// The report of March 2029: its 12 months show February with one due date, tested late (not one on time and one late).
+			// The report of March the next year: its 12 months show February with one due date, tested late (not one on time and one late).
 			const mine = [...all].filter(([id]) => id === clamped || id === other).map(([id, value]) => ({ key: String(id), value }));
-			const report = composeComplianceReport(deps, 'manager@example.com', '2029-03', mine)!;
-			expect(report.trend.find((t) => t.month === '2029-02'), name).toMatchObject({ due: 1, onTimeRate: 0 });
-			const february = composeComplianceReport(deps, 'manager@example.com', '2029-02', mine, '2029-04-01')!;
+			const report = composeComplianceReport(deps, 'manager@example.com', `${n}-03`, mine)!;
+			expect(report.trend.find((t) => t.month === `${n}-02`), name).toMatchObject({ due: 1, onTimeRate: 0 });
+			const february = composeComplianceReport(deps, 'manager@example.com', `${n}-02`, mine, `${n}-04-01`)!;
 			expect(february.all, name).toMatchObject({ due: 1, testedOnTime: 0, testedLate: 1, maxDaysLate: 5 });
 		}
 	});

@@ -173,9 +173,16 @@ export function median(values: readonly number[]): number | null {
 }
 
 /**
- * A month's figures as the history knew them at the end of `asOf` (a report on the first of the
- * next month uses the last day of the month, so it reads the same whenever it is re-sent).
+ * The day a month's figures are counted as of, on every face (the monthly report, the dashboard's
+ * on-time rates, n8n's Get Summary): a month that has ended as of the first of the next month, so
+ * a due date on its last day left untested counts as overdue, and the figures read the same
+ * whenever they are asked again; the current month as of today.
  */
+export function figuresAsOf(month: string, today: string): string {
+	return month >= today.slice(0, 7) ? today : `${monthBefore(month, -1)}-01`;
+}
+
+/** A month's figures as the history knew them at the end of `asOf` (`figuresAsOf` says which day). */
 export function monthFigures(entries: readonly DueEntry[], month: string, asOf: string, groupBy: ComplianceGroupBy): MonthFigures[] {
 	const { first, last } = monthDays(month);
 	const inMonth = entries.filter((e) => e.due >= first && e.due <= last && e.openedOn <= asOf);

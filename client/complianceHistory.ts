@@ -1,4 +1,4 @@
-import { monthBefore, monthFigures, type ComplianceGroupBy, type DueEntry, type MonthFigures } from './compliance';
+import { figuresAsOf, monthBefore, monthFigures, type ComplianceGroupBy, type DueEntry, type MonthFigures } from './compliance';
 import { ValidationError } from './errors';
 import { noSkips, rebuildDueEntries, rebuildReach, usableInterval, type RebuildDevice, type RebuildSkips } from './rebuild';
 
@@ -50,11 +50,6 @@ export function rebuildHistory(devices: readonly RebuildDevice[], results: Itera
 	const entries: DueEntry[] = [];
 	for (const [id, dates] of days) entries.push(...rebuildDueEntries(byId.get(id)!, dates, today, skips));
 	return { entries, skips };
-}
-
-/** The day a month's figures are for: the first of the next month (as the report), the current month as of today. */
-export function figuresAsOf(month: string, today: string): string {
-	return month === today.slice(0, 7) ? today : `${monthBefore(month, -1)}-01`;
 }
 
 /** The month's figures per group, as of `figuresAsOf`. */

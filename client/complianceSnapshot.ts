@@ -1,5 +1,5 @@
 import type { ServiceClient } from './client';
-import { dayString } from './dates';
+import { todayOf } from './dates';
 import { serviceTodayOfPage } from './overdue';
 import { boundaryOverlap } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
@@ -13,7 +13,8 @@ import type { SnapshotDevice } from './compliance';
  * end normally throws (no figure is computed from part of a list).
  *
  * ASSUMED (the spec shows no "today" of the service): the service's today is the one the overdue
- * list shows (client/overdue.ts); when nothing is overdue, this machine's UTC day stands in.
+ * list shows (client/overdue.ts). Today is `todayOf` (client/dates.ts): the day in the face's time
+ * zone, or the service's today when it is later (when nothing is overdue, the face's day alone).
  */
 
 /** A device record as the snapshot reads it (properties found by the profile's roles); undefined when it has no usable id. */
@@ -36,11 +37,16 @@ export function wholeList(client: ServiceClient) {
 	return { pageSize: client.maxPageSize, overlap: boundaryOverlap(client.maxPageSize), incomplete: 'throw' } as const;
 }
 
-/** The service's today (one record of the overdue list), else this machine's UTC day. */
-export async function readServiceToday(client: ServiceClient, now: () => number = Date.now): Promise<string> {
+/** The service's today as one record of the overdue list shows it; undefined when nothing is overdue. */
+export async function readServiceDay(client: ServiceClient): Promise<string | undefined> {
 	let today: string | undefined;
 	for await (const page of client.pages('overdueDevice.list', {}, { pageSize: 1, maxItems: 1 })) today = serviceTodayOfPage(page);
-	return today ?? dayString(now());
+	return today;
+}
+
+/** Today by the one rule (`todayOf`, client/dates.ts): the day in `timeZone`, or the service's today when it is later. */
+export async function readServiceToday(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<string> {
+	return todayOf(now(), timeZone, await readServiceDay(client));
 }
 
 /** Customer id → name, the whole customer list. */
@@ -54,8 +60,8 @@ export async function readCustomerNames(client: ServiceClient): Promise<Map<numb
 	return names;
 }
 
-export async function readComplianceSnapshot(client: ServiceClient, now: () => number = Date.now): Promise<{ today: string; devices: SnapshotDevice[] }> {
-	const today = await readServiceToday(client, now);
+export async function readComplianceSnapshot(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<{ today: string; devices: SnapshotDevice[] }> {
+	const today = await readServiceToday(client, now, timeZone);
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, SnapshotDevice>();
 	for await (const raw of client.items('device.list', {}, wholeList(client))) {

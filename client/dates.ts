@@ -5,6 +5,25 @@ export function dayString(ms: number): string {
 	return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** The calendar day (YYYY-MM-DD) of the instant `ms` in the IANA zone `timeZone`. */
+export function dayIn(ms: number, timeZone: string): string {
+	const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(ms));
+	const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+	return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/**
+ * "Today", one rule for every face: the calendar day at `now` in the face's time zone (in n8n the
+ * workflow's, `this.getTimezone()`, as its filters and `$today`; the pollers UTC), moved on to the
+ * service's today when the service shows a later day (its overdue list, client/overdue.ts): a
+ * result the service dated today is never "in the future", and a day that has begun where the
+ * workflow runs is never "after the current one".
+ */
+export function todayOf(now: number, timeZone: string, serviceToday?: string): string {
+	const local = dayIn(now, timeZone);
+	return serviceToday !== undefined && serviceToday > local ? serviceToday : local;
+}
+
 export function isoTime(ms: number): string {
 	return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

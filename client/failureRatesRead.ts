@@ -71,10 +71,10 @@ export interface FailureRateInput {
 }
 
 /** Reads the account for the window of `months` (12 or 24) ending on the service's today. */
-export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now): Promise<FailureRateInput> {
+export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
 	const WHOLE = wholeList(client);
-	const today = await readServiceToday(client, now);
+	const today = await readServiceToday(client, now, timeZone);
 	const names = await readCustomerNames(client);
 	let skippedRecords = 0;
 	const devices = new Map<number, RateDevice>();

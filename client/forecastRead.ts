@@ -26,8 +26,8 @@ export interface ForecastInput {
 	skippedRecords: number;
 }
 
-export async function readForecastInput(client: ServiceClient, now: () => number = Date.now): Promise<ForecastInput> {
-	const today = await readServiceToday(client, now);
+export async function readForecastInput(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<ForecastInput> {
+	const today = await readServiceToday(client, now, timeZone);
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, ForecastDevice>();
 	let skippedRecords = 0;

@@ -9,6 +9,9 @@ import { addMonths } from './dates';
  *   interval in months (`addMonths`, as the service computes Next test from Last tested);
  * - that due date ends with the device's next test: on time when on or before it, late after it;
  *   without a later test it is still open (overdue once past);
+ * - tests whose due dates fall on the same day (month ends clamp: 28 and 29 February 2024 plus 12
+ *   months are both 28 February 2025) make one due date, known from the first of them and ended by
+ *   the next test after the last of them, as a history recorded day by day sees it;
  * - the device's current interval is used throughout: an approximation when the interval changed;
  * - the customer and department are the device's current ones: an approximation for a device
  *   that moved;
@@ -71,10 +74,14 @@ export function rebuildDueEntries(device: RebuildDevice, testDates: readonly str
 	const tests = [...days].sort();
 	const group = { customerId: device.customerId, customerName: device.customerName, department: device.department };
 	const entries: DueEntry[] = [];
-	for (const [i, t] of tests.entries()) {
+	for (let i = 0; i < tests.length; i++) {
+		const t = tests[i];
+		const due = addMonths(t, device.testIntervalMonths);
+		// Month ends clamp (28 and 29 February plus 12 months): tests with the same due date set it
+		// once, as the service's Next test shows it; the next test after the last of them ends it.
+		while (i + 1 < tests.length && addMonths(tests[i + 1], device.testIntervalMonths) === due) i++;
 		const next = tests[i + 1];
 		if (next === undefined && device.deletedOn !== undefined) break;
-		const due = addMonths(t, device.testIntervalMonths);
 		entries.push(
 			next === undefined
 				? { deviceId: device.id, due, openedOn: t, firstSeenOverdue: false, outcome: 'open', rebuilt: true, ...group }

@@ -1,4 +1,4 @@
-import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
+import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
 import { route, type Recipients } from './routing';
 
 /**
@@ -7,7 +7,7 @@ import { route, type Recipients } from './routing';
  * (lambdas/pollers/dueDates.ts). A recipient's report covers the due dates routed to them as the
  * digest routes devices (by the customer and department the device had on its due date); the
  * escalation list gets the whole account's. No due date in the month, no report.
- * Figures are as of the first day of the new month (client/compliance.ts, monthFigures).
+ * Figures are as of the first day of the new month (client/compliance.ts, figuresAsOf).
  */
 
 export interface LateDevice {
@@ -110,6 +110,8 @@ export interface ReportContext {
 interface Routed {
 	entries: DueEntry[];
 	devices: Map<number, ReportDevice>;
+	/** The escalation list: the whole account. */
+	everything: boolean;
 }
 
 /** The entries and devices a recipient's report covers. */
@@ -120,7 +122,7 @@ function routedTo(recipients: Recipients, recipient: string, history: ReportHist
 	const devices = new Map([...history.devices].filter(([, d]) => mine(d)));
 	const withEntries = new Set(entries.map((e) => e.deviceId));
 	for (const [id, device] of history.devices) if (withEntries.has(id)) devices.set(id, device);
-	return { entries, devices };
+	return { entries, devices, everything };
 }
 
 export function composeComplianceReport(
@@ -128,17 +130,17 @@ export function composeComplianceReport(
 	recipient: string,
 	month: string,
 	history: ReportHistory,
-	asOf = `${monthBefore(month, -1)}-01`,
+	asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`),
 	tests: readonly RateTestResult[] = [],
 ): ComplianceReportContent | undefined {
-	const { entries, devices } = routedTo(deps.settings.recipients, recipient, history);
+	const { entries, devices, everything } = routedTo(deps.settings.recipients, recipient, history);
 	const [all] = monthFigures(entries, month, asOf, 'all');
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
-	const [previous] = monthFigures(entries, previousMonth, `${month}-01`, 'all');
+	const [previous] = monthFigures(entries, previousMonth, figuresAsOf(previousMonth, asOf), 'all');
 	const trend = Array.from({ length: 12 }, (_, i) => monthBefore(month, 11 - i)).map((m) => {
 		// Each month as of the first of the next; the report's own month as of the report's day.
-		const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+		const at = m === month ? asOf : figuresAsOf(m, asOf);
 		const [f] = monthFigures(entries, m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
@@ -146,7 +148,7 @@ export function composeComplianceReport(
 		.map((t) => t.month)
 		.filter((m) => {
 			const { first: from, last: to } = monthDays(m);
-			const at = m === month ? asOf : `${monthBefore(m, -1)}-01`;
+			const at = m === month ? asOf : figuresAsOf(m, asOf);
 			return entries.some((e) => e.rebuilt && e.openedOn <= at && ((e.due >= from && e.due <= to) || (e.due < at && outcomeOn(e, at) === 'open')));
 		});
 	const { first, last } = monthDays(month);
@@ -174,8 +176,10 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
-	const coveredIds = new Set(covered.map((d) => d.id));
-	const failureRates = allFailureRates(tests.filter((t) => coveredIds.has(t.deviceId)), covered, addDays(asOf, -1));
+	// The results of the devices routed to the recipient, deleted ones included: those are counted apart
+	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
+	const routed = new Set(devices.keys());
+	const failureRates = allFailureRates(everything ? tests : tests.filter((t) => routed.has(t.deviceId)), covered, addDays(asOf, -1));
 	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {

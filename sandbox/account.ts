@@ -205,7 +205,7 @@ export class Account {
 				record.customer_id = cid;
 			}
 			if (values[DEVICE.designation] === undefined) throw new ApiError(400, `${where}.properties: the Designation (property ${DEVICE.designation}) is required.`);
-			this.deriveNextTest(record);
+			record.values[DEVICE.nextTest] = derivedNextTest(record.values, `${where}.properties`);
 		} else if (values[CUSTOMER.name] === undefined) {
 			throw new ApiError(400, `${where}.properties: the Name (property ${CUSTOMER.name}) is required.`);
 		}
@@ -231,6 +231,7 @@ export class Account {
 		if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(400, `${where}.id: the ${label(resource).toLowerCase()} id is required (a positive whole number).`);
 		const record = this.get(resource, id);
 		const values = this.readProperties(resource, body.properties, `${where}.properties`, false);
+		if (resource === 'device') derivedNextTest({ ...record.values, ...values }, `${where}.properties`);
 		let customerId: number | undefined;
 		if (resource === 'device' && body.customer_id !== undefined) {
 			customerId = Number(body.customer_id);
@@ -263,6 +264,8 @@ export class Account {
 			if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(400, `ids: ${JSON.stringify(raw)} is not a device id.`);
 			return this.get('device', id);
 		});
+		// Every device checked before any changes: one that cannot hold the interval leaves all as they were.
+		for (const r of records) derivedNextTest({ ...r.values, ...applied }, 'properties');
 		for (const r of records) this.apply(r, applied);
 		return records;
 	}
@@ -309,10 +312,7 @@ export class Account {
 	}
 
 	private deriveNextTest(record: PropRecord): void {
-		const last = record.values[DEVICE.lastTested];
-		const interval = record.values[DEVICE.testInterval];
-		record.values[DEVICE.nextTest] =
-			typeof last === 'string' && typeof interval === 'number' && interval > 0 ? addMonths(last, interval) : null;
+		record.values[DEVICE.nextTest] = derivedNextTest(record.values, 'properties');
 	}
 
 	/** Accepts `{ "<key id>": value }` or `[{ key_id, value }]`; checks keys and data types. */
@@ -440,6 +440,27 @@ function label(resource: 'device' | 'customer'): string {
 function asObject(input: unknown, where: string): Record<string, unknown> {
 	if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ApiError(400, `${where}: must be a JSON object.`);
 	return input as Record<string, unknown>;
+}
+
+/**
+ * Next test from Last tested and the interval (months), null when either is missing. An interval
+ * that puts it after 9999-12-31 is refused with a 400 naming the interval: the service writes dates
+ * YYYY-MM-DD and could not hold it.
+ */
+function derivedNextTest(values: Record<number, PropValue>, where: string): string | null {
+	const last = values[DEVICE.lastTested];
+	const interval = values[DEVICE.testInterval];
+	if (typeof last !== 'string' || typeof interval !== 'number' || interval <= 0) return null;
+	let next: string | undefined;
+	try {
+		next = addMonths(last, interval);
+	} catch {
+		next = undefined;
+	}
+	if (next === undefined || !isCalendarDate(next)) {
+		throw new ApiError(400, `${where}.${DEVICE.testInterval}: a test interval of ${interval} months from Last tested ${last} puts Next test after 9999-12-31; the service cannot hold that date.`);
+	}
+	return next;
 }
 
 function checkValue(key: PropertyKey, v: unknown, where: string): PropValue {

@@ -135,7 +135,7 @@ export const en = {
 		due: 'Due',
 		onTimeColumn: 'On time',
 		rebuildRules:
-			'Months marked * rest on the history rebuilt from the test results: after a test on day t (any result) a device is next due on t plus its test interval in months; that due date ends with its next test (on time when on or before it, late after it) or is still open. The current interval, customer and department of each device are used throughout (an approximation where they changed); a deleted device ends with its last result. Where the history recorded a due date while watching, its record is used.',
+			'Months marked * rest on the history rebuilt from the test results: after a test on day t (any result) a device is next due on t plus its test interval in months; that due date ends with its next test (on time when on or before it, late after it) or is still open; tests due on the same day (month ends) make one due date, ended by the next test after the later one. The current interval, customer and department of each device are used throughout (an approximation where they changed); a deleted device ends with its last result. Where the history recorded a due date while watching, its record is used.',
 		footer:
 			'Sent to {recipient} for the devices routed to this address, counted where each was on its due date. Figures as of {asOf}: a device counts as on time when tested on or before its due date. One report a month, on the first day at the digest hour ({timeZone} time); the attached CSVs list every due date of the month and its outcome, and the failure rates.',
 	},

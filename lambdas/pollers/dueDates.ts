@@ -1,8 +1,8 @@
-import { addMonths, boundaryOverlap, dayMs, dayString, monthBefore, monthDays, monthFigures, snapshotFigures, type DueEntry, type SnapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, figuresAsOf, monthBefore, monthDays, monthFigures, readServiceDay, snapshotFigures, todayOf, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
-import { continueRebuild, recordTests, type RebuiltHistories } from './rebuild';
+import { continueRebuild, rebuildPending, recordTests, type RebuiltHistories } from './rebuild';
 import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
 
 /**
@@ -15,7 +15,8 @@ import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry
  *   or the test-results poller reported a newer test date since (days late from that date), else
  *   moved (an interval changed, a date edited);
  * - a device a complete scan no longer lists closes its open entry as deleted (as tested when the
- *   test-results poller reported a test since the device was last seen);
+ *   test-results poller reported a test since the device was last seen); listed again (restored
+ *   from the recycle bin), that entry is open again and moves on as any open one;
  * - a due date first seen already past is marked firstSeenOverdue: the history starts there, and
  *   the report says so.
  * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them.
@@ -82,9 +83,17 @@ export function advanceHistory(prev: DueHistory | undefined, seen: SeenDevice | 
 		createdOn: seen.createdOn,
 	};
 	const entries = prev ? prev.entries.slice() : [];
+	const restored = prev?.device.deletedOn !== undefined;
+	if (restored) {
+		// Back from the recycle bin: the due date its deletion closed was never ended; it is open again (one due date, not two).
+		const at = entries.findIndex((e) => e.outcome === 'deleted' && e.closedOn === prev!.device.deletedOn);
+		if (at >= 0) {
+			const { closedOn: _closed, ...open } = entries[at];
+			entries[at] = { ...open, outcome: 'open' };
+		}
+	}
 	const openAt = entries.findIndex((e) => e.outcome === 'open');
 	const open = openAt >= 0 ? entries[openAt] : undefined;
-	const restored = prev?.device.deletedOn !== undefined;
 	if (open && open.due === seen.nextTestDate) {
 		// Counted where it is due: the group follows the device until the due date passes.
 		if (today <= open.due && (open.customerId !== group.customerId || open.customerName !== group.customerName || open.department !== group.department)) entries[openAt] = { ...open, ...group };
@@ -151,8 +160,11 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 			histories.set(Number(item.key), item.value);
 			if (item.value.device.seenOn > latestSeen) latestSeen = item.value.device.seenOn;
 		}
+		// The rebuild runs once and refuses results dated after its today: until it is done, today
+		// is the service's when it runs ahead of this clock's UTC day (client/dates.ts, todayOf).
+		const serviceDay = (await rebuildPending(ctx)) ? await readServiceDay(ctx.client) : undefined;
 		// Clock sanity: a clock behind the latest day a run has seen does not date anything earlier.
-		const clockDay = dayString(now);
+		const clockDay = todayOf(now, 'UTC', serviceDay);
 		const today = latestSeen > clockDay ? latestSeen : clockDay;
 		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latestSeen });
 		const latest = new Map<number, string>();
@@ -229,9 +241,9 @@ function publishFigures(ctx: PollerContext, now: SnapshotFigures, entries: DueEn
 	ctx.metrics.gauge?.('OverdueDevices', now.overdue, 'Count');
 	ctx.metrics.gauge?.('DueWithin30Days', now.dueWithin30Days, 'Count');
 	const month = today.slice(0, 7);
-	const [thisMonth] = monthFigures(entries, month, today, 'all');
+	const [thisMonth] = monthFigures(entries, month, figuresAsOf(month, today), 'all');
 	const lastMonth = monthBefore(month);
-	const [previous] = monthFigures(entries, lastMonth, monthDays(lastMonth).last, 'all');
+	const [previous] = monthFigures(entries, lastMonth, figuresAsOf(lastMonth, today), 'all');
 	if (thisMonth.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateThisMonth', Math.round(thisMonth.onTimeRate * 1000) / 10, 'Percent');
 	if (previous.onTimeRate !== null) ctx.metrics.gauge?.('OnTimeRateLastMonth', Math.round(previous.onTimeRate * 1000) / 10, 'Percent');
 }

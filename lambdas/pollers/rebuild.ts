@@ -64,6 +64,11 @@ export interface RebuiltHistories {
 	finish(): Promise<void>;
 }
 
+/** Whether the rebuild is still to run (or to finish) for this account. */
+export async function rebuildPending(ctx: Pick<PollerContext, 'store' | 'environment' | 'partition'>): Promise<boolean> {
+	return !(await ctx.store.get<RebuildState>(NS.rebuild(keyScope(ctx)), 'rebuild'))?.done;
+}
+
 /**
  * Moves the rebuild on within the run's budget. Once every result is read, answers the merge of
  * each device's rebuilt due dates into `histories` (moved on by this run's scan: every device it

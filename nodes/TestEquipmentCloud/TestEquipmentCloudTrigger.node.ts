@@ -164,6 +164,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 			settings,
 			key,
 			now: clock.now,
+			timeZone: ctx.getTimezone(),
 			deadline: budget !== undefined && Number.isFinite(budget) ? started + budget * BUDGET_SHARE : undefined,
 			onUnreadable: (position, reason) => ctx.logger.warn(`Skipped a record that cannot be read (position ${position}): ${reason}`),
 			onIncomplete: (reason, detail) =>

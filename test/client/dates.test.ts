@@ -1,7 +1,7 @@
 /** Calendar days as numbers, and the service's today read from overdue records (once per record in a scan). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EPOCH_DAY_RANGE, dayOfEpochDay, epochDay, serviceTodayOf, serviceTodayOfPage } from '../../client';
+import { EPOCH_DAY_RANGE, dayIn, dayOfEpochDay, epochDay, serviceTodayOf, serviceTodayOfPage, todayOf } from '../../client';
 
 const DAY_MS = 86_400_000;
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -82,6 +82,25 @@ describe("the service's today from overdue records", () => {
 			fc.property(fc.array(record, { maxLength: 20 }), (page) => {
 				const days = page.map(serviceTodayOf).filter((d): d is string => d !== undefined);
 				expect(serviceTodayOfPage(page)).toBe(days.length === 0 ? undefined : days.reduce((a, b) => (a >= b ? a : b)));
+			}),
+		);
+	});
+});
+
+describe('todayOf: one rule for "today" on every face', () => {
+	it('the day in the face’s time zone, moved on to the service’s today when that is later (property)', () => {
+		const at = Date.parse('2026-11-30T12:00:00Z');
+		expect(todayOf(at, 'Pacific/Auckland')).toBe('2026-12-01');
+		expect(todayOf(Date.parse('2026-11-29T03:00:00Z'), 'America/Los_Angeles')).toBe('2026-11-28');
+		expect(todayOf(at, 'UTC', '2026-12-01')).toBe('2026-12-01');
+		expect(todayOf(at, 'Pacific/Auckland', '2026-11-30')).toBe('2026-12-01');
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.constantFrom('UTC', 'Europe/Berlin', 'America/Los_Angeles', 'Pacific/Auckland', 'Asia/Kolkata'), fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined }), (ms, zone, shift) => {
+				const local = dayIn(ms, zone);
+				// The zone's day is within a day of the UTC day.
+				expect(Math.abs(epochDay(local)! - Math.floor(ms / DAY_MS))).toBeLessThanOrEqual(1);
+				const service = shift === undefined ? undefined : dayOfEpochDay(epochDay(local)! + shift);
+				expect(todayOf(ms, zone, service)).toBe(service !== undefined && service > local ? service : local);
 			}),
 		);
 	});

@@ -21,6 +21,21 @@ describe('rebuildDueEntries: the rules', () => {
 		expect(rebuildDueEntries(device({ testIntervalMonths: 1 }), ['2026-01-31'], '2026-02-01')[0].due).toBe('2026-02-28');
 	});
 
+	it('tests whose due dates fall on one day (month ends clamp) make one due date: known from the first, ended by the next test after the later one', () => {
+		const leap = rebuildDueEntries(device(), ['2024-02-28', '2024-02-29', '2025-03-05'], '2026-11-27');
+		expect(leap.map((e) => [e.due, e.openedOn, e.outcome, e.testedOn ?? null])).toEqual([
+			['2025-02-28', '2024-02-28', 'tested', '2025-03-05'],
+			['2026-03-05', '2025-03-05', 'open', null],
+		]);
+		// The month's figure: one due date, tested 5 days late (not one on time and one late).
+		expect(monthFigures(leap, '2025-02', '2025-03-01', 'all')[0]).toMatchObject({ due: 1, testedOnTime: 0, stillOverdue: 1, onTimeRate: 0 });
+		expect(monthFigures(leap, '2025-02', '2025-04-01', 'all')[0]).toMatchObject({ due: 1, testedOnTime: 0, testedLate: 1, maxDaysLate: 5 });
+		// The 30th and 31st with 6 months: both due on 30 September; still open.
+		expect(rebuildDueEntries(device({ testIntervalMonths: 6 }), ['2026-03-30', '2026-03-31'], '2026-04-01').map((e) => [e.due, e.openedOn, e.outcome])).toEqual([['2026-09-30', '2026-03-30', 'open']]);
+		// Deleted after both: its history ends with its last result.
+		expect(rebuildDueEntries(device({ deletedOn: '2024-06-01' }), ['2024-02-28', '2024-02-29'], '2026-11-27')).toEqual([]);
+	});
+
 	it('a deleted device ends with its last result; a device never tested has no due date', () => {
 		expect(rebuildDueEntries(device({ deletedOn: '2026-06-01' }), ['2024-05-01', '2025-05-02'], '2026-11-27').map((e) => [e.due, e.outcome])).toEqual([['2025-05-01', 'tested']]);
 		expect(rebuildDueEntries(device(), [], '2026-11-27')).toEqual([]);
@@ -52,19 +67,30 @@ describe('rebuildDueEntries: the rules', () => {
 const day = fc.integer({ min: 0, max: 3000 }).map((n) => addDays('2018-01-01', n));
 
 describe('rebuildDueEntries: properties', () => {
-	it('one entry per distinct test day (none after the last when deleted); each due date is its test plus the interval; at most one open, the last; outcomes follow the next test', () => {
+	it('one entry per distinct due date (none after the last test when deleted), known from its first test; each due date is a test plus the interval; at most one open, the last; outcomes follow the next test after the due date\'s last', () => {
+		// Month-end days are drawn often: their due dates clamp onto one day.
+		const monthEnd = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 1, max: 4 })).map(([n, back]) => addDays(addMonths('2024-02-01', n), -back));
+		const anyDay = fc.oneof({ arbitrary: day, weight: 1 }, { arbitrary: monthEnd, weight: 3 });
 		fc.assert(
-			fc.property(fc.array(day, { maxLength: 30 }), fc.integer({ min: 1, max: 36 }), fc.boolean(), (days, interval, deleted) => {
+			fc.property(fc.array(anyDay, { maxLength: 30 }), fc.integer({ min: 1, max: 36 }), fc.boolean(), (days, interval, deleted) => {
 				const today = '2026-06-30';
 				const skips = noSkips();
 				const entries = rebuildDueEntries(device({ testIntervalMonths: interval, createdOn: null, ...(deleted ? { deletedOn: today } : {}) }), days, today, skips);
 				const distinct = [...new Set(days)].sort();
-				expect(entries.length).toBe(distinct.length === 0 ? 0 : deleted ? distinct.length - 1 : distinct.length);
 				expect(skips.sameDayTests).toBe(days.length - distinct.length);
+				// The tests in order, grouped by the due date each sets.
+				const groups: string[][] = [];
+				for (const t of distinct) {
+					const last = groups.at(-1);
+					if (last && addMonths(last[0], interval) === addMonths(t, interval)) last.push(t);
+					else groups.push([t]);
+				}
+				expect(entries.length).toBe(groups.length === 0 ? 0 : deleted ? groups.length - 1 : groups.length);
+				expect(new Set(entries.map((e) => e.due)).size).toBe(entries.length);
 				entries.forEach((e, i) => {
-					expect(e.openedOn).toBe(distinct[i]);
-					expect(e.due).toBe(addMonths(distinct[i], interval));
-					if (i + 1 < distinct.length) expect(e).toMatchObject({ outcome: 'tested', testedOn: distinct[i + 1], closedOn: distinct[i + 1] });
+					expect(e.openedOn).toBe(groups[i][0]);
+					expect(e.due).toBe(addMonths(groups[i][0], interval));
+					if (i + 1 < groups.length) expect(e).toMatchObject({ outcome: 'tested', testedOn: groups[i + 1][0], closedOn: groups[i + 1][0] });
 					else expect(e.outcome).toBe('open');
 				});
 			}),

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, monthFigures } from '../../client';
+import { addDays, addMonths, figuresAsOf, monthDays, monthFigures } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
@@ -88,6 +88,12 @@ describe('advanceHistory: edges', () => {
 		expect(advanceHistory(h, seen('2027-01-10'), '2026-12-01')!.entries).toEqual([expect.objectContaining({ due: '2027-01-10', openedOn: '2026-12-01', firstSeenOverdue: false })]);
 	});
 });
+
+/** The device as a scan would list it, from its stored history. */
+function seenOf(h: DueHistory, due: string): SeenDevice {
+	const d = h.device;
+	return { id: 2, customerId: d.customerId, customerName: d.customerName, department: d.department, designation: d.designation, nextTestDate: due, lastTestedDate: d.lastTestedDate, testIntervalMonths: d.testIntervalMonths ?? null, createdOn: d.createdOn ?? null };
+}
 
 describe('the due-date history poller', () => {
 	const history = async (store: DynamoStateStore, id: number) => (await store.get<DueHistory>(NS.dueDates('sandbox'), String(id)))!;
@@ -180,6 +186,65 @@ describe('the due-date history poller', () => {
 		expect(entries).toEqual([expect.objectContaining({ due, customerId: to, outcome: 'deleted', closedOn: account().today() })]);
 		const byCustomer = monthFigures(entries, due.slice(0, 7), addDays(due, 1), 'customer');
 		expect(byCustomer.map((g) => [g.id, g.due, g.closedWithoutTest])).toEqual([[to, 1, 1]]);
+	});
+
+	it('a device deleted and restored from the recycle bin before its due date keeps one due date: its month shows 1 due, none ended without a test', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		await rebuildDone(store, account().today());
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 7 } });
+		const today = account().today();
+		account().edit('device', { id: 2, properties: { [DEVICE.testInterval]: 12 } }, 't');
+		setLastTested(2, addMonths(addDays(today, 10), -12));
+		const due = device(2).values[DEVICE.nextTest] as string;
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		account().clockOffsetMs += 86_400_000;
+		const { recycle_bin_id: bin } = account().delete('device', 2, false);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		expect((await history(store, 2)).device.deletedOn).toBe(account().today());
+		account().clockOffsetMs += 2 * 86_400_000;
+		account().restore(bin!);
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		const restored = await history(store, 2);
+		expect(restored.device.deletedOn).toBeUndefined();
+		expect(restored.entries).toEqual([expect.objectContaining({ due, openedOn: today, outcome: 'open' })]);
+		const [month] = monthFigures(dueEntries([{ key: '2', value: restored }]), due.slice(0, 7), addDays(due, -1), 'all');
+		expect(month).toMatchObject({ due: 1, closedWithoutTest: 0, notYetDue: 1 });
+		// Seen again unchanged: nothing to write.
+		expect(advanceHistory(restored, seenOf(restored, due), account().today())).toBe(restored);
+	});
+
+	it('the dashboard counts last month as of the 1st of this month, as the report and n8n do: a due date on the month’s last day, untested, is overdue', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 20 } });
+		const gauges: Record<string, number> = {};
+		ctx.metrics = { count: () => undefined, gauge: (name, value) => void (gauges[name] = value) };
+		const month = account().today().slice(0, 7);
+		const last = monthDays(month).last;
+		const goTo = (day: string) => void (account().clockOffsetMs += Date.parse(`${day}T12:00:00Z`) - account().now());
+		goTo(addDays(last, -2));
+		await rebuildDone(store, account().today());
+		// Device 3 due on the month's last day and never tested; device 4 due the day before, tested on it (on time).
+		for (const [id, due] of [
+			[3, last],
+			[4, addDays(last, -1)],
+		] as const) {
+			account().edit('device', { id, properties: { [DEVICE.testInterval]: 12 } }, 't');
+			setLastTested(id, addMonths(due, -12));
+		}
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		goTo(addDays(last, -1));
+		account().syncTestResult({ device_id: 4, test_date: account().today() });
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		goTo(addDays(last, 2));
+		expect((await pollDueDates(ctx)).complete).toBe(true);
+		const all = [];
+		for await (const item of store.list<DueHistory>(NS.dueDates('sandbox'))) all.push(item);
+		const entries = dueEntries(all);
+		const rate = (asOf: string) => Math.round(monthFigures(entries, month, asOf, 'all')[0].onTimeRate! * 1000) / 10;
+		// As of the last day, device 3 was not yet due; as of the 1st it is overdue: the figures differ.
+		expect(rate(figuresAsOf(month, account().today()))).not.toBe(rate(last));
+		expect(figuresAsOf(month, account().today())).toBe(addDays(last, 1));
+		expect(gauges.OnTimeRateLastMonth).toBe(rate(addDays(last, 1)));
 	});
 
 	it('a test date the test-results poller read closes the due date when Last tested did not move on; an incomplete scan writes nothing', async () => {

@@ -4,13 +4,15 @@
  * that it resumes where a run's budget ended, what it refuses, and that the live record wins.
  */
 import { describe, expect, it } from 'vitest';
-import { addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
+import { addDays, addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { pollDueDates, RETENTION_MONTHS } from '../../lambdas/pollers/dueDates';
 import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/state';
 import type { StateStore } from '../../lambdas/ports';
 import type { Account } from '../../sandbox/account';
 import { DEVICE } from '../../sandbox/properties';
+import { composeComplianceReport } from '../../lambdas/email/compliance';
+import { COMPLIANCE_SETTINGS } from '../support/compliancePreview';
 import { newTable, pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 60, customers: 4, testResults: 150 });
@@ -173,5 +175,94 @@ describe('the rebuild of the due-date history', () => {
 			}
 		}
 		expect(added).toBeGreaterThan(0);
+	});
+});
+
+describe('two tests whose due dates fall on one day (month ends clamp)', () => {
+	it('rebuilt, merged with a recorded history, and in the report’s 12 months: one due date, ended by the next test after the later one, as recorded day by day', async () => {
+		const a = account();
+		// The next leap year whose 27 February is ahead: y, and the year after it, n.
+		let y = Number(a.today().slice(0, 4));
+		while (y % 4 !== 0 || `${y}-02-27` <= a.today()) y++;
+		const n = y + 1;
+		const goTo = (day: string) => {
+			a.clockOffsetMs += Date.parse(`${day}T12:00:00Z`) - a.now();
+		};
+		// Device 1 is tested on 28 and 29 February of a leap year (12 months: both due 28 February the next year), then 5 days late; device 2 gives the report's month a due date.
+		const [clamped, other] = [1, 2];
+		for (const id of [clamped, other]) a.edit('device', { id, properties: { [DEVICE.testInterval]: 12 } }, 't');
+		const store = async () => {
+			const table = await newTable(world.dynamo);
+			return { table, store: new DynamoStateStore(table, world.dynamo) };
+		};
+		const recorded = { table: scenario.table(), store: new DynamoStateStore(scenario.table(), world.dynamo) };
+		const merged = await store();
+		const poll = async (s: { table: string; store: StateStore }) => expect((await pollDueDates(pollerContext(world, s.table, { store: s.store, settings: { pageSize: 50 } }))).complete).toBe(true);
+
+		// Recorded: watched day by day from the day before the first test (nothing changes on the days between).
+		goTo(`${y}-02-27`);
+		await rebuildDone(recorded.store, a.today());
+		await poll(recorded);
+		for (const [day, id] of [
+			[`${y}-02-28`, clamped],
+			[`${y}-02-29`, clamped],
+			[`${y}-03-15`, other],
+			[`${n}-02-28`, undefined],
+			[`${n}-03-05`, clamped],
+		] as const) {
+			goTo(day);
+			if (id !== undefined) a.syncTestResult({ device_id: id, test_date: day });
+			await poll(recorded);
+		}
+		// Merged: an installation that began watching after that due date ended, then rebuilt the past.
+		goTo(`${n}-03-10`);
+		await rebuildDone(merged.store, a.today());
+		await poll(merged);
+		goTo(`${n}-04-01`);
+		await poll(recorded);
+		await merged.store.putMany<RebuildState>(NS.rebuild('sandbox'), [{ key: 'rebuild', value: { since: '2000-01-01', startedOn: a.today(), afterId: 0, resultsRead: 0 } }]);
+		await poll(merged);
+		// Rebuilt: a fresh installation's first run.
+		const rebuilt = await store();
+		await poll(rebuilt);
+
+		const deps = { settings: COMPLIANCE_SETTINGS, timeZone: 'UTC', environment: 'sandbox' as const };
+		for (const [name, s] of Object.entries({ recorded, merged, rebuilt })) {
+			const all = await histories(s.store);
+			const entries = all.get(clamped)!.entries.filter((e) => e.due >= `${y}-03-01`);
+			expect(
+				entries.map((e) => [e.due, e.openedOn, e.outcome, e.testedOn ?? null]),
+				name,
+			).toEqual([
+				[`${n}-02-28`, `${y}-02-28`, 'tested', `${n}-03-05`],
+				[`${n + 1}-03-05`, `${n}-03-05`, 'open', null],
+			]);
+			// The report of March the next year: its 12 months show February with one due date, tested late (not one on time and one late).
+			const mine = [...all].filter(([id]) => id === clamped || id === other).map(([id, value]) => ({ key: String(id), value }));
+			const report = composeComplianceReport(deps, 'manager@example.com', `${n}-03`, mine)!;
+			expect(report.trend.find((t) => t.month === `${n}-02`), name).toMatchObject({ due: 1, onTimeRate: 0 });
+			const february = composeComplianceReport(deps, 'manager@example.com', `${n}-02`, mine, `${n}-04-01`)!;
+			expect(february.all, name).toMatchObject({ due: 1, testedOnTime: 0, testedLate: 1, maxDaysLate: 5 });
+		}
+	});
+});
+
+describe('the rebuild’s today', () => {
+	it('is the service’s today: where the service’s day runs ahead of this machine’s UTC date, a result dated the service’s today is not refused as future', async () => {
+		const a = account();
+		// 01:00 at the service on its new day; this machine's clock says 23:00 UTC of the day before.
+		a.clockOffsetMs += Date.parse(`${addDays(a.today(), 1)}T01:00:00Z`) - a.now();
+		const serviceToday = a.today();
+		const since = rebuildReach(serviceToday, RETENTION_MONTHS, longestInterval());
+		const [id] = [...testDays(since)].filter(([d]) => usableInterval(a.data.devices.get(d)!.values[DEVICE.testInterval]) !== null).map(([d]) => d);
+		a.syncTestResult({ device_id: id, test_date: serviceToday });
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		const ctx = pollerContext(world, scenario.table(), { store, settings: { pageSize: 50 } });
+		ctx.now = () => a.now() - 2 * 3_600_000;
+		const report = await pollDueDates(ctx);
+		expect(report.rebuild).toMatchObject({ done: true, skipped: expect.objectContaining({ futureTests: [...a.data.testResults.values()].filter((r) => r.test_date > serviceToday).length }) });
+		// The due date before it was met by that test (rebuilt: it came before the history watched).
+		const entries = (await histories(store)).get(id)!.entries;
+		expect(entries.filter((e) => e.testedOn === serviceToday)).toEqual([expect.objectContaining({ outcome: 'tested', rebuilt: true })]);
 	});
 });

@@ -7,9 +7,11 @@ import Ajv from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
 import { expectMatches, monthsBack, plusMonths, reachOf } from '../support/complianceMonth';
+import { CREDENTIAL_TYPE, runNode } from '../support/n8n';
+import { startWorld, type World } from '../support/trigger';
 import { jsonOf, run, settledRequests, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
@@ -100,3 +102,38 @@ describe('Compliance → Get Summary, Period Month', () => {
 		expect(error?.message).toMatch(/Period.*now, month, last12Months/);
 	});
 });
+
+describe('Compliance → Get Summary: today is the workflow’s', () => {
+	let world: World;
+	beforeAll(async () => {
+		world = await startWorld();
+	});
+	afterAll(async () => world.stop());
+
+	it('in Auckland on 1 December (30 November in UTC) a month expression for December is taken, counted as of that day', async () => {
+		// 12:00 UTC on 30 November: 01:00 on 1 December in Auckland (UTC+13).
+		const now = world.sandbox.account.now();
+		const year = new Date(now).getUTCFullYear();
+		const target = [year, year + 1].map((y) => Date.UTC(y, 10, 30, 12)).find((t) => t >= now)!;
+		world.advance(target - now);
+		expect(world.today().slice(5)).toBe('11-30');
+		const december = `${new Date(target).getUTCFullYear()}-12`;
+		const credentials = { [CREDENTIAL_TYPE]: { accessToken: world.sandbox.account.createToken().token, environment: 'sandbox', sandboxBaseUrl: world.sandbox.url, productionBaseUrl: '' } };
+		const { items, error } = await runNode({
+			credentials,
+			parameters: { resource: 'compliance', operation: 'getSummary', period: 'month', month: "={{ $today.toFormat('yyyy-MM') }}", groupBy: 'all' },
+			workflowSettings: { timezone: 'Pacific/Auckland' },
+		});
+		expect(error).toBeUndefined();
+		expect(jsonOf(items)).toEqual([expect.objectContaining({ month: december, asOf: `${december}-01`, today: `${december}-01` })]);
+		// Last 12 Months ends with December too.
+		const last12 = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'all' }, workflowSettings: { timezone: 'Pacific/Auckland' } });
+		expect(last12.error).toBeUndefined();
+		expect(jsonOf(last12.items).at(-1)).toMatchObject({ month: december });
+		// Now: the snapshot is of the workflow's day.
+		const snapshot = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'now', groupBy: 'all' }, workflowSettings: { timezone: 'Pacific/Auckland' } });
+		expect(snapshot.error).toBeUndefined();
+		expect(jsonOf(snapshot.items)[0]).toMatchObject({ today: `${december}-01` });
+	});
+});
+

@@ -68,6 +68,20 @@ describe('overdue devices', () => {
 	it('Next test is computed by the service and cannot be written', async () => {
 		expectError(await api.call('PUT', EDIT, { body: { id: 1, properties: { 9: '2030-01-01' } } }), 400, '9');
 	});
+
+	it('an interval whose Next test the service could not hold (after 9999-12-31) is a 400 naming the interval; nothing changes', async () => {
+		const before = props((await api.get(detail(1))).body as unknown as Item);
+		for (const months of [1_000_000, 100_000_000]) {
+			expectError(await api.call('PUT', EDIT, { body: { id: 1, properties: { 3: '2026-01-15', 5: months } } }), 400, '5');
+			expectError(await api.call('PUT', MULTI, { body: { ids: [1, 2], properties: { 5: months } } }), 400, '5');
+			expectError(await api.call('POST', CREATE, { body: { properties: { 1: 'Kettle', 3: '2026-01-15', 5: months } } }), 400, '5');
+		}
+		expect(props((await api.get(detail(1))).body as unknown as Item)).toEqual(before);
+		// The longest interval that still fits is taken.
+		const fits = await api.call('PUT', EDIT, { body: { id: 1, properties: { 3: '2026-01-15', 5: (9999 - 2026) * 12 + 11 } } });
+		expect(fits.status, fits.text).toBe(200);
+		expect(props(fits.body as unknown as Item)[9]).toBe('9999-12-15');
+	});
 });
 
 describe('a property with a fixed list of values (Protection class)', () => {

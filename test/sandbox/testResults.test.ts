@@ -91,6 +91,17 @@ describe('performed test detail /tests_performed/detailed/{id}/', () => {
 		}
 	});
 
+	it('the admin upload takes the statuses the service lists (passed, failed) and answers 400 for any other, naming the status; nothing is stored', async () => {
+		const count = async () => (await api.all(`${PATHS.testResults}?device_id=equals%223%22`)).length;
+		const before = await count();
+		for (const status of ['Failed', 'FAILED', 'broken', '', 7]) expectError(await api.admin.call('POST', '/test-results', { device_id: 3, status, test_date: '2026-03-10' }), 400, 'status');
+		expect(await count()).toBe(before);
+		for (const status of ['passed', 'failed']) expect((await api.admin.call('POST', '/test-results', { device_id: 3, status, test_date: '2026-03-10' })).status).toBe(201);
+		// Without a status the upload is a pass, as before.
+		expect((await api.admin.call('POST', '/test-results', { device_id: 3, test_date: '2026-03-11' })).status).toBe(201);
+		expect(await count()).toBe(before + 3);
+	});
+
 	it('an unknown test result is 404 with a description', async () => {
 		expectError(await api.get('/tests_performed/detailed/999999/'), 404);
 	});

@@ -49,7 +49,8 @@ export function truth(s: Sandbox, month: string, groupBy: GroupBy, since: string
 		const id = groupBy === 'customer' ? (d.customer_id ?? null) : groupBy === 'department' ? ((d.values[DEVICE.department] as string | null) ?? null) : null;
 		days.forEach((t, k) => {
 			const due = plusMonths(t, interval);
-			if (due.slice(0, 7) !== month) return;
+			// Tests whose due dates fall on one day (month ends) set it once: the last of them counts, ended by the test after it.
+			if (due.slice(0, 7) !== month || (k + 1 < days.length && plusMonths(days[k + 1], interval) === due)) return;
 			const g = groups.get(String(id)) ?? { due: 0, testedOnTime: 0, late: [], stillOverdue: 0, notYetDue: 0 };
 			groups.set(String(id), g);
 			g.due++;

@@ -26,7 +26,15 @@ export function dueDatesByTheRules(account: Account, today: string, retentionMon
 		const months = interval(d.values[DEVICE.testInterval]);
 		const created = d.created_time.slice(0, 10);
 		const tests = [...(days.get(d.id) ?? [])].filter((t) => t >= created).sort();
-		const mine: RuleEntry[] = months === null ? [] : tests.map((t, i) => ({ deviceId: d.id, due: addMonths(t, months), openedOn: t, ...(i + 1 < tests.length ? { testedOn: tests[i + 1] } : {}) }));
+		const mine: RuleEntry[] = [];
+		for (const [i, t] of (months === null ? [] : tests).entries()) {
+			const due = addMonths(t, months!);
+			const last = mine.at(-1);
+			// Tests whose due dates fall on one day (month ends) make one due date, ended by the test after the later one.
+			if (last?.due === due) delete last.testedOn;
+			else mine.push({ deviceId: d.id, due, openedOn: t });
+			if (i + 1 < tests.length) mine.at(-1)!.testedOn = tests[i + 1];
+		}
 		// The due date the device shows now is the open one (first seen today when no result set it).
 		const shown = typeof d.values[DEVICE.nextTest] === 'string' ? (d.values[DEVICE.nextTest] as string) : null;
 		const open = mine.at(-1);

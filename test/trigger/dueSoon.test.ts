@@ -5,11 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addDays, daysBetween } from '../../client/dates';
+import type { IDataObject } from 'n8n-workflow';
+import { addDays, addMonths, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
 import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
-import { captureLogs } from '../support/n8n';
-import { DAY_MS, Poller, ids, random, sorted, startWorld, type World } from '../support/trigger';
+import { captureLogs, runPoll } from '../support/n8n';
+import { DAY_MS, Poller, credentials, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
 let world: World;
 beforeAll(async () => {
@@ -80,6 +81,27 @@ describe('deviceDueSoon', () => {
 		await poller.poll();
 		world.advance(-5 * DAY_MS);
 		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('today is the day in the workflow’s time zone: in Los Angeles at 8 pm a device due tomorrow is emitted with 1 day left, not as due today', async () => {
+		// 03:00 UTC, when Los Angeles is still on the day before.
+		world.advance(15 * 3_600_000);
+		const utcDay = world.today();
+		const laDay = addDays(utcDay, -1);
+		const parameters = { event: 'deviceDueSoon', options: { leadDays: 7 } };
+		const poll = async (staticData: IDataObject) => {
+			const result = await runPoll({ parameters, credentials: credentials(world.sandbox), staticData, workflowSettings: { timezone: 'America/Los_Angeles' } });
+			expect(result.error).toBeUndefined();
+			return result;
+		};
+		const first = await poll({});
+		// Device 5 comes due on the UTC day: tomorrow in Los Angeles.
+		world.sandbox.account.edit('device', { id: 5, properties: { [DEVICE.testInterval]: 12, [DEVICE.lastTested]: addMonths(utcDay, -12) } }, 't');
+		expect(world.sandbox.account.get('device', 5).values[DEVICE.nextTest]).toBe(utcDay);
+		const second = await poll(first.staticData);
+		const emitted = (second.items ?? []).map((i) => i.json).filter((r) => r.id === 5);
+		expect(emitted).toEqual([expect.objectContaining({ next_test_date: utcDay, days_left: daysBetween(laDay, utcDay) })]);
+		expect(emitted[0].days_left).toBe(1);
 	});
 
 	it('Fetch Test Event shows a device due within the lead time', async () => {

@@ -1,4 +1,4 @@
-import { addDays, isCalendarDate, type FilterCondition } from '../../../client';
+import { addDays, dayIn, isCalendarDate, type FilterCondition } from '../../../client';
 
 /**
  * Days for the Filters builder. The service compares whole days written YYYY-MM-DD; n8n's date
@@ -6,15 +6,11 @@ import { addDays, isCalendarDate, type FilterCondition } from '../../../client';
  *
  * "Today" is the calendar day of the workflow's timezone (Workflow Settings › Timezone, else the
  * instance's GENERIC_TIMEZONE: what `this.getTimezone()` returns and what `$today` shows), taken
- * when the node runs. It is computed here and nowhere else.
+ * when the node runs, by the one rule of client/dates.ts (`todayOf`).
  */
 
-/** The calendar day (YYYY-MM-DD) of the instant `ms` in the IANA zone `timeZone`. */
-export function dayIn(ms: number, timeZone: string): string {
-	const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(ms));
-	const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-	return `${part('year')}-${part('month')}-${part('day')}`;
-}
+// The calendar day of an instant in a zone: written once, in client/dates.ts (`todayOf` is the rule for "today").
+export { dayIn };
 
 const DAY_PREFIX = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/;
 

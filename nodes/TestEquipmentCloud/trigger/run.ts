@@ -32,6 +32,8 @@ export interface PollRun {
 	/** Fingerprint stored with the state. */
 	key: string;
 	now: () => number;
+	/** The workflow's time zone (`getTimezone()`): "today" is the day there (client/dates.ts, todayOf). */
+	timeZone: string;
 	/** Stop paging after this time (n8n's poll budget); undefined = no limit. */
 	deadline?: number;
 	/** Told of each record skipped as unreadable (position in the list, why); it is never emitted. */

@@ -12,6 +12,7 @@ import {
 	type FailureRateMonths,
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
+import { clock } from '../../transport';
 import { clientFor } from '../common/utils';
 
 const properties: INodeProperties[] = [
@@ -65,7 +66,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('Period', `must be ${FAILURE_RATE_MONTHS.join(' or ')} months, got ${JSON.stringify(months)}`);
 	const onlyMarked = this.getNodeParameter('onlyMarked', i, false) === true;
 	const client = await clientFor(this, i);
-	const input = await readFailureRateInput(client, months);
+	const input = await readFailureRateInput(client, months, clock.now, this.getTimezone());
 	const rates = failureRates(input.results, input.devices, input.today, months, groupBy);
 	const { unknownDevices, invalidTestDate } = rates.totals;
 	const period = { months, from: rates.from, to: rates.to, today: rates.today, minTests: rates.minTests };

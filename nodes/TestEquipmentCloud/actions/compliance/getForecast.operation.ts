@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { COMPLIANCE_GROUP_BY, FORECAST_OVERDUE_RULE, ValidationError, forecast, readForecastInput, type ComplianceGroupBy } from '../../../../client';
 import { requestOptions } from '../common/list.description';
+import { clock } from '../../transport';
 import { clientFor } from '../common/utils';
 
 /** The rule of the figures, in every item. */
@@ -36,7 +37,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		throw new ValidationError('Group By', `must be one of ${COMPLIANCE_GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
 	}
 	const client = await clientFor(this, i);
-	const input = await readForecastInput(client);
+	const input = await readForecastInput(client, clock.now, this.getTimezone());
 	const f = forecast(input.devices, input.today, groupBy);
 	const basis = { today: f.today, from: f.from, to: f.to, skippedRecords: input.skippedRecords, note: FORECAST_NOTE };
 	return f.groups.flatMap(({ months, ...group }) =>

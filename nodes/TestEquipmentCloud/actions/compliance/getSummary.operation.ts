@@ -13,6 +13,7 @@ import {
 	type ComplianceGroupBy,
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
+import { clock } from '../../transport';
 import { clientFor } from '../common/utils';
 
 const PERIODS = ['now', 'month', 'last12Months'] as const;
@@ -80,10 +81,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const asked = period === 'month' ? parseMonth(this.getNodeParameter('month', i, '')) : undefined;
 	const client = await clientFor(this, i);
 	if (period === 'now') {
-		const { today, devices } = await readComplianceSnapshot(client);
+		const { today, devices } = await readComplianceSnapshot(client, clock.now, this.getTimezone());
 		return snapshotFigures(devices, today, groupBy).map((figures) => paired({ ...figures, today } as IDataObject));
 	}
-	const today = await readServiceToday(client);
+	// Today by the one rule (client/dates.ts, todayOf): the workflow's day, as its filters and $today.
+	const today = await readServiceToday(client, clock.now, this.getTimezone());
 	const months = asked === undefined ? monthsUpTo(today, 12) : [parseMonth(asked, today)];
 	const history = await readComplianceHistory(client, months[0], today);
 	const basis = { today, history: 'rebuilt', historySince: history.since, resultsRead: history.resultsRead, skipped: { ...history.skips }, note: HISTORY_NOTE };

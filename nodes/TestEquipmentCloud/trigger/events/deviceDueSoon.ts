@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { STOPPED_READING, ValidationError, addDays, dayString, daysBetween, findPropertyKey, isCalendarDate, missingRole, roleValue, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../../client';
+import { STOPPED_READING, ValidationError, addDays, daysBetween, findPropertyKey, isCalendarDate, missingRole, roleValue, todayOf, type ListQuery, type PageOptions, type ServiceClient, type ServiceProfile } from '../../../../client';
 import type { PollOutcome, PollRun } from '../run';
 import { scanOptions } from '../scan';
 import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state';
@@ -13,6 +13,7 @@ import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state
  * new date and is emitted again when that one comes near; one whose date passes leaves this
  * event for "Device Overdue".
  *
+ * Today is the day in the workflow's time zone, as the filters' (client/dates.ts, todayOf).
  * State: the latest day a poll has seen (a clock set back does not bring passed dates back) and,
  * per due date still ahead, the ids already emitted. Bounded by the devices due within the lead time.
  */
@@ -56,7 +57,7 @@ function item(record: IDataObject, due: string, today: string): IDataObject {
 }
 
 export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefined): Promise<PollOutcome> {
-	const clockDay = dayString(run.now());
+	const clockDay = todayOf(run.now(), run.timeZone);
 	const today = previous && previous.day > clockDay ? previous.day : clockDay;
 	const lead = run.settings.leadDays ?? DEFAULT_LEAD_DAYS;
 	const emitted = new Map<string, Set<number>>();
@@ -97,7 +98,7 @@ export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefin
 
 /** "Fetch Test Event": the device due soonest within the lead time. */
 export async function dueSoonSample(run: PollRun): Promise<IDataObject | undefined> {
-	const today = dayString(run.now());
+	const today = todayOf(run.now(), run.timeZone);
 	for await (const page of run.client.pages('device.list', await query(run, today), { maxItems: 5 })) {
 		for (const raw of page) {
 			const record = raw as IDataObject;

@@ -128,14 +128,14 @@ describe('the compliance report: results of devices no longer in the device list
 		const histories = previewHistories();
 		const gone = histories.find((h) => h.value.device.deletedOn !== undefined)!;
 		const tests = previewTests(histories);
-		const c = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, histories, undefined, tests)!;
+		const c = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(histories), undefined, tests)!;
 		const rates = c.failureRates[24].designation;
 		const want = tests.filter((t) => t.deviceId === Number(gone.key) && t.testDate >= rates.from && t.testDate <= rates.to).length;
 		expect(want).toBeGreaterThan(0);
 		expect(rates.totals.unknownDevices).toBe(want);
 		expect(renderComplianceReport(c).text).toContain(`${want} test results of devices no longer in the device list are not counted.`);
 		// A recipient the device never went to hears nothing of it.
-		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, histories, undefined, tests)!;
+		const acme = composeComplianceReport(deps, 'custodian@acme.example', PREVIEW_MONTH, reportHistory(histories), undefined, tests)!;
 		expect(gone.value.device.customerName).not.toBe('Acme Instruments');
 		expect(acme.failureRates[24].designation.totals.unknownDevices).toBe(0);
 	});

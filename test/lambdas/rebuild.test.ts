@@ -11,7 +11,8 @@ import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/st
 import type { StateStore } from '../../lambdas/ports';
 import type { Account } from '../../sandbox/account';
 import { DEVICE } from '../../sandbox/properties';
-import { composeComplianceReport } from '../../lambdas/email/compliance';
+import { composeComplianceReport } from '../../email/compliance';
+import { reportHistory } from '../../lambdas/email/complianceRun';
 import { COMPLIANCE_SETTINGS } from '../support/compliancePreview';
 import { newTable, pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
@@ -239,9 +240,9 @@ describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 			]);
 			// The report of March the next year: its 12 months show February with one due date, tested late (not one on time and one late).
 			const mine = [...all].filter(([id]) => id === clamped || id === other).map(([id, value]) => ({ key: String(id), value }));
-			const report = composeComplianceReport(deps, 'manager@example.com', `${n}-03`, mine)!;
+			const report = composeComplianceReport(deps, 'manager@example.com', `${n}-03`, reportHistory(mine))!;
 			expect(report.trend.find((t) => t.month === `${n}-02`), name).toMatchObject({ due: 1, onTimeRate: 0 });
-			const february = composeComplianceReport(deps, 'manager@example.com', `${n}-02`, mine, `${n}-04-01`)!;
+			const february = composeComplianceReport(deps, 'manager@example.com', `${n}-02`, reportHistory(mine), `${n}-04-01`)!;
 			expect(february.all, name).toMatchObject({ due: 1, testedOnTime: 0, testedLate: 1, maxDaysLate: 5 });
 		}
 	});

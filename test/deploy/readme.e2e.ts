@@ -32,6 +32,8 @@ beforeAll(async () => {
 }, 300_000);
 
 const addresses = (list: string) => list.split(/[,;\s]+/).filter(Boolean);
+/** Who did get mail, for the failure message. */
+const mailedTo = (run: Run) => `mail went to: ${[...new Set(run.mail.flatMap((m) => m.to))].join(', ') || 'nobody'}`;
 const fnsOf = (s: Synthesized, service: string) => s.ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service).map(([id]) => id);
 const emailEnv = (s: Synthesized) => fnsOf(s, 'email').map((id) => s.fn(id).environment);
 /** The accounts the pollers poll: the one of the environment, or each schedule's input's. */
@@ -66,9 +68,8 @@ function templateChecks(name: keyof typeof commands) {
 	});
 }
 
-/** Alarms on the code's own metrics read what the runs emitted (name, namespace, every dimension). */
-function alarmsReadEmittedMetrics(s: Synthesized, run: Run): string[] {
-	const emitted = new Set(run.metrics.map((m) => JSON.stringify([m.namespace, m.name, Object.entries(m.dimensions).sort()])));
+/** The metrics the stack's alarms read, outside AWS's own namespaces: namespace, name and dimensions as one key. */
+function alarmedMetrics(s: Synthesized): Array<{ alarm: string; key: string }> {
 	const read: Array<{ alarm: string; key: string }> = [];
 	for (const [id, alarm] of s.ofType('AWS::CloudWatch::Alarm')) {
 		const p = s.resolve(alarm.Properties);
@@ -78,7 +79,27 @@ function alarmsReadEmittedMetrics(s: Synthesized, run: Run): string[] {
 			read.push({ alarm: id, key: JSON.stringify([m.Namespace, m.MetricName, (m.Dimensions ?? []).map((d: Json) => [d.Name, d.Value]).sort()]) });
 		}
 	}
-	return read.filter((r) => !emitted.has(r.key)).map((r) => `${r.alarm} reads ${r.key}, which no run emitted`);
+	return read;
+}
+const metricKey = (m: Run['metrics'][number]) => JSON.stringify([m.namespace, m.name, Object.entries(m.dimensions).sort()]);
+
+/** Alarms on the code's own metrics read what the runs emitted (name, namespace, every dimension). */
+function alarmsReadEmittedMetrics(s: Synthesized, run: Run): string[] {
+	const emitted = new Set(run.metrics.map(metricKey));
+	return alarmedMetrics(s)
+		.filter((r) => !emitted.has(r.key))
+		.map((r) => `${r.alarm} reads ${r.key}, which no run emitted`);
+}
+
+/**
+ * Every poller's heartbeat is watched: each complete run's RunCompleted, with the account where it
+ * carries one (several accounts), is read by an alarm, so no poller of no account can fall silent unseen.
+ */
+function heartbeatsUnwatched(s: Synthesized, run: Run): string[] {
+	const read = new Set(alarmedMetrics(s).map((r) => r.key));
+	const beats = run.metrics.filter((m) => m.name === 'RunCompleted');
+	const mostSpecific = beats.filter((m) => m.dimensions.account !== undefined || !beats.some((o) => o.dimensions.account !== undefined && o.dimensions.poller === m.dimensions.poller));
+	return [...new Set(mostSpecific.map(metricKey))].filter((k) => !read.has(k)).map((k) => `no alarm reads ${k}`);
 }
 
 describe("the README's one-account command (`npx cdk deploy -c environment=production -c baseUrl=… -c alertEmails=…`)", () => {
@@ -106,13 +127,15 @@ describe("the README's one-account command (`npx cdk deploy -c environment=produ
 		it('the digest and the compliance report reach alertEmails', () => {
 			for (const address of addresses(stacks.one.context.alertEmails)) {
 				const mine = run.mail.filter((m) => m.to.includes(address)).map((m) => m.subject);
-				expect(mine, address).toContainEqual(expect.stringMatching(/^Calibration digest /));
-				expect(mine, address).toContainEqual(expect.stringMatching(/^Calibration compliance /));
+				expect(mine, `${address} (${mailedTo(run)})`).toContainEqual(expect.stringMatching(/^Calibration digest /));
+				expect(mine, `${address} (${mailedTo(run)})`).toContainEqual(expect.stringMatching(/^Calibration compliance /));
 			}
 		});
 
-		it('each alarm on the code\'s metrics reads one the functions emit', () => {
+		it('each alarm on the code\'s metrics reads one the functions emit, and each poller\'s heartbeat is watched', () => {
 			expect(alarmsReadEmittedMetrics(stacks.one, run)).toEqual([]);
+			expect(heartbeatsUnwatched(stacks.one, run)).toEqual([]);
+			expect([...new Set(run.metrics.filter((m) => m.name === 'RunCompleted').map((m) => m.dimensions.poller))].sort()).toEqual(['dueDates', 'dueSoon', 'overdueDevices', 'testResults']);
 		});
 	});
 });
@@ -152,14 +175,19 @@ describe("the README's several-accounts command (`npx cdk deploy -c accounts=acc
 			for (const a of expected()) {
 				for (const address of a.to) {
 					const mine = run.mail.filter((m) => m.to.includes(address)).map((m) => m.subject);
-					expect(mine, `${a.id}: ${address}`).toContainEqual(expect.stringMatching(/^Calibration digest /));
-					expect(mine, `${a.id}: ${address}`).toContainEqual(expect.stringMatching(/^Calibration compliance /));
+					expect(mine, `${a.id}: ${address} (${mailedTo(run)})`).toContainEqual(expect.stringMatching(/^Calibration digest /));
+					expect(mine, `${a.id}: ${address} (${mailedTo(run)})`).toContainEqual(expect.stringMatching(/^Calibration compliance /));
 				}
 			}
 		});
 
 		it('each alarm on the code\'s metrics reads one the functions emit', () => {
 			expect(alarmsReadEmittedMetrics(stacks.several, run)).toEqual([]);
+		});
+
+		it("every poller of every account has its heartbeat watched by an alarm", () => {
+			expect(heartbeatsUnwatched(stacks.several, run)).toEqual([]);
+			for (const a of expected()) expect([...new Set(run.metrics.filter((m) => m.name === 'RunCompleted' && m.dimensions.account === a.id).map((m) => m.dimensions.poller))].sort(), a.id).toEqual(['dueDates', 'dueSoon', 'overdueDevices', 'testResults']);
 		});
 	});
 });

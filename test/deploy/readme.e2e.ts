@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { node24 } from '../support/lambdaRuntime';
 import { failures, runDeployment, startWorld, type Run, type World } from './deployment';
@@ -30,6 +31,9 @@ beforeAll(async () => {
 	]);
 	Object.assign(stacks, { one, several, email });
 }, 300_000);
+afterAll(() => {
+	for (const s of Object.values(stacks)) rmSync(s.outdir, { recursive: true, force: true });
+});
 
 const addresses = (list: string) => list.split(/[,;\s]+/).filter(Boolean);
 /** Who did get mail, for the failure message. */

@@ -28,6 +28,7 @@ export function node24(): string {
  */
 function runtimeModules(): string {
 	const dir = mkdtempSync(join(tmpdir(), 'tec-runtime-'));
+	process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 	mkdirSync(join(dir, 'node_modules'));
 	for (const scope of ['@aws-sdk', '@smithy']) symlinkSync(join(ROOT, 'node_modules', scope), join(dir, 'node_modules', scope), 'dir');
 	return join(dir, 'node_modules');

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { node24 } from '../support/lambdaRuntime';
+import { disposeRuntime, node24 } from '../support/lambdaRuntime';
 import { failures, runDeployment, startWorld, type Run, type World } from './deployment';
 import { accountsCommand, deployCommand, readmeSetting, synthesize, type Synthesized } from './readmeDeploy';
 
@@ -33,6 +33,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => {
 	for (const s of Object.values(stacks)) rmSync(s.outdir, { recursive: true, force: true });
+	disposeRuntime();
 });
 
 const addresses = (list: string) => list.split(/[,;\s]+/).filter(Boolean);

@@ -28,7 +28,6 @@ export function node24(): string {
  */
 function runtimeModules(): string {
 	const dir = mkdtempSync(join(tmpdir(), 'tec-runtime-'));
-	process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 	mkdirSync(join(dir, 'node_modules'));
 	for (const scope of ['@aws-sdk', '@smithy']) symlinkSync(join(ROOT, 'node_modules', scope), join(dir, 'node_modules', scope), 'dir');
 	return join(dir, 'node_modules');
@@ -60,6 +59,12 @@ export interface Invocations {
 }
 
 let modules: string | undefined;
+
+/** Removes the runtime's module folder (call after the file's last invocation). */
+export function disposeRuntime(): void {
+	if (modules) rmSync(join(modules, '..'), { recursive: true, force: true });
+	modules = undefined;
+}
 
 /**
  * Invokes a function's bundle under Node.js 24 with each event in turn (one warm execution

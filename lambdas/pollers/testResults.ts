@@ -25,6 +25,17 @@ export type { ResultsCursor };
  */
 export const SETTLE_MS = 10 * 60_000;
 
+/**
+ * The cursor never moves past this run's clock: one result stamped ahead (a wrong clock where it
+ * was uploaded) would hide every upload until then. A stamp more than AHEAD_MS ahead is logged.
+ */
+const AHEAD_MS = 60 * 60_000;
+
+function capped(ctx: PollerContext, id: number, at: number, now: number): number {
+	if (at > now + AHEAD_MS) ctx.log.warn('A test result was uploaded later than now: announced, but the cursor stays at now', { list: 'testResult.list', id, syncedTime: new Date(at).toISOString() });
+	return Math.min(at, now);
+}
+
 /** Result ids read in a run are remembered this long after their upload (or the run, if later). */
 const SEEN_RETENTION_MS = 3 * DAY_MS;
 
@@ -53,7 +64,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			await startCursor(ctx, report, cursorNs, seenNs);
 			return;
 		}
-		// The cursor comes from the service's own stamps; this machine's clock plays no part in it.
+		// The cursor comes from the service's own stamps (never past this run's clock, see AHEAD_MS).
 		const from: number | null =
 			cursor.syncedAt !== undefined ? cursor.syncedAt : cursor.watermark ? dayMs(cursor.watermark) - ctx.settings.lookbackDays * DAY_MS : null;
 		const readUpTo = from === null ? Number.NEGATIVE_INFINITY : from - SETTLE_MS;
@@ -87,7 +98,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 					ctx.metrics.count('RecordsSkipped');
 					continue;
 				}
-				if (newest === undefined || at > newest) newest = at;
+				const stamp = seen.has(r.id) ? Math.min(at, now) : capped(ctx, r.id, at, now);
+				if (newest === undefined || stamp > newest) newest = stamp;
 				recent.set(r.id, at);
 				if (at < readUpTo || seen.has(r.id)) continue;
 				seen.add(r.id);
@@ -151,7 +163,8 @@ async function startCursor(ctx: PollerContext, report: RunReport, cursorNs: stri
 			const r = readTestResult(raw);
 			const at = r ? syncedMs(r.syncedTime) : undefined;
 			if (!r || at === undefined) continue;
-			if (syncedAt === null || at > syncedAt) syncedAt = at;
+			const stamp = capped(ctx, r.id, at, now);
+			if (syncedAt === null || stamp > syncedAt) syncedAt = stamp;
 			if (at < syncedAt - SETTLE_MS) break reading;
 			seen.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 		}

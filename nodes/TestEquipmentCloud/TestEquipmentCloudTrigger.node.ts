@@ -200,6 +200,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 		if (failedSteps && outcome.state.event === 'testResultNew') {
 			const steps = await withFailedSteps(client, outcome.items, {
 				pending,
+				once: await getClient(ctx, { maxRetryWaitSeconds: 0, timeoutSeconds: options.timeout }),
 				onHeldBack: (id, tries, reason) =>
 					ctx.logger.warn(`Test result ${id}: its failed steps could not be read (${reason}); held back, try ${tries} of ${MAX_STEP_TRIES}, the next poll tries again`),
 				onGivenUp: (id, reason) =>

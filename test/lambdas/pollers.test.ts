@@ -258,6 +258,17 @@ describe('test results poller', () => {
 		expect(world.aws.accepted).toHaveLength(0);
 	});
 
+	it('a result synced "in the future" does not blind the poller: the cursor never moves past now, later uploads are announced', async () => {
+		await pollTestResults(pollerContext(world, scenario.table()));
+		const account = world.sandbox.account;
+		const ahead = account.syncTestResult({ device_id: 3, status: 'passed', synced_time: new Date(account.now() + 30 * 86_400_000).toISOString() });
+		await pollTestResults(pollerContext(world, scenario.table()));
+		const next = account.syncTestResult({ device_id: 4, status: 'passed' });
+		await pollTestResults(pollerContext(world, scenario.table()));
+		const ids = ofType('Test Result Recorded').map((e) => (e.detail.data.testResult as { id: number }).id);
+		expect(ids).toEqual([ahead.id, next.id]);
+	});
+
 	it('unknown status values pass through with passed = null', async () => {
 		await pollTestResults(pollerContext(world, scenario.table()));
 		world.sandbox.account.extraFields = true;

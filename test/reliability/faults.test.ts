@@ -116,7 +116,6 @@ function licence(state: 'expired' | 'expired427'): Row['inject'] {
 const server = /Unexpected server error \(HTTP (500|502|503)\)/;
 const serverStatus = (status: number) => new RegExp(`Unexpected server error \\(HTTP ${status}\\)`);
 const licenceError = /licence has expired.*HTTP 42[67]/;
-const maintenance = /under maintenance; try again later \(HTTP 451\)/;
 const notJson = /answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** "No response from the service for <method> <path>…: no answer within the timeout of <within>". */

@@ -10,6 +10,7 @@ import { addDays, addMonths, daysBetween } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
 import { decodeIds } from '../../nodes/TestEquipmentCloud/trigger/state';
 import { captureLogs, runPoll } from '../support/n8n';
+import { withInstantWaits } from '../support/instantWaits';
 import { DAY_MS, Poller, credentials, ids, random, sorted, startWorld, type World } from '../support/trigger';
 
 let world: World;
@@ -20,6 +21,7 @@ afterAll(async () => world.stop());
 beforeEach(() => {
 	world.sandbox.account.clockOffsetMs = 0;
 	world.sandbox.account.reset({ size: { devices: 300, testResults: 50 } });
+	world.sandbox.faults.clear();
 });
 
 /** Ground truth: devices whose next test date is 0 to `lead` days from the service's today. */
@@ -157,6 +159,36 @@ describe('testResultNew: Include Failed Steps', () => {
 		expect(third[0]).not.toHaveProperty('failed_steps');
 		expect(await poller.poll()).toEqual([]);
 		expect(poller.staticData.cursor).not.toHaveProperty('pending');
+	});
+
+	it('details that cannot be read (503 for a while) cost one poll at most one Max Retry Wait, not one per failed result', async () => {
+		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 60 } });
+		await poller.poll();
+		const failed = [1, 2, 3, 4, 5, 6].map((device_id) => world.sandbox.account.syncTestResult({ device_id, status: 'failed' }));
+		const passed = world.sandbox.account.syncTestResult({ device_id: 7, status: 'passed' });
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
+		const first = await withInstantWaits(world.advance, async () => await poller.poll());
+		expect(ids(first.result)).toEqual([passed.id]);
+		const waited = first.waits.reduce((a, b) => a + b, 0);
+		expect(waited).toBeGreaterThanOrEqual(60_000);
+		expect(waited).toBeLessThanOrEqual(2 * 60_000);
+		// Each was tried: after 3 polls all go out, marked.
+		await withInstantWaits(world.advance, async () => await poller.poll());
+		const third = await withInstantWaits(world.advance, async () => await poller.poll());
+		expect(ids(third.result)).toEqual(sorted(failed.map((r) => r.id)));
+		expect(third.result.every((r) => r.steps_unavailable === true)).toBe(true);
+	});
+
+	it('after a detail failed, a rate limit (429) on the next detail is still waited out, not a failed poll', async () => {
+		const poller = new Poller(world, { event: 'testResultNew', options: { includeFailedSteps: true, maxRetryWait: 30 } });
+		await poller.poll();
+		const bad = world.sandbox.account.syncTestResult({ device_id: 1, status: 'failed' });
+		const next = world.sandbox.account.syncTestResult({ device_id: 2, status: 'failed' });
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${bad.id}/` });
+		const limit = world.sandbox.faults.add({ kind: 'status', status: 429, path: `/tests_performed/detailed/${next.id}/`, count: 1 });
+		const { result } = await withInstantWaits(world.advance, async () => await poller.poll());
+		expect(limit.hits).toBe(1);
+		expect(result).toEqual([expect.objectContaining({ id: next.id, failed_step_count: 1 })]);
 	});
 });
 

@@ -11,6 +11,8 @@ import type { StepsPending } from './state';
  * with the poll's state, and the poll goes on with the other results: the next poll tries again.
  * After MAX_STEP_TRIES polls the result is emitted without its steps, marked
  * `steps_unavailable: true` with the reason, so one unreadable detail never stops the trigger.
+ * Once one detail has failed after all its retries, the others of the same poll are read with
+ * `once` (no retries): a detail outage costs a poll one Max Retry Wait, not one per failed result.
  */
 export const MAX_STEP_TRIES = 3;
 
@@ -23,6 +25,15 @@ export interface StepsOutcome {
 	pending: StepsPending;
 }
 
+/** Waited out by every read as the poll's other requests are, also after a detail failed. */
+const WAITED_OUT: ReadonlySet<string> = new Set(['rateLimit', 'maintenance']);
+
+async function readDetail(client: ServiceClient, reader: ServiceClient, record: IDataObject): Promise<unknown> {
+	const get = async (c: ServiceClient) => await c.call('testResult.get', { pathParams: { id: record.id }, parameter: 'id' });
+	if (reader === client) return await get(client);
+	return await get(reader).catch(async (error: unknown) => (error instanceof ServiceError && WAITED_OUT.has(error.kind) ? await get(client) : await Promise.reject(error)));
+}
+
 /**
  * The items with their failed steps; `pending` (from the last poll) are tried again first.
  * `maxTries` 1: no memory ("Fetch Test Event"), a detail that fails marks its result at once.
@@ -30,9 +41,16 @@ export interface StepsOutcome {
 export async function withFailedSteps(
 	client: ServiceClient,
 	items: IDataObject[],
-	options: { pending?: StepsPending; maxTries?: number; onHeldBack?: (id: string, tries: number, reason: string) => void; onGivenUp?: (id: string, reason: string) => void } = {},
+	options: {
+		pending?: StepsPending;
+		maxTries?: number;
+		once?: ServiceClient;
+		onHeldBack?: (id: string, tries: number, reason: string) => void;
+		onGivenUp?: (id: string, reason: string) => void;
+	} = {},
 ): Promise<StepsOutcome> {
 	const maxTries = options.maxTries ?? MAX_STEP_TRIES;
+	let reader = client;
 	const out: IDataObject[] = [];
 	const pending: StepsPending = {};
 	const earlier = Object.values(options.pending ?? {}).map((p) => ({ record: p.record, tries: p.tries }));
@@ -43,7 +61,7 @@ export async function withFailedSteps(
 			continue;
 		}
 		// Only the detail's own failures are caught; the poll's own ones fail the poll.
-		const read = await client.call('testResult.get', { pathParams: { id: record.id }, parameter: 'id' }).then(
+		const read = await readDetail(client, reader, record).then(
 			(detail) => ({ detail, failure: undefined }),
 			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { detail: undefined, failure: error } : await Promise.reject(error)),
 		);
@@ -52,6 +70,7 @@ export async function withFailedSteps(
 			out.push({ ...record, failed_steps: steps as unknown as IDataObject[], failed_step_count: steps.length });
 			continue;
 		}
+		reader = options.once ?? reader;
 		const id = String(record.id);
 		const reason = read.failure.message;
 		if (tries + 1 >= maxTries) {

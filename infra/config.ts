@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
 import type { ServiceProfile } from '../client';
 import { readProfileFile } from '../client/node/profileSchema';
-import { emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
+import { allRecipients, emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
  * The stack's settings, from CDK context (`cdk deploy -c key=value`, or cdk.json) or props.
@@ -237,6 +237,24 @@ function readAccounts(
 		if (error instanceof AccountsError) return error.message.replace(/\n {2}- /g, '\n    ');
 		throw error;
 	}
+}
+
+/** A host of the documentation's examples (example.com/.org/.net, .example, .invalid): nobody reads mail or answers there. */
+export const isPlaceholderHost = (host: string): boolean => /(^|\.)example\.(com|org|net)$|\.example$|\.invalid$/i.test(host);
+
+/**
+ * The alarm and alert addresses that are still placeholders (cdk.json's, the README's), each
+ * naming its key: e-mail to them bounces, and SES counts bounces against the account.
+ */
+export function placeholderWarnings(config: AlertsConfig): string[] {
+	const out: string[] = [];
+	const check = (key: string, addresses: string[]) => {
+		for (const a of new Set(addresses)) if (isPlaceholderHost(a.split('@').pop() ?? '')) out.push(`${key}: ${a} is a placeholder; deploy with -c ${key.includes('recipients') ? 'recipients=<JSON>' : 'alertEmails=<your addresses>'} (without recipients everything goes to alertEmails)`);
+	};
+	check('alertEmails', config.alertEmails);
+	check('recipients', allRecipients(config.email.recipients));
+	for (const a of config.accounts) if (a.recipients) check(`accounts "${a.id}": recipients`, allRecipients(a.recipients));
+	return out;
 }
 
 /** Reads the settings from a construct's context (node.tryGetContext). */

@@ -7,7 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { AlertsConfig } from './config';
+import { placeholderWarnings, type AlertsConfig } from './config';
 import { activeUtcHours } from './activeHours';
 import { Alarms } from './constructs/alarms';
 import { AlertsTopic } from './constructs/alertsTopic';
@@ -57,6 +57,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 				Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `${which}baseUrl ${a.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
 			}
 		}
+
+		for (const warning of placeholderWarnings(config)) Annotations.of(this).addWarningV2('tec:placeholderAddress', warning);
 
 		const events = new EventBus(this, 'Events');
 		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });

@@ -11,7 +11,11 @@ import { allRecipients, emailSettingsSchema, type EmailSettings } from '../lambd
  * Context values from the command line are strings; cdk.json may hold numbers and arrays.
  */
 export interface AlertsConfig {
-	/** Which Test Equipment Cloud environment the token belongs to. */
+	/**
+	 * Which Test Equipment Cloud environment the token belongs to. With `accounts`, the accounts' own
+	 * (each account's state is kept under its own): production when any account is (the table's
+	 * deletion protection, the topic's and dashboard's names).
+	 */
 	environment: 'sandbox' | 'production';
 	/** The service's base address (https, without /api/v1); with `accounts`, each account has its own. */
 	baseUrl?: string;
@@ -208,7 +212,10 @@ export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
 		);
 	}
-	return { ...(parsed.data as Omit<AlertsConfig, 'email' | 'accounts'>), accounts, email: email.data };
+	// With an accounts list the accounts say which environment they are; `environment` (cdk.json's
+	// "sandbox") would name the stack and keep its table unprotected beside production accounts.
+	const environment = blankToUndefined(input.accounts) === undefined ? parsed.data.environment : accounts.some((a) => a.environment === 'production') ? 'production' : 'sandbox';
+	return { ...(parsed.data as Omit<AlertsConfig, 'email' | 'accounts'>), environment, accounts, email: email.data };
 }
 
 /** The accounts list (or the single account as a list of one); a string says what is wrong. */

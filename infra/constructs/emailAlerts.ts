@@ -25,6 +25,18 @@ export const NOTICES_TIMEOUT = Duration.minutes(10);
 /** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
 export const EMAIL_SERVICE = 'email';
 
+/** The e-mail functions' environment (lambdas/email/env.ts reads it). */
+export function emailEnvironment(config: AlertsConfig, tableName: string): Record<string, string> {
+	return {
+		STATE_TABLE: tableName,
+		EMAIL_SETTINGS: JSON.stringify(config.email),
+		TIME_ZONE: config.timeZone,
+		TEC_ENVIRONMENT: config.environment,
+		// Several accounts: each one's environment (where its pollers keep its state) and routing (its own recipients or, without, the deployment's).
+		...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, environment: a.environment, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
+	};
+}
+
 export interface EmailAlertsProps {
 	config: AlertsConfig;
 	bus: events.IEventBus;
@@ -57,14 +69,7 @@ export class EmailAlerts extends Construct {
 		super(scope, id);
 		const { config, table } = props;
 		const stack = Stack.of(this);
-		const environment = {
-			STATE_TABLE: table.tableName,
-			EMAIL_SETTINGS: JSON.stringify(config.email),
-			TIME_ZONE: config.timeZone,
-			TEC_ENVIRONMENT: config.environment,
-			// Several accounts: each one's routing (its own recipients or, without, the deployment's).
-			...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
-		};
+		const environment = emailEnvironment(config, table.tableName);
 		// Lambda holds 4 KB of environment: routing of many accounts with recipients of their own outgrows it (docs/scale.md).
 		// The notices function adds the account's address, token secret and service profile.
 		const noticesEnv = config.email.customerNotices.enabled ? props.accounts.environment : {};

@@ -26,7 +26,7 @@ export interface EmailEnv {
 }
 
 const routingSchema = once(() =>
-	z.array(z.object({ account: z.string().check(z.minLength(1)), recipients: z.optional(recipientsSchema()) })),
+	z.array(z.object({ account: z.string().check(z.minLength(1)), environment: z.optional(z.enum(['sandbox', 'production'])), recipients: z.optional(recipientsSchema()) })),
 );
 
 export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv {

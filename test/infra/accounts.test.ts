@@ -128,10 +128,20 @@ describe('the whole stack with several accounts', () => {
 		for (const [, schema] of schemas) expect(JSON.stringify(JSON.parse(schema.Properties.Content as string))).toContain('"account":{"description":"The Test Equipment Cloud account');
 	});
 
+	it("takes the stack's environment from the accounts (cdk.json's \"sandbox\" does not name or unprotect production): the table's deletion protection, the topic's and dashboard's names", () => {
+		expect(whole.config.environment).toBe('production');
+		expect(propsOf(whole, whole.id(whole.stack.table)).DeletionProtectionEnabled).toBe(true);
+		expect(propsOf(whole, whole.id(whole.stack.topic)).DisplayName).toBe('Test Equipment Cloud (production)');
+		expect(ofType(whole, 'AWS::CloudWatch::Dashboard').map(([, d]) => d.Properties.DashboardName)).toEqual(['TecAccounts-production-compliance']);
+		expect(parseConfig({ ...BASE_CONFIG, environment: 'production', accounts: [ACCOUNTS[1], { ...ACCOUNTS[1], id: 'site-d', baseUrl: 'https://tec-d.example.com' }] }).environment).toBe('sandbox');
+	});
+
 	it("the e-mail functions get each account's routing (its own recipients, else the deployment's)", () => {
 		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;
 			expect(routing.map((r) => [r.account, r.recipients?.default])).toEqual([['default', undefined], ['site-b', ['b@example.com']], ['site-c', undefined]]);
+			// Each account's environment: where its pollers keep its state, which the digest and the report read.
+			expect(routing.map((r) => (r as { environment?: string }).environment)).toEqual(['production', 'sandbox', 'production']);
 		}
 	});
 });

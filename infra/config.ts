@@ -47,6 +47,8 @@ export interface AlertsConfig {
 	email: EmailSettings;
 	/** The service profile (context `serviceProfile`: a JSON file), checked at synth; unset = the defaults. */
 	serviceProfile?: ServiceProfile;
+	/** The state table's name (infra/constructs/state.ts); unset = `<stack name>-state`, `generated` = CloudFormation's (stacks deployed before). */
+	stateTableName?: string;
 }
 
 export const CONTEXT_KEYS = [
@@ -68,6 +70,7 @@ export const CONTEXT_KEYS = [
 	'customerNotices',
 	'accounts',
 	'serviceProfile',
+	'stateTableName',
 ] as const;
 
 export const DEFAULTS = {
@@ -180,6 +183,13 @@ const Schema = z.object({
 			.string()
 			.regex(/^\s*\d{1,3}(\s*,\s*\d{1,3})*\s*$/, 'dueSoonDays must be whole days separated by commas, like 30,7 (0 = off)')
 			.transform((v) => v.replace(/\s/g, ''))
+			.optional(),
+	),
+	stateTableName: z.preprocess(
+		blankToUndefined,
+		z
+			.string()
+			.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'stateTableName must be a DynamoDB table name (3 to 255 letters, digits, _ . -) or "generated" (the name CloudFormation gave a table deployed before)')
 			.optional(),
 	),
 	// A file, read and checked here with the messages every face gives (the key path, what is allowed).

@@ -17,6 +17,7 @@ import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
 import { POLLER_SERVICE, Pollers } from './constructs/pollers';
 import { PollerState } from './constructs/state';
+import { StateBackup } from './constructs/stateBackup';
 import { EventSchemaRegistry } from './constructs/eventSchemas';
 
 export { ARCHIVE_RETENTION } from './constructs/eventBus';
@@ -62,7 +63,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 
 		const events = new EventBus(this, 'Events');
 		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });
-		const state = new PollerState(this, 'State', { environment: config.environment });
+		const state = new PollerState(this, 'State', { environment: config.environment, tableName: config.stateTableName });
+		new StateBackup(this, 'StateBackup', { table: state.table });
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
 		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });

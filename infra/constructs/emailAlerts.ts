@@ -13,6 +13,7 @@ import type { AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
+import { EMAIL_PARTITIONS, grantStatePartitions } from './stateAccess';
 import { accountSecretName, type AccountAccess } from './pollers';
 
 /** The events the e-mails are built from. */
@@ -143,22 +144,25 @@ export class EmailAlerts extends Construct {
 		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
 			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
 		}
+		// Each function's own partitions of the state table; the digest reads the pollers' (today's truth, the history).
+		grantStatePartitions(collector.role, table, EMAIL_PARTITIONS.collector);
+		grantStatePartitions(digest.role, table, EMAIL_PARTITIONS.digest);
+		if (notices) grantStatePartitions(notices.role, table, EMAIL_PARTITIONS.notices);
 		for (const fn of [collector, digest, ...(notices ? [notices] : [])]) {
-			fn.role.addToPolicy(
-				new iam.PolicyStatement({
-					sid: 'EmailFacts',
-					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-					resources: [table.tableArn],
-				}),
-			);
 			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'SendAsTheSender',
 					actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-					resources: [sender, domain].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })),
+					// The sender's identities, and in SES's sandbox the recipient's too (SES checks both there):
+					// any identity of the account as recipient, still only from the sender's address.
+					resources: [sender, domain, '*'].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })),
 					conditions: { StringEquals: { 'ses:FromAddress': sender } },
 				}),
 			);
+			Validations.of(fn.role).acknowledge({
+				id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+				reason: "In SES's sandbox SendEmail is authorised against the recipient's verified identity as well as the sender's; the recipients (the customers' addresses among them) are known only at send time. The statement allows only the configured sender (ses:FromAddress).",
+			});
 		}
 
 		this.rule = new events.Rule(this, 'EventsRule', {

@@ -13,6 +13,7 @@ import type { AccountSettings, ScheduledAccount } from '../../lambdas/accounts';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
+import { POLLER_PARTITIONS, grantStatePartitions } from './stateAccess';
 
 /** Lambda timeout of a poller, and the time it keeps in hand: it stops before a page when less is left. */
 export const POLLER_TIMEOUT = Duration.minutes(5);
@@ -106,16 +107,15 @@ export class Pollers extends Construct {
 			inputs: several ? config.accounts.map((a) => ({ id: a.id, account: scheduledAccountOf(a, this.accountSecrets[a.id].secretArn) })) : [],
 			secretArns,
 		};
-		const poller = (fnId: string, entry: string, description: string) => {
-			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });
-			fn.role.addToPolicy(
-				new iam.PolicyStatement({
-					sid: 'StateTableItems',
-					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
-					resources: [props.table.tableArn],
-				}),
-			);
-			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'PublishEvents', actions: ['events:PutEvents'], resources: [props.bus.eventBusArn] }));
+		const poller = (name: PollerName, fnId: string, entry: string, description: string) => {
+			// A tick throttled or held back is dropped once its poll interval has passed: the next tick
+			// is the retry (Lambda would otherwise keep it up to 6 hours and run it late, beside newer ticks).
+			const maxEventAge = Duration.minutes(name === 'dueDates' ? 60 : Math.max(1, config.scheduleRateMinutes));
+			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment, retryAttempts: 0, maxEventAge });
+			// Its own partitions of the state table only (the history, the notices log and the e-mails' are others').
+			grantStatePartitions(fn.role, props.table, POLLER_PARTITIONS[name]);
+			// The due-date history publishes no events (it keeps the history and its metrics).
+			if (name !== 'dueDates') fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'PublishEvents', actions: ['events:PutEvents'], resources: [props.bus.eventBusArn] }));
 			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: secretArns }));
 			if (several) {
 				Validations.of(fn.role).acknowledge({
@@ -128,10 +128,10 @@ export class Pollers extends Construct {
 			return fn.function;
 		};
 		this.functions = {
-			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
-			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
-			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
-			dueDates: poller('DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
+			overdueDevices: poller('overdueDevices', 'OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
+			testResults: poller('testResults', 'TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
+			dueSoon: poller('dueSoon', 'DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
+			dueDates: poller('dueDates', 'DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
 		};
 		this.schedulerDlq = deadLetterQueue(this, 'SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
 

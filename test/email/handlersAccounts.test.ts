@@ -3,11 +3,13 @@ import PostalMime from 'postal-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
 import { emailEnvironment } from '../../infra/constructs/emailAlerts';
+import { EMAIL_PARTITIONS, partitionsAllow } from '../../infra/constructs/stateAccess';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { handler as digest } from '../../lambdas/handlers/digestEmail';
 import { NS, type DeviceState } from '../../lambdas/pollers/state';
 import { previewHistories } from '../support/compliancePreview';
 import { device } from '../support/emailEvents';
+import { DynamoRecorder } from '../support/dynamoRecorder';
 import { startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 
@@ -23,15 +25,18 @@ const ACCOUNTS = [
 const config = parseConfig({ environment: 'sandbox', alertEmails: 'ops@lab.test', mailFrom: 'alerts@lab.test', accounts: ACCOUNTS });
 let dynamo: Awaited<ReturnType<typeof startDynamo>>;
 let ses: LocalSes;
+let recorder: DynamoRecorder;
 const context = (requestId: string) => ({ awsRequestId: requestId, functionName: 'email', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 
 beforeAll(async () => {
 	dynamo = await startDynamo('email-accounts');
 	ses = await new LocalSes().start();
 	const env = emailEnvironment(config, dynamo.table);
-	useEmailLambdaEnvironment({ dynamoUrl: dynamo.url, sesUrl: ses.url, table: dynamo.table, timeZone: env.TIME_ZONE, settings: JSON.parse(env.EMAIL_SETTINGS) }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'email' });
+	recorder = new DynamoRecorder(dynamo.url);
+	useEmailLambdaEnvironment({ dynamoUrl: await recorder.start(), sesUrl: ses.url, table: dynamo.table, timeZone: env.TIME_ZONE, settings: JSON.parse(env.EMAIL_SETTINGS) }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'email' });
 });
 afterAll(async () => {
+	await recorder.stop();
 	await ses.stop();
 	await dynamo.stop();
 });
@@ -60,5 +65,11 @@ describe('the e-mails of several production accounts, as the stack configures th
 		expect(reports.map((m) => m.to?.map((t) => t.address))).toEqual([['a-lead@lab.test']]);
 		expect(reports[0].subject).toMatch(/^Calibration compliance October 2026: .* · account site-a$/);
 		expect(reports[0].attachments[0].filename).toBe('calibration-compliance-2026-10.csv');
+	});
+
+	it("the digest's calls on the state table (its own partitions, the pollers' read only) are within its role's", () => {
+		const calls = recorder.calls.filter((c) => c.keys.length > 0);
+		expect(calls.map((c) => c.keys[0])).toEqual(expect.arrayContaining(['overdue:production:site-a', 'dueDates:production:site-a', 'idempotency:email']));
+		expect(calls.flatMap((c) => c.keys.filter((pk) => !partitionsAllow(EMAIL_PARTITIONS.digest, `dynamodb:${c.action}`, pk)).map((pk) => `${c.action} ${pk}`))).toEqual([]);
 	});
 });

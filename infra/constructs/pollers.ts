@@ -31,6 +31,21 @@ export const POLLER_SERVICE = 'pollers';
 export const DUE_DATES_MINUTE = (rate: number): number => Math.floor((rate * 3) / 4);
 
 export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
+/**
+ * The minute (past the hour, or into each period) each poller runs at: the test results half a
+ * period after the overdue devices, so the two do not share the token's request budget at once; due
+ * soon a quarter period later (a due date met or moved by a test shows within one period); the
+ * due-date history hourly, three quarters into a period.
+ */
+export const POLLER_OFFSETS = (rate: number): Record<PollerName, number> => ({ overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: DUE_DATES_MINUTE(rate) });
+
+/** The local minutes past the hour a poller's runs start at (within the active hours). */
+export function pollerRunMinutes(poller: PollerName, rate: number): number[] {
+	const offset = POLLER_OFFSETS(rate)[poller];
+	if (poller === 'dueDates' || rate >= 60) return [offset];
+	return Array.from({ length: 60 }, (_, m) => m).filter((m) => m % rate === offset % rate);
+}
+
 /** The pollers every poll period runs (the due-date history runs hourly): each account's heartbeat watches them. */
 export const POLLER_NAMES: readonly PollerName[] = ['overdueDevices', 'testResults', 'dueSoon'];
 
@@ -161,9 +176,7 @@ export class Pollers extends Construct {
 				}),
 			});
 		};
-		// Half a period later, so the two pollers do not share the token's request budget at once;
-		// due soon a quarter period later: a due date met or moved by a test shows within one period.
-		const offsets: Record<PollerName, number> = { overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: 0 };
+		const offsets = POLLER_OFFSETS(rate);
 		const what: Record<PollerName, string> = { overdueDevices: 'Overdue devices poll', testResults: 'Test results poll', dueSoon: 'Devices coming due', dueDates: 'Due-date history' };
 		if (!several) {
 			schedule('OverdueDevicesSchedule', this.functions.overdueDevices, offsets.overdueDevices, `${what.overdueDevices} every ${rate} min (${config.timeZone}, hours ${hour})`);

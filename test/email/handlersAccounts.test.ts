@@ -10,6 +10,7 @@ import { NS, type DeviceState } from '../../lambdas/pollers/state';
 import { previewHistories } from '../support/compliancePreview';
 import { device } from '../support/emailEvents';
 import { DynamoRecorder } from '../support/dynamoRecorder';
+import { captureOutput, jsonLines } from '../support/handlers';
 import { startDynamo } from '../support/localAws';
 import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 
@@ -49,7 +50,10 @@ describe('the e-mails of several production accounts, as the stack configures th
 		const overdue = (id: number): DeviceState => ({ overdue: true, episode: 1, since: Date.parse('2026-11-02T00:00:00Z'), reminders: 0, digestPending: false, device: device(id, { customerName: null, department: null }) });
 		await store.putMany(NS.overdue('production:site-a'), [{ key: '1', value: overdue(1) }]);
 		await store.putMany(NS.overdue('production:site-b'), [{ key: '2', value: overdue(2) }]);
-		await digest({ scheduledTime: '2026-11-20T06:00:00Z' }, context('d-1'));
+		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+		const { lines } = await captureOutput(() => digest({ scheduledTime: '2026-11-20T06:00:00Z' }, context('d-1'))).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
+		// A complete run beats the digest's heartbeat.
+		expect(jsonLines(lines).filter((l) => l.RunCompleted === 1)).toHaveLength(1);
 		expect(mailsTo('a-lead@lab.test').map((m) => m.text)).toEqual([expect.stringMatching(/STILL OVERDUE[\s\S]*Device 1\b/)]);
 		expect(mailsTo('b-lead@lab.test').map((m) => m.text)).toEqual([expect.stringMatching(/STILL OVERDUE[\s\S]*Device 2\b/)]);
 		expect(mailsTo('a-lead@lab.test')[0].text).not.toMatch(/Device 2\b/);

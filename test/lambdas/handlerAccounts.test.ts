@@ -42,8 +42,13 @@ describe('a scheduled invocation for one account of several', () => {
 		const secretArn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token/stack/site-h';
 		world.aws.secrets.set(secretArn, JSON.stringify({ token: world.sandbox.account.createToken({ label: 'site-h' }).token }));
 		const input = { account: { id: 'site-h', environment: 'sandbox', baseUrl: world.sandbox.url, tokenSecretArn: secretArn, account: 'site-h', partition: 'site-h' } };
-		const report = await dueDatesHandler(input, { ...context, functionName: 'DueDatesPoller' } as Context);
+		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+		const { result: report, lines } = await captureOutput(() => dueDatesHandler(input, { ...context, functionName: 'DueDatesPoller' } as Context)).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
 		expect(report.complete).toBe(true);
+		// Its compliance figures carry the account: the dashboard shows each account's, not the last one's as the deployment's.
+		const figures = jsonLines(lines).filter((l) => typeof l.OverdueDevices === 'number');
+		expect(figures).toHaveLength(1);
+		expect(figures[0]).toMatchObject({ account: 'site-h', poller: 'dueDates' });
 		const items = await world.dynamo.send(new QueryCommand({ TableName: world.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'dueDates:sandbox:site-h' } } }));
 		expect(items.Count).toBeGreaterThan(0);
 	});

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configFromContext, placeholderWarnings } from '../../infra/config';
+import { CONTEXT_KEYS, configFromContext, placeholderWarnings } from '../../infra/config';
+import { resourcesOf, synth } from './synth';
 
 const ROOT = join(__dirname, '../..');
 
@@ -39,5 +40,50 @@ describe("the README's deploy command, with cdk.json's context", () => {
 		);
 		expect(warnings.join('\n')).not.toContain('ops@company.de');
 		expect(placeholderWarnings(config).join('\n')).toContain('alertEmails: maintenance@your-company.example is a placeholder');
+	});
+});
+
+/** The README's figures as the template of its own deploy command has them (one synth, with cdk-nag). */
+describe("the README's resource list and costs, counted from the template of its deploy command", () => {
+	const command = readmeDeployCommand();
+	const s = synth(Object.fromEntries(CONTEXT_KEYS.map((key) => [key, command[key] ?? cdkJsonSettings()[key]])), 'TestEquipmentCloudAlerts');
+	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+	const costs = readme.slice(readme.indexOf('### Costs at 1 poll every 5 minutes'), readme.indexOf('### Remove'));
+	const resources = Object.entries(resourcesOf(s));
+	const functions = resources.filter(([, r]) => r.Type === 'AWS::Lambda::Function').map(([, r]) => r.Properties);
+	const pollers = functions.filter((f) => f.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'pollers');
+	const alarms = resources.filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+	const schedules = resources.filter(([, r]) => r.Type === 'AWS::Scheduler::Schedule').map(([, r]) => r.Properties.ScheduleExpression as string);
+	const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+
+	it('counts the pollers and their schedules as the template has them (three every 5 minutes, one hourly)', () => {
+		const every5 = schedules.filter((e) => /^cron\(\S+\/5 /.test(e)).length;
+		const hourly = schedules.filter((e) => /^cron\(\d+ \* /.test(e)).length;
+		expect(pollers).toHaveLength(4);
+		expect(readme).toContain(`the ${WORDS[pollers.length]} pollers (`);
+		expect(costs).toContain(`${WORDS[every5][0].toUpperCase()}${WORDS[every5].slice(1)} pollers × 12 runs an hour × 24 × 30 days = **${(every5 * 12 * 24 * 30).toLocaleString('en-US')} runs a month**`);
+		expect(costs).toContain(`and the due-date history ${hourly === 1 ? 'once an hour' : `${hourly} times an hour`} (720 runs)`);
+	});
+
+	it('counts the alarms (with the n8n webhook of the command, and without it)', () => {
+		const n8n = alarms.filter(([id]) => id.includes('WebhookDlq')).length;
+		expect(n8n).toBe(1);
+		expect(costs).toContain(`alarms ${alarms.length - n8n} (${alarms.length} with n8n) × $0.10`);
+		expect(readme).toContain(`**${alarms.length - n8n} alarms** (${alarms.length} with n8n)`);
+	});
+
+	it("names the digest's timeout and the parts the template holds", () => {
+		const digest = functions.find((f) => String(f.Description).startsWith('Sends the daily digest'))!;
+		expect(costs).toContain(`the digest's ${digest.Timeout / 60}-minute timeout`);
+		const types = new Set(resources.map(([, r]) => r.Type));
+		for (const [type, words] of [
+			['AWS::KMS::Key', 'customer managed KMS key'],
+			['AWS::EventSchemas::Registry', 'schema registry'],
+			['AWS::CloudWatch::Dashboard', 'compliance dashboard'],
+			['AWS::Backup::BackupPlan', 'AWS Backup'],
+		] as const) {
+			expect(types.has(type), type).toBe(true);
+			expect(readme.slice(readme.indexOf('## Deploy on AWS'), readme.indexOf('### Prerequisites')), words).toContain(words);
+		}
 	});
 });

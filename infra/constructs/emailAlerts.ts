@@ -33,8 +33,9 @@ export function emailEnvironment(config: AlertsConfig, tableName: string): Recor
 		EMAIL_SETTINGS: JSON.stringify(config.email),
 		TIME_ZONE: config.timeZone,
 		TEC_ENVIRONMENT: config.environment,
-		// Several accounts: each one's environment (where its pollers keep its state) and routing (its own recipients or, without, the deployment's).
-		...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, environment: a.environment, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
+		// Several accounts: each one's environment where it is not TEC_ENVIRONMENT (where its pollers keep its state; only
+		// then: Lambda's 4 KB of environment) and routing (its own recipients or, without, the deployment's).
+		...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.environment === config.environment ? {} : { environment: a.environment }), ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
 	};
 }
 

@@ -51,9 +51,11 @@ export const POLLER_NAMES: readonly PollerName[] = ['overdueDevices', 'testResul
 
 /**
  * The most accounts one stack holds: each adds six resources (four schedules, its token secret,
- * its heartbeat alarm) and CloudFormation allows 500 per stack (docs/scale.md says what comes next).
+ * its heartbeat alarm), a seventh with the customer notices (their schedule), and a tenth of the
+ * due-date heartbeat; the stack itself about 100; CloudFormation allows 500 per stack
+ * (docs/scale.md says what comes next; test/infra/accounts.test.ts synthesizes the largest).
  */
-export const MAX_ACCOUNTS_PER_STACK = 70;
+export const MAX_ACCOUNTS_PER_STACK = 55;
 
 /** Where the stack keeps an account's token (several accounts): one secret per account, under one prefix. */
 export const accountSecretName = (stackName: string, id: string) => `tec-token/${stackName}/${id}`;

@@ -159,8 +159,17 @@ describe('the whole stack with several accounts', () => {
 		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;
 			expect(routing.map((r) => [r.account, r.recipients?.default])).toEqual([['default', undefined], ['site-b', ['b@example.com']], ['site-c', undefined]]);
-			// Each account's environment: where its pollers keep its state, which the digest and the report read.
-			expect(routing.map((r) => (r as { environment?: string }).environment)).toEqual(['production', 'sandbox', 'production']);
+			// Each account's environment where it is not the stack's (production): where its pollers keep its state, which the digest and the report read.
+			expect(propsOf(whole, whole.id(fn)).Environment.Variables.TEC_ENVIRONMENT).toBe('production');
+			expect(routing.map((r) => (r as { environment?: string }).environment)).toEqual([undefined, 'sandbox', undefined]);
 		}
 	});
+});
+
+describe('the most accounts one stack holds', () => {
+	it(`${MAX_ACCOUNTS_PER_STACK} accounts with customer notices and the n8n webhook stay within CloudFormation's 500 resources`, () => {
+		const accounts = Array.from({ length: MAX_ACCOUNTS_PER_STACK }, (_, i) => ({ id: `site-${i}`, environment: 'production', baseUrl: `https://tec-${i}.example.com` }));
+		const most = synth({ ...BASE_CONFIG, accounts, customerNotices: JSON.stringify({ enabled: true }), n8nWebhookUrl: 'https://n8n.example.com/webhook/tec' }, 'TecMostAccounts');
+		expect(Object.keys(most.json.Resources as object).length).toBeLessThanOrEqual(500);
+	}, 300_000);
 });

@@ -48,6 +48,6 @@ export function localAccounts(path: string, env: Record<string, string | undefin
 		};
 	});
 	const main = settings.find((a) => a.partition === undefined) ?? settings[0];
-	const routing = settings.length > 1 ? settings.map((a) => ({ account: a.id, recipients: a.recipients })) : undefined;
+	const routing = settings.length > 1 ? settings.map((a) => ({ account: a.id, environment: a.environment, recipients: a.recipients })) : undefined;
 	return { settings, runners, tokens: [...tokens.values()], environment: main.environment, routing };
 }

@@ -4,14 +4,18 @@ import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
 import { refusedPort, type ServiceProfile } from '../client';
 import { readProfileFile } from '../client/node/profileSchema';
-import { emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
+import { allRecipients, emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
 /**
  * The stack's settings, from CDK context (`cdk deploy -c key=value`, or cdk.json) or props.
  * Context values from the command line are strings; cdk.json may hold numbers and arrays.
  */
 export interface AlertsConfig {
-	/** Which Test Equipment Cloud environment the token belongs to. */
+	/**
+	 * Which Test Equipment Cloud environment the token belongs to. With `accounts`, the accounts' own
+	 * (each account's state is kept under its own): production when any account is (the table's
+	 * deletion protection, the topic's and dashboard's names).
+	 */
 	environment: 'sandbox' | 'production';
 	/** The service's base address (https, without /api/v1); with `accounts`, each account has its own. */
 	baseUrl?: string;
@@ -43,6 +47,8 @@ export interface AlertsConfig {
 	email: EmailSettings;
 	/** The service profile (context `serviceProfile`: a JSON file), checked at synth; unset = the defaults. */
 	serviceProfile?: ServiceProfile;
+	/** The state table's name (infra/constructs/state.ts); unset = `<stack name>-state`, `generated` = CloudFormation's (stacks deployed before). */
+	stateTableName?: string;
 }
 
 export const CONTEXT_KEYS = [
@@ -64,6 +70,7 @@ export const CONTEXT_KEYS = [
 	'customerNotices',
 	'accounts',
 	'serviceProfile',
+	'stateTableName',
 ] as const;
 
 export const DEFAULTS = {
@@ -181,6 +188,13 @@ const Schema = z.object({
 			.transform((v) => v.replace(/\s/g, ''))
 			.optional(),
 	),
+	stateTableName: z.preprocess(
+		blankToUndefined,
+		z
+			.string()
+			.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'stateTableName must be a DynamoDB table name (3 to 255 letters, digits, _ . -) or "generated" (the name CloudFormation gave a table deployed before)')
+			.optional(),
+	),
 	// A file, read and checked here with the messages every face gives (the key path, what is allowed).
 	serviceProfile: z.preprocess(
 		blankToUndefined,
@@ -211,7 +225,10 @@ export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
 		);
 	}
-	return { ...(parsed.data as Omit<AlertsConfig, 'email' | 'accounts'>), accounts, email: email.data };
+	// With an accounts list the accounts say which environment they are; `environment` (cdk.json's
+	// "sandbox") would name the stack and keep its table unprotected beside production accounts.
+	const environment = blankToUndefined(input.accounts) === undefined ? parsed.data.environment : accounts.some((a) => a.environment === 'production') ? 'production' : 'sandbox';
+	return { ...(parsed.data as Omit<AlertsConfig, 'email' | 'accounts'>), environment, accounts, email: email.data };
 }
 
 /** The accounts list (or the single account as a list of one); a string says what is wrong. */
@@ -240,6 +257,24 @@ function readAccounts(
 		if (error instanceof AccountsError) return error.message.replace(/\n {2}- /g, '\n    ');
 		throw error;
 	}
+}
+
+/** A host of the documentation's examples (example.com/.org/.net, .example, .invalid): nobody reads mail or answers there. */
+export const isPlaceholderHost = (host: string): boolean => /(^|\.)example\.(com|org|net)$|\.example$|\.invalid$/i.test(host);
+
+/**
+ * The alarm and alert addresses that are still placeholders (cdk.json's, the README's), each
+ * naming its key: e-mail to them bounces, and SES counts bounces against the account.
+ */
+export function placeholderWarnings(config: AlertsConfig): string[] {
+	const out: string[] = [];
+	const check = (key: string, addresses: string[]) => {
+		for (const a of new Set(addresses)) if (isPlaceholderHost(a.split('@').pop() ?? '')) out.push(`${key}: ${a} is a placeholder; deploy with -c ${key.includes('recipients') ? 'recipients=<JSON>' : 'alertEmails=<your addresses>'} (without recipients everything goes to alertEmails)`);
+	};
+	check('alertEmails', config.alertEmails);
+	check('recipients', allRecipients(config.email.recipients));
+	for (const a of config.accounts) if (a.recipients) check(`accounts "${a.id}": recipients`, allRecipients(a.recipients));
+	return out;
 }
 
 /** Reads the settings from a construct's context (node.tryGetContext). */

@@ -7,16 +7,17 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { AlertsConfig } from './config';
-import { activeUtcHours } from './activeHours';
+import { placeholderWarnings, type AlertsConfig } from './config';
+import { activeUtcPeriods } from './activeHours';
 import { Alarms } from './constructs/alarms';
 import { AlertsTopic } from './constructs/alertsTopic';
-import { EmailAlerts } from './constructs/emailAlerts';
+import { EMAIL_SERVICE, EmailAlerts } from './constructs/emailAlerts';
 import { ComplianceDashboard } from './constructs/dashboard';
 import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
-import { POLLER_SERVICE, Pollers } from './constructs/pollers';
+import { POLLER_NAMES, POLLER_SERVICE, Pollers, pollerRunMinutes, type PollerName } from './constructs/pollers';
 import { PollerState } from './constructs/state';
+import { StateBackup } from './constructs/stateBackup';
 import { EventSchemaRegistry } from './constructs/eventSchemas';
 
 export { ARCHIVE_RETENTION } from './constructs/eventBus';
@@ -58,9 +59,12 @@ export class TestEquipmentCloudAlerts extends Stack {
 			}
 		}
 
+		for (const warning of placeholderWarnings(config)) Annotations.of(this).addWarningV2('tec:placeholderAddress', warning);
+
 		const events = new EventBus(this, 'Events');
 		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });
-		const state = new PollerState(this, 'State', { environment: config.environment });
+		const state = new PollerState(this, 'State', { environment: config.environment, tableName: config.stateTableName });
+		new StateBackup(this, 'StateBackup', { table: state.table });
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
 		const alarms = new Alarms(this, 'Alarms', { topic: alerts.topic });
@@ -69,20 +73,24 @@ export class TestEquipmentCloudAlerts extends Stack {
 
 		const rate = config.scheduleRateMinutes;
 		const period = Duration.minutes(Math.max(5, rate));
-		const hours = activeUtcHours(config.activeHours, config.timeZone);
+		// The UTC periods a run is expected in (activeHours in timeZone, every season): per poller, as it runs.
+		const expected = (pollers: PollerName[], minutes: number) => {
+			const sets = pollers.map((p) => activeUtcPeriods(config.activeHours, config.timeZone, minutes, pollerRunMinutes(p, rate)));
+			return sets[0] && sets[0].filter((x) => sets.every((s) => s!.includes(x)));
+		};
 		// One failed run is retried by the next tick; two failed runs out of three is a problem.
 		alarms.function('OverdueDevicesPoller', pollers.functions.overdueDevices, period, 'OverdueDevices poller', [3, 2]);
 		alarms.function('TestResultsPoller', pollers.functions.testResults, period, 'TestResults poller', [3, 2]);
 		alarms.function('DueSoonPoller', pollers.functions.dueSoon, period, 'DueSoon poller', [3, 2]);
 		if (config.accounts.length === 1) {
-			alarms.heartbeat('overdueDevices', POLLER_SERVICE, rate, hours);
-			alarms.heartbeat('testResults', POLLER_SERVICE, rate, hours);
-			alarms.heartbeat('dueSoon', POLLER_SERVICE, rate, hours);
-		} else for (const a of config.accounts) alarms.accountHeartbeat(a.id, POLLER_SERVICE, rate, hours);
-		// Hourly: failures over three runs, silence over three hours.
+			for (const p of POLLER_NAMES) alarms.heartbeat(p, POLLER_SERVICE, rate, expected([p], rate));
+		} else for (const a of config.accounts) alarms.accountHeartbeat(a.id, POLLER_SERVICE, rate, expected([...POLLER_NAMES], rate));
+		// Hourly: failures over three runs, silence over three hours (each account's, with several).
 		alarms.function('DueDatesPoller', pollers.functions.dueDates, Duration.hours(1), 'DueDates poller', [3, 2]);
-		alarms.heartbeat('dueDates', POLLER_SERVICE, 60, hours);
-		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, pollers: pollers.functions, emailFunctions: [email.collector, email.digest, ...(email.notices ? [email.notices] : [])] });
+		if (config.accounts.length === 1) alarms.heartbeat('dueDates', POLLER_SERVICE, 60, expected(['dueDates'], 60));
+		else alarms.accountsDueDatesHeartbeat(config.accounts.map((a) => a.id), POLLER_SERVICE, expected(['dueDates'], 60));
+		alarms.digestHeartbeat(EMAIL_SERVICE);
+		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, accounts: config.accounts.map((a) => a.id), pollers: pollers.functions, emailFunctions: [email.collector, email.digest, ...(email.notices ? [email.notices] : [])] });
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');

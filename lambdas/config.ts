@@ -58,8 +58,8 @@ export const configSchema = once(() =>
 		TEC_TOKEN_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
 		/** `schedule`: several accounts, each schedule's input names the account (lambdas/accounts.ts); else the one account of TEC_BASE_URL. */
 		TEC_ACCOUNTS: z.optional(z.enum(['schedule'], { error: 'TEC_ACCOUNTS must be "schedule" or unset' })),
-		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1)),
-		EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).check(z.minLength(1)),
+		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1, 'STATE_TABLE is required: the DynamoDB state table (it is empty)')),
+		EVENT_BUS_NAME: z.string({ error: 'EVENT_BUS_NAME is required: the EventBridge bus to publish to' }).check(z.minLength(1, 'EVENT_BUS_NAME is required: the EventBridge bus to publish to (it is empty)')),
 		REMINDER_DAYS: whole('REMINDER_DAYS', DEFAULT_SETTINGS.reminderDays, 0, 365),
 		LOOKBACK_DAYS: whole('LOOKBACK_DAYS', DEFAULT_SETTINGS.lookbackDays, 1, 90),
 		PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),

@@ -19,6 +19,8 @@ export interface ComplianceDashboardProps {
 	pollers: Record<PollerName, lambda.IFunction>;
 	/** The e-mail functions (collector, digest): their EmailsSent metric. */
 	emailFunctions: lambda.IFunction[];
+	/** Several accounts: each account's figures, by its id (one account's figures are not the deployment's). */
+	accounts?: string[];
 }
 
 /**
@@ -31,8 +33,19 @@ export class ComplianceDashboard extends Construct {
 
 	constructor(scope: Construct, id: string, props: ComplianceDashboardProps) {
 		super(scope, id);
+		const accounts = props.accounts && props.accounts.length > 1 ? props.accounts : [undefined];
 		const compliance = (metricName: string, label: string) =>
-			new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: POLLER_SERVICE, poller: 'dueDates' }, statistic: 'Maximum', period: Duration.hours(1), label });
+			accounts.map(
+				(account) =>
+					new cloudwatch.Metric({
+						namespace: METRICS_NAMESPACE,
+						metricName,
+						dimensionsMap: { service: POLLER_SERVICE, poller: 'dueDates', ...(account ? { account } : {}) },
+						statistic: 'Maximum',
+						period: Duration.hours(1),
+						label: account ? `${account}: ${label}` : label,
+					}),
+			);
 		const pollers = Object.entries(props.pollers) as Array<[PollerName, lambda.IFunction]>;
 		const runs = pollers.map(([poller]) => new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: RUN_COMPLETED_METRIC, dimensionsMap: { service: POLLER_SERVICE, poller }, statistic: 'Sum', period: Duration.hours(1), label: poller }));
 		const failed = pollers.map(([poller, fn]) => fn.metricErrors({ statistic: 'Sum', period: Duration.hours(1), label: poller }));
@@ -45,13 +58,13 @@ export class ComplianceDashboard extends Construct {
 				[
 					new cloudwatch.SingleValueWidget({
 						title: 'Calibration now',
-						metrics: [compliance(COMPLIANCE_METRICS.overdue, 'Overdue now'), compliance(COMPLIANCE_METRICS.dueWithin30Days, 'Due within 30 days')],
+						metrics: [...compliance(COMPLIANCE_METRICS.overdue, 'Overdue now'), ...compliance(COMPLIANCE_METRICS.dueWithin30Days, 'Due within 30 days')],
 						width: 12,
 						height: 4,
 					}),
 					new cloudwatch.SingleValueWidget({
 						title: 'Tested by the due date',
-						metrics: [compliance(COMPLIANCE_METRICS.onTimeThisMonth, 'On time this month (%)'), compliance(COMPLIANCE_METRICS.onTimeLastMonth, 'On time last month (%)')],
+						metrics: [...compliance(COMPLIANCE_METRICS.onTimeThisMonth, 'On time this month (%)'), ...compliance(COMPLIANCE_METRICS.onTimeLastMonth, 'On time last month (%)')],
 						width: 12,
 						height: 4,
 					}),
@@ -59,13 +72,13 @@ export class ComplianceDashboard extends Construct {
 				[
 					new cloudwatch.GraphWidget({
 						title: 'Overdue and due within 30 days',
-						left: [compliance(COMPLIANCE_METRICS.overdue, 'Overdue'), compliance(COMPLIANCE_METRICS.dueWithin30Days, 'Due within 30 days')],
+						left: [...compliance(COMPLIANCE_METRICS.overdue, 'Overdue'), ...compliance(COMPLIANCE_METRICS.dueWithin30Days, 'Due within 30 days')],
 						width: 12,
 						height: 6,
 					}),
 					new cloudwatch.GraphWidget({
 						title: 'On-time rate (%)',
-						left: [compliance(COMPLIANCE_METRICS.onTimeThisMonth, 'This month'), compliance(COMPLIANCE_METRICS.onTimeLastMonth, 'Last month')],
+						left: [...compliance(COMPLIANCE_METRICS.onTimeThisMonth, 'This month'), ...compliance(COMPLIANCE_METRICS.onTimeLastMonth, 'Last month')],
 						leftYAxis: { min: 0, max: 100 },
 						width: 12,
 						height: 6,

@@ -13,6 +13,7 @@ import type { AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
+import { EMAIL_PARTITIONS, grantStatePartitions } from './stateAccess';
 import { accountSecretName, type AccountAccess } from './pollers';
 
 /** The events the e-mails are built from. */
@@ -24,6 +25,19 @@ export const DIGEST_TIMEOUT = Duration.minutes(8);
 export const NOTICES_TIMEOUT = Duration.minutes(10);
 /** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
 export const EMAIL_SERVICE = 'email';
+
+/** The e-mail functions' environment (lambdas/email/env.ts reads it). */
+export function emailEnvironment(config: AlertsConfig, tableName: string): Record<string, string> {
+	return {
+		STATE_TABLE: tableName,
+		EMAIL_SETTINGS: JSON.stringify(config.email),
+		TIME_ZONE: config.timeZone,
+		TEC_ENVIRONMENT: config.environment,
+		// Several accounts: each one's environment where it is not TEC_ENVIRONMENT (where its pollers keep its state; only
+		// then: Lambda's 4 KB of environment) and routing (its own recipients or, without, the deployment's).
+		...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.environment === config.environment ? {} : { environment: a.environment }), ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
+	};
+}
 
 export interface EmailAlertsProps {
 	config: AlertsConfig;
@@ -57,14 +71,7 @@ export class EmailAlerts extends Construct {
 		super(scope, id);
 		const { config, table } = props;
 		const stack = Stack.of(this);
-		const environment = {
-			STATE_TABLE: table.tableName,
-			EMAIL_SETTINGS: JSON.stringify(config.email),
-			TIME_ZONE: config.timeZone,
-			TEC_ENVIRONMENT: config.environment,
-			// Several accounts: each one's routing (its own recipients or, without, the deployment's).
-			...(config.accounts.length > 1 ? { ACCOUNTS_ROUTING: JSON.stringify(config.accounts.map((a) => ({ account: a.id, ...(a.recipients ? { recipients: a.recipients } : {}) }))) } : {}),
-		};
+		const environment = emailEnvironment(config, table.tableName);
 		// Lambda holds 4 KB of environment: routing of many accounts with recipients of their own outgrows it (docs/scale.md).
 		// The notices function adds the account's address, token secret and service profile.
 		const noticesEnv = config.email.customerNotices.enabled ? props.accounts.environment : {};
@@ -138,22 +145,25 @@ export class EmailAlerts extends Construct {
 		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
 			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
 		}
+		// Each function's own partitions of the state table; the digest reads the pollers' (today's truth, the history).
+		grantStatePartitions(collector.role, table, EMAIL_PARTITIONS.collector);
+		grantStatePartitions(digest.role, table, EMAIL_PARTITIONS.digest);
+		if (notices) grantStatePartitions(notices.role, table, EMAIL_PARTITIONS.notices);
 		for (const fn of [collector, digest, ...(notices ? [notices] : [])]) {
-			fn.role.addToPolicy(
-				new iam.PolicyStatement({
-					sid: 'EmailFacts',
-					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-					resources: [table.tableArn],
-				}),
-			);
 			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'SendAsTheSender',
 					actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-					resources: [sender, domain].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })),
+					// The sender's identities, and in SES's sandbox the recipient's too (SES checks both there):
+					// any identity of the account as recipient, still only from the sender's address.
+					resources: [sender, domain, '*'].map((identity) => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity })),
 					conditions: { StringEquals: { 'ses:FromAddress': sender } },
 				}),
 			);
+			Validations.of(fn.role).acknowledge({
+				id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+				reason: "In SES's sandbox SendEmail is authorised against the recipient's verified identity as well as the sender's; the recipients (the customers' addresses among them) are known only at send time. The statement allows only the configured sender (ses:FromAddress).",
+			});
 		}
 
 		this.rule = new events.Rule(this, 'EventsRule', {

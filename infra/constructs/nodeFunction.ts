@@ -20,6 +20,8 @@ export interface NodeFunctionProps {
 	serviceName: string;
 	environment: Record<string, string>;
 	retryAttempts?: number;
+	/** How long Lambda keeps trying an asynchronous invocation (throttled, or waiting for its retries); Lambda's default is 6 hours. */
+	maxEventAge?: Duration;
 	deadLetterQueue?: sqs.IQueue;
 }
 
@@ -55,6 +57,7 @@ export class NodeFunction extends Construct {
 			role: this.role,
 			logGroup: this.logGroup,
 			retryAttempts: props.retryAttempts ?? 0,
+			maxEventAge: props.maxEventAge,
 			deadLetterQueue: props.deadLetterQueue,
 		});
 		Validations.of(this.role).acknowledge({

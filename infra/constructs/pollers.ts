@@ -13,6 +13,7 @@ import type { AccountSettings, ScheduledAccount } from '../../lambdas/accounts';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
+import { POLLER_PARTITIONS, grantStatePartitions } from './stateAccess';
 
 /** Lambda timeout of a poller, and the time it keeps in hand: it stops before a page when less is left. */
 export const POLLER_TIMEOUT = Duration.minutes(5);
@@ -30,14 +31,31 @@ export const POLLER_SERVICE = 'pollers';
 export const DUE_DATES_MINUTE = (rate: number): number => Math.floor((rate * 3) / 4);
 
 export type PollerName = 'overdueDevices' | 'testResults' | 'dueSoon' | 'dueDates';
+/**
+ * The minute (past the hour, or into each period) each poller runs at: the test results half a
+ * period after the overdue devices, so the two do not share the token's request budget at once; due
+ * soon a quarter period later (a due date met or moved by a test shows within one period); the
+ * due-date history hourly, three quarters into a period.
+ */
+export const POLLER_OFFSETS = (rate: number): Record<PollerName, number> => ({ overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: DUE_DATES_MINUTE(rate) });
+
+/** The local minutes past the hour a poller's runs start at (within the active hours). */
+export function pollerRunMinutes(poller: PollerName, rate: number): number[] {
+	const offset = POLLER_OFFSETS(rate)[poller];
+	if (poller === 'dueDates' || rate >= 60) return [offset];
+	return Array.from({ length: 60 }, (_, m) => m).filter((m) => m % rate === offset % rate);
+}
+
 /** The pollers every poll period runs (the due-date history runs hourly): each account's heartbeat watches them. */
 export const POLLER_NAMES: readonly PollerName[] = ['overdueDevices', 'testResults', 'dueSoon'];
 
 /**
  * The most accounts one stack holds: each adds six resources (four schedules, its token secret,
- * its heartbeat alarm) and CloudFormation allows 500 per stack (docs/scale.md says what comes next).
+ * its heartbeat alarm), a seventh with the customer notices (their schedule), and a tenth of the
+ * due-date heartbeat; the stack itself about 100; CloudFormation allows 500 per stack
+ * (docs/scale.md says what comes next; test/infra/accounts.test.ts synthesizes the largest).
  */
-export const MAX_ACCOUNTS_PER_STACK = 70;
+export const MAX_ACCOUNTS_PER_STACK = 55;
 
 /** Where the stack keeps an account's token (several accounts): one secret per account, under one prefix. */
 export const accountSecretName = (stackName: string, id: string) => `tec-token/${stackName}/${id}`;
@@ -106,16 +124,15 @@ export class Pollers extends Construct {
 			inputs: several ? config.accounts.map((a) => ({ id: a.id, account: scheduledAccountOf(a, this.accountSecrets[a.id].secretArn) })) : [],
 			secretArns,
 		};
-		const poller = (fnId: string, entry: string, description: string) => {
-			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment });
-			fn.role.addToPolicy(
-				new iam.PolicyStatement({
-					sid: 'StateTableItems',
-					actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
-					resources: [props.table.tableArn],
-				}),
-			);
-			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'PublishEvents', actions: ['events:PutEvents'], resources: [props.bus.eventBusArn] }));
+		const poller = (name: PollerName, fnId: string, entry: string, description: string) => {
+			// A tick throttled or held back is dropped once its poll interval has passed: the next tick
+			// is the retry (Lambda would otherwise keep it up to 6 hours and run it late, beside newer ticks).
+			const maxEventAge = Duration.minutes(name === 'dueDates' ? 60 : Math.max(1, config.scheduleRateMinutes));
+			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment, retryAttempts: 0, maxEventAge });
+			// Its own partitions of the state table only (the history, the notices log and the e-mails' are others').
+			grantStatePartitions(fn.role, props.table, POLLER_PARTITIONS[name]);
+			// The due-date history publishes no events (it keeps the history and its metrics).
+			if (name !== 'dueDates') fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'PublishEvents', actions: ['events:PutEvents'], resources: [props.bus.eventBusArn] }));
 			fn.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadAccessToken', actions: ['secretsmanager:GetSecretValue'], resources: secretArns }));
 			if (several) {
 				Validations.of(fn.role).acknowledge({
@@ -128,10 +145,10 @@ export class Pollers extends Construct {
 			return fn.function;
 		};
 		this.functions = {
-			overdueDevices: poller('OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
-			testResults: poller('TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
-			dueSoon: poller('DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
-			dueDates: poller('DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
+			overdueDevices: poller('overdueDevices', 'OverdueDevicesPoller', 'lambdas/handlers/overdueDevices.ts', 'Polls the overdue devices list; emits Device Overdue / Resolved / Digest'),
+			testResults: poller('testResults', 'TestResultsPoller', 'lambdas/handlers/testResults.ts', 'Polls test results; emits Test Result Recorded / Failed'),
+			dueSoon: poller('dueSoon', 'DueSoonPoller', 'lambdas/handlers/dueSoon.ts', 'Reads the devices coming due; emits Device Due Soon'),
+			dueDates: poller('dueDates', 'DueDatesPoller', 'lambdas/handlers/dueDates.ts', 'Reads every device hourly; keeps the history of due dates (compliance)'),
 		};
 		this.schedulerDlq = deadLetterQueue(this, 'SchedulerDlq', 'poller invocations EventBridge Scheduler could not deliver');
 
@@ -161,9 +178,7 @@ export class Pollers extends Construct {
 				}),
 			});
 		};
-		// Half a period later, so the two pollers do not share the token's request budget at once;
-		// due soon a quarter period later: a due date met or moved by a test shows within one period.
-		const offsets: Record<PollerName, number> = { overdueDevices: 0, testResults: Math.floor(rate / 2), dueSoon: Math.floor(rate / 4), dueDates: 0 };
+		const offsets = POLLER_OFFSETS(rate);
 		const what: Record<PollerName, string> = { overdueDevices: 'Overdue devices poll', testResults: 'Test results poll', dueSoon: 'Devices coming due', dueDates: 'Due-date history' };
 		if (!several) {
 			schedule('OverdueDevicesSchedule', this.functions.overdueDevices, offsets.overdueDevices, `${what.overdueDevices} every ${rate} min (${config.timeZone}, hours ${hour})`);

@@ -1,10 +1,17 @@
-import { RemovalPolicy, Validations, type CfnResource } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface PollerStateProps {
 	environment: 'sandbox' | 'production';
+	/**
+	 * The table's name; default `<stack name>-state`. A fixed name makes a redeploy after `cdk destroy`
+	 * (the table is retained) or an update that would replace the table fail, naming it, instead of
+	 * starting an empty table (README, "Remove": how to adopt it). `generated`: CloudFormation's name,
+	 * for a stack deployed before the name was fixed (its table keeps the name it has).
+	 */
+	tableName?: string;
 }
 
 /**
@@ -19,6 +26,7 @@ export class PollerState extends Construct {
 	constructor(scope: Construct, id: string, props: PollerStateProps) {
 		super(scope, id);
 		this.table = new dynamodb.Table(this, 'Table', {
+			tableName: props.tableName === 'generated' ? undefined : (props.tableName ?? `${Stack.of(this).stackName}-state`),
 			partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
 			sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
 			billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,

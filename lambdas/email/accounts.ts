@@ -10,6 +10,8 @@ import { allRecipients, type EmailSettings, type Recipients } from './settings';
 export interface AccountRouting {
 	/** The account id, as events carry it in `detail.metadata.account`. */
 	account: string;
+	/** Its environment (where its pollers keep its state); unset = the deployment's. */
+	environment?: 'sandbox' | 'production';
 	/** Its own recipients; unset = the deployment's. */
 	recipients?: Recipients;
 }

@@ -6,6 +6,8 @@ import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/sta
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
 import { allRecipients } from './settings';
+import { recipientsOf, truthScope } from './accounts';
+import { fill, textsFor } from '../../email/texts';
 
 /**
  * Sending the monthly compliance report (composed in email/compliance.ts): the pollers' due-date
@@ -29,24 +31,31 @@ export interface ComplianceRunReport {
  * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
  */
 export async function runComplianceReport(deps: DigestDeps, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
-	const histories: Array<{ key: string; value: DueHistory }> = [];
-	// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
-	for await (const item of deps.view.list<DueHistory>(NS.dueDates(deps.environment))) histories.push(item);
-	const tests: RateTestResult[] = [];
-	for await (const item of deps.view.list<TestRecord>(NS.tests(deps.environment))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
-	const history = reportHistory(histories);
 	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
-	for (const recipient of allRecipients(deps.settings.recipients)) {
-		try {
-			const content = composeComplianceReport(deps, recipient, month, history, asOf, tests);
-			if (!content) {
-				report.nothingToSay.push(recipient);
-				continue;
+	// One account, or each account of several: its own history and test records (where its pollers
+	// keep them) to its own recipients, one report per account.
+	for (const a of deps.accounts ?? [undefined]) {
+		const scoped = a ? { ...deps, environment: a.environment ?? deps.environment, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps;
+		const where = truthScope(scoped.environment, a?.account);
+		const histories: Array<{ key: string; value: DueHistory }> = [];
+		// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
+		for await (const item of deps.view.list<DueHistory>(NS.dueDates(where))) histories.push(item);
+		const tests: RateTestResult[] = [];
+		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
+		const history = reportHistory(histories);
+		const sendKey = a ? `${key}:${a.account}` : key;
+		for (const recipient of allRecipients(scoped.settings.recipients)) {
+			try {
+				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests);
+				if (!content) {
+					report.nothingToSay.push(recipient);
+					continue;
+				}
+				const receipt = await deps.mailer.sendOnce({ key: sendKey, recipient, factKeys: [], email: envelope(scoped, recipient, sendKey, content, a?.account) });
+				report.sent.push({ recipient, messageId: receipt.messageId });
+			} catch (error) {
+				report.failed.push({ recipient, error: (error as Error).message });
 			}
-			const receipt = await deps.mailer.sendOnce({ key, recipient, factKeys: [], email: envelope(deps, recipient, key, content) });
-			report.sent.push({ recipient, messageId: receipt.messageId });
-		} catch (error) {
-			report.failed.push({ recipient, error: (error as Error).message });
 		}
 	}
 	if (report.failed.length > 0) {
@@ -55,9 +64,11 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 	return report;
 }
 
-function envelope(deps: Pick<DigestDeps, 'settings' | 'now' | 'accounts'>, recipient: string, key: string, content: ComplianceReportContent): OutgoingEmail {
+function envelope(deps: Pick<DigestDeps, 'settings' | 'now' | 'accounts'>, recipient: string, key: string, content: ComplianceReportContent, account?: string): OutgoingEmail {
 	const locale = recipientLocale(deps, recipient);
-	const rendered = renderComplianceReport(content, locale);
+	const report = renderComplianceReport(content, locale);
+	// Several accounts: each account's report names it, as its digest part does.
+	const rendered = account === undefined ? report : { ...report, subject: fill(textsFor(locale).digest.accountSubject, { subject: report.subject, account }) };
 	const domain = /@([^>\s]+)>?\s*$/.exec(deps.settings.mailFrom)?.[1] ?? 'test-equipment-cloud.invalid';
 	const id = createHash('sha256').update(`${key}\n${recipient}`).digest('hex').slice(0, 32);
 	return {

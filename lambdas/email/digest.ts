@@ -57,8 +57,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 	const scopes = await Promise.all(
 		(deps.accounts ?? [undefined]).map(async (a) => ({
 			account: a?.account,
-			truth: await readTruth(deps.view, truthScope(deps.environment, a?.account)),
-			deps: a ? { ...deps, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
+			truth: await readTruth(deps.view, truthScope(a?.environment ?? deps.environment, a?.account)),
+			deps: a ? { ...deps, environment: a.environment ?? deps.environment, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
 			// The day's customer re-test notices of the account: said in the digest of its recipients.
 			notices: await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, a?.account)),
 		})),

@@ -6,8 +6,8 @@ import { once } from '../once';
 /** What the e-mail functions read from their environment, once per cold start. */
 const envSchema = once(() =>
 	z.object({
-		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1)),
-		EMAIL_SETTINGS: z.string({ error: 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app)' }).check(z.minLength(2)),
+		STATE_TABLE: z.string({ error: 'STATE_TABLE is required: the DynamoDB state table' }).check(z.minLength(1, 'STATE_TABLE is required: the DynamoDB state table (it is empty)')),
+		EMAIL_SETTINGS: z.string({ error: 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app)' }).check(z.minLength(2, 'EMAIL_SETTINGS is required: the e-mail settings as JSON (set by the CDK app; it is empty)')),
 		TIME_ZONE: z._default(z.string(), 'UTC'),
 		TEC_ENVIRONMENT: z._default(z.enum(['sandbox', 'production'], { error: 'TEC_ENVIRONMENT must be sandbox or production' }), 'sandbox'),
 		SES_CONFIGURATION_SET: z.optional(z.string()),
@@ -26,7 +26,7 @@ export interface EmailEnv {
 }
 
 const routingSchema = once(() =>
-	z.array(z.object({ account: z.string().check(z.minLength(1)), recipients: z.optional(recipientsSchema()) })),
+	z.array(z.object({ account: z.string().check(z.minLength(1)), environment: z.optional(z.enum(['sandbox', 'production'])), recipients: z.optional(recipientsSchema()) })),
 );
 
 export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv {
@@ -56,6 +56,7 @@ function readRouting(text: string): AccountRouting[] {
 		throw new Error(`Invalid configuration: ACCOUNTS_ROUTING is not JSON (${(error as Error).message})`);
 	}
 	const parsed = routingSchema().safeParse(json);
-	if (!parsed.success) throw new Error(`Invalid configuration: ACCOUNTS_ROUTING: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+	if (!Array.isArray(json)) throw new Error(`Invalid configuration: ACCOUNTS_ROUTING: expected a JSON array of {"account", "environment", "recipients"} (one per account, set by the CDK app), got ${text.slice(0, 40)}`);
+	if (!parsed.success) throw new Error(`Invalid configuration: ACCOUNTS_ROUTING: ${parsed.error.issues.map((i) => `${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '')}: ${i.message}`).join('; ')}`);
 	return parsed.data;
 }

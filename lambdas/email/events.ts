@@ -60,7 +60,9 @@ function reader<S extends z.ZodMiniType>(schema: S, root?: string) {
 			detailType,
 			issues.map((issue) => {
 				const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
-				return { field: (root !== undefined && path[0] === root ? path.slice(1) : path).join('.') || '(the event)', message: issue.message };
+				// Fields are named from the root; the root itself (an event without `detail`) by its name.
+				const field = root !== undefined && path[0] === root && path.length > 1 ? path.slice(1) : path;
+				return { field: field.join('.') || '(the event)', message: issue.message };
 			}),
 		);
 	};

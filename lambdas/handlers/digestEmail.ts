@@ -7,7 +7,7 @@ import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
 import { awaitNoticesSummaries, NOTICES_WAIT_MS } from '../email/notices';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { EMAILS_SENT_METRIC } from './metricNames';
+import { EMAILS_SENT_METRIC, RUN_COMPLETED_METRIC } from './metricNames';
 import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
 import { readEvent } from './readEvent';
 
@@ -56,5 +56,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
 	}
 	if (digestFailure !== undefined) throw digestFailure;
+	// The digest's heartbeat (its alarm fires after 26 hours without one).
+	metrics.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
 	return digest!;
 });

@@ -75,9 +75,12 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 		warn: (m: string, x?: Record<string, unknown>) => logger.warn(m, x ?? {}),
 		error: (m: string, x?: Record<string, unknown>) => logger.error(m, x ?? {}),
 	};
+	// Gauges (the compliance figures) are an account's own: with several accounts they carry its
+	// dimension, else one account's figures would stand for the deployment's. Emitted after the run.
+	const gauges: Array<[string, number, (typeof MetricUnit)[keyof typeof MetricUnit]]> = [];
 	const counters = {
 		count: (name: string, value = 1) => metrics.addMetric(name, MetricUnit.Count, value),
-		gauge: (name: string, value: number, unit: 'Count' | 'Percent') => metrics.addMetric(name, unit === 'Percent' ? MetricUnit.Percent : MetricUnit.Count, value),
+		gauge: (name: string, value: number, unit: 'Count' | 'Percent') => void gauges.push([name, value, unit === 'Percent' ? MetricUnit.Percent : MetricUnit.Count]),
 	};
 	const report = await poll({
 		client,
@@ -98,8 +101,18 @@ export async function runPoller(poll: (ctx: PollerContext) => Promise<RunReport>
 	metrics.addDimension('poller', report.poller);
 	metrics.addMetric('RunDuration', MetricUnit.Milliseconds, report.durationMs);
 	if (report.complete) metrics.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
+	for (const [name, value, unit] of gauges) {
+		if (target.account === undefined) {
+			metrics.addMetric(name, unit, value);
+			continue;
+		}
+		// A single metric is flushed with its dimensions at once: one per gauge.
+		const own = metrics.singleMetric();
+		own.addDimensions({ poller: report.poller, account: target.account });
+		own.addMetric(name, unit, value);
+	}
 	if (report.complete && target.account) {
-		// The account's heartbeat: the only metric with an Account dimension (docs/architecture.md, "Many accounts").
+		// The account's heartbeat: with the compliance figures, the only metrics with an Account dimension (docs/architecture.md, "Many accounts").
 		const beat = metrics.singleMetric();
 		beat.addDimensions({ poller: report.poller, account: target.account });
 		beat.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);

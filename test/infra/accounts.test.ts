@@ -26,7 +26,8 @@ const small = synthConstruct('AccountsPollers', (stack) => {
 	const events = new EventBus(stack, 'Events');
 	const pollers = new Pollers(stack, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 	const alarms = new Alarms(stack, 'Alarms', { topic: new AlertsTopic(stack, 'Alerts', { environment: 'sandbox', emails: ['ops@example.com'] }).topic });
-	for (const a of config.accounts) alarms.accountHeartbeat(a.id, 'pollers', 5, [5, 6, 7]);
+	// Runs expected in the UTC hours 5, 6 and 7 (their 5-minute periods).
+	for (const a of config.accounts) alarms.accountHeartbeat(a.id, 'pollers', 5, [5, 6, 7].flatMap((h) => Array.from({ length: 12 }, (_, i) => h * 60 + i * 5)));
 	return { state, pollers, alarms };
 });
 
@@ -117,9 +118,27 @@ describe('the whole stack with several accounts', () => {
 		// Twelve of the pollers, and the e-mail digest's.
 		expect(ofType(whole, 'AWS::Scheduler::Schedule')).toHaveLength(13);
 		const heartbeats = ofType(whole, 'AWS::CloudWatch::Alarm').filter(([id]) => id.includes('Heartbeat'));
-		// One per account, and the hourly due-date history's over all accounts.
+		// One per account, the hourly due-date history's, and the digest's.
 		expect(heartbeats.filter(([id]) => id.includes('AccountHeartbeat'))).toHaveLength(3);
-		expect(heartbeats.filter(([id]) => !id.includes('AccountHeartbeat')).map(([id]) => id)).toEqual([expect.stringContaining('DueDatesHeartbeat')]);
+		expect(heartbeats.filter(([id]) => !id.includes('AccountHeartbeat')).map(([id]) => id)).toEqual([expect.stringContaining('DueDatesHeartbeat'), expect.stringContaining('DigestHeartbeat')]);
+	});
+
+	it("the due-date history's heartbeat watches each account's runs (one account's silence is not hidden by the others')", () => {
+		const [[, dueDates]] = ofType(whole, 'AWS::CloudWatch::Alarm').filter(([id]) => id.includes('DueDatesHeartbeat'));
+		const watched = (dueDates.Properties.Metrics as Json[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric.Dimensions);
+		expect(watched.map((d: Json[]) => d.find((x) => x.Name === 'account')?.Value)).toEqual(['default', 'site-b', 'site-c']);
+		for (const d of watched) expect(d).toEqual(expect.arrayContaining([{ Name: 'poller', Value: 'dueDates' }]));
+	});
+
+	it("the dashboard shows each account's compliance, never one account's as the deployment's", () => {
+		const [[, dashboard]] = ofType(whole, 'AWS::CloudWatch::Dashboard');
+		const text = JSON.stringify(dashboard.Properties.DashboardBody);
+		const widgets = JSON.parse((dashboard.Properties.DashboardBody['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : 'x')).join('')).widgets as Json[];
+		const now = widgets.find((w) => w.properties.title === 'Calibration now').properties.metrics as Json[][];
+		expect(now.map((m) => m.slice(2).join(' '))).toEqual(
+			['default', 'site-b', 'site-c', 'default', 'site-b', 'site-c'].map((a) => expect.stringContaining(`account ${a}`)),
+		);
+		expect(text).toContain('site-c: On time last month (%)');
 	});
 
 	it('the Schema Registry says events carry the account', () => {
@@ -128,10 +147,29 @@ describe('the whole stack with several accounts', () => {
 		for (const [, schema] of schemas) expect(JSON.stringify(JSON.parse(schema.Properties.Content as string))).toContain('"account":{"description":"The Test Equipment Cloud account');
 	});
 
+	it("takes the stack's environment from the accounts (cdk.json's \"sandbox\" does not name or unprotect production): the table's deletion protection, the topic's and dashboard's names", () => {
+		expect(whole.config.environment).toBe('production');
+		expect(propsOf(whole, whole.id(whole.stack.table)).DeletionProtectionEnabled).toBe(true);
+		expect(propsOf(whole, whole.id(whole.stack.topic)).DisplayName).toBe('Test Equipment Cloud (production)');
+		expect(ofType(whole, 'AWS::CloudWatch::Dashboard').map(([, d]) => d.Properties.DashboardName)).toEqual(['TecAccounts-production-compliance']);
+		expect(parseConfig({ ...BASE_CONFIG, environment: 'production', accounts: [ACCOUNTS[1], { ...ACCOUNTS[1], id: 'site-d', baseUrl: 'https://tec-d.example.com' }] }).environment).toBe('sandbox');
+	});
+
 	it("the e-mail functions get each account's routing (its own recipients, else the deployment's)", () => {
 		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;
 			expect(routing.map((r) => [r.account, r.recipients?.default])).toEqual([['default', undefined], ['site-b', ['b@example.com']], ['site-c', undefined]]);
+			// Each account's environment where it is not the stack's (production): where its pollers keep its state, which the digest and the report read.
+			expect(propsOf(whole, whole.id(fn)).Environment.Variables.TEC_ENVIRONMENT).toBe('production');
+			expect(routing.map((r) => (r as { environment?: string }).environment)).toEqual([undefined, 'sandbox', undefined]);
 		}
 	});
+});
+
+describe('the most accounts one stack holds', () => {
+	it(`${MAX_ACCOUNTS_PER_STACK} accounts with customer notices and the n8n webhook stay within CloudFormation's 500 resources`, () => {
+		const accounts = Array.from({ length: MAX_ACCOUNTS_PER_STACK }, (_, i) => ({ id: `site-${i}`, environment: 'production', baseUrl: `https://tec-${i}.example.com` }));
+		const most = synth({ ...BASE_CONFIG, accounts, customerNotices: JSON.stringify({ enabled: true }), n8nWebhookUrl: 'https://n8n.example.com/webhook/tec' }, 'TecMostAccounts');
+		expect(Object.keys(most.json.Resources as object).length).toBeLessThanOrEqual(500);
+	}, 300_000);
 });

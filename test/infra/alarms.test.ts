@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
-import { activeUtcHours } from '../../infra/activeHours';
+import { activeUtcHours, activeUtcPeriods } from '../../infra/activeHours';
 import { Alarms, HEARTBEAT_INTERVALS } from '../../infra/constructs/alarms';
 import { METRICS_NAMESPACE, RUN_COMPLETED_METRIC } from '../../lambdas/handlers/metricNames';
 import { BASE_CONFIG, synth } from './synth';
@@ -43,7 +43,7 @@ describe('heartbeat alarm', () => {
 
 	it('with active hours, hours outside them count as a complete run (metric math on the UTC hour)', () => {
 		const hours = activeUtcHours('6-20', 'UTC')!;
-		const [a] = alarmsOf(alarmsStack((alarms) => alarms.heartbeat('testResults', 'pollers', 10, hours)));
+		const [a] = alarmsOf(alarmsStack((alarms) => alarms.heartbeat('testResults', 'pollers', 10, activeUtcPeriods('6-20', 'UTC', 10, [5, 15, 25, 35, 45, 55]))));
 		expect(a).toMatchObject({ ComparisonOperator: 'LessThanThreshold', Threshold: 1, EvaluationPeriods: 3, TreatMissingData: 'breaching' });
 		const expressions = (a.Metrics as Json[]).map((m) => m.Expression).filter(Boolean);
 		expect(expressions).toContain('FILL(runs, 0)');
@@ -81,7 +81,7 @@ describe('active hours in UTC (what the heartbeat expects)', () => {
 describe('the stack adds a heartbeat per poller', () => {
 	const s = synth({ ...BASE_CONFIG, activeHours: '6-20', timeZone: 'Europe/Berlin', scheduleRateMinutes: '10' }, 'TestEquipmentCloudAlertsHeartbeat');
 	it('one for each poller, on its interval, only in the scheduled hours, to the alerts topic', () => {
-		const heartbeats = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((r: Json) => r.Properties).filter((p) => /not completed a run/.test(p.AlarmDescription));
+		const heartbeats = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((r: Json) => r.Properties).filter((p) => /poller has not completed a run/.test(p.AlarmDescription));
 		expect(heartbeats).toHaveLength(4);
 		// The due-date history poller runs hourly: its heartbeat counts hours.
 		expect(heartbeats[3].Metrics.find((m: Json) => m.Id === 'runs').MetricStat).toMatchObject({ Period: 3600, Metric: { Dimensions: expect.arrayContaining([{ Name: 'poller', Value: 'dueDates' }]) } });
@@ -100,5 +100,58 @@ describe('the stack adds a heartbeat per poller', () => {
 			expect(p.TracingConfig).toEqual({ Mode: 'Active' });
 			expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toMatch(/^(pollers|email)$/);
 		}
+	});
+});
+
+describe('heartbeats where no UTC hour is active in full, every season (Australia/Adelaide, +9:30/+10:30, hours 6-7)', () => {
+	const s = synth({ ...BASE_CONFIG, activeHours: '6-7', timeZone: 'Australia/Adelaide', scheduleRateMinutes: '5' }, 'TecAdelaide');
+	const heartbeats = Object.values(s.template.findResources('AWS::CloudWatch::Alarm'))
+		.map((r: Json) => r.Properties)
+		.filter((p) => /poller has not completed a run/.test(p.AlarmDescription));
+	const condition = (h: Json) => String((h.Metrics as Json[]).find((m) => String(m.Expression).startsWith('IF(')).Expression);
+
+	it('every heartbeat expects runs in the UTC periods that hold one in both seasons, never an empty condition', () => {
+		expect(heartbeats).toHaveLength(4);
+		for (const h of heartbeats) expect(condition(h)).not.toMatch(/IF\(\s*,/);
+		// Overdue devices every 5 min from 6:00 to 7:55 local: 19:30-21:25 UTC in January, 20:30-22:25 in July.
+		expect(condition(heartbeats[0])).toBe('IF((HOUR(filled) == 20 AND MINUTE(filled) >= 30 AND MINUTE(filled) <= 55) OR (HOUR(filled) == 21 AND MINUTE(filled) >= 0 AND MINUTE(filled) <= 25), filled, 1)');
+		// The due-date history at 6:03 and 7:03 local: the UTC hour 20 holds a run in both seasons.
+		expect(condition(heartbeats[3])).toBe('IF(HOUR(filled) == 20, filled, 1)');
+	});
+
+	it('a digest heartbeat: no complete digest run in 26 hours (RunCompleted of the e-mail service) fires', () => {
+		const digest = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((r: Json) => r.Properties).find((p) => /digest has not completed a run/.test(p.AlarmDescription));
+		expect(digest).toMatchObject({
+			MetricName: RUN_COMPLETED_METRIC,
+			Dimensions: [{ Name: 'service', Value: 'email' }],
+			Period: 3600,
+			EvaluationPeriods: 26,
+			DatapointsToAlarm: 26,
+			ComparisonOperator: 'LessThanThreshold',
+			TreatMissingData: 'breaching',
+		});
+	});
+
+	it('a dead-letter queue alarms on messages arriving, not on its depth: it returns to OK and alarms again on the next failure', () => {
+		const dlqs = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).map((r: Json) => r.Properties).filter((p) => /DLQ/.test(p.AlarmDescription));
+		expect(dlqs.length).toBeGreaterThanOrEqual(3);
+		for (const d of dlqs) {
+			expect(d.MetricName).toBeUndefined();
+			const metrics = d.Metrics as Json[];
+			expect(metrics.find((m) => m.ReturnData !== false).Expression).toBe('MAX([FILL(sent, 0), DIFF(FILL(visible, 0))])');
+			expect(metrics.map((m) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'NumberOfMessagesSent']);
+			expect(d).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1, EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+		}
+	});
+});
+
+describe('the due-date history heartbeat of several accounts', () => {
+	it('one alarm per ten accounts, each account on its own metric (the least running fires)', () => {
+		const ids = Array.from({ length: 12 }, (_, i) => `site-${i}`);
+		const list = alarmsOf(alarmsStack((alarms) => alarms.accountsDueDatesHeartbeat(ids, 'pollers')));
+		expect(list).toHaveLength(2);
+		const accountsOf = (a: Json) => (a.Metrics as Json[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric.Dimensions.find((d: Json) => d.Name === 'account').Value);
+		expect(list.map(accountsOf)).toEqual([ids.slice(0, 10), ids.slice(10)]);
+		for (const a of list) expect(a).toMatchObject({ ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, TreatMissingData: 'breaching' });
 	});
 });

@@ -35,7 +35,7 @@ describe('the customer re-test notices on AWS', () => {
 		expect(st.find((x: Json) => x.Sid === 'ReadAccessToken')).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: ref(one.id(one.stack.tokenSecret)) });
 		expect(st.find((x: Json) => x.Sid === 'ReadSendingRate')).toMatchObject({ Action: 'ses:GetAccount', Resource: '*' });
 		expect(st.find((x: Json) => x.Sid === 'SendAsTheSender').Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
-		expect(st.find((x: Json) => x.Sid === 'EmailFacts').Resource).toEqual(getAtt(one.id(one.stack.table)));
+		expect(st.find((x: Json) => x.Sid === 'StateWrite').Resource).toEqual(getAtt(one.id(one.stack.table)));
 		// The digest and the collector never read the token.
 		for (const other of [one.stack.email.digest, one.stack.email.collector]) expect(JSON.stringify(roleStatements(one, roleOf(one, one.id(other))))).not.toContain('secretsmanager');
 

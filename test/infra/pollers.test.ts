@@ -32,6 +32,16 @@ const custom = pollersOnly('PollersCustom', {
 const fns = basic.construct.pollers.functions;
 
 describe('the pollers', () => {
+	it('a throttled or delayed tick is dropped once its poll interval has passed (the next tick is the retry), never run hours late', () => {
+		const configs = (s: typeof basic) => ofType(s, 'AWS::Lambda::EventInvokeConfig').map(([, c]) => c.Properties);
+		for (const [s, rate] of [[basic, 5], [custom, 10]] as const) {
+			const byFunction = new Map(configs(s).map((c) => [c.FunctionName.Ref as string, c]));
+			const f = s.construct.pollers.functions;
+			for (const fn of [f.overdueDevices, f.testResults, f.dueSoon]) expect(byFunction.get(s.id(fn))).toMatchObject({ MaximumEventAgeInSeconds: rate * 60, MaximumRetryAttempts: 0 });
+			expect(byFunction.get(s.id(f.dueDates))).toMatchObject({ MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 0 });
+		}
+	});
+
 	it('have a 5 minute timeout, 512 MB and their configuration', () => {
 		const tableId = basic.id(basic.construct.state.table);
 		const secretId = basic.id(basic.construct.state.tokenSecret);
@@ -83,18 +93,15 @@ describe('the pollers', () => {
 			const logGroupId = propsOf(basic, fnId).LoggingConfig.LogGroup.Ref as string;
 			// In any order (CDK adds X-Ray's when the function gets its tracing).
 			const statements = roleStatements(basic, roleOf(basic, fnId));
-			expect(statements).toHaveLength(5);
+			// The due-date history publishes nothing; its partitions of the table: test/infra/leastPrivilege.test.ts.
+			const publishes = fn !== fns.dueDates;
+			expect(statements).toHaveLength(publishes ? 7 : 6);
 			expect(statements).toEqual(
 				expect.arrayContaining([
 					XRAY,
 					{ Sid: 'WriteOwnLogs', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: getAtt(logGroupId) },
-					{
-						Sid: 'StateTableItems',
-						Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-						Effect: 'Allow',
-						Resource: getAtt(tableId),
-					},
-					{ Sid: 'PublishEvents', Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(busId) },
+					...['StateRead', 'StateWrite', 'StateLeases'].map((Sid) => expect.objectContaining({ Sid, Effect: 'Allow', Resource: getAtt(tableId) })),
+					...(publishes ? [{ Sid: 'PublishEvents', Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(busId) }] : []),
 					{ Sid: 'ReadAccessToken', Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ref(secretId) },
 				]),
 			);
@@ -115,9 +122,10 @@ describe('the pollers', () => {
 			expect(wait + 2 * Number(env.SAFETY_MS) + 60_000).toBeLessThanOrEqual(p.Timeout * 1000);
 			timeouts.add(p.Timeout);
 			// Taking and giving back the lease: a conditional PutItem and a conditional DeleteItem on the table.
-			const items = roleStatements(basic, roleOf(basic, basic.id(fn))).find((st) => st.Sid === 'StateTableItems');
+			const items = roleStatements(basic, roleOf(basic, basic.id(fn))).find((st) => st.Sid === 'StateLeases');
 			expect(items.Resource).toEqual(getAtt(tableId));
 			expect(items.Action).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:DeleteItem']));
+			expect(items.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['lease'] } });
 		}
 		// The lease outlives no invocation by long (the handler sets it to the time left + 30 s), so a
 		// crashed run holds the account up one timeout at most: the same timeout everywhere.
@@ -134,7 +142,9 @@ describe('the pollers', () => {
 		const code = readFileSync(join(__dirname, '../../lambdas/adapters/dynamoStateStore.ts'), 'utf8');
 		const commands = new Set([...code.matchAll(/new (\w+)Command\(/g)].map((m) => m[1]));
 		const action: Record<string, string> = { Query: 'dynamodb:Query', Get: 'dynamodb:GetItem', Put: 'dynamodb:PutItem', BatchWrite: 'dynamodb:BatchWriteItem', Delete: 'dynamodb:DeleteItem' };
-		const granted = roleStatements(basic, roleOf(basic, basic.id(fns.overdueDevices))).find((st) => st.Sid === 'StateTableItems').Action as string[];
+		const granted = roleStatements(basic, roleOf(basic, basic.id(fns.overdueDevices)))
+			.filter((st) => String(st.Sid).startsWith('State'))
+			.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]) as string[]);
 		for (const c of commands) {
 			expect(action[c], `DynamoDB command ${c} has no grant`).toBeDefined();
 			expect(granted).toContain(action[c]);

@@ -42,6 +42,13 @@ describe('PollerState', () => {
 		template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
 	});
 
+	it("has a fixed name (the stack's): a redeploy after destroy, or an update that would replace it, fails loudly instead of starting an empty table", () => {
+		expect(template.findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBe('StateOnly-state');
+		const named = new Stack(new App(), 'StateNamed');
+		new PollerState(named, 'State', { environment: 'sandbox', tableName: 'lab-alerts-state' });
+		expect(Template.fromStack(named).findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBe('lab-alerts-state');
+	});
+
 	it('creates the token secret without a value: "token" empty until put-secret-value', () => {
 		const [secret] = Object.values(sandbox.findResources('AWS::SecretsManager::Secret')) as Array<{ Properties: ReturnType<typeof JSON.parse> }>;
 		expect(secret.Properties.SecretString).toBeUndefined();

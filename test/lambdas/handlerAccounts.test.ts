@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { handler as dueDatesHandler } from '../../lambdas/handlers/dueDates';
 import { handler as overdueHandler } from '../../lambdas/handlers/overdueDevices';
 import { schemaErrors } from '../support/eventSchemas';
 import { captureOutput, jsonLines, useHandlerWorld } from '../support/handlers';
@@ -35,6 +36,21 @@ describe('a scheduled invocation for one account of several', () => {
 		expect((beat?._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics[0].Dimensions[0]).toEqual(expect.arrayContaining(['service', 'poller', 'account']));
 		expect(json.filter((l) => typeof l.message === 'string').every((l) => l.account === 'site-b')).toBe(true);
 		expect(lines.join('\n')).not.toContain(token);
+	});
+
+	it("the hourly due-date history reads the account its schedule names and keeps that account's history", async () => {
+		const secretArn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token/stack/site-h';
+		world.aws.secrets.set(secretArn, JSON.stringify({ token: world.sandbox.account.createToken({ label: 'site-h' }).token }));
+		const input = { account: { id: 'site-h', environment: 'sandbox', baseUrl: world.sandbox.url, tokenSecretArn: secretArn, account: 'site-h', partition: 'site-h' } };
+		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+		const { result: report, lines } = await captureOutput(() => dueDatesHandler(input, { ...context, functionName: 'DueDatesPoller' } as Context)).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
+		expect(report.complete).toBe(true);
+		// Its compliance figures carry the account: the dashboard shows each account's, not the last one's as the deployment's.
+		const figures = jsonLines(lines).filter((l) => typeof l.OverdueDevices === 'number');
+		expect(figures).toHaveLength(1);
+		expect(figures[0]).toMatchObject({ account: 'site-h', poller: 'dueDates' });
+		const items = await world.dynamo.send(new QueryCommand({ TableName: world.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'dueDates:sandbox:site-h' } } }));
+		expect(items.Count).toBeGreaterThan(0);
 	});
 
 	it('refuses an input that names no valid account, saying which field', async () => {

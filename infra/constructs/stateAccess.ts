@@ -1,0 +1,71 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IDEMPOTENCY_PARTITION } from '../../lambdas/email/aws';
+import { NS as MAIL } from '../../lambdas/email/facts';
+import { NOTICES_SUMMARY_NS, noticesNamespace } from '../../lambdas/email/notices';
+import { NS } from '../../lambdas/pollers/state';
+import type { PollerName } from './pollers';
+
+/**
+ * Which partitions (`pk`) of the state table each function reads and writes, as
+ * `dynamodb:LeadingKeys` patterns built from the code's own namespaces: `<namespace>:<environment>`,
+ * or `…:<environment>:<account>` with several accounts, hence the `*`. The state store's actions:
+ * get → GetItem, list → Query, putMany and deleteMany → BatchWriteItem, a lease → PutItem and DeleteItem.
+ */
+const ANY = '*';
+const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
+const WRITE = ['dynamodb:BatchWriteItem'];
+/** Powertools Idempotency's record per key: conditional put, read, update when done, delete on failure. */
+const IDEMPOTENCY = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+/** The pollers' leases (one partition, `lease`; a lease is a conditional put, released by a delete). */
+const LEASE_PARTITION = 'lease';
+
+export interface StatePartitions {
+	/** Read and written. */
+	own: string[];
+	/** Read only (another function's). */
+	reads?: string[];
+	/** Takes leases (the pollers). */
+	leases?: boolean;
+	/** Keeps Powertools Idempotency records (the e-mail functions). */
+	idempotency?: boolean;
+}
+
+export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
+	overdueDevices: { own: [NS.overdue(ANY), NS.overdueClock(ANY), NS.overduePages(ANY)], leases: true },
+	// It also records each result for the history: the newest test date and the test record.
+	testResults: { own: [NS.seenResults(ANY), NS.resultsCursor(ANY), NS.failedEvidence(ANY), NS.latestResult(ANY), NS.tests(ANY)], leases: true },
+	dueSoon: { own: [NS.dueSoon(ANY), NS.dueSoonClock(ANY)], leases: true },
+	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY)], reads: [NS.latestResult(ANY)], leases: true },
+};
+
+export const EMAIL_PARTITIONS = {
+	collector: { own: [MAIL.facts, MAIL.filed], idempotency: true },
+	// Today's truth (overdue, coming due) and the compliance report's history and test records are the pollers'.
+	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NS.overdue(ANY), NS.dueSoon(ANY), NS.dueDates(ANY), NS.tests(ANY)], idempotency: true },
+	notices: { own: [noticesNamespace(ANY), NOTICES_SUMMARY_NS], idempotency: true },
+} satisfies Record<string, StatePartitions>;
+
+const LEASE = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
+
+/** Whether `p` lets a function take `action` (e.g. dynamodb:Query) on the partition `pk`: the statements below, read as IAM reads them. */
+export function partitionsAllow(p: StatePartitions, action: string, pk: string): boolean {
+	const matches = (patterns: string[]) => patterns.some((x) => new RegExp(`^${x.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(pk));
+	return (
+		(READ.includes(action) && matches([...p.own, ...(p.reads ?? [])])) ||
+		(WRITE.includes(action) && matches(p.own)) ||
+		(p.leases === true && LEASE.includes(action) && matches([LEASE_PARTITION])) ||
+		(p.idempotency === true && IDEMPOTENCY.includes(action) && matches([IDEMPOTENCY_PARTITION]))
+	);
+}
+
+const onPartitions = (sid: string, actions: string[], table: dynamodb.ITable, keys: string[]) =>
+	new iam.PolicyStatement({ sid, actions, resources: [table.tableArn], conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...new Set(keys)] } } });
+
+/** The statements that let a role do what `p` says on the table, and nothing else. */
+export function grantStatePartitions(role: iam.IRole, table: dynamodb.ITable, p: StatePartitions): void {
+	role.addToPrincipalPolicy(onPartitions('StateRead', READ, table, [...p.own, ...(p.reads ?? [])]));
+	role.addToPrincipalPolicy(onPartitions('StateWrite', WRITE, table, p.own));
+	if (p.leases) role.addToPrincipalPolicy(onPartitions('StateLeases', LEASE, table, [LEASE_PARTITION]));
+	if (p.idempotency) role.addToPrincipalPolicy(onPartitions('Idempotency', IDEMPOTENCY, table, [IDEMPOTENCY_PARTITION]));
+}

@@ -1,0 +1,79 @@
+import type { Context } from 'aws-lambda';
+import PostalMime from 'postal-mime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../infra/config';
+import { emailEnvironment } from '../../infra/constructs/emailAlerts';
+import { EMAIL_PARTITIONS, partitionsAllow } from '../../infra/constructs/stateAccess';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { handler as digest } from '../../lambdas/handlers/digestEmail';
+import { NS, type DeviceState } from '../../lambdas/pollers/state';
+import { previewHistories } from '../support/compliancePreview';
+import { device } from '../support/emailEvents';
+import { DynamoRecorder } from '../support/dynamoRecorder';
+import { captureOutput, jsonLines } from '../support/handlers';
+import { startDynamo } from '../support/localAws';
+import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
+
+/**
+ * The digest handler of a stack that watches several production accounts, with the environment the
+ * stack gives it (cdk.json's `environment` stays "sandbox"): it reads each account's state where
+ * that account's pollers write it, and routes each account's compliance report by its own recipients.
+ */
+const ACCOUNTS = [
+	{ id: 'site-a', environment: 'production', baseUrl: 'https://tec-a.lab.test', recipients: { default: ['a-lead@lab.test'] } },
+	{ id: 'site-b', environment: 'production', baseUrl: 'https://tec-b.lab.test', recipients: { default: ['b-lead@lab.test'] } },
+];
+const config = parseConfig({ environment: 'sandbox', alertEmails: 'ops@lab.test', mailFrom: 'alerts@lab.test', accounts: ACCOUNTS });
+let dynamo: Awaited<ReturnType<typeof startDynamo>>;
+let ses: LocalSes;
+let recorder: DynamoRecorder;
+const context = (requestId: string) => ({ awsRequestId: requestId, functionName: 'email', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
+
+beforeAll(async () => {
+	dynamo = await startDynamo('email-accounts');
+	ses = await new LocalSes().start();
+	const env = emailEnvironment(config, dynamo.table);
+	recorder = new DynamoRecorder(dynamo.url);
+	useEmailLambdaEnvironment({ dynamoUrl: await recorder.start(), sesUrl: ses.url, table: dynamo.table, timeZone: env.TIME_ZONE, settings: JSON.parse(env.EMAIL_SETTINGS) }, { ...env, AWS_LAMBDA_FUNCTION_NAME: 'email' });
+});
+afterAll(async () => {
+	await recorder.stop();
+	await ses.stop();
+	await dynamo.stop();
+});
+
+const mailsTo = (to: string) => ses.sent.map((m) => mimeParts(m.raw)).filter((m) => m.headers.to === to);
+
+describe('the e-mails of several production accounts, as the stack configures them', () => {
+	it("the digest reads each account's state where its pollers keep it (overdue:production:<id>)", async () => {
+		const store = new DynamoStateStore(dynamo.table, dynamo.client);
+		const overdue = (id: number): DeviceState => ({ overdue: true, episode: 1, since: Date.parse('2026-11-02T00:00:00Z'), reminders: 0, digestPending: false, device: device(id, { customerName: null, department: null }) });
+		await store.putMany(NS.overdue('production:site-a'), [{ key: '1', value: overdue(1) }]);
+		await store.putMany(NS.overdue('production:site-b'), [{ key: '2', value: overdue(2) }]);
+		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+		const { lines } = await captureOutput(() => digest({ scheduledTime: '2026-11-20T06:00:00Z' }, context('d-1'))).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
+		// A complete run beats the digest's heartbeat.
+		expect(jsonLines(lines).filter((l) => l.RunCompleted === 1)).toHaveLength(1);
+		expect(mailsTo('a-lead@lab.test').map((m) => m.text)).toEqual([expect.stringMatching(/STILL OVERDUE[\s\S]*Device 1\b/)]);
+		expect(mailsTo('b-lead@lab.test').map((m) => m.text)).toEqual([expect.stringMatching(/STILL OVERDUE[\s\S]*Device 2\b/)]);
+		expect(mailsTo('a-lead@lab.test')[0].text).not.toMatch(/Device 2\b/);
+	});
+
+	it("the monthly compliance report reads each account's own history and goes to that account's recipients", async () => {
+		await new DynamoStateStore(dynamo.table, dynamo.client).putMany(NS.dueDates('production:site-a'), previewHistories());
+		const before = ses.sent.length;
+		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1'));
+		const mails = await Promise.all(ses.sent.slice(before).map((m) => PostalMime.parse(m.raw)));
+		const reports = mails.filter((m) => m.subject?.startsWith('Calibration compliance'));
+		// site-b has no history yet: no report for its recipients, and none of site-a's.
+		expect(reports.map((m) => m.to?.map((t) => t.address))).toEqual([['a-lead@lab.test']]);
+		expect(reports[0].subject).toMatch(/^Calibration compliance October 2026: .* · account site-a$/);
+		expect(reports[0].attachments[0].filename).toBe('calibration-compliance-2026-10.csv');
+	});
+
+	it("the digest's calls on the state table (its own partitions, the pollers' read only) are within its role's", () => {
+		const calls = recorder.calls.filter((c) => c.keys.length > 0);
+		expect(calls.map((c) => c.keys[0])).toEqual(expect.arrayContaining(['overdue:production:site-a', 'dueDates:production:site-a', 'idempotency:email']));
+		expect(calls.flatMap((c) => c.keys.filter((pk) => !partitionsAllow(EMAIL_PARTITIONS.digest, `dynamodb:${c.action}`, pk)).map((pk) => `${c.action} ${pk}`))).toEqual([]);
+	});
+});

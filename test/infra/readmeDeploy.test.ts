@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONTEXT_KEYS, configFromContext, placeholderWarnings } from '../../infra/config';
+import { resourcesOf, synth } from './synth';
+
+const ROOT = join(__dirname, '../..');
+
+/** cdk.json's context without the feature flags: what `cdk deploy` reads beside the command line. */
+function cdkJsonSettings(): Record<string, unknown> {
+	const context = (JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+	return Object.fromEntries(Object.entries(context).filter(([key]) => !key.startsWith('@aws-cdk')));
+}
+
+/** The `-c key=value` pairs of the README's deploy command (section "Deploy"). */
+function readmeDeployCommand(): Record<string, string> {
+	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+	const block = /### Deploy\n\n```sh\n(npx cdk deploy[\s\S]*?)```/.exec(readme)?.[1];
+	if (!block) throw new Error('README.md: no "### Deploy" section with an `npx cdk deploy` block');
+	return Object.fromEntries([...block.matchAll(/-c (\w+)=(\S+)/g)].map((m) => [m[1], m[2].replace(/^'(.*)'$/, '$1')]));
+}
+
+describe("the README's deploy command, with cdk.json's context", () => {
+	const command = readmeDeployCommand();
+	const config = configFromContext((key) => command[key] ?? cdkJsonSettings()[key]);
+
+	it('sends every alert e-mail to alertEmails when recipients are not given ("everything to alertEmails")', () => {
+		const alertEmails = command.alertEmails.split(',');
+		expect(config.alertEmails).toEqual(alertEmails);
+		expect(config.email.recipients.default).toEqual(alertEmails);
+	});
+
+	it('warns of every placeholder address among the recipients and alertEmails, naming the key', () => {
+		const warnings = placeholderWarnings(configFromContext((key) => ({ ...cdkJsonSettings(), recipients: { default: ['alerts@example.com'], customers: { Acme: ['acme@lab.example.org'] } }, alertEmails: 'ops@company.de' })[key]));
+		expect(warnings).toEqual(
+			expect.arrayContaining([
+				expect.stringContaining('recipients: alerts@example.com is a placeholder'),
+				expect.stringContaining('recipients: acme@lab.example.org is a placeholder'),
+			]),
+		);
+		expect(warnings.join('\n')).not.toContain('ops@company.de');
+		expect(placeholderWarnings(config).join('\n')).toContain('alertEmails: maintenance@your-company.example is a placeholder');
+	});
+});
+
+/** The README's figures as the template of its own deploy command has them (one synth, with cdk-nag). */
+describe("the README's resource list and costs, counted from the template of its deploy command", () => {
+	const command = readmeDeployCommand();
+	const s = synth(Object.fromEntries(CONTEXT_KEYS.map((key) => [key, command[key] ?? cdkJsonSettings()[key]])), 'TestEquipmentCloudAlerts');
+	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+	const costs = readme.slice(readme.indexOf('### Costs at 1 poll every 5 minutes'), readme.indexOf('### Remove'));
+	const resources = Object.entries(resourcesOf(s));
+	const functions = resources.filter(([, r]) => r.Type === 'AWS::Lambda::Function').map(([, r]) => r.Properties);
+	const pollers = functions.filter((f) => f.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'pollers');
+	const alarms = resources.filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+	const schedules = resources.filter(([, r]) => r.Type === 'AWS::Scheduler::Schedule').map(([, r]) => r.Properties.ScheduleExpression as string);
+	const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+
+	it('counts the pollers and their schedules as the template has them (three every 5 minutes, one hourly)', () => {
+		const every5 = schedules.filter((e) => /^cron\(\S+\/5 /.test(e)).length;
+		const hourly = schedules.filter((e) => /^cron\(\d+ \* /.test(e)).length;
+		expect(pollers).toHaveLength(4);
+		expect(readme).toContain(`the ${WORDS[pollers.length]} pollers (`);
+		expect(costs).toContain(`${WORDS[every5][0].toUpperCase()}${WORDS[every5].slice(1)} pollers × 12 runs an hour × 24 × 30 days = **${(every5 * 12 * 24 * 30).toLocaleString('en-US')} runs a month**`);
+		expect(costs).toContain(`and the due-date history ${hourly === 1 ? 'once an hour' : `${hourly} times an hour`} (720 runs)`);
+	});
+
+	it('counts the alarms (with the n8n webhook of the command, and without it)', () => {
+		const n8n = alarms.filter(([id]) => id.includes('WebhookDlq')).length;
+		expect(n8n).toBe(1);
+		expect(costs).toContain(`alarms ${alarms.length - n8n} (${alarms.length} with n8n) × $0.10`);
+		expect(readme).toContain(`**${alarms.length - n8n} alarms** (${alarms.length} with n8n)`);
+	});
+
+	it("names the digest's timeout and the parts the template holds", () => {
+		const digest = functions.find((f) => String(f.Description).startsWith('Sends the daily digest'))!;
+		expect(costs).toContain(`the digest's ${digest.Timeout / 60}-minute timeout`);
+		const types = new Set(resources.map(([, r]) => r.Type));
+		for (const [type, words] of [
+			['AWS::KMS::Key', 'customer managed KMS key'],
+			['AWS::EventSchemas::Registry', 'schema registry'],
+			['AWS::CloudWatch::Dashboard', 'compliance dashboard'],
+			['AWS::Backup::BackupPlan', 'AWS Backup'],
+		] as const) {
+			expect(types.has(type), type).toBe(true);
+			expect(readme.slice(readme.indexOf('## Deploy on AWS'), readme.indexOf('### Prerequisites')), words).toContain(words);
+		}
+	});
+});

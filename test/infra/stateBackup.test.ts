@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { RETENTION_MONTHS } from '../../lambdas/pollers/dueDates';
+import { PollerState } from '../../infra/constructs/state';
+import { StateBackup } from '../../infra/constructs/stateBackup';
+import { ofType, synthConstruct } from './synth';
+
+describe('StateBackup', () => {
+	const s = synthConstruct('StateBackupTest', (stack) => {
+		const state = new PollerState(stack, 'State', { environment: 'production' });
+		return { state, backup: new StateBackup(stack, 'StateBackup', { table: state.table }) };
+	});
+
+	it('backs the state table up monthly into a retained vault, kept longer than the due-date history reaches back (point-in-time recovery keeps 35 days)', () => {
+		const [[, plan]] = ofType(s, 'AWS::Backup::BackupPlan');
+		const rules = plan.Properties.BackupPlan.BackupPlanRule as Array<{ Lifecycle: { DeleteAfterDays: number }; ScheduleExpression: string }>;
+		const longest = Math.max(...rules.map((r) => r.Lifecycle.DeleteAfterDays));
+		expect(longest).toBeGreaterThan(RETENTION_MONTHS * 31);
+		expect(rules.some((r) => /^cron\(0 \d+ 1 \* \? \*\)$/.test(r.ScheduleExpression))).toBe(true);
+		const [[, selection]] = ofType(s, 'AWS::Backup::BackupSelection');
+		expect(selection.Properties.BackupSelection.Resources).toEqual([{ 'Fn::GetAtt': [s.id(s.construct.state.table), 'Arn'] }]);
+		const [[, vault]] = ofType(s, 'AWS::Backup::BackupVault');
+		expect(vault).toMatchObject({ DeletionPolicy: 'Retain' });
+	});
+});

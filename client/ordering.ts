@@ -9,20 +9,24 @@ import { forEachProperty } from './records';
  * changes, so a scan of several pages can pass a record by (or meet it twice) while the account
  * changes; read in the service's own order and sorted here, every record comes once.
  *
- * ASSUMED (the spec says only "<field> ascending, -<field> descending"): Number values compare as
- * numbers, Text without regard to case, Dates by day (their text); a record without a value comes
- * last in both directions; equal values keep the order they were read in.
+ * In the service's order as the profile describes it (`ordering`): Number values compare as
+ * numbers, Text with or without regard to case, Dates as their text; a record without a value goes
+ * where `ordering.missing` says; equal values keep the order they were read in.
  */
 export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resource, profile: ServiceProfile = DEFAULT_PROFILE): T[] {
 	const byProperty = FILTER_KEY_TYPE[resource] === 'propertyKeyId';
 	const declared = byProperty ? undefined : fieldType(resource, String(ordering.key), profile);
-	const keyed = records.map((record) => {
-		const { value, dataType } = byProperty ? propertyOf(record, ordering.key) : { value: (record as Record<string, unknown> | null)?.[String(ordering.key)], dataType: declared };
-		return { record, value: sortValue(value, dataType) };
-	});
+	const { textCase, missing } = profile.ordering;
+	const read = records.map((record) => ({ record, ...(byProperty ? propertyOf(record, ordering.key) : { value: (record as Record<string, unknown> | null)?.[String(ordering.key)], dataType: declared }) }));
+	// One type for the whole key (records that do not say theirs take another's, else what the
+	// values are): numbers and texts mixed would make no order at all.
+	const dataType = read.find((r) => r.dataType !== undefined && r.dataType !== null)?.dataType ?? (read.every((r) => isMissing(r.value) || typeof r.value === 'number') ? 'Number' : 'Text');
+	const keyed = read.map(({ record, value }) => ({ record, value: sortValue(value, dataType, textCase === 'ignore') }));
 	const sign = ordering.direction === 'desc' ? -1 : 1;
+	// A missing value as the lowest (or highest) comes first ascending (or last), and follows the sign.
+	const missingFirst = missing === 'first' || (missing === 'lowest' && sign === 1) || (missing === 'highest' && sign === -1);
 	keyed.sort((a, b) => {
-		if (a.value === undefined || b.value === undefined) return a.value === b.value ? 0 : a.value === undefined ? 1 : -1;
+		if (a.value === undefined || b.value === undefined) return a.value === b.value ? 0 : (a.value === undefined) === missingFirst ? -1 : 1;
 		return sign * (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
 	});
 	return keyed.map((k) => k.record);
@@ -47,12 +51,16 @@ function propertyOf(record: unknown, key: number | string): { value: unknown; da
 	return found;
 }
 
-/** What a value is compared by: a number for Number values, lower-case text otherwise; undefined when missing. */
-function sortValue(value: unknown, dataType: unknown): number | string | undefined {
-	if (value === null || value === undefined || value === '') return undefined;
-	if (dataType === 'Number' || (dataType === undefined && typeof value === 'number')) {
+/** What a value is compared by: a number for Number values, text otherwise (lower case when case is ignored); undefined when missing. */
+function sortValue(value: unknown, dataType: unknown, ignoreCase: boolean): number | string | undefined {
+	if (isMissing(value)) return undefined;
+	if (dataType === 'Number') {
 		const n = typeof value === 'number' ? value : Number(value);
 		return Number.isFinite(n) ? n : undefined;
 	}
-	return String(value).toLowerCase();
+	return ignoreCase ? String(value).toLowerCase() : String(value);
+}
+
+function isMissing(value: unknown): boolean {
+	return value === null || value === undefined || value === '';
 }

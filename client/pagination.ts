@@ -184,13 +184,13 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
  * else half of it, and once the service answers that size, remembers it for that base URL
  * (process-wide, like the pacers) so later scans ask for it at once.
  *
- * Quoted text is the caller's own value echoed back (a filter value "no limit"), never the name of
- * the parameter at fault: it is left out before the name is looked for.
+ * Quoted text is the caller's own value echoed back (a filter value "no limit"): it is left out
+ * before the name is looked for, unless it is the name alone (`"limit" must be at most 500`).
  */
 export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam): error is ServiceError {
 	if (!(error instanceof ServiceError) || error.status !== 400) return false;
-	const text = unquoted(error.description ?? error.message).toLowerCase();
 	const name = parameter.toLowerCase();
+	const text = unquoted((error.description ?? error.message).toLowerCase(), name);
 	// The parameter's name as a word of its own (not a part of a longer name).
 	const word = (i: number) => i < 0 || i >= text.length || !/[a-z0-9_]/.test(text[i]);
 	for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
@@ -199,9 +199,12 @@ export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.pagi
 	return false;
 }
 
-/** The text without its quoted parts ("…", '…', “…”, «…»): what the service says, not what it echoes. */
-function unquoted(text: string): string {
-	return text.replace(/"[^"]*"|“[^”]*”|«[^»]*»|(?<![a-z0-9])'[^']*'(?![a-z0-9])/gi, ' ');
+/** The text without its quoted parts ("…", '…', “…”, «…») but the name alone: what the service says, not what it echoes. */
+function unquoted(text: string, name: string): string {
+	return text.replace(/"([^"]*)"|“([^”]*)”|«([^»]*)»|(?<![a-z0-9])'([^']*)'(?![a-z0-9])/gi, (quoted, ...inner: unknown[]) => {
+		const content = inner.slice(0, 4).find((v): v is string => typeof v === 'string');
+		return content?.trim() === name ? ` ${name} ` : ' ';
+	});
 }
 
 export function smallerPageSize(error: ServiceError, asked: number): number {

@@ -18,6 +18,9 @@ export const PROFILE_VERSION = 1;
 export type ProfileMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PagingStyle = 'limitOffset' | 'pageNumber';
 export type ProfileDataType = 'Number' | 'Text' | 'Date';
+export type TextCase = 'ignore' | 'respect';
+/** Where a record without a value goes: last or first whichever the direction, or as the lowest or highest value. */
+export type MissingPlace = 'last' | 'first' | 'lowest' | 'highest';
 
 export interface OperationProfile {
 	method: ProfileMethod;
@@ -90,6 +93,11 @@ export interface ServiceProfile {
 	fields: Record<FieldResource, Record<string, FieldProfile>>;
 	/** Device and customer properties found by role. */
 	properties: Record<PropertyRole, PropertyRoleProfile>;
+	/**
+	 * How the service orders a sorted list, so a sort done on this side (a sorted read of more than
+	 * one page, client/ordering.ts) gives the order the service gives.
+	 */
+	ordering: { textCase: TextCase; missing: MissingPlace };
 	/** How an overdue-list record shows its due date and days overdue. */
 	overdue: { nextTestDate: string; daysOverdue: string };
 	/** The shape of performed steps in the detailed test result. */
@@ -119,6 +127,8 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  * - lists page like Django REST framework's limit/offset pagination (`/project/viewset/` suggests
  *   it): `limit` 100 by default, at most 1000, answers `{count, next, previous, results}`;
  * - the field lists of the lists filtered by field name (the spec shows only `updated_time`);
+ * - a sorted list compares Text without regard to case, Numbers as numbers, Dates as their text,
+ *   and puts a record without a value last in both directions;
  * - the overdue list's records carry `next_test_date` and `days_overdue`;
  * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`.
  */
@@ -217,6 +227,7 @@ export const DEFAULT_PROFILE: ServiceProfile = {
 		// Where a device stands at the customer's site: listed in the re-test notices.
 		location: role('Location'),
 	},
+	ordering: { textCase: 'ignore', missing: 'last' },
 	overdue: { nextTestDate: 'next_test_date', daysOverdue: 'days_overdue' },
 	testSteps: {
 		steps: 'steps',
@@ -232,13 +243,15 @@ export const DEFAULT_PROFILE: ServiceProfile = {
 
 // ---- The shape, as data: one walker validates, merges and builds the zod and JSON schemas. ----
 
-export type LeafKind = 'version' | 'method' | 'path' | 'name' | 'nameOrNull' | 'labels' | 'keyId' | 'pageSize' | 'firstPage' | 'style' | 'dataType';
+export type LeafKind = 'version' | 'method' | 'path' | 'name' | 'nameOrNull' | 'labels' | 'keyId' | 'pageSize' | 'firstPage' | 'style' | 'dataType' | 'textCase' | 'missing';
 export type SpecNode = LeafKind | { [key: string]: SpecNode };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 const METHODS: readonly ProfileMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const STYLES: readonly PagingStyle[] = ['limitOffset', 'pageNumber'];
 const DATA_TYPES: readonly ProfileDataType[] = ['Number', 'Text', 'Date'];
+export const TEXT_CASES: readonly TextCase[] = ['ignore', 'respect'];
+export const MISSING_PLACES: readonly MissingPlace[] = ['last', 'first', 'lowest', 'highest'];
 /** The largest page size a profile may name (a page is held in memory whole). */
 export const PROFILE_MAX_PAGE_SIZE = 10_000;
 
@@ -254,6 +267,8 @@ function specOf(value: unknown, key: string): SpecNode {
 	if (key === 'version') return 'version';
 	if (key === 'paging.style') return 'style';
 	if (key === 'paging.firstPage') return 'firstPage';
+	if (key === 'ordering.textCase') return 'textCase';
+	if (key === 'ordering.missing') return 'missing';
 	if (key === 'paging.defaultPageSize' || key === 'paging.maxPageSize') return 'pageSize';
 	if (/^paging\.(itemsKey|countKey|nextKey)$/.test(key)) return 'nameOrNull';
 	return 'name';
@@ -287,6 +302,10 @@ export function allowedText(kind: LeafKind): string {
 			return STYLES.join(' or ');
 		case 'dataType':
 			return DATA_TYPES.join(', ');
+		case 'textCase':
+			return TEXT_CASES.join(' or ');
+		case 'missing':
+			return MISSING_PLACES.join(', ');
 	}
 }
 
@@ -322,6 +341,10 @@ export function leafAccepts(kind: LeafKind, v: unknown): boolean {
 			return STYLES.includes(v as PagingStyle);
 		case 'dataType':
 			return DATA_TYPES.includes(v as ProfileDataType);
+		case 'textCase':
+			return TEXT_CASES.includes(v as TextCase);
+		case 'missing':
+			return MISSING_PLACES.includes(v as MissingPlace);
 	}
 }
 

@@ -3,11 +3,15 @@ import {
 	FIELD_RESOURCES,
 	PROPERTY_ROLES,
 	ServiceError,
+	MISSING_PLACES,
+	TEXT_CASES,
 	encodeFilter,
+	pagingParams,
 	profileDifferences,
 	queryString,
 	resolveProfile,
 	smallerPageSize,
+	sortRecords,
 	type OperationId,
 	type PagingStyle,
 	type PropertyRole,
@@ -307,6 +311,42 @@ export async function runDoctor(deps: DoctorDeps, profile: ServiceProfile): Prom
 		const candidates = keysOf(overdue[0]).filter((c) => !own.has(c) && !/(^|_)id$/.test(c) && (type === 'Number' ? Number.isSafeInteger(overdue[0][c]) : typeof overdue[0][c] === 'string' && DAY.test(overdue[0][c] as string)));
 		if (candidates.length === 1) s.overdue[k] = candidates[0];
 		add(`overdue ${k}`, 'differs', `no "${name}" in overdue records (keys: ${keysOf(overdue[0]).join(', ')})${candidates.length === 1 ? `; "${candidates[0]}" holds it` : ''}`, `overdue.${k}`);
+	}
+
+	// ---- 6b. the order of a sorted list (a sort over several pages is done on this side) ------
+	// The first page sorted by the designation and by the next test date, both ways: the orders of
+	// the profile that keep each page as the service sorted it.
+	const sortKeys = (['designation', 'nextTestDate'] as const).map((role) => inKeyList(role)?.id).filter((id): id is number | string => typeof id === 'number' || typeof id === 'string');
+	if (lists.get('device.list')?.status !== 200 || sortKeys.length === 0) {
+		add('sorted list order', 'unknown', lists.get('device.list')?.status === 200 ? 'no designation or next test property in the key list to sort by' : 'the device list did not answer', 'ordering');
+	} else {
+		const orders = TEXT_CASES.flatMap((textCase) => MISSING_PLACES.map((missing) => ({ textCase, missing })));
+		let fitting = orders;
+		const seen: string[] = [];
+		for (const key of sortKeys) {
+			for (const direction of ['asc', 'desc'] as const) {
+				const a = await get(s.operations['device.list'].path, [['ordering', `${direction === 'desc' ? '-' : ''}${String(key)}`], ...pagingParams({ limit: s.paging.defaultPageSize }, s)]);
+				const page = (itemsOf(a.body) ?? []).filter(isObject);
+				if (a.status !== 200) continue;
+				seen.push(`${direction === 'desc' ? '-' : ''}${String(key)}`);
+				const ids = page.map((r) => r.id);
+				fitting = fitting.filter((order) => {
+					const here = sortRecords(page, { key, direction }, 'device', { ...s, ordering: order });
+					return here.every((r, n) => r.id === ids[n]);
+				});
+			}
+		}
+		const own = fitting.find((o) => o.textCase === profile.ordering.textCase && o.missing === profile.ordering.missing);
+		const shown = (o: { textCase: string; missing: string }) => `text case ${o.textCase === 'ignore' ? 'ignored' : 'respected'}, missing values ${o.missing}`;
+		if (seen.length === 0) add('sorted list order', 'unknown', 'the device list refused every ordering asked', 'ordering');
+		else if (own && fitting.length === orders.length) add('sorted list order', 'unknown', `the first pages sorted by ${seen.join(', ')} fit every order (no case or missing value tells them apart)`, 'ordering');
+		else if (own) add('sorted list order', 'holds', `the first pages sorted by ${seen.join(', ')} are in the profile's order (${shown(own)})`, 'ordering');
+		else {
+			// Keep what the profile says where the pages allow it.
+			const suggested = fitting.find((o) => o.textCase === profile.ordering.textCase) ?? fitting[0];
+			if (suggested) s.ordering = { ...suggested };
+			add('sorted list order', 'differs', `the first pages sorted by ${seen.join(', ')} are not in the profile's order (${shown(profile.ordering)})${suggested ? `; they fit ${shown(suggested)}` : ', nor in any order the profile can describe'}`, 'ordering');
+		}
 	}
 
 	// ---- 7. detail paths, and the performed steps of a detailed test result ------------------

@@ -39,7 +39,7 @@ export interface ListSource<T> {
 export interface ListRequest {
 	filters: Array<{ filter: Filter; dataType: DataType }>;
 	enabled?: number[];
-	ordering?: { key: number | string; desc: boolean; dataType: DataType };
+	ordering?: { key: number | string; desc: boolean; dataType: DataType; order: ServiceProfile['ordering'] };
 	search?: string;
 	limit: number;
 	offset: number;
@@ -112,7 +112,7 @@ export function parseListRequest<T>(source: ListSource<T>, query: Query, options
 	if (ordering !== undefined && ordering !== '') {
 		const desc = ordering.startsWith('-');
 		const { key, dataType } = keyWithType(source, desc ? ordering.slice(1) : ordering, 'ordering', profile);
-		request.ordering = { key, desc, dataType };
+		request.ordering = { key, desc, dataType, order: profile.ordering };
 	}
 	const search = single(query, 'search');
 	if (search !== undefined && search !== '') request.search = search.toLowerCase();
@@ -198,13 +198,14 @@ export function filterPredicate(filter: Filter, dataType: DataType): Predicate {
 	return filter.join === 'OR' ? (v) => parts.some((p) => p(v)) : (v) => parts.every((p) => p(v));
 }
 
-function compareValues(a: Value, b: Value, dataType: DataType): number {
+/** Ascending; a missing value compares as the lowest (the caller places it as the profile says). */
+function compareValues(a: Value, b: Value, dataType: DataType, ignoreCase: boolean): number {
 	const missingA = a === null || a === undefined || a === '';
 	const missingB = b === null || b === undefined || b === '';
-	if (missingA || missingB) return missingA === missingB ? 0 : missingA ? 1 : -1;
+	if (missingA || missingB) return missingA === missingB ? 0 : missingA ? -1 : 1;
 	if (dataType === 'Number') return (numberOf(a) ?? 0) - (numberOf(b) ?? 0);
-	const x = dataType === 'Text' ? textOf(a) : String(a);
-	const y = dataType === 'Text' ? textOf(b) : String(b);
+	const x = dataType === 'Text' && ignoreCase ? textOf(a) : String(a);
+	const y = dataType === 'Text' && ignoreCase ? textOf(b) : String(b);
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -231,14 +232,17 @@ export function runList<T>(source: ListSource<T>, all: Iterable<T>, request: Lis
 		if (ok) matched.push(item);
 	}
 	if (request.ordering) {
-		const { key, desc, dataType } = request.ordering;
+		const { key, desc, dataType, order: served } = request.ordering;
 		const sign = desc ? -1 : 1;
+		// Missing values as the profile's `ordering.missing` says: last or first in both directions,
+		// or as the lowest / highest value (then they follow the direction).
+		const missingSign = served.missing === 'last' ? -1 : served.missing === 'first' ? 1 : served.missing === 'lowest' ? sign : -sign;
 		const keyed = matched.map((item) => ({ item, v: source.value(item, key), id: source.id(item) }));
 		const order = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => {
-			const c = compareValues(a.v, b.v, dataType);
-			// Missing values stay last in both directions; ties keep id order (stable paging).
+			const c = compareValues(a.v, b.v, dataType, served.textCase === 'ignore');
 			const missing = (a.v === null || a.v === undefined || a.v === '') !== (b.v === null || b.v === undefined || b.v === '');
-			return (missing ? c : sign * c) || a.id - b.id;
+			// Ties keep id order (stable paging).
+			return (missing ? missingSign * c : sign * c) || a.id - b.id;
 		};
 		const first = smallest(keyed, request.offset + request.limit, order);
 		return { count: matched.length, items: first.slice(request.offset).map((k) => k.item) };

@@ -24,6 +24,10 @@ function leaf(kind: LeafKind): z.ZodMiniType {
 				return z.enum(['limitOffset', 'pageNumber']);
 			case 'dataType':
 				return z.enum(['Number', 'Text', 'Date']);
+			case 'textCase':
+				return z.enum(['ignore', 'respect']);
+			case 'missing':
+				return z.enum(['last', 'first', 'lowest', 'highest']);
 			case 'firstPage':
 				return z.union([z.literal(0), z.literal(1)]);
 			case 'pageSize':

@@ -593,7 +593,8 @@ describe('pages: bounds and guards', () => {
 
 	it('a value echoed in quotes never makes a 400 a refused page size; the parameter named outside quotes does (property)', () => {
 		const refusal = (description: string) => new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description });
-		const quotedText = fc.string().map((v) => v.replace(/"/g, ''));
+		// (The name alone in quotes is the service naming it: see the next test.)
+		const quotedText = fc.string().map((v) => v.replace(/"/g, '')).filter((v) => v.trim().toLowerCase() !== 'limit');
 		fc.assert(
 			fc.property(quotedText, quotedText, (before, value) => {
 				const plain = before.replace(/limit/gi, 'x');
@@ -601,6 +602,17 @@ describe('pages: bounds and guards', () => {
 				expect(refusesPageSize(refusal(`"${value}": limit must be from 1 to 500`))).toBe(true);
 			}),
 		);
+	});
+
+	it('the page size parameter named in quotes ("limit" must be …, \'page_size\' is too large) is a refused page size', () => {
+		const refusal = (description: string) => new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description });
+		expect(refusesPageSize(refusal('"limit" must be less than or equal to 500'))).toBe(true);
+		expect(refusesPageSize(refusal("Invalid value for 'limit': at most 500"))).toBe(true);
+		expect(refusesPageSize(refusal('“page_size” is too large (max 200)'), 'page_size')).toBe(true);
+		expect(refusesPageSize(refusal('"per_page" must be at most 50'), 'per_page')).toBe(true);
+		// A quoted value that merely contains the name is still the caller's own value.
+		expect(refusesPageSize(refusal('"no limit" is not a finite number'))).toBe(false);
+		expect(refusesPageSize(refusal('"limit" must be at most 500'), 'page_size')).toBe(false);
 	});
 
 	it('a 400 that quotes a value with "limit" in it refuses the filter, not the page size; a size never answered is not remembered', async () => {

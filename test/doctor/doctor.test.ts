@@ -76,6 +76,24 @@ describe('npm run doctor', () => {
 		expect((await doctor(['--profile', join(dir, 'bad.json')])).stderr).toContain('service profile: paging.maxPageSize: must be a whole number from 1 to 10000, got 0');
 	}, 60_000);
 
+	it('the order of a sorted list: a service that respects case and puts missing values first differs from the default, and the suggestion holds', async () => {
+		const ordering = { textCase: 'respect', missing: 'first' } as const;
+		const sandbox = await startSandbox({ port: 0, profile: { version: 1, ordering } });
+		try {
+			// Designations in both cases, and devices without one to place.
+			let n = 0;
+			for (const device of sandbox.account.data.devices.values()) device.values[1] = n++ % 29 === 0 ? null : ['apple', 'Banana', 'cherry'][n % 3];
+			const result = await check(sandbox, DEFAULT_PROFILE);
+			const order = result.checks.find((c) => c.id === 'sorted list order');
+			expect(order).toMatchObject({ status: 'differs', profileKey: 'ordering' });
+			expect(result.suggestedProfile.ordering).toEqual(ordering);
+			const again = await check(sandbox, resolveProfile({ ordering }));
+			expect(again.checks.find((c) => c.id === 'sorted list order')).toMatchObject({ status: 'holds' });
+		} finally {
+			await sandbox.stop();
+		}
+	});
+
 	it('a real account given by --base-url and --token: the table, exit 1 when something differs, never the token', async () => {
 		const sandbox = await startSandbox({ port: 0, profile: VARIANTS['page-numbers'] });
 		try {

@@ -237,4 +237,17 @@ describe('retried and cut-off answers', () => {
 		expect(failed.error).toMatch(/may have been (accepted|created)/);
 		expect(String(failed.details?.description)).toMatch(/before running this item again.*look for it/i);
 	});
+
+	it('a create that gets no answer within the timeout says the device may have been created and what to check', async () => {
+		sandbox.faults.add({ kind: 'latency', latencyMs: 1500, path: '/data/devices/create/', count: 1 });
+		const { outputs, error } = await run(
+			sandbox,
+			{ resource: 'device', operation: 'create', inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.designation, value: 'Drill' }, { key: DEVICE.idBarcode, value: 'NEW-2' }] }, options: { timeout: 1 } },
+			{ nodeSettings: { onError: 'continueErrorOutput' } },
+		);
+		expect(error).toBeUndefined();
+		const failed = outputs[1][0].json as { error: string; details?: IDataObject };
+		expect(failed.error).toMatch(/No response from the service for POST/);
+		expect(String(failed.details?.description)).toMatch(/may have been made.*before running this item again.*look for it/i);
+	});
 });

@@ -228,14 +228,22 @@ export function onePage(client: ServiceClient): Array<[string, string]> {
 }
 
 /**
- * A write answered with success whose answer was cut off or unreadable: what to check before the
- * item runs again (an error-output branch that retries blindly would do the write twice).
+ * A write whose answer was cut off or unreadable (a 2xx), or never came (a timeout, a connection
+ * dropped after the request went out): what to check before the item runs again (an error-output
+ * branch that retries blindly would do the write twice).
  */
 function writeMayHaveHappened(error: ServiceError): string | undefined {
 	const { status, method } = error;
-	if (error.kind !== 'invalidResponse' || status === undefined || status < 200 || status >= 300 || method === undefined || method === 'GET') return undefined;
+	if (method === undefined || method === 'GET') return undefined;
+	const check = `Before running this item again, or retrying it from the error output, look for it (for a create: Get Many with a filter on a property you sent, such as the ID Barcode or Name); sending it again may make it twice.`;
+	if (error.kind === 'network') {
+		// A connection never made (refused, an unknown host) carried nothing to the service.
+		if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error.message)) return undefined;
+		return `The service did not answer ${method} ${error.path ?? ''}, but the request may have reached it: the change may have been made. ${check}`;
+	}
+	if (error.kind !== 'invalidResponse' || status === undefined || status < 200 || status >= 300) return undefined;
 	const answer = error.bodyExcerpt === undefined ? '' : ` The answer began: ${error.bodyExcerpt}`;
-	return `The service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable: the change may have been made. Before running this item again, or retrying it from the error output, look for it (for a create: Get Many with a filter on a property you sent, such as the ID Barcode or Name); sending it again may make it twice.${answer}`;
+	return `The service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable: the change may have been made. ${check}${answer}`;
 }
 
 /**

@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PROFILE, resolveProfile, sortRecords } from '../../client';
+
+/** A device record whose property 1 holds `value` (a record that does not say its data type). */
+const device = (id: number, value: unknown) => ({ id, properties: [{ key_id: 1, name: 'Designation', value }] });
+const ids = (records: Array<{ id: number }>) => records.map((r) => r.id);
+
+describe('sortRecords', () => {
+	it('numbers and texts mixed under one key (records that do not say their type) sort the same whatever order they were read in', () => {
+		const value = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.string({ maxLength: 3 }), fc.constant(null));
+		fc.assert(
+			// Distinct values as compared (text without regard to case; null and "" are both missing), so the order does not depend on ties.
+			fc.property(fc.uniqueArray(value, { minLength: 2, maxLength: 12, selector: (v) => (v === null ? '' : String(v).toLowerCase()) }), fc.boolean(), (values, desc) => {
+				const records = values.map((v, id) => device(id, v));
+				const ordering = { key: 1, direction: desc ? ('desc' as const) : ('asc' as const) };
+				const forward = ids(sortRecords(records, ordering, 'device'));
+				const backward = ids(sortRecords([...records].reverse(), ordering, 'device'));
+				expect(backward).toEqual(forward);
+			}),
+		);
+	});
+
+	it('a record without a value goes where the profile says, in both directions', () => {
+		const records = [device(1, 'b'), device(2, null), device(3, 'A'), device(4, '')];
+		const order = (ordering: object, direction: 'asc' | 'desc') => ids(sortRecords(records, { key: 1, direction }, 'device', resolveProfile({ ordering })));
+		expect(order({}, 'asc')).toEqual([3, 1, 2, 4]);
+		expect(order({}, 'desc')).toEqual([1, 3, 2, 4]);
+		expect(order({ missing: 'first' }, 'desc')).toEqual([2, 4, 1, 3]);
+		expect(order({ missing: 'lowest' }, 'asc')).toEqual([2, 4, 3, 1]);
+		expect(order({ missing: 'lowest' }, 'desc')).toEqual([1, 3, 2, 4]);
+		expect(order({ missing: 'highest' }, 'desc')).toEqual([2, 4, 1, 3]);
+		// Case respected: "A" (65) before "b" (98) as well, but "B" would come before "a".
+		expect(ids(sortRecords([device(1, 'a'), device(2, 'B')], { key: 1, direction: 'asc' }, 'device', resolveProfile({ ordering: { textCase: 'respect' } })))).toEqual([2, 1]);
+		expect(ids(sortRecords([device(1, 'a'), device(2, 'B')], { key: 1, direction: 'asc' }, 'device', DEFAULT_PROFILE))).toEqual([1, 2]);
+	});
+
+	it('a profile with an unknown order is refused, naming the key and what is allowed', () => {
+		expect(() => resolveProfile({ ordering: { missing: 'nowhere' } })).toThrow('service profile: ordering.missing: must be last, first, lowest, highest, got "nowhere"');
+		expect(() => resolveProfile({ ordering: { textCase: 'upper' } })).toThrow('service profile: ordering.textCase: must be ignore or respect, got "upper"');
+	});
+});

@@ -1,0 +1,58 @@
+/**
+ * A sort done on this side (Return All with a sort: read in the service's own order, sorted after
+ * the last page) gives the order the service gives, as the service profile describes it
+ * (`ordering.textCase`, `ordering.missing`). Run by n8n's real engine against the sandbox serving
+ * each order over HTTP: the service's order is a Limit of one page, sorted by the service.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+import type { ServiceProfileInput } from '../../client';
+import { DEVICE } from '../../sandbox/properties';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { credentialsFor, run } from './helpers';
+
+const ORDERS: Record<string, ServiceProfileInput['ordering']> = {
+	default: {},
+	'case respected, missing first': { textCase: 'respect', missing: 'first' },
+	'missing lowest': { missing: 'lowest' },
+	'missing highest': { missing: 'highest' },
+};
+
+const DEVICES = 300;
+
+/** Designations in mixed case, some empty; test intervals with gaps. */
+function mixValues(sandbox: Sandbox): void {
+	const words = ['alpha', 'Beta', 'beta', 'ALPHA', 'gamma', 'Gamma', '', 'delta'];
+	for (const [id, device] of sandbox.account.data.devices) {
+		device.values[DEVICE.designation] = words[id % words.length] === '' ? null : `${words[id % words.length]} ${id % 3}`;
+		device.values[DEVICE.testInterval] = id % 5 === 0 ? null : (id * 7) % 13;
+	}
+}
+
+for (const [name, ordering] of Object.entries(ORDERS)) {
+	describe(`service order: ${name}`, () => {
+		const profile: ServiceProfileInput = { version: 1, ordering };
+		const sandbox = {} as Sandbox;
+		beforeAll(async () => {
+			Object.assign(sandbox, await startSandbox({ port: 0, profile }));
+			sandbox.account.reset({ size: { devices: DEVICES } });
+			mixValues(sandbox);
+		});
+		afterAll(async () => sandbox.stop());
+		const credentials = () => credentialsFor(sandbox, undefined, { serviceProfile: JSON.stringify(profile) });
+
+		for (const key of [DEVICE.designation, DEVICE.testInterval]) {
+			for (const direction of ['asc', 'desc']) {
+				it(`property ${key} ${direction}: Return All sorted here is the service's order`, async () => {
+					const sort = { sort: { rule: { key, direction } } };
+					const served = await run(sandbox, { resource: 'device', operation: 'getAll', limit: DEVICES, options: sort }, { credentials: credentials() });
+					const here = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, options: sort }, { credentials: credentials() });
+					expect(served.error).toBeUndefined();
+					expect(here.error).toBeUndefined();
+					const values = (items: Array<{ json: IDataObject }>) => items.map((i) => `${String(i.json.id)}`);
+					expect(values(here.items)).toEqual(values(served.items));
+				});
+			}
+		}
+	});
+}

@@ -66,9 +66,10 @@ export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_P
 	};
 }
 
-export async function readNoticeInput(client: ServiceClient, now: () => number = Date.now): Promise<NoticeInput> {
+/** `timeZone`: the account's (the e-mails'), whose day the notice's month is: today by the one rule (client/dates.ts, todayOf). */
+export async function readNoticeInput(client: ServiceClient, now: () => number, timeZone: string): Promise<NoticeInput> {
 	const WHOLE = wholeList(client);
-	const today = await readServiceToday(client, now);
+	const today = await readServiceToday(client, now, timeZone);
 	let skippedRecords = 0;
 	const customers = new Map<number, NoticeCustomer>();
 	for await (const raw of client.items('customer.list', {}, WHOLE)) {

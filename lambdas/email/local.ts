@@ -38,7 +38,8 @@ export interface LocalMailOptions {
 	 * Reads customers and devices from the service for the re-test notices (when customerNotices is
 	 * enabled): one reader, or one per account (named) when the deployment watches several.
 	 */
-	readNotices?: Array<{ account?: string; read: () => Promise<NoticeInput> }>;
+	/** Reads an account's customers and devices; `timeZone` is the e-mails' (the notices' today is the day there). */
+	readNotices?: Array<{ account?: string; read: (timeZone: string) => Promise<NoticeInput> }>;
 }
 
 export interface LocalMail {
@@ -105,7 +106,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 						settings,
 						environment: options.environment,
 						now,
-						read,
+						read: () => read(timeZone),
 						account,
 						onSent: (entry: NoticeSent) => {
 							mkdirSync(dirname(auditPath), { recursive: true });

@@ -1,12 +1,13 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { dayIn } from '../../client/dates';
 import type { NoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
 import { reportMonthOn, runComplianceReport } from './compliance';
-import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
+import { localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticeSent } from './notices';
 import type { AccountRouting } from './accounts';
@@ -162,7 +163,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 		},
 		async afterCycle(digestNow = false, reportNow = false, noticesNow = false) {
 			const t = now();
-			const day = localDay(t, timeZone);
+			const day = dayIn(t, timeZone);
 			// Before the digest, which says what the notices did; a failure fails the cycle afterwards.
 			const noticesFailure = await customerNotices(day, t, noticesNow).then(
 				() => undefined,

@@ -13,9 +13,8 @@ import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { mimeParts } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
-import { addDays, addMonths, dayString } from '../../client/dates';
+import { addDays, addMonths, dayIn, dayString } from '../../client/dates';
 import { monthBefore } from '../../client/compliance';
-import { localDay } from '../../lambdas/email/digest';
 
 const RATE = 200;
 const HOSTILE = `<script>alert("x")</script> O'Brien & Söhne ‏שלום‏ 🔧 ${'x'.repeat(300)}`.slice(0, 300);
@@ -205,7 +204,7 @@ describe("the notices' today", () => {
 			// 16:00 UTC on the last day of this month: 02:00 or 03:00 on the 1st of the next in Sydney.
 			const last = addDays(`${monthBefore(dayString(sb.account.now()).slice(0, 7), -1)}-01`, -1);
 			sb.account.clockOffsetMs += Date.parse(`${last}T16:00:00Z`) - sb.account.now();
-			const sydney = localDay(sb.account.now(), 'Australia/Sydney');
+			const sydney = dayIn(sb.account.now(), 'Australia/Sydney');
 			expect(sydney).toBe(addDays(last, 1));
 			const month = noticeMonthOf(sydney);
 			// Device 1 due on the UTC day (the last of the month), device 2 of the same customer due in the notice's month.

@@ -163,8 +163,8 @@ async function main(): Promise<void> {
 		// The re-test notices read the service at notice time through the same request path.
 		// Several accounts: each account's customers through its own client (its own token's pace).
 		readNotices: several
-			? several.runners.map((r, i) => ({ account: several.settings[i].id, read: () => readNoticeInput(r.client, clock) }))
-			: [{ read: () => readNoticeInput((noticesClient ??= client()), clock) }],
+			? several.runners.map((r, i) => ({ account: several.settings[i].id, read: (timeZone: string) => readNoticeInput(r.client, clock ?? Date.now, timeZone) }))
+			: [{ read: (timeZone: string) => readNoticeInput((noticesClient ??= client()), clock ?? Date.now, timeZone) }],
 	});
 	log('info', 'Alert e-mails go to the outbox folder (nothing is sent)', { outbox: mail.outboxDir });
 	const runner = createRunner({

@@ -13,8 +13,8 @@ import type { SnapshotDevice } from './compliance';
  * end normally throws (no figure is computed from part of a list).
  *
  * ASSUMED (the spec shows no "today" of the service): the service's today is the one the overdue
- * list shows (client/overdue.ts). Today is `todayOf` (client/dates.ts): the day in the face's time
- * zone, or the service's today when it is later (when nothing is overdue, the face's day alone).
+ * list shows (client/overdue.ts); a rebuild reads it for its cut-off only. Today is `todayOf`
+ * (client/dates.ts): the day in the face's time zone.
  */
 
 /** A device record as the snapshot reads it (properties found by the profile's roles); undefined when it has no usable id. */
@@ -44,11 +44,6 @@ export async function readServiceDay(client: ServiceClient): Promise<string | un
 	return today;
 }
 
-/** Today by the one rule (`todayOf`, client/dates.ts): the day in `timeZone`, or the service's today when it is later. */
-export async function readServiceToday(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<string> {
-	return todayOf(now(), timeZone, await readServiceDay(client));
-}
-
 /** Customer id → name, the whole customer list. */
 export async function readCustomerNames(client: ServiceClient): Promise<Map<number, string>> {
 	const names = new Map<number, string>();
@@ -61,7 +56,7 @@ export async function readCustomerNames(client: ServiceClient): Promise<Map<numb
 }
 
 export async function readComplianceSnapshot(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<{ today: string; devices: SnapshotDevice[] }> {
-	const today = await readServiceToday(client, now, timeZone);
+	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, SnapshotDevice>();
 	for await (const raw of client.items('device.list', {}, wholeList(client))) {

@@ -14,14 +14,12 @@ export function dayIn(ms: number, timeZone: string): string {
 
 /**
  * "Today", one rule for every face: the calendar day at `now` in the face's time zone (in n8n the
- * workflow's, `this.getTimezone()`, as its filters and `$today`; the pollers UTC), moved on to the
- * service's today when the service shows a later day (its overdue list, client/overdue.ts): a
- * result the service dated today is never "in the future", and a day that has begun where the
- * workflow runs is never "after the current one".
+ * workflow's, `this.getTimezone()`, as its filters and `$today`; the account's for its e-mails; UTC
+ * for the pollers), whatever day the service shows. The service's day only stops a rebuild from
+ * refusing a result it dated today as "in the future" (its cut-off is the later of the two days).
  */
-export function todayOf(now: number, timeZone: string, serviceToday?: string): string {
-	const local = dayIn(now, timeZone);
-	return serviceToday !== undefined && serviceToday > local ? serviceToday : local;
+export function todayOf(now: number, timeZone: string): string {
+	return dayIn(now, timeZone);
 }
 
 export function isoTime(ms: number): string {

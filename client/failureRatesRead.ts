@@ -1,6 +1,6 @@
 import type { ServiceClient } from './client';
-import { readCustomerNames, readServiceToday, wholeList } from './complianceSnapshot';
-import { epochDay } from './dates';
+import { readCustomerNames, wholeList } from './complianceSnapshot';
+import { epochDay, todayOf } from './dates';
 import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
 import { ValidationError } from './errors';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
@@ -8,8 +8,8 @@ import { usableInterval } from './rebuild';
 import { roleValue } from './roles';
 
 /**
- * Reading what the failure rates need from the service's lists, for any face: the service's today
- * (as the compliance snapshot finds it), the customers' names, every device (designation,
+ * Reading what the failure rates need from the service's lists, for any face, as of today (the day
+ * in the face's time zone, client/dates.ts, todayOf): the customers' names, every device (designation,
  * department, customer, test interval) and the test results of the window (`test_date`
  * newerOrSame its first day, every page). Each list is read whole at the largest page size with
  * overlapping pages; a list that does not end normally throws (no rate from part of a list).
@@ -61,7 +61,7 @@ export function rateTestResultOf(raw: unknown): RateTestResult | undefined {
 }
 
 export interface FailureRateInput {
-	/** The service's today (the overdue list's), or this machine's UTC day when nothing is overdue. */
+	/** Today: the day in the face's time zone (client/dates.ts, todayOf). */
 	today: string;
 	devices: RateDevice[];
 	/** The results of the window, whatever their device. */
@@ -70,11 +70,11 @@ export interface FailureRateInput {
 	skippedRecords: number;
 }
 
-/** Reads the account for the window of `months` (12 or 24) ending on the service's today. */
+/** Reads the account for the window of `months` (12 or 24) ending today (the day in `timeZone`). */
 export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
 	const WHOLE = wholeList(client);
-	const today = await readServiceToday(client, now, timeZone);
+	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
 	let skippedRecords = 0;
 	const devices = new Map<number, RateDevice>();

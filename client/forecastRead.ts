@@ -1,13 +1,14 @@
 import type { ServiceClient } from './client';
-import { readCustomerNames, readServiceToday, snapshotDeviceOf, wholeList } from './complianceSnapshot';
+import { readCustomerNames, snapshotDeviceOf, wholeList } from './complianceSnapshot';
+import { todayOf } from './dates';
 import type { ForecastDevice } from './forecast';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { usableInterval } from './rebuild';
 import { roleValue } from './roles';
 
 /**
- * Reading what the forecast needs from the service's lists, for any face: the service's today (as
- * the compliance snapshot finds it), the customers' names and every device (customer, department,
+ * Reading what the forecast needs from the service's lists, for any face, as of today (the day in
+ * the face's time zone, client/dates.ts, todayOf): the customers' names and every device (customer, department,
  * next test date, test interval), each list read whole; a list that does not end normally throws
  * (no forecast from part of a list). A device record without a usable id is skipped and counted.
  */
@@ -19,7 +20,7 @@ export function forecastDeviceOf(raw: unknown, customerNames: ReadonlyMap<number
 }
 
 export interface ForecastInput {
-	/** The service's today (the overdue list's), or this machine's UTC day when nothing is overdue. */
+	/** Today: the day in the face's time zone (client/dates.ts, todayOf). */
 	today: string;
 	devices: ForecastDevice[];
 	/** Device records that could not be read and were skipped. */
@@ -27,7 +28,7 @@ export interface ForecastInput {
 }
 
 export async function readForecastInput(client: ServiceClient, now: () => number = Date.now, timeZone = 'UTC'): Promise<ForecastInput> {
-	const today = await readServiceToday(client, now, timeZone);
+	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, ForecastDevice>();
 	let skippedRecords = 0;

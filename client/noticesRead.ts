@@ -1,14 +1,15 @@
 import type { ServiceClient } from './client';
-import { readServiceToday, wholeList } from './complianceSnapshot';
+import { wholeList } from './complianceSnapshot';
+import { todayOf } from './dates';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { roleValue } from './roles';
 
 /**
- * Reading what a customer re-test notice needs from the service's lists, for any face: the
- * service's today, every customer (name and contact e-mail) and every device (designation, ID
- * barcode, department, location, customer, next test date). Each list is read whole (largest
- * page, overlapping pages; a list that does not end normally throws: no notice from part of a
- * list). A record that cannot be read is skipped and counted, never stops the run.
+ * Reading what a customer re-test notice needs from the service's lists, for any face, as of
+ * today (the day in the account's time zone): every customer (name and contact e-mail) and every
+ * device (designation, ID barcode, department, location, customer, next test date). Each list is
+ * read whole (largest page, overlapping pages; a list that does not end normally throws: no notice
+ * from part of a list). A record that cannot be read is skipped and counted, never stops the run.
  */
 
 export interface NoticeCustomer {
@@ -66,9 +67,10 @@ export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_P
 	};
 }
 
-export async function readNoticeInput(client: ServiceClient, now: () => number = Date.now): Promise<NoticeInput> {
+/** `timeZone`: the account's (the e-mails'), whose day the notice's month is: today by the one rule (client/dates.ts, todayOf). */
+export async function readNoticeInput(client: ServiceClient, now: () => number, timeZone: string): Promise<NoticeInput> {
 	const WHOLE = wholeList(client);
-	const today = await readServiceToday(client, now);
+	const today = todayOf(now(), timeZone);
 	let skippedRecords = 0;
 	const customers = new Map<number, NoticeCustomer>();
 	for await (const raw of client.items('customer.list', {}, WHOLE)) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { dayIn } from '../../client/dates';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
 import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
@@ -231,11 +232,6 @@ export function recipientLocale(deps: Pick<DigestDeps, 'settings' | 'accounts'>,
 	return localeOf(deps.settings, recipient, (deps.accounts ?? []).flatMap((a): Recipients[] => (a.recipients ? [a.recipients] : [])));
 }
 
-/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
-export function localDay(instant: number, timeZone: string): string {
-	return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
-}
-
 /** The local hour (0-23) of an instant in a time zone. */
 export function localHour(instant: number, timeZone: string): number {
 	return Number(new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' }).format(new Date(instant)));
@@ -267,5 +263,5 @@ export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<Coll
  */
 export function digestDay(input: { scheduledTime?: unknown } | null | undefined, now: number, timeZone: string): string {
 	const scheduled = typeof input?.scheduledTime === 'string' ? Date.parse(input.scheduledTime) : Number.NaN;
-	return localDay(Number.isNaN(scheduled) ? now : scheduled, timeZone);
+	return dayIn(Number.isNaN(scheduled) ? now : scheduled, timeZone);
 }

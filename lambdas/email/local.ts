@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { dayIn } from '../../client/dates';
 import type { NoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../adapters/fileMailStore';
 import { OutboxMailer } from '../adapters/outboxMailer';
@@ -7,7 +8,7 @@ import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
 import { reportMonthOn } from '../../email/compliance';
 import { runComplianceReport } from './complianceRun';
-import { localDay, localHour, onEvent, runDigest, type DigestDeps } from './digest';
+import { localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticeSent } from './notices';
 import type { AccountRouting } from './accounts';
@@ -39,7 +40,8 @@ export interface LocalMailOptions {
 	 * Reads customers and devices from the service for the re-test notices (when customerNotices is
 	 * enabled): one reader, or one per account (named) when the deployment watches several.
 	 */
-	readNotices?: Array<{ account?: string; read: () => Promise<NoticeInput> }>;
+	/** Reads an account's customers and devices; `timeZone` is the e-mails' (the notices' today is the day there). */
+	readNotices?: Array<{ account?: string; read: (timeZone: string) => Promise<NoticeInput> }>;
 }
 
 export interface LocalMail {
@@ -106,7 +108,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 						settings,
 						environment: options.environment,
 						now,
-						read,
+						read: () => read(timeZone),
 						account,
 						onSent: (entry: NoticeSent) => {
 							mkdirSync(dirname(auditPath), { recursive: true });
@@ -162,7 +164,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 		},
 		async afterCycle(digestNow = false, reportNow = false, noticesNow = false) {
 			const t = now();
-			const day = localDay(t, timeZone);
+			const day = dayIn(t, timeZone);
 			// Before the digest, which says what the notices did; a failure fails the cycle afterwards.
 			const noticesFailure = await customerNotices(day, t, noticesNow).then(
 				() => undefined,

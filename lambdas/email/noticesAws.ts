@@ -51,7 +51,7 @@ export async function sendNotices(deps: DigestDeps, day: string, target: NoticeA
 	let report: NoticesReport;
 	let failure: NoticesError | undefined;
 	try {
-		report = await runNotices({ store: deps.store, mailer: deps.mailer, settings: deps.settings, environment: target.environment, now: deps.now, account: target.account, read: () => readNoticeInput(client, deps.now) }, month);
+		report = await runNotices({ store: deps.store, mailer: deps.mailer, settings: deps.settings, environment: target.environment, now: deps.now, account: target.account, read: () => readNoticeInput(client, deps.now, deps.timeZone) }, month);
 	} catch (error) {
 		if (!(error instanceof NoticesError)) throw error;
 		failure = error;

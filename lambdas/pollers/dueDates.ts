@@ -1,4 +1,4 @@
-import { addMonths, boundaryOverlap, dayMs, figuresAsOf, monthBefore, monthDays, monthFigures, readServiceDay, snapshotFigures, todayOf, type DueEntry, type SnapshotFigures } from '../../client';
+import { addMonths, boundaryOverlap, dayMs, figuresAsOf, laterDay, monthBefore, monthDays, monthFigures, readServiceDay, snapshotFigures, todayOf, type DueEntry, type SnapshotFigures } from '../../client';
 import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
@@ -160,11 +160,9 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 			histories.set(Number(item.key), item.value);
 			if (item.value.device.seenOn > latestSeen) latestSeen = item.value.device.seenOn;
 		}
-		// The rebuild runs once and refuses results dated after its today: until it is done, today
-		// is the service's when it runs ahead of this clock's UTC day (client/dates.ts, todayOf).
-		const serviceDay = (await rebuildPending(ctx)) ? await readServiceDay(ctx.client) : undefined;
-		// Clock sanity: a clock behind the latest day a run has seen does not date anything earlier.
-		const clockDay = todayOf(now, 'UTC', serviceDay);
+		// Today is the UTC day (client/dates.ts, todayOf). Clock sanity: a clock behind the latest
+		// day a run has seen does not date anything earlier.
+		const clockDay = todayOf(now, 'UTC');
 		const today = latestSeen > clockDay ? latestSeen : clockDay;
 		if (today !== clockDay) ctx.log.warn('The clock is behind the latest day a run has seen; using that day', { poller: report.poller, clockDay, latestSeen });
 		const latest = new Map<number, string>();
@@ -189,7 +187,10 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		// run's scan moved it on (also when the rebuild fails).
 		let rebuilt: RebuiltHistories | undefined;
 		try {
-			rebuilt = await continueRebuild(ctx, report, histories, today, RETENTION_MONTHS);
+			// The rebuild runs once and refuses results dated after its cut-off: the later of today and
+			// the service's today, so a result the service dated today is never "future" where its day runs ahead.
+			const cutOff = (await rebuildPending(ctx)) ? laterDay(today, await readServiceDay(ctx.client))! : today;
+			rebuilt = await continueRebuild(ctx, report, histories, cutOff, RETENTION_MONTHS);
 		} catch (error) {
 			await ctx.store.putMany(ns, [...changed].map((id) => historyItem(id, histories.get(id)!)));
 			throw error;

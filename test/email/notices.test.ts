@@ -13,6 +13,8 @@ import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { mimeParts } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
+import { addDays, addMonths, dayIn, dayString } from '../../client/dates';
+import { monthBefore } from '../../client/compliance';
 
 const RATE = 200;
 const HOSTILE = `<script>alert("x")</script> O'Brien & Söhne ‏שלום‏ 🔧 ${'x'.repeat(300)}`.slice(0, 300);
@@ -32,7 +34,7 @@ function settingsWith(notices: Record<string, unknown>, locale = 'en'): EmailSet
 
 function deps(dir: string, settings: EmailSettings, mailer: Mailer = new OutboxMailer(join(dir, 'outbox'))): NoticeDeps {
 	const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
-	return { store: new FileMailStore(join(dir, 'mail.json'), () => sandbox.account.now()), mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) };
+	return { store: new FileMailStore(join(dir, 'mail.json'), () => sandbox.account.now()), mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') };
 }
 
 /** The sandbox's own truth: each customer's devices due in the month, and those overdue today. */
@@ -194,3 +196,30 @@ describe('reading records for the notices', () => {
 });
 
 const ids = (list: Array<{ id: number }>) => list.map((x) => x.id);
+
+describe("the notices' today", () => {
+	it("is the account's day (its time zone), as the notice's month: in Sydney on the 1st at 2 am a device due on the last day of the month before is listed as overdue", async () => {
+		const sb = await startSandbox({ port: 0, ratePerSecond: RATE });
+		try {
+			// 16:00 UTC on the last day of this month: 02:00 or 03:00 on the 1st of the next in Sydney.
+			const last = addDays(`${monthBefore(dayString(sb.account.now()).slice(0, 7), -1)}-01`, -1);
+			sb.account.clockOffsetMs += Date.parse(`${last}T16:00:00Z`) - sb.account.now();
+			const sydney = dayIn(sb.account.now(), 'Australia/Sydney');
+			expect(sydney).toBe(addDays(last, 1));
+			const month = noticeMonthOf(sydney);
+			// Device 1 due on the UTC day (the last of the month), device 2 of the same customer due in the notice's month.
+			sb.account.edit('device', { id: 1, properties: { [DEVICE.testInterval]: 1, [DEVICE.lastTested]: addMonths(last, -1) } }, 't');
+			expect(sb.account.get('device', 1).values[DEVICE.nextTest]).toBe(last);
+			const customerId = sb.account.get('device', 1).customer_id!;
+			sb.account.edit('device', { id: 2, customer_id: customerId, properties: { [DEVICE.testInterval]: 1, [DEVICE.lastTested]: `${monthBefore(month)}-10` } }, 't');
+			const client = pollerClient(sb, sb.sandboxToken, { ratePerSecond: RATE });
+			const input = await readNoticeInput(client, () => sb.account.now(), 'Australia/Sydney');
+			expect(input.today).toBe(sydney);
+			const notice = dueByCustomer(input, month).find((c) => c.customer.id === customerId)!;
+			expect(ids(notice.due)).toContain(2);
+			expect(ids(notice.overdue)).toContain(1);
+		} finally {
+			await sb.stop();
+		}
+	});
+});

@@ -38,7 +38,7 @@ describe('re-test notices on AWS adapters', () => {
 		const aws = awsDeps({ table: 'notices-1', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
 		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
 		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
-		const deps: NoticeDeps = { store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) };
+		const deps: NoticeDeps = { store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') };
 		const month = noticeMonthOf(sandbox.account.today());
 
 		let rejected: string | undefined;
@@ -128,7 +128,7 @@ describe('re-test notices on AWS adapters', () => {
 		const send = async (table: string, maxSendRate?: number) => {
 			const aws = awsDeps({ table, settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate });
 			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
-			return runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(sandbox.account.today()));
+			return runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') }, noticeMonthOf(sandbox.account.today()));
 		};
 		ses.sent.length = 0;
 		ses.failCall = () => undefined;

@@ -57,7 +57,7 @@ describe('a simulated year of re-test notices', () => {
 			const want = truth(month);
 			for (let attempt = 0; attempt < 2; attempt++) {
 				// A new process each time: the state and outbox are the files.
-				const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, view: { list: async function* () {} }, now: () => sandbox.account.now(), readNotices: [{ read: () => readNoticeInput(client, () => sandbox.account.now()) }] });
+				const mail = createLocalMail({ environment: 'sandbox', outboxDir: join(dir, 'outbox'), statePath: join(dir, 'email.json.state'), configPath: config, log: silentLog, view: { list: async function* () {} }, now: () => sandbox.account.now(), readNotices: [{ read: (timeZone) => readNoticeInput(client, () => sandbox.account.now(), timeZone) }] });
 				await mail.afterCycle(false, false, attempt === 1);
 			}
 			const folder = join(dir, 'outbox', `notices_${month}`);

@@ -248,8 +248,8 @@ describe('two tests whose due dates fall on one day (month ends clamp)', () => {
 	});
 });
 
-describe('the rebuild’s today', () => {
-	it('is the service’s today: where the service’s day runs ahead of this machine’s UTC date, a result dated the service’s today is not refused as future', async () => {
+describe('the rebuild’s cut-off for future results', () => {
+	it('is the later of the UTC day and the service’s today: where the service’s day runs ahead of this machine’s UTC date, a result dated the service’s today is not refused as future', async () => {
 		const a = account();
 		// 01:00 at the service on its new day; this machine's clock says 23:00 UTC of the day before.
 		a.clockOffsetMs += Date.parse(`${addDays(a.today(), 1)}T01:00:00Z`) - a.now();

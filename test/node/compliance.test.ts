@@ -5,12 +5,12 @@
 import Ajv from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { addDays } from '../../client';
 import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import type { Sandbox } from '../../sandbox/server';
-import { jsonOf, run, settledOkRequests, useSandbox } from './helpers';
+import { jsonOf, runUtc, settledOkRequests, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 
@@ -37,11 +37,11 @@ describe('Compliance → Get Summary', () => {
 		sandbox.account.data.devices.get(3)!.values[DEVICE.nextTest] = null;
 		sandbox.account.data.devices.get(4)!.customer_id = 2;
 		const before = await settledOkRequests(sandbox);
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy });
 		expect(error).toBeUndefined();
-		// The overdue list's first record (the service's today), then each list in pages of 1000
+		// Each list in pages of 1000; today is the workflow's day, read from no list
 		// (answers counted: a 429 right after the case before is pacing, retried, not a read).
-		expect((await settledOkRequests(sandbox)) - before).toBe(3);
+		expect((await settledOkRequests(sandbox)) - before).toBe(2);
 		const expected = truth(sandbox, groupBy);
 		const got = jsonOf(items);
 		expect(got.map((g) => String(g.id)).sort()).toEqual([...expected.keys()].sort());
@@ -58,21 +58,25 @@ describe('Compliance → Get Summary', () => {
 		for (const g of got) expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
 	});
 
-	it('follows the service’s today (the clock moved a year on: more overdue)', async () => {
-		const now = await run(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'all' });
-		sandbox.account.clockOffsetMs = 365 * 86_400_000;
+	it('follows the day it runs on (the clocks of the workflow and the service a year on: more overdue)', async () => {
+		const now = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'all' });
+		const year = 365 * 86_400_000;
+		const realNow = Date.now.bind(Date);
+		const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + year);
+		sandbox.account.clockOffsetMs = year;
 		try {
-			const later = await run(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'all' });
+			const later = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'all' });
 			expect(later.items[0].json.today).toBe(sandbox.account.today());
 			expect(later.items[0].json.overdue).toBe(truth(sandbox, 'all').get('null')![1]);
 			expect(later.items[0].json.overdue as number).toBeGreaterThan(now.items[0].json.overdue as number);
 		} finally {
+			spy.mockRestore();
 			sandbox.account.clockOffsetMs = 0;
 		}
 	});
 
 	it('a Group By that is none of the three is refused, naming the parameter and the valid values', async () => {
-		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'project' });
+		const { error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', groupBy: 'project' });
 		expect(error?.message).toMatch(/Group By.*all, customer, department/);
 	});
 });

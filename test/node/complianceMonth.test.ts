@@ -12,7 +12,7 @@ import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
 import { expectMatches, monthsBack, plusMonths, reachOf } from '../support/complianceMonth';
 import { CREDENTIAL_TYPE, runNode } from '../support/n8n';
 import { startWorld, type World } from '../support/trigger';
-import { jsonOf, run, settledRequests, useSandbox } from './helpers';
+import { jsonOf, runUtc, settledRequests, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 const schema = () => new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getSummary.json'), 'utf8')));
@@ -23,7 +23,7 @@ describe('Compliance → Get Summary, Period Month', () => {
 		const latest = [...sandbox.account.data.testResults.values()].sort((a, b) => a.test_date.localeCompare(b.test_date)).at(-1)!;
 		sandbox.account.data.devices.delete(latest.device_id);
 		const month = monthsBack(sandbox.account.today(), 1);
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy });
 		expect(error).toBeUndefined();
 		const got = jsonOf(items);
 		expect(expectMatches(sandbox, got, month, groupBy)).toBeGreaterThan(0);
@@ -37,7 +37,7 @@ describe('Compliance → Get Summary, Period Month', () => {
 
 	it('the current month is counted as of today', async () => {
 		const today = sandbox.account.today();
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: today.slice(0, 7), groupBy: 'all' });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: today.slice(0, 7), groupBy: 'all' });
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(1);
 		expect(items[0].json.asOf).toBe(today);
@@ -46,7 +46,7 @@ describe('Compliance → Get Summary, Period Month', () => {
 
 	it('Last 12 Months: one item per month and group, oldest first, each equal to the count by hand', async () => {
 		const today = sandbox.account.today();
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'department' });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'department' });
 		expect(error).toBeUndefined();
 		const got = jsonOf(items);
 		const months = Array.from({ length: 12 }, (_, i) => monthsBack(today, 11 - i));
@@ -67,26 +67,26 @@ describe('Compliance → Get Summary, Period Month', () => {
 		['an empty month from an expression', () => '={{ "" }}', /Month: must be a month written YYYY-MM/],
 	])('%s is refused, naming Month', async (_name, month, message) => {
 		const before = await settledRequests(sandbox);
-		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: month(sandbox.account.today()), groupBy: 'all' });
+		const { error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: month(sandbox.account.today()), groupBy: 'all' });
 		expect(error?.message).toMatch(message);
 		// A malformed month is refused before any request; a future one after the service's today (one request).
 		expect((await settledRequests(sandbox)) - before).toBeLessThanOrEqual(1);
 	});
 
 	it('an empty Month is refused by n8n itself before the node runs (the parameter is required)', async () => {
-		await expect(run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: '', groupBy: 'all' })).rejects.toThrow(/Parameter "Month" is required/);
+		await expect(runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: '', groupBy: 'all' })).rejects.toThrow(/Parameter "Month" is required/);
 	});
 
 	it('a test-result list that does not end normally stops the node: no figures from part of the results', async () => {
 		sandbox.faults.add({ kind: 'countHigh', path: '/tests_performed/' });
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: monthsBack(sandbox.account.today(), 1), groupBy: 'all' });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month: monthsBack(sandbox.account.today(), 1), groupBy: 'all' });
 		expect(items).toEqual([]);
 		expect(error?.message).toMatch(/tests_performed.*could not be read to its end/);
 	});
 
 	it('with Continue On Fail, each input item gets its own figures or its own error, paired with it', async () => {
 		const today = sandbox.account.today();
-		const { items, error } = await run(
+		const { items, error } = await runUtc(
 			sandbox,
 			{ resource: 'compliance', operation: 'getSummary', period: 'month', month: '={{ $json.month }}', groupBy: 'all' },
 			{ nodeSettings: { onError: 'continueRegularOutput' }, inputItems: [{ json: { month: monthsBack(today, 1) } }, { json: { month: '2026-13' } }] },
@@ -98,7 +98,7 @@ describe('Compliance → Get Summary, Period Month', () => {
 	});
 
 	it('a Period that is none of the three is refused, naming the parameter and the valid values', async () => {
-		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'week', groupBy: 'all' });
+		const { error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'week', groupBy: 'all' });
 		expect(error?.message).toMatch(/Period.*now, month, last12Months/);
 	});
 });
@@ -134,6 +134,32 @@ describe('Compliance → Get Summary: today is the workflow’s', () => {
 		const snapshot = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'now', groupBy: 'all' }, workflowSettings: { timezone: 'Pacific/Auckland' } });
 		expect(snapshot.error).toBeUndefined();
 		expect(jsonOf(snapshot.items)[0]).toMatchObject({ today: `${december}-01` });
+	});
+
+	it('in Los Angeles at 8 pm on 30 November (1 December in UTC, the service’s day) the current month is November, as $today and Device Due Soon say', async () => {
+		const now = world.sandbox.account.now();
+		const year = new Date(now).getUTCFullYear();
+		// 04:00 UTC on 1 December: 20:00 on 30 November in Los Angeles (UTC−8).
+		const target = [year, year + 1].map((y) => Date.UTC(y, 11, 1, 4)).find((t) => t >= now)!;
+		world.advance(target - now);
+		const november = `${new Date(target).getUTCFullYear()}-11`;
+		// A device overdue, so the service's today (1 December) is known from its overdue list.
+		expect(world.sandbox.account.today()).toBe(`${november.slice(0, 4)}-12-01`);
+		const credentials = { [CREDENTIAL_TYPE]: { accessToken: world.sandbox.account.createToken().token, environment: 'sandbox', sandboxBaseUrl: world.sandbox.url, productionBaseUrl: '' } };
+		const settings = { workflowSettings: { timezone: 'America/Los_Angeles' } };
+		const snapshot = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'now', groupBy: 'all' }, ...settings });
+		expect(snapshot.error).toBeUndefined();
+		expect(jsonOf(snapshot.items)[0]).toMatchObject({ today: `${november}-30` });
+		const last12 = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'all' }, ...settings });
+		expect(last12.error).toBeUndefined();
+		expect(jsonOf(last12.items).at(-1)).toMatchObject({ month: november, today: `${november}-30` });
+		// A result dated the service's today (1 December) is not refused as future: the rebuild's cut-off is the later day.
+		const serviceToday = world.sandbox.account.today();
+		world.sandbox.account.syncTestResult({ device_id: [...world.sandbox.account.data.devices.keys()][0], test_date: serviceToday });
+		const future = [...world.sandbox.account.data.testResults.values()].filter((r) => r.test_date.slice(0, 10) > serviceToday).length;
+		const again = await runNode({ credentials, parameters: { resource: 'compliance', operation: 'getSummary', period: 'last12Months', groupBy: 'all' }, ...settings });
+		expect(again.error).toBeUndefined();
+		expect(jsonOf(again.items).at(-1)).toMatchObject({ month: november, skipped: expect.objectContaining({ futureTests: future }) });
 	});
 });
 

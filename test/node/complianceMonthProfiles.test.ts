@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { expectMatches, monthsBack } from '../support/complianceMonth';
 import { VARIANTS } from '../support/profiles';
-import { credentialsFor, jsonOf, run } from './helpers';
+import { credentialsFor, jsonOf, runUtc } from './helpers';
 
 const SIZE = { devices: 420, customers: 12, testResults: 450 };
 
@@ -23,7 +23,7 @@ for (const [name, profile] of Object.entries(VARIANTS)) {
 		it.each(['customer', 'department'] as const)('last month grouped by %s: figures equal the sandbox’s results counted by the rules', async (groupBy) => {
 			const extra: IDataObject = { serviceProfile: JSON.stringify(profile) };
 			const month = monthsBack(sandbox.account.today(), 1);
-			const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy }, { credentials: credentialsFor(sandbox, undefined, extra) });
+			const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getSummary', period: 'month', month, groupBy }, { credentials: credentialsFor(sandbox, undefined, extra) });
 			expect(error).toBeUndefined();
 			expect(expectMatches(sandbox, jsonOf(items), month, groupBy)).toBeGreaterThan(0);
 		});

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
 import { expectFailureRatesOf } from '../support/failureRates';
-import { jsonOf, run, useSandbox } from './helpers';
+import { jsonOf, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 describe('Compliance → Get Failure Rates', () => {
@@ -17,7 +17,7 @@ describe('Compliance → Get Failure Rates', () => {
 		['department', 12],
 		['customer', 24],
 	] as const)('grouped by %s over %i months: each group’s figures are the sandbox’s own', async (groupBy, months) => {
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy, months });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy, months });
 		expect(error).toBeUndefined();
 		expect(items.length).toBeGreaterThan(0);
 		expectFailureRatesOf(sandbox, items, groupBy, months);
@@ -36,7 +36,7 @@ describe('Compliance → Get Failure Rates', () => {
 		results.set(next + 3, { ...base, id: next + 3, device_id: first.id, test_date: addDays(today, 2), status: 'failed' });
 		results.set(next + 4, { ...base, id: next + 4, device_id: second.id, test_date: addDays(today, -1), status: 'failed' });
 		sandbox.account.data.devices.delete(second.id);
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
 		expect(error).toBeUndefined();
 		expectFailureRatesOf(sandbox, items, 'designation', 12);
 		const mine = jsonOf(items).find((g) => g.id === (first.values[DEVICE.designation] ?? null))!;
@@ -54,8 +54,8 @@ describe('Compliance → Get Failure Rates', () => {
 		}
 		const rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
 		sandbox.account.data.testResults.set(rid, { id: rid, device_id: id, customer_id: null, project_id: null, test_date: today, synced_time: `${today}T12:00:00Z`, status: 'failed', tester: 'A. Weber', test_sequence: 'DGUV V3' });
-		const all = jsonOf((await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24 })).items);
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24, onlyMarked: true });
+		const all = jsonOf((await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24 })).items);
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24, onlyMarked: true });
 		expect(error).toBeUndefined();
 		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, verdict: 'above' });
 		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, verdict: 'tooFewTests' });
@@ -63,16 +63,16 @@ describe('Compliance → Get Failure Rates', () => {
 	});
 
 	it('bad parameters are refused naming the parameter and the valid values', async () => {
-		const groupBy = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'project' });
+		const groupBy = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'project' });
 		expect(groupBy.error?.message).toMatch(/Group By.*designation, department, customer/);
-		const months = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 6 });
+		const months = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 6 });
 		expect(months.error?.message).toMatch(/Period: must be 12 or 24 months, got 6/);
 	});
 
 	it('a failing list under continueOnFail: one error item, paired, the token nowhere', async () => {
 		// 426 (licence expired) is not retried: the run ends at the first list of test results.
 		sandbox.faults.add({ kind: 'status', status: 426, path: '/tests_performed/all/', count: 1 });
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'customer', months: 12 }, { nodeSettings: { onError: 'continueRegularOutput' } });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'customer', months: 12 }, { nodeSettings: { onError: 'continueRegularOutput' } });
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(1);
 		expect(items[0].pairedItem).toEqual({ item: 0 });

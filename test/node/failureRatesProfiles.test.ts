@@ -9,7 +9,7 @@ import { addMonths } from '../../client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { expectFailureRatesOf } from '../support/failureRates';
 import { VARIANTS } from '../support/profiles';
-import { credentialsFor, run } from './helpers';
+import { credentialsFor, runUtc } from './helpers';
 
 // Whole histories: each device is tested about once a year, so 12 months hold more results than a page of either variant.
 const SIZE = { devices: 1200, customers: 8 };
@@ -32,7 +32,7 @@ for (const [name, profile] of Object.entries(VARIANTS)) {
 			const after = addMonths(sandbox.account.today(), -months);
 			const inPeriod = [...sandbox.account.data.testResults.values()].filter((r) => r.test_date > after).length;
 			expect(inPeriod).toBeGreaterThan(profile.paging.maxPageSize);
-			const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy, months }, { credentials: credentialsFor(sandbox, undefined, extra) });
+			const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy, months }, { credentials: credentialsFor(sandbox, undefined, extra) });
 			expect(error).toBeUndefined();
 			expectFailureRatesOf(sandbox, items, groupBy, months);
 			expect(items.reduce((n, i) => n + (i.json.tests as number), 0)).toBeGreaterThan(0);

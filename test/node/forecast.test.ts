@@ -12,13 +12,13 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { expectForecastOf } from '../support/forecast';
 import { VARIANTS } from '../support/profiles';
 import { pollerClient } from '../reliability/support';
-import { credentialsFor, run, useSandbox } from './helpers';
+import { credentialsFor, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 
 describe('Compliance → Get Forecast', () => {
 	it.each(['all', 'customer', 'department'] as const)('grouped by %s: each group’s months are the sandbox’s own', async (groupBy) => {
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy });
 		expect(error).toBeUndefined();
 		expect(expectForecastOf(sandbox, items, groupBy)).toBeGreaterThan(0);
 	});
@@ -30,7 +30,7 @@ describe('Compliance → Get Forecast', () => {
 		b.values[DEVICE.nextTest] = today;
 		b.values[DEVICE.testInterval] = 1;
 		c.values[DEVICE.nextTest] = null;
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy: 'all' });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy: 'all' });
 		expect(error).toBeUndefined();
 		expectForecastOf(sandbox, items, 'all');
 		expect(items[0].json.withoutDueDate).toBeGreaterThanOrEqual(1);
@@ -38,7 +38,7 @@ describe('Compliance → Get Forecast', () => {
 	});
 
 	it('a bad Group By is refused naming the parameter and the valid values', async () => {
-		const { error } = await run(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy: 'site' });
+		const { error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getForecast', groupBy: 'site' });
 		expect(error?.message).toContain('Group By: must be one of all, customer, department, got "site"');
 	});
 
@@ -64,7 +64,7 @@ for (const [name, profile] of Object.entries(VARIANTS)) {
 
 		it.each(['customer', 'department'] as const)('grouped by %s: the figures are the sandbox’s own', async (groupBy) => {
 			expect(variant.account.data.devices.size).toBeGreaterThan(profile.paging.maxPageSize);
-			const { items, error } = await run(variant, { resource: 'compliance', operation: 'getForecast', groupBy }, { credentials: credentialsFor(variant, undefined, extra) });
+			const { items, error } = await runUtc(variant, { resource: 'compliance', operation: 'getForecast', groupBy }, { credentials: credentialsFor(variant, undefined, extra) });
 			expect(error).toBeUndefined();
 			expect(expectForecastOf(variant, items, groupBy)).toBeGreaterThan(0);
 		});

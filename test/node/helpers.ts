@@ -62,6 +62,14 @@ export async function run(sandbox: Sandbox, parameters: IDataObject, options: Pa
 	return await runNode({ credentials: credentialsFor(sandbox), ...options, parameters });
 }
 
+/**
+ * `run` in a workflow whose time zone is UTC: its today (client/dates.ts, todayOf) is then the
+ * sandbox's day, the one the tests count the sandbox's records by (n8n's default zone is New York's).
+ */
+export async function runUtc(sandbox: Sandbox, parameters: IDataObject, options: Partial<RunNodeOptions> = {}) {
+	return await run(sandbox, parameters, { ...options, workflowSettings: { timezone: 'UTC', ...options.workflowSettings } });
+}
+
 /** `properties: [{key_id, value}]` of a record as a map key id → value. */
 export function valuesOf(record: IDataObject): Record<number, unknown> {
 	return Object.fromEntries(((record.properties ?? []) as IDataObject[]).map((p) => [Number(p.key_id), p.value]));

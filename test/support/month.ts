@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, daysBetween } from '../../client/dates';
-import { localDay, localHour } from '../../lambdas/email/digest';
+import { dayIn } from '../../client/dates';
+import { localHour } from '../../lambdas/email/digest';
 import type { TecEvent } from '../../lambdas/events/event';
 import { DEVICE } from '../../sandbox/properties';
 import { Random } from '../../sandbox/random';
@@ -319,7 +320,7 @@ export class Month {
 	private checkDigest(recipient: string, day: string, text: string, now: Seen): void {
 		this.counts.digests++;
 		const at = this.clock.now();
-		if (localDay(at, TIME_ZONE) !== day || localHour(at, TIME_ZONE) < DIGEST_HOUR) this.find(`digest of ${day} for ${recipient} written at local ${localDay(at, TIME_ZONE)} ${localHour(at, TIME_ZONE)}h`);
+		if (dayIn(at, TIME_ZONE) !== day || localHour(at, TIME_ZONE) < DIGEST_HOUR) this.find(`digest of ${day} for ${recipient} written at local ${dayIn(at, TIME_ZONE)} ${localHour(at, TIME_ZONE)}h`);
 		if (Date.parse(`${day}T00:00:00Z`) >= Date.parse('2026-10-25T00:00:00Z') && Date.parse(`${day}T00:00:00Z`) <= Date.parse('2026-10-27T00:00:00Z')) this.counts.dstDigestsChecked++;
 		const sections = parseSections(text);
 		const failedIds: string[] = [];

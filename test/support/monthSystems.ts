@@ -1,5 +1,5 @@
 import { rebuildDone } from './pollers';
-import { dayString } from '../../client/dates';
+import { dayIn, dayString } from '../../client/dates';
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { connectService } from '../../lambdas/adapters/undiciService';
 import { awsDeps } from '../../lambdas/email/aws';
 import { reportMonthOn } from '../../email/compliance';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
-import { localDay, localHour, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
+import { localHour, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { readEmailEvent } from '../../lambdas/email/events';
 import { createLocalMail, type LocalMail } from '../../lambdas/email/local';
 import type { Mailer, SendReceipt, SendRequest } from '../../lambdas/email/ports';
@@ -273,7 +273,7 @@ export class AwsSystem implements MonthSystem {
 	async digest() {
 		// The Scheduler fires at the digest hour, local time; a failed invocation is retried (here: at the next cycle).
 		const now = this.c.clock.now();
-		const day = localDay(now, this.c.timeZone);
+		const day = dayIn(now, this.c.timeZone);
 		if (localHour(now, this.c.timeZone) < this.c.digestHour || this.digestedDay === day) return;
 		// As the digest function does: the digest, then on a month's first day the compliance report.
 		let failure: unknown;

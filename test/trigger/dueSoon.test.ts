@@ -106,6 +106,27 @@ describe('deviceDueSoon', () => {
 		expect(emitted[0].days_left).toBe(1);
 	});
 
+	it('a memory stored with a UTC day (the previous version, or before the time zone changed) is no floor: in Los Angeles at 8 pm a device due tomorrow is emitted with 1 day left', async () => {
+		// 03:00 UTC, when Los Angeles is still on the day before.
+		world.advance(15 * 3_600_000);
+		const utcDay = world.today();
+		const parameters = { event: 'deviceDueSoon', options: { leadDays: 7 } };
+		const poll = async (staticData: IDataObject) => {
+			const result = await runPoll({ parameters, credentials: credentials(world.sandbox), staticData, workflowSettings: { timezone: 'America/Los_Angeles' } });
+			expect(result.error).toBeUndefined();
+			return result;
+		};
+		const first = await poll({});
+		const cursor = first.staticData.cursor as IDataObject;
+		expect(cursor).toMatchObject({ day: addDays(utcDay, -1) });
+		// The memory as the previous version wrote it: the UTC day, no zone.
+		const { zone: _zone, ...old } = cursor;
+		world.sandbox.account.edit('device', { id: 5, properties: { [DEVICE.testInterval]: 12, [DEVICE.lastTested]: addMonths(utcDay, -12) } }, 't');
+		const second = await poll({ ...first.staticData, cursor: { ...old, day: utcDay } });
+		expect((second.items ?? []).map((i) => i.json).filter((r) => r.id === 5)).toEqual([expect.objectContaining({ next_test_date: utcDay, days_left: 1 })]);
+		expect(second.staticData.cursor).toMatchObject({ day: addDays(utcDay, -1), zone: 'America/Los_Angeles' });
+	});
+
 	it('Fetch Test Event shows a device due within the lead time', async () => {
 		const poller = new Poller(world, { event: 'deviceDueSoon', options: { leadDays: 30 } });
 		const result = await poller.manual();

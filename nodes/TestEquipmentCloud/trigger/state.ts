@@ -68,8 +68,10 @@ export interface ProjectsState extends StateBase {
 
 export interface DueSoonState extends StateBase {
 	event: 'deviceDueSoon';
-	/** Latest day (YYYY-MM-DD) a poll ran on. */
+	/** Latest day (YYYY-MM-DD) a poll ran on, in `zone`. */
 	day: string;
+	/** The time zone `day` is a day of; absent in a memory written before it was kept (a UTC day). */
+	zone?: string;
 	/** Due date → ids emitted for it. */
 	emitted: Record<string, string>;
 }
@@ -184,7 +186,7 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 			decodeIds(s.ids);
 			return s as ProjectsState;
 		}
-		if (event === 'deviceDueSoon' && isString(s.day) && isCalendarDate(s.day) && s.emitted && typeof s.emitted === 'object') {
+		if (event === 'deviceDueSoon' && isString(s.day) && isCalendarDate(s.day) && (s.zone === undefined || isString(s.zone)) && s.emitted && typeof s.emitted === 'object') {
 			for (const [due, ids] of Object.entries(s.emitted as IDataObject)) {
 				if (!isCalendarDate(due) || !isString(ids)) return undefined;
 				decodeIds(ids);

@@ -4,12 +4,14 @@ import {
 	COMPLIANCE_GROUP_BY,
 	ValidationError,
 	historyMonthFigures,
+	laterDay,
 	monthsUpTo,
 	parseMonth,
 	readComplianceHistory,
 	readComplianceSnapshot,
-	readServiceToday,
+	readServiceDay,
 	snapshotFigures,
+	todayOf,
 	type ComplianceGroupBy,
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
@@ -85,9 +87,10 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		return snapshotFigures(devices, today, groupBy).map((figures) => paired({ ...figures, today } as IDataObject));
 	}
 	// Today by the one rule (client/dates.ts, todayOf): the workflow's day, as its filters and $today.
-	const today = await readServiceToday(client, clock.now, this.getTimezone());
+	const today = todayOf(clock.now(), this.getTimezone());
 	const months = asked === undefined ? monthsUpTo(today, 12) : [parseMonth(asked, today)];
-	const history = await readComplianceHistory(client, months[0], today);
+	// A result is "future" only after the service's today too: where its day runs ahead, one it dated today counts.
+	const history = await readComplianceHistory(client, months[0], laterDay(today, await readServiceDay(client))!);
 	const basis = { today, history: 'rebuilt', historySince: history.since, resultsRead: history.resultsRead, skipped: { ...history.skips }, note: HISTORY_NOTE };
 	return months.flatMap((month) => historyMonthFigures(history.entries, month, today, groupBy).map((figures) => paired({ ...figures, ...basis } as IDataObject)));
 }

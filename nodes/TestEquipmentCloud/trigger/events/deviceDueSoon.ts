@@ -14,8 +14,9 @@ import { STATE_VERSION, decodeIds, encodeIds, type DueSoonState } from '../state
  * event for "Device Overdue".
  *
  * Today is the day in the workflow's time zone, as the filters' (client/dates.ts, todayOf).
- * State: the latest day a poll has seen (a clock set back does not bring passed dates back) and,
- * per due date still ahead, the ids already emitted. Bounded by the devices due within the lead time.
+ * State: the latest day a poll has seen and its time zone (a clock set back does not bring passed
+ * dates back; a day of another zone, or a UTC day of a memory without one, is no floor) and, per
+ * due date still ahead, the ids already emitted. Bounded by the devices due within the lead time.
  */
 export const DEFAULT_LEAD_DAYS = 30;
 /** The key id of the account's next-test-date property. */
@@ -58,7 +59,9 @@ function item(record: IDataObject, due: string, today: string): IDataObject {
 
 export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefined): Promise<PollOutcome> {
 	const clockDay = todayOf(run.now(), run.timeZone);
-	const today = previous && previous.day > clockDay ? previous.day : clockDay;
+	// The latest day seen is a floor only in the zone it was a day of: a UTC day would be tomorrow in a Los Angeles evening.
+	const floor = previous?.zone === run.timeZone ? previous.day : undefined;
+	const today = floor !== undefined && floor > clockDay ? floor : clockDay;
 	const lead = run.settings.leadDays ?? DEFAULT_LEAD_DAYS;
 	const emitted = new Map<string, Set<number>>();
 	for (const [due, ids] of Object.entries(previous?.emitted ?? {})) if (due >= today) emitted.set(due, new Set(decodeIds(ids)));
@@ -93,7 +96,7 @@ export async function pollDueSoon(run: PollRun, previous: DueSoonState | undefin
 	}
 	const kept: Record<string, string> = {};
 	for (const due of [...emitted.keys()].sort()) if (emitted.get(due)!.size > 0) kept[due] = encodeIds(emitted.get(due)!);
-	return { items, state: { v: STATE_VERSION, event: 'deviceDueSoon', key: run.key, day: today, emitted: kept } };
+	return { items, state: { v: STATE_VERSION, event: 'deviceDueSoon', key: run.key, day: today, zone: run.timeZone, emitted: kept } };
 }
 
 /** "Fetch Test Event": the device due soonest within the lead time. */

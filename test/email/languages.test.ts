@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PostalMime from 'postal-mime';
+import { readCsv } from '../support/csv';
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_DECISION_NOTE } from '../../client';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
@@ -29,8 +30,10 @@ import { EMAIL_KINDS, previewOf } from '../support/languagePreview';
 const ISO_DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 const GERMAN_DAY = /\b\d{2}\.\d{2}\.\d{4}\b/;
 
+/** The message as a mail app reads it; attachments decoded from their bytes (so a CSV's byte-order mark is seen, not dropped by a text decoder). */
 async function readBack(email: OutgoingEmail) {
-	return PostalMime.parse(toMime(email), { attachmentEncoding: 'utf8' });
+	const parsed = await PostalMime.parse(toMime(email), { attachmentEncoding: 'base64' });
+	return { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content as string, 'base64').toString('utf8') })) };
 }
 const header = (parsed: Awaited<ReturnType<typeof readBack>>, key: string) => parsed.headers.find((h) => h.key === key)?.value;
 
@@ -109,9 +112,13 @@ describe('the German texts, in place', () => {
 		expect(de.text).not.toContain(INTERVAL_DECISION_NOTE);
 		expect(de.html).toContain('>Fehlerquoten (DGUV V3 Tabelle 1B: 2 %)</h2>');
 		expect(de.html).toContain('>Nach Gerätetyp</h3>');
-		// Machines read the files: the same bytes in every language.
-		expect(de.csv).toBe(en.csv);
-		expect(de.failureRatesCsv).toBe(en.failureRatesCsv);
+		// Machines read the files: the same cells in every language, split as each language's
+		// spreadsheet splits them (German Excel at ';'), UTF-8 with a byte-order mark.
+		for (const file of ['csv', 'failureRatesCsv', 'forecastCsv'] as const) {
+			expect(de[file].startsWith('\uFEFF') && en[file].startsWith('\uFEFF'), file).toBe(true);
+			expect(de[file]).not.toBe(en[file]);
+			expect(readCsv(de[file].slice(1), ';'), file).toEqual(readCsv(en[file].slice(1), ','));
+		}
 		expect(CATALOGS.en.failureRates.intervalDecision).toBe(INTERVAL_DECISION_NOTE);
 	});
 });
@@ -232,7 +239,7 @@ describe('the language per recipient (recipients.locales)', () => {
 		expect(parsed.subject).toBe(anna.subject);
 	});
 
-	it('compliance report: sent in the recipient’s language with its CSVs, the same bytes as in English', async () => {
+	it('compliance report: sent in the recipient’s language with its CSVs in that language’s form', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-lang-report-'));
 		const mailer = new OutboxMailer(join(dir, 'outbox'));
 		const s = { ...COMPLIANCE_SETTINGS, recipients: { ...COMPLIANCE_SETTINGS.recipients, locales: { escalation: 'de' as Locale } } };
@@ -246,19 +253,23 @@ describe('the language per recipient (recipients.locales)', () => {
 		const deps = { store: new FileMailStore(join(dir, 'mail.json')), mailer, view, settings: s, timeZone: 'Europe/Berlin', environment: 'production' as const, now: () => Date.parse('2026-11-01T06:00:00Z') };
 		await runComplianceReport(deps, PREVIEW_MONTH);
 		const folder = join(dir, 'outbox', `compliance_${PREVIEW_MONTH}`);
-		const manager = await PostalMime.parse(readFileSync(join(folder, 'manager@example.com.eml')), { attachmentEncoding: 'utf8' });
-		const quality = await PostalMime.parse(readFileSync(join(folder, 'quality@example.com.eml')), { attachmentEncoding: 'utf8' });
+		const manager = await PostalMime.parse(readFileSync(join(folder, 'manager@example.com.eml')), { attachmentEncoding: 'base64' });
+		const quality = await PostalMime.parse(readFileSync(join(folder, 'quality@example.com.eml')), { attachmentEncoding: 'base64' });
 		expect(header(manager, 'content-language')).toBe('de');
 		expect(manager.subject).toMatch(/^Prüffristen Oktober 2026: /);
 		expect(manager.text).toContain('Einhaltung der Prüffristen, Oktober 2026');
 		expect(header(quality, 'content-language')).toBe('en');
 		expect(quality.subject).toMatch(/^Calibration compliance October 2026: /);
+		const bytes = (a: { content: unknown }) => Buffer.from(a.content as string, 'base64').toString('utf8');
+		const german = renderComplianceReport(previewReport(), 'de');
 		const english = renderComplianceReport(previewReport(), 'en');
-		expect(manager.attachments.map((a) => [a.filename, a.content])).toEqual([
-			[`calibration-compliance-${PREVIEW_MONTH}.csv`, english.csv],
-			[`failure-rates-${PREVIEW_MONTH}.csv`, english.failureRatesCsv],
-			[`forecast-${PREVIEW_MONTH}.csv`, english.forecastCsv],
+		expect(manager.attachments.map((a) => [a.filename, bytes(a)])).toEqual([
+			[`calibration-compliance-${PREVIEW_MONTH}.csv`, german.csv],
+			[`failure-rates-${PREVIEW_MONTH}.csv`, german.failureRatesCsv],
+			[`forecast-${PREVIEW_MONTH}.csv`, german.forecastCsv],
 		]);
+		// The English recipient's (its own devices): commas.
+		expect(quality.attachments.map((a) => bytes(a).split('\r\n')[0])).toEqual([english.csv, english.failureRatesCsv, english.forecastCsv].map((f) => f.split('\r\n')[0]));
 	});
 });
 

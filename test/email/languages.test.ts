@@ -35,7 +35,7 @@ async function readBack(email: OutgoingEmail) {
 	const parsed = await PostalMime.parse(toMime(email), { attachmentEncoding: 'base64' });
 	return { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content as string, 'base64').toString('utf8') })) };
 }
-const header = (parsed: Awaited<ReturnType<typeof readBack>>, key: string) => parsed.headers.find((h) => h.key === key)?.value;
+const header = (parsed: { headers: Array<{ key: string; value: string }> }, key: string) => parsed.headers.find((h) => h.key === key)?.value;
 
 describe.each(LOCALES)('every e-mail in %s, read back by postal-mime', (locale) => {
 	it.each(EMAIL_KINDS)('%s: subject, sender, recipient, Content-Language, both parts and the files as sent', async (kind) => {

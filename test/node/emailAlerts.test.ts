@@ -117,6 +117,15 @@ describe('E-mail › Build Failed-Test E-mails', () => {
 		expect(plain.items[0].json.attachmentFields).toBe('');
 	});
 
+	it('a failed result no rule routes and no To: no e-mail, said in an execution hint', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][0];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
+		const { items, run: execution, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', testResultId: String(bad.id), to: '', recipients: JSON.stringify({ customers: { 'No Such Customer': ['x@example.com'] } }) });
+		expect(error).toBeUndefined();
+		expect(items).toEqual([]);
+		expect(execution.data.resultData.runData['Test Equipment Cloud'][0].hints?.map((h) => h.message).join()).toContain(`Test result ${bad.id} failed, but no routing rule routes its device and To is empty`);
+	});
+
 	it.each([
 		[{ testResultId: 'abc' }, 'Test Result ID: expected a test result ID (a positive whole number), got "abc"'],
 		[{ testResultId: '={{ $json.id }}' }, 'Test Result ID: required: the ID of a test result (the incoming item has no "id")'],

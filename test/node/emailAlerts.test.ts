@@ -5,6 +5,7 @@
  * digest by runDigest over the facts the pollers would have filed and their view); bad parameters
  * refused by name, or on the error output when chosen.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { addDays, daysBetween, readServiceToday, type ServiceClient } from '../../client';
@@ -12,6 +13,7 @@ import { makeEvent, type TecEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES, type DueDevice, type OverdueDevice } from '../../lambdas/events/schemas';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { readEmailEvent, type EmailEvent } from '../../lambdas/email/events';
+import { instantIn } from '../../nodes/TestEquipmentCloud/actions/email/common';
 import { NS as MAIL_NS, type Fact } from '../../lambdas/email/facts';
 import type { MailStore, Mailer, OutgoingEmail } from '../../lambdas/email/ports';
 import { parseEmailSettings } from '../../lambdas/email/settings';
@@ -72,6 +74,31 @@ function lambdaDeps(recipients: unknown, locale: string, store: MailStore = memo
 }
 
 const customerNames = () => [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
+
+/** An instant as a wall-clock time in a time zone, without an offset (YYYY-MM-DDTHH:mm:ss). */
+function wallTime(instant: number, timeZone: string): string {
+	const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(instant)).map((x) => [x.type, x.value]));
+	return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
+}
+
+describe('a date and time without an offset is read in the workflow’s time zone (instantIn)', () => {
+	it('reads back the instant whose wall-clock time it is, in any zone, across DST changes; with an offset as written', () => {
+		const zones = ['Europe/Berlin', 'America/New_York', 'Pacific/Kiritimati', 'Australia/Lord_Howe', 'UTC', 'Asia/Kolkata'];
+		fc.assert(
+			fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...zones), (t, zone) => {
+				const instant = t - (t % 1000);
+				const wall = wallTime(instant, zone);
+				const back = instantIn(wall, zone);
+				// A wall time a DST fall-back repeats names two instants: either is its reading.
+				expect(wallTime(back, zone)).toBe(wall);
+				expect(instantIn(new Date(instant).toISOString(), zone)).toBe(instant);
+			}),
+		);
+		expect(instantIn('2026-11-28', 'Europe/Berlin')).toBe(Date.parse('2026-11-27T23:00:00Z'));
+		expect(instantIn('2026-11-28T06:00:00+01:00', 'America/New_York')).toBe(Date.parse('2026-11-28T05:00:00Z'));
+		expect(instantIn('yesterday', 'UTC')).toBeNaN();
+	});
+});
 
 describe('E-mail › Build Failed-Test E-mails', () => {
 	it('the trigger’s new result maps without an expression: one item per recipient, the same bytes as the Lambdas’ failed-test e-mail, the PDF report attached', async () => {
@@ -224,6 +251,18 @@ describe('E-mail › Build Daily Digests', () => {
 		}
 		const ops = items.find((i) => i.json.to === 'ops@lab.example.com')!.json.content as { failedTests: unknown[]; newlyOverdue: OverdueDevice[]; stillOverdue: OverdueDevice[] };
 		expect(ops.failedTests.length + ops.newlyOverdue.length + ops.stillOverdue.length).toBeGreaterThan(0);
+	});
+
+	it('Failed Tests Since without an offset (as n8n’s date picker gives it) is a wall-clock time in the workflow’s time zone', async () => {
+		const zone = 'Pacific/Kiritimati'; // UTC+14: read as UTC it would be 14 hours later
+		const since = Date.now() - 2 * 86_400_000;
+		const wall = wallTime(since, zone);
+		const deviceId = [...sandbox.account.data.devices.keys()][5];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed', synced_time: new Date(since + 3_600_000).toISOString() });
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', failedSince: wall }, { workflowSettings: { timezone: zone } });
+		expect(error).toBeUndefined();
+		const failed = (items[0].json.content as { failedTests: Array<{ testResultId: number }> }).failedTests.map((f) => f.testResultId);
+		expect(failed).toContain(bad.id);
 	});
 
 	it('German by the routing rules’ locales, the same bytes as the Lambdas’', async () => {

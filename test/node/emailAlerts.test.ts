@@ -290,6 +290,20 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(error?.message).toContain(message);
 	});
 
+	it('On Error: Continue (regular output): a bad item gives its error item, the good one its digests', async () => {
+		const { items, error } = await run(
+			sandbox,
+			{ resource: 'email', operation: 'digest', to: '={{ $json.to }}', failedSince: new Date(Date.now() - 12 * 86_400_000).toISOString() },
+			{ nodeSettings: { onError: 'continueRegularOutput' }, inputItems: [{ json: { to: 'ops@lab.example.com' } }, { json: { to: 'not-an-address' } }] },
+		);
+		expect(error).toBeUndefined();
+		expect(items.filter((i) => i.json.kind === 'digest').map((i) => [i.json.to, i.pairedItem])).toEqual([['ops@lab.example.com', { item: 0 }]]);
+		const failed = items.filter((i) => i.json.error !== undefined);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].json.error).toContain('To: "not-an-address" is not an e-mail address');
+		expect(failed[0].pairedItem).toEqual({ item: 1 });
+	});
+
 	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when chosen', async () => {
 		const { error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com' }, { workflowSettings: { timezone: 'Mars/Olympus' } });
 		expect(error?.message).toContain('Timezone (workflow settings): "Mars/Olympus" is not a time zone');

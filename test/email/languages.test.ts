@@ -15,6 +15,7 @@ import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { renderAccountsDigest } from '../../lambdas/email/accounts';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import { renderComplianceReport } from '../../email/complianceRender';
+import { FAILURE_RATES_CSV_HEAD } from '../../email/failureRatesRender';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { parameter, toMime } from '../../lambdas/email/mime';
 import type { Mailer, OutgoingEmail, SendRequest } from '../../lambdas/email/ports';
@@ -113,12 +114,17 @@ describe('the German texts, in place', () => {
 		expect(de.html).toContain('>Fehlerquoten (DGUV V3 Tabelle 1B: 2 %)</h2>');
 		expect(de.html).toContain('>Nach Gerätetyp</h3>');
 		// Machines read the files: the same cells in every language, split as each language's
-		// spreadsheet splits them (German Excel at ';'), UTF-8 with a byte-order mark.
+		// spreadsheet splits them (German Excel at ';'), UTF-8 with a byte-order mark; a number with
+		// a fraction has German Excel's decimal comma (0.014 would read as text or a date there).
+		const decimal = /^-?\d+\.\d+$/;
 		for (const file of ['csv', 'failureRatesCsv', 'forecastCsv'] as const) {
 			expect(de[file].startsWith('\uFEFF') && en[file].startsWith('\uFEFF'), file).toBe(true);
 			expect(de[file]).not.toBe(en[file]);
-			expect(readCsv(de[file].slice(1), ';'), file).toEqual(readCsv(en[file].slice(1), ','));
+			const english = readCsv(en[file].slice(1), ',');
+			expect(readCsv(de[file].slice(1), ';'), file).toEqual(english.map((r) => r.map((cell) => (decimal.test(cell) ? cell.replace('.', ',') : cell))));
 		}
+		expect(readCsv(en.failureRatesCsv.slice(1), ',').some((r) => decimal.test(r[FAILURE_RATES_CSV_HEAD.indexOf('failure_rate')]))).toBe(true);
+		expect(de.failureRatesCsv).toMatch(/;0,\d+;/);
 		expect(CATALOGS.en.failureRates.intervalDecision).toBe(INTERVAL_DECISION_NOTE);
 	});
 });

@@ -1,5 +1,6 @@
 import type { ServiceClient } from './client';
-import { readServiceToday, wholeList } from './complianceSnapshot';
+import { wholeList } from './complianceSnapshot';
+import { todayOf } from './dates';
 import { readFailedTestsSince, type FailedTestRead } from './failedTestRead';
 import { noticeCustomerOf, noticeDeviceOf } from './noticesRead';
 import { roleValue } from './roles';
@@ -30,9 +31,10 @@ export interface DigestInput {
 	skippedRecords: number;
 }
 
-export async function readDigestInput(client: ServiceClient, since: number, now: () => number = Date.now): Promise<DigestInput> {
+export async function readDigestInput(client: ServiceClient, since: number, now: () => number, timeZone: string): Promise<DigestInput> {
 	const WHOLE = wholeList(client);
-	const today = await readServiceToday(client, now);
+	// Today by the one rule (client/dates.ts, todayOf): the day in the face's time zone.
+	const today = todayOf(now(), timeZone);
 	let skippedRecords = 0;
 	const names = new Map<number, string>();
 	for await (const raw of client.items('customer.list', {}, WHOLE)) {

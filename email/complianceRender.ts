@@ -1,8 +1,9 @@
 import type { MonthFigures } from '../client';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
-import { csvCell } from './csv';
-import { failureRatesCsv, failureRatesHtml, failureRatesText } from './failureRatesRender';
+import { csvCell, csvFile } from './csv';
+import { failureRatesCsv, failureRatesHtml, failureRatesText, MAX_RATE_ROWS } from './failureRatesRender';
 import { forecastCsv, forecastHtml, forecastText } from './forecastRender';
+import { withinBudget } from './budget';
 import { brand, C, esc, page, type RenderedEmail } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatMonth, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
@@ -49,6 +50,15 @@ function changeText(c: ComplianceReportContent, l: Lang): string {
 }
 
 export function renderComplianceReport(c: ComplianceReportContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail & { csv: string; failureRatesCsv: string; forecastCsv: string } {
+	const body = withinBudget((rows) => reportWith(c, locale, rows), Math.max(MAX_GROUP_ROWS, MAX_LATE_ROWS, MAX_RATE_ROWS));
+	return { ...body, csv: toCsv(c.rows, locale), failureRatesCsv: failureRatesCsv(c.failureRates, locale), forecastCsv: forecastCsv(c.forecast, locale) };
+}
+
+/** The report's subject, text and HTML with at most `rows` rows per table (each table's own maximum aside). */
+function reportWith(c: ComplianceReportContent, locale: Locale, most: number): RenderedEmail {
+	const groupRows = Math.min(most, MAX_GROUP_ROWS);
+	const lateRows = Math.min(most, MAX_LATE_ROWS);
+	const rateRows = Math.min(most, MAX_RATE_ROWS);
 	const l: Lang = { locale, t: textsFor(locale) };
 	const tx = l.t.compliance;
 	const n = (v: number) => formatCount(v, locale);
@@ -86,8 +96,8 @@ export function renderComplianceReport(c: ComplianceReportContent, locale: Local
 	const textTable = (title: string, groups: MonthFigures[]) => {
 		if (groups.length === 0) return;
 		t.push(title.toUpperCase());
-		for (const g of groups.slice(0, MAX_GROUP_ROWS)) t.push(`  ${fill(tx.groupLine, { name: groupName(g, l), rate: pct(g.onTimeRate, l), due: n(g.due), onTime: n(g.testedOnTime), late: n(g.testedLate), overdue: n(g.stillOverdue) })}`);
-		if (groups.length > MAX_GROUP_ROWS) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(groups.length - MAX_GROUP_ROWS) })}`);
+		for (const g of groups.slice(0, groupRows)) t.push(`  ${fill(tx.groupLine, { name: groupName(g, l), rate: pct(g.onTimeRate, l), due: n(g.due), onTime: n(g.testedOnTime), late: n(g.testedLate), overdue: n(g.stillOverdue) })}`);
+		if (groups.length > groupRows) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(groups.length - groupRows) })}`);
 		t.push('');
 	};
 	textTable(l.t.common.perCustomer, c.customers);
@@ -95,17 +105,17 @@ export function renderComplianceReport(c: ComplianceReportContent, locale: Local
 	const textLate = (title: string, list: LateDevice[]) => {
 		if (list.length === 0) return;
 		t.push(`${title.toUpperCase()} (${n(list.length)})`);
-		for (const d of list.slice(0, MAX_LATE_ROWS)) {
+		for (const d of list.slice(0, lateRows)) {
 			const values = { device: deviceText(d, l), due: day(d.due), days: plural(d.daysLate, l.t.common.days, locale) };
 			const line = d.testedOn === null ? fill(tx.lateLineOverdue, values) : fill(tx.lateLineTested, { ...values, tested: day(d.testedOn) });
 			t.push(`- ${line}${d.firstSeenOverdue ? ` (${tx.firstSeenTag})` : ''}`);
 		}
-		if (list.length > MAX_LATE_ROWS) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(list.length - MAX_LATE_ROWS) })}`);
+		if (list.length > lateRows) t.push(`  ${fill(l.t.common.moreCsvText, { count: n(list.length - lateRows) })}`);
 		t.push('');
 	};
 	textLate(tx.testedLate, lateTested);
 	textLate(tx.stillOverdue, stillOverdue);
-	t.push(...failureRatesText(c.failureRates, locale), '');
+	t.push(...failureRatesText(c.failureRates, locale, rateRows), '');
 	t.push('--', footer(c, l), '');
 
 	// ---- HTML ----
@@ -126,11 +136,11 @@ export function renderComplianceReport(c: ComplianceReportContent, locale: Local
 		fill(tx.preheader, { rate: pct(a.onTimeRate, l), late: n(a.testedLate), overdue: n(a.stillOverdue) }),
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(month)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l)}${groupTable(l.t.common.perDepartment, c.departments, l)}${lateTable(tx.testedLate, lateTested, l)}${lateTable(tx.stillOverdue, stillOverdue, l)}${failureRatesHtml(c.failureRates, locale)}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l, groupRows)}${groupTable(l.t.common.perDepartment, c.departments, l, groupRows)}${lateTable(tx.testedLate, lateTested, l, lateRows)}${lateTable(tx.stillOverdue, stillOverdue, l, lateRows)}${failureRatesHtml(c.failureRates, locale, rateRows)}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c, l))}</td></tr>`,
 		locale,
 	);
-	return { subject, text: t.join('\n'), html, csv: toCsv(c.rows), failureRatesCsv: failureRatesCsv(c.failureRates), forecastCsv: forecastCsv(c.forecast) };
+	return { subject, text: t.join('\n'), html };
 }
 
 function title(text: string, count?: string): string {
@@ -164,30 +174,30 @@ function chart(c: ComplianceReportContent, l: Lang): string {
 
 const groupName = (g: MonthFigures, l: Lang) => g.name ?? (g.group === 'customer' ? l.t.common.noCustomer : l.t.common.noDepartment);
 
-function groupTable(heading: string, groups: MonthFigures[], l: Lang): string {
+function groupTable(heading: string, groups: MonthFigures[], l: Lang, shown: number): string {
 	if (groups.length === 0) return '';
 	const n = (v: number) => formatCount(v, l.locale);
 	const rows = groups
-		.slice(0, MAX_GROUP_ROWS)
+		.slice(0, shown)
 		.map((g) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(g, l))}</td><td align="right" style="${TD}">${n(g.due)}</td><td align="right" style="${TD}">${n(g.testedOnTime)}</td><td align="right" style="${TD}${g.testedLate ? `color:${C.amber};` : ''}">${n(g.testedLate)}</td><td align="right" style="${TD}${g.stillOverdue ? `color:${C.red};font-weight:600;` : ''}">${n(g.stillOverdue)}</td><td align="right" style="${TD}font-weight:600;">${esc(pct(g.onTimeRate, l))}</td></tr>`)
 		.join('');
 	const c = l.t.common;
-	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(c.name)}${th(l.t.compliance.due, 'right')}${th(l.t.compliance.onTimeColumn, 'right')}${th(c.late, 'right')}${th(c.overdue, 'right')}${th(c.rate, 'right')}</tr>${rows}</table>${groups.length > MAX_GROUP_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(c.moreCsvHtml, { count: n(groups.length - MAX_GROUP_ROWS) }))}</p>` : ''}`;
+	return `${title(heading)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(c.name)}${th(l.t.compliance.due, 'right')}${th(l.t.compliance.onTimeColumn, 'right')}${th(c.late, 'right')}${th(c.overdue, 'right')}${th(c.rate, 'right')}</tr>${rows}</table>${groups.length > shown ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(c.moreCsvHtml, { count: n(groups.length - shown) }))}</p>` : ''}`;
 }
 
-function lateTable(heading: string, list: LateDevice[], l: Lang): string {
+function lateTable(heading: string, list: LateDevice[], l: Lang, shown: number): string {
 	if (list.length === 0) return '';
 	const tx = l.t.compliance;
 	const day = (d: string) => formatDay(d, l.locale);
 	const rows = list
-		.slice(0, MAX_LATE_ROWS)
+		.slice(0, shown)
 		.map((d) => {
 			const where = [d.customerName, d.department].filter(Boolean).join(' · ') || l.t.common.nowhere;
 			const when = d.testedOn === null ? fill(tx.lateDue, { due: day(d.due) }) : fill(tx.lateDueTested, { due: day(d.due), tested: day(d.testedOn) });
 			return `<tr><td style="${TD}"><div style="font-weight:600;">${esc(d.designation?.trim() || l.t.common.noDesignation)} <span style="font-weight:400;color:${C.muted};">#${d.deviceId}</span></div><div style="font-size:12px;line-height:16px;color:${C.muted};">${esc(where)} · ${esc(when)}${d.firstSeenOverdue ? ` · ${esc(tx.firstSeenTag)}` : ''}</div></td><td align="right" style="${TD}white-space:nowrap;color:${d.testedOn === null ? C.red : C.amber};font-weight:600;">${esc(plural(d.daysLate, l.t.common.days, l.locale))}</td></tr>`;
 		})
 		.join('');
-	const more = list.length > MAX_LATE_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.common.moreCsvHtml, { count: formatCount(list.length - MAX_LATE_ROWS, l.locale) }))}</p>` : '';
+	const more = list.length > shown ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.common.moreCsvHtml, { count: formatCount(list.length - shown, l.locale) }))}</p>` : '';
 	return `${title(heading, formatCount(list.length, l.locale))}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(l.t.common.device)}${th(list[0].testedOn === null ? l.t.common.overdue : l.t.common.late, 'right')}</tr>${rows}</table>${more}`;
 }
 
@@ -206,12 +216,8 @@ function footer(c: ComplianceReportContent, l: Lang): string {
 
 const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer', 'department', 'due_date', 'outcome', 'tested_on', 'days_late', 'first_seen_overdue', 'history_opened_on', 'closed_on', 'rebuilt'];
 
-function toCsv(rows: CsvRow[]): string {
-	const lines = [CSV_HEAD.join(',')];
-	for (const r of rows) {
-		lines.push([r.due.slice(0, 7), r.deviceId, r.designation, r.customerId, r.customerName, r.department, r.due, r.outcome, r.testedOn, r.daysLate, r.firstSeenOverdue, r.openedOn, r.closedOn, r.rebuilt].map(csvCell).join(','));
-	}
-	return `${lines.join('\r\n')}\r\n`;
+function toCsv(rows: CsvRow[], locale: Locale): string {
+	return csvFile([CSV_HEAD, ...rows.map((r) => [r.due.slice(0, 7), r.deviceId, r.designation, r.customerId, r.customerName, r.department, r.due, r.outcome, r.testedOn, r.daysLate, r.firstSeenOverdue, r.openedOn, r.closedOn, r.rebuilt])], locale);
 }
 
 /** The report's attachments, named as every face sends them. */

@@ -9,7 +9,7 @@ import {
 	type FailureRates,
 	type FailureRateVerdict,
 } from '../client';
-import { csvCell } from './csv';
+import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, type Locale } from './texts';
 
@@ -98,7 +98,7 @@ const decisionText = (locale: Locale) => (locale === 'en' ? INTERVAL_DECISION_NO
 
 // ---- plain text ------------------------------------------------------------------------------
 
-export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string[] {
+export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS): string[] {
 	const tx = textsFor(locale);
 	const n = (v: number) => formatCount(v, locale);
 	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale), decisionText(locale), ''];
@@ -106,7 +106,7 @@ export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_
 		const rows = rowsOf(t, by);
 		if (rows.length === 0) continue;
 		lines.push(heading(by, tx).toUpperCase());
-		for (const { group, per } of rows.slice(0, MAX_RATE_ROWS)) {
+		for (const { group, per } of rows.slice(0, shown)) {
 			const window = (months: FailureRateMonths) => {
 				const g = per[months];
 				return g === undefined
@@ -115,7 +115,7 @@ export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_
 			};
 			lines.push(`  ${fill(tx.failureRates.line, { name: groupName(group, tx), intervals: intervalsText(group, locale), window12: window(12), window24: window(24) })}`);
 		}
-		if (rows.length > MAX_RATE_ROWS) lines.push(`  ${fill(tx.common.moreCsvText, { count: n(rows.length - MAX_RATE_ROWS) })}`);
+		if (rows.length > shown) lines.push(`  ${fill(tx.common.moreCsvText, { count: n(rows.length - shown) })}`);
 		lines.push('');
 	}
 	return lines;
@@ -134,24 +134,24 @@ function windowCells(g: FailureRateGroup | undefined, locale: Locale): string {
 	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;font-weight:600;">${esc(ratePercent(g, locale))}</td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g.verdict, textsFor(locale)))}</td>`;
 }
 
-function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale): string {
+function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, shown: number): string {
 	const rows = rowsOf(t, by);
 	if (rows.length === 0) return '';
 	const tx = textsFor(locale);
 	const body = rows
-		.slice(0, MAX_RATE_ROWS)
+		.slice(0, shown)
 		.map(({ group, per }) => `<tr><td style="${TD}font-weight:600;">${esc(groupName(group, tx))}</td><td style="${TD}color:${C.muted};">${esc(intervalsText(group, locale))}</td>${windowCells(per[12], locale)}${windowCells(per[24], locale)}</tr>`)
 		.join('');
-	const more = rows.length > MAX_RATE_ROWS ? note(fill(tx.common.moreCsvHtml, { count: formatCount(rows.length - MAX_RATE_ROWS, locale) })) : '';
+	const more = rows.length > shown ? note(fill(tx.common.moreCsvHtml, { count: formatCount(rows.length - shown, locale) })) : '';
 	const f = tx.failureRates;
 	return `<h3 style="margin:16px 0 8px 0;font-size:14px;line-height:20px;font-weight:700;color:${C.ink};">${esc(heading(by, tx))}</h3><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(tx.common.name)}${th(f.interval)}${th(f.failed12, 'right')}${th(tx.common.rate, 'right')}${th('')}${th(f.failed24, 'right')}${th(tx.common.rate, 'right')}${th('')}</tr>${body}</table>${more}`;
 }
 
 /** The HTML fragment: a heading, what the marks mean, the employer's-decision sentence, three tables. */
-export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string {
+export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS): string {
 	const head = `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(textsFor(locale).failureRates.title)}</h2>`;
 	const decision = `<p style="margin:8px 0;font-size:13px;line-height:18px;color:${C.ink};"><strong>${esc(decisionText(locale))}</strong></p>`;
-	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale)).join('')}`;
+	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale, shown)).join('')}`;
 }
 
 // ---- CSV ---------------------------------------------------------------------------------------
@@ -176,15 +176,15 @@ export const FAILURE_RATES_CSV_HEAD = [
 	'note',
 ];
 
-/** One CSV line per window, grouping and group (cells escaped as the report's CSV escapes them). */
-export function failureRatesCsvLines(t: FailureRateTables): string[] {
-	const lines: string[] = [];
+/** One CSV row per window, grouping and group. */
+export function failureRatesCsvRows(t: FailureRateTables): Array<Array<string | number | boolean | null>> {
+	const lines: Array<Array<string | number | boolean | null>> = [];
 	for (const months of FAILURE_RATE_MONTHS) {
 		for (const by of FAILURE_RATE_GROUP_BY) {
 			const f = t[months][by];
 			for (const g of f.groups) {
 				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.failureRate, g.verdict, f.minTests, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
-				lines.push(cells.map(csvCell).join(','));
+				lines.push(cells);
 			}
 		}
 	}
@@ -192,6 +192,6 @@ export function failureRatesCsvLines(t: FailureRateTables): string[] {
 }
 
 /** The whole CSV (RFC 4180, CRLF): the head, then every line. */
-export function failureRatesCsv(t: FailureRateTables): string {
-	return `${[FAILURE_RATES_CSV_HEAD.join(','), ...failureRatesCsvLines(t)].join('\r\n')}\r\n`;
+export function failureRatesCsv(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string {
+	return csvFile([FAILURE_RATES_CSV_HEAD, ...failureRatesCsvRows(t)], locale);
 }

@@ -1,5 +1,5 @@
 import { COMPLIANCE_GROUP_BY, type ComplianceGroupBy, type Forecast, type ForecastGroup } from '../client';
-import { csvCell } from './csv';
+import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatDay, formatMonth, formatNumber, plural, textsFor, type Locale } from './texts';
 
@@ -75,11 +75,11 @@ export function forecastHtml(t: ForecastTables, locale: Locale = DEFAULT_LOCALE)
 export const FORECAST_CSV_HEAD = ['group_by', 'group_id', 'group_name', 'month', 'due', 'overdue_now', 'devices', 'without_due_date', 'without_interval', 'from', 'to'];
 
 /** One line per grouping, group and month (the account, each customer, each department). */
-export function forecastCsv(t: ForecastTables): string {
-	const lines = [FORECAST_CSV_HEAD.join(',')];
+export function forecastCsv(t: ForecastTables, locale: Locale = DEFAULT_LOCALE): string {
+	const rows: Array<Array<string | number | null>> = [FORECAST_CSV_HEAD];
 	for (const by of COMPLIANCE_GROUP_BY) {
 		const f = t[by];
-		for (const g of f.groups) for (const m of g.months) lines.push([by, g.id, g.name, m.month, m.due, g.overdue, g.devices, g.withoutDueDate, g.withoutInterval, f.from, f.to].map(csvCell).join(','));
+		for (const g of f.groups) for (const m of g.months) rows.push([by, g.id, g.name, m.month, m.due, g.overdue, g.devices, g.withoutDueDate, g.withoutInterval, f.from, f.to]);
 	}
-	return `${lines.join('\r\n')}\r\n`;
+	return csvFile(rows, locale);
 }

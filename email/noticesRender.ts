@@ -1,5 +1,6 @@
 import type { NoticeDevice } from '../client/noticesRead';
-import { csvCell } from './csv';
+import { withinBudget } from './budget';
+import { csvFile } from './csv';
 import { esc } from './render';
 import { fill, formatDay, formatMonth, plural, textsFor, type Locale } from './texts';
 
@@ -49,12 +50,25 @@ const FONT = 'Arial,Helvetica,sans-serif';
 
 export function renderNotice(c: NoticeContent, s: NoticeTexts): RenderedNotice {
 	const t = textsFor(c.locale).notices;
+	// At most maxRows per section, fewer when the HTML would outgrow its budget (email/budget.ts).
+	const body = withinBudget((rows) => noticeWith(c, s, rows), s.maxRows);
+	const col = t.columns;
+	// The CSV: every device, due and overdue, whatever the body shows.
+	const csvRows = [
+		[t.csvColumns.status, col.designation, col.idBarcode, col.department, col.location, col.due],
+		...c.overdue.map((d) => [t.csvStatus.overdue, d.designation, d.idBarcode, d.department, d.location, d.nextTestDate]),
+		...c.due.map((d) => [t.csvStatus.due, d.designation, d.idBarcode, d.department, d.location, d.nextTestDate]),
+	];
+	return { ...body, csv: csvFile(csvRows, c.locale), csvFilename: fill(t.csvFile, { month: c.month }) };
+}
+
+function noticeWith(c: NoticeContent, s: NoticeTexts, max: number): { subject: string; text: string; html: string } {
+	const t = textsFor(c.locale).notices;
 	const month = formatMonth(c.month, c.locale);
 	const values = { customerName: c.customerName, month, count: c.due.length, overdueCount: c.overdue.length, companyName: c.companyName, replyTo: c.replyTo };
 	const subject = fill(s.subject ?? t.subject, values).replace(/[\r\n]+/g, ' ');
 	const introduction = fill(s.introduction ?? t.introduction, values);
 	const closingText = fill(s.closingText ?? t.closingText, values);
-	const max = s.maxRows;
 	const col = t.columns;
 	const cells = (d: NoticeDevice) => [d.designation ?? '–', d.idBarcode ?? '–', d.department ?? '–', d.location ?? '–', d.nextTestDate ? formatDay(d.nextTestDate, c.locale) : '–'];
 	const moreText = (n: number) => (n > max ? fill(t.more, { count: n - max }) : undefined);
@@ -113,13 +127,5 @@ ${rows}
 </body>
 </html>
 `;
-
-	// The CSV: every device, due and overdue, whatever the body shows.
-	const csvRows = [
-		[t.csvColumns.status, col.designation, col.idBarcode, col.department, col.location, col.due],
-		...c.overdue.map((d) => [t.csvStatus.overdue, d.designation, d.idBarcode, d.department, d.location, d.nextTestDate]),
-		...c.due.map((d) => [t.csvStatus.due, d.designation, d.idBarcode, d.department, d.location, d.nextTestDate]),
-	];
-	const csv = `${csvRows.map((r) => r.map((v) => csvCell(v)).join(',')).join('\r\n')}\r\n`;
-	return { subject, text, html, csv, csvFilename: fill(t.csvFile, { month: c.month }) };
+	return { subject, text, html };
 }

@@ -1,3 +1,4 @@
+import { withinBudget } from './budget';
 import type { DueDevice, FailedDevice, FailedStep, OverdueDevice } from './devices';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
@@ -39,8 +40,10 @@ export interface RenderedEmail {
 	html: string;
 }
 
-/** Rows listed per section; the count always covers all. */
+/** Rows listed per section (fewer when the HTML would outgrow its budget, email/budget.ts); the count always covers all. */
 export const MAX_ROWS = 25;
+/** Failed steps, and measurements per step, shown per failed test (fewer within the budget). */
+export const MAX_STEP_ROWS = 50;
 
 export const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 export const C = { ink: '#111827', muted: '#6b7280', line: '#e5e7eb', page: '#f3f4f6', brand: '#0f4c81', red: '#b91c1c', redBg: '#fef2f2', amber: '#b45309', amberBg: '#fffbeb', green: '#047857' };
@@ -67,6 +70,11 @@ export function digestCounts(c: DigestContent, locale: Locale): Array<{ n: numbe
 }
 
 export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail {
+	return withinBudget((rows) => digestWith(c, locale, rows, Math.min(rows * 2, MAX_STEP_ROWS)), MAX_ROWS);
+}
+
+/** The digest with at most `rows` rows per section and `steps` failed steps per failed test. */
+function digestWith(c: DigestContent, locale: Locale, rows: number, steps: number): RenderedEmail {
 	const l = langOf(locale);
 	const { t: tx } = l;
 	const counts = digestCounts(c, locale);
@@ -80,13 +88,13 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 	// Rows, not lines: a failed test takes several lines, and the "more" counts rows as the HTML does.
 	const textSection = <T>(title: string, items: T[], lines: (item: T) => string[]) => {
 		if (items.length === 0) return;
-		t.push(`${title.toUpperCase()} (${formatCount(items.length, locale)})`, ...items.slice(0, MAX_ROWS).flatMap(lines));
-		if (items.length > MAX_ROWS) t.push(`  ${fill(tx.common.moreText, { count: formatCount(items.length - MAX_ROWS, locale) })}`);
+		t.push(`${title.toUpperCase()} (${formatCount(items.length, locale)})`, ...items.slice(0, rows).flatMap(lines));
+		if (items.length > rows) t.push(`  ${fill(tx.common.moreText, { count: formatCount(items.length - rows, locale) })}`);
 		t.push('');
 	};
 	const overdueLine = (d: OverdueDevice) => [`- ${textDevice(d, l)}: ${overdueText(d, l)}${escalated(c, d) ? ` ${tx.digest.escalatedTag}` : ''}`];
 	textSection(tx.digest.newlyOverdueTitle, c.newlyOverdue, overdueLine);
-	textSection(tx.digest.failedTestsTitle, c.failedTests, (f) => textFailed(f, l));
+	textSection(tx.digest.failedTestsTitle, c.failedTests, (f) => textFailed(f, l, steps));
 	textSection(tx.digest.comingDueTitle, c.dueSoon, (d) => [`- ${textDevice(d, l)}: ${dueText(d, l)}`]);
 	textSection(tx.digest.stillOverdueTitle, c.stillOverdue, overdueLine);
 	if (c.notices?.length) t.push(...c.notices, '');
@@ -101,10 +109,10 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 		.join('');
 	const overdueHead: [string, string, string] = [tx.common.device, tx.digest.wasDue, tx.common.overdue];
 	const sections = [
-		htmlSection(tx.digest.newlyOverdueTitle, c.newlyOverdue.length, overdueHead, c.newlyOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
-		c.failedTests.length === 0 ? '' : `${sectionTitle(tx.digest.failedTestsTitle, c.failedTests.length, l)}${c.failedTests.slice(0, MAX_ROWS).map((f) => failedBlock(f, l)).join('')}${more(c.failedTests.length, l)}`,
-		htmlSection(tx.digest.comingDueTitle, c.dueSoon.length, [tx.common.device, tx.digest.due, tx.digest.in], c.dueSoon.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), `<span style="color:${C.amber};font-weight:600;">${d.daysLeft === 0 ? esc(tx.digest.today) : esc(plural(d.daysLeft, tx.common.days, locale))}</span>`, l)), l),
-		htmlSection(tx.digest.stillOverdueTitle, c.stillOverdue.length, overdueHead, c.stillOverdue.slice(0, MAX_ROWS).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
+		htmlSection(tx.digest.newlyOverdueTitle, c.newlyOverdue.length, overdueHead, c.newlyOverdue.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
+		c.failedTests.length === 0 ? '' : `${sectionTitle(tx.digest.failedTestsTitle, c.failedTests.length, l)}${c.failedTests.slice(0, rows).map((f) => failedBlock(f, l, steps)).join('')}${more(c.failedTests.length, rows, l)}`,
+		htmlSection(tx.digest.comingDueTitle, c.dueSoon.length, [tx.common.device, tx.digest.due, tx.digest.in], c.dueSoon.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), `<span style="color:${C.amber};font-weight:600;">${d.daysLeft === 0 ? esc(tx.digest.today) : esc(plural(d.daysLeft, tx.common.days, locale))}</span>`, l)), l),
+		htmlSection(tx.digest.stillOverdueTitle, c.stillOverdue.length, overdueHead, c.stillOverdue.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
 	].join('');
 	const html = page(
 		subject,
@@ -120,18 +128,22 @@ export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE):
 
 /** The immediate e-mail of one failed test. */
 export function renderFailedTest(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string; locale?: Locale }): RenderedEmail {
+	return withinBudget((steps) => failedTestWith(f, o, steps), MAX_STEP_ROWS);
+}
+
+function failedTestWith(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string; locale?: Locale }, steps: number): RenderedEmail {
 	const locale = o.locale ?? DEFAULT_LOCALE;
 	const l = langOf(locale);
 	const tx = l.t.failedTest;
 	const name = deviceName(f.device, l);
-	const steps = plural(f.failedStepCount, tx.failedSteps, locale);
-	const subject = `${f.device.idBarcode ? fill(tx.subjectBarcode, { device: name, barcode: f.device.idBarcode, steps }) : fill(tx.subject, { device: name, steps })}${o.environment === 'sandbox' ? l.t.common.sandboxSubject : ''}`;
-	const text = [tx.intro, '', ...textFailed(f, l), '', '--', tx.footer, ''].join('\n');
+	const stepCount = plural(f.failedStepCount, tx.failedSteps, locale);
+	const subject = `${f.device.idBarcode ? fill(tx.subjectBarcode, { device: name, barcode: f.device.idBarcode, steps: stepCount }) : fill(tx.subject, { device: name, steps: stepCount })}${o.environment === 'sandbox' ? l.t.common.sandboxSubject : ''}`;
+	const text = [tx.intro, '', ...textFailed(f, l, steps), '', '--', tx.footer, ''].join('\n');
 	const html = page(
 		subject,
-		`${name}: ${steps}`,
+		`${name}: ${stepCount}`,
 		`<tr><td style="background:${C.red};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#fde2e2;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(o.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div></td></tr>
-<tr><td style="padding:8px 24px 16px 24px;">${failedBlock(f, l)}</td></tr>
+<tr><td style="padding:8px 24px 16px 24px;">${failedBlock(f, l, steps)}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(tx.footer)}</td></tr>`,
 		locale,
 	);
@@ -166,12 +178,12 @@ function sectionTitle(title: string, count: number, l: Lang): string {
 	return `<h2 style="margin:20px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(title)} <span style="color:${C.muted};font-weight:400;">(${formatCount(count, l.locale)})</span></h2>`;
 }
 
-const more = (total: number, l: Lang) => (total > MAX_ROWS ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.digest.moreHtml, { count: formatCount(total - MAX_ROWS, l.locale) }))}</p>` : '');
+const more = (total: number, shown: number, l: Lang) => (total > shown ? `<p style="margin:8px 0 0 0;font-size:13px;color:${C.muted};">${esc(fill(l.t.digest.moreHtml, { count: formatCount(total - shown, l.locale) }))}</p>` : '');
 
 function htmlSection(title: string, total: number, head: [string, string, string], rows: string[], l: Lang): string {
 	if (total === 0) return '';
 	const th = (label: string, align: string) => `<th align="${align}" style="padding:6px 8px;font-size:12px;line-height:16px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
-	return `${sectionTitle(title, total, l)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:14px;line-height:20px;"><tr>${th(head[0], 'left')}${th(head[1], 'left')}${th(head[2], 'right')}</tr>${rows.join('')}</table>${more(total, l)}`;
+	return `${sectionTitle(title, total, l)}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:14px;line-height:20px;"><tr>${th(head[0], 'left')}${th(head[1], 'left')}${th(head[2], 'right')}</tr>${rows.join('')}</table>${more(total, rows.length, l)}`;
 }
 
 function deviceRow(d: { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }, middle: string, right: string, l: Lang): string {
@@ -188,20 +200,22 @@ function overdueCell(c: DigestContent, d: OverdueDevice, l: Lang): string {
 	return `<span style="color:${C.red};font-weight:600;">${esc(days)}</span>${badge ? `<br>${badge}` : ''}`;
 }
 
-function failedBlock(f: FailedTestItem, l: Lang): string {
+/** One failed test: its first `steps` failed steps (each with at most `steps` measurements); the rest counted. */
+function failedBlock(f: FailedTestItem, l: Lang, steps: number): string {
 	const tx = l.t.failedTest;
 	const where = [f.device.customerName, f.device.department].filter(Boolean).join(' · ');
 	const meta = [fill(tx.testedOn, { date: formatDay(f.testDate.slice(0, 10), l.locale) }), f.tester ? fill(tx.by, { tester: f.tester }) : '', f.testSequence ? fill(tx.sequence, { sequence: f.testSequence }) : '', where].filter(Boolean).join(' · ');
 	const td = `padding:6px 8px;border-bottom:1px solid ${C.line};vertical-align:top;font-size:13px;line-height:18px;`;
-	const rows = f.failedSteps
+	const listed = f.failedSteps.slice(0, steps);
+	const rows = listed
 		.flatMap((s) => {
-			const failing = s.measurements.filter((m) => m.passed === false);
+			const failing = s.measurements.filter((m) => m.passed === false).slice(0, Math.max(1, steps));
 			const shown = failing.length > 0 ? failing : s.measurements.slice(0, 1);
 			if (shown.length === 0) return [`<tr><td style="${td}">${esc(stepName(s, l))}</td><td colspan="2" style="${td}color:${C.muted};">${esc(tx.noMeasurement)}</td></tr>`];
 			return shown.map((m, i) => `<tr><td style="${td}">${i === 0 ? esc(stepName(s, l)) : ''}${m.name ? `<div style="color:${C.muted};font-size:12px;">${esc(m.name)}</div>` : ''}</td><td align="right" style="${td}color:${C.red};font-weight:600;white-space:nowrap;">${esc(value(m.value, m.unit, l))}</td><td align="right" style="${td}white-space:nowrap;">${esc(limits(m, l))}</td></tr>`);
 		})
 		.join('');
-	const left = f.failedStepCount - f.failedSteps.length;
+	const left = f.failedStepCount - listed.length;
 	const th = (label: string, align: string) => `<th align="${align}" style="padding:4px 8px;font-size:11px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
 	return `<div style="margin:0 0 16px 0;padding:12px;border:1px solid #fecaca;border-left:4px solid ${C.red};border-radius:6px;background:#ffffff;">
 <div style="font-size:15px;line-height:20px;font-weight:700;">${esc(deviceName(f.device, l))}${f.device.idBarcode ? ` <span style="font-weight:400;color:${C.muted};">ID ${esc(f.device.idBarcode)}</span>` : ''}</div>
@@ -210,16 +224,17 @@ function failedBlock(f: FailedTestItem, l: Lang): string {
 </div>`;
 }
 
-function textFailed(f: FailedTestItem, l: Lang): string[] {
+function textFailed(f: FailedTestItem, l: Lang, steps: number): string[] {
 	const tx = l.t.failedTest;
 	const values = { device: textDevice(f.device, l), date: formatDay(f.testDate.slice(0, 10), l.locale), steps: plural(f.failedStepCount, tx.failedSteps, l.locale) };
 	const lines = [`- ${f.tester ? fill(tx.lineBy, { ...values, tester: f.tester }) : fill(tx.line, values)}`];
-	for (const s of f.failedSteps) {
-		const failing = s.measurements.filter((m) => m.passed === false);
+	const listed = f.failedSteps.slice(0, steps);
+	for (const s of listed) {
+		const failing = s.measurements.filter((m) => m.passed === false).slice(0, Math.max(1, steps));
 		if (failing.length === 0) lines.push(`    ${fill(s.measurements.length === 0 ? tx.stepFailedNoMeasurement : tx.stepFailed, { step: stepName(s, l) })}`);
 		for (const m of failing) lines.push(`    ${fill(tx.measurement, { step: `${stepName(s, l)}${m.name ? `, ${m.name}` : ''}`, value: value(m.value, m.unit, l), limits: limits(m, l) })}`);
 	}
-	const left = f.failedStepCount - f.failedSteps.length;
+	const left = f.failedStepCount - listed.length;
 	if (left > 0) lines.push(`    ${fill(tx.moreText, { more: plural(left, tx.moreFailedSteps, l.locale) })}`);
 	return lines;
 }

@@ -1,5 +1,6 @@
 /** The monthly report's failure-rate renderers: escaping, the 2 % marks, MIN and the employer's sentence, a CSV that reads back. */
 import fc from 'fast-check';
+import { readCsv } from '../support/csv';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_RATE_GROUP_BY, FAILURE_RATE_MONTHS, INTERVAL_DECISION_NOTE, addDays, allFailureRates, type RateDevice, type RateTestResult } from '../../client';
 import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, failureRatesCsv, failureRatesHtml, failureRatesText, ratePercent, type FailureRateTables } from '../../email/failureRatesRender';
@@ -21,34 +22,6 @@ const world = fc
 	});
 
 /** RFC 4180 reader: rows of cells. */
-function readCsv(text: string): string[][] {
-	const rows: string[][] = [];
-	let row: string[] = [];
-	let cell = '';
-	let quoted = false;
-	const endCell = () => {
-		row.push(cell);
-		cell = '';
-	};
-	for (let i = 0; i < text.length; i++) {
-		const ch = text[i];
-		if (quoted) {
-			if (ch === '"' && text[i + 1] === '"') {
-				cell += '"';
-				i++;
-			} else if (ch === '"') quoted = false;
-			else cell += ch;
-		} else if (ch === '"') quoted = true;
-		else if (ch === ',') endCell();
-		else if (ch === '\r' && text[i + 1] === '\n') {
-			endCell();
-			rows.push(row);
-			row = [];
-			i++;
-		} else cell += ch;
-	}
-	return rows;
-}
 /** The cell as written before the report's formula guard (a leading apostrophe before = + - @ tab CR '). */
 const unguard = (cell: string) => cell.replace(/^'(?=[=+\-@\t\r'])/, '');
 
@@ -90,7 +63,9 @@ describe('failure rates in the monthly report', () => {
 	it('CSV: one row per window, grouping and group, reading back to the figures (formula starts guarded)', () => {
 		fc.assert(
 			fc.property(world, (t) => {
-				const rows = readCsv(failureRatesCsv(t));
+				const csv = failureRatesCsv(t);
+				expect(csv.startsWith('\uFEFF')).toBe(true);
+				const rows = readCsv(csv.slice(1));
 				expect(rows[0]).toEqual(FAILURE_RATES_CSV_HEAD);
 				const expected = FAILURE_RATE_MONTHS.flatMap((m) => FAILURE_RATE_GROUP_BY.flatMap((by) => t[m][by].groups.map((g) => ({ m, by, g, f: t[m][by] }))));
 				expect(rows).toHaveLength(expected.length + 1);

@@ -88,7 +88,7 @@ describe('the compliance report: forecast', () => {
 	it('CSV: one line per grouping, group and month; each grouping’s due dates sum to the account’s', () => {
 		const f = composeComplianceReport(deps, 'manager@example.com', PREVIEW_MONTH, reportHistory(histories()))!.forecast;
 		const lines = forecastCsv(f).trimEnd().split('\r\n');
-		expect(lines[0]).toBe(FORECAST_CSV_HEAD.join(','));
+		expect(lines[0]).toBe(`\uFEFF${FORECAST_CSV_HEAD.join(',')}`);
 		expect(lines).toHaveLength(1 + 12 * (1 + f.customer.groups.length + f.department.groups.length));
 		const rows = lines.slice(1).map((l) => l.split(','));
 		const due = (by: string) => rows.filter((r) => r[0] === by).reduce((n, r) => n + Number(r[4]), 0);

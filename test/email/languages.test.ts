@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PostalMime from 'postal-mime';
+import { readCsv } from '../support/csv';
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_DECISION_NOTE } from '../../client';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
@@ -14,6 +15,7 @@ import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { renderAccountsDigest } from '../../lambdas/email/accounts';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import { renderComplianceReport } from '../../email/complianceRender';
+import { FAILURE_RATES_CSV_HEAD } from '../../email/failureRatesRender';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { parameter, toMime } from '../../lambdas/email/mime';
 import type { Mailer, OutgoingEmail, SendRequest } from '../../lambdas/email/ports';
@@ -29,10 +31,12 @@ import { EMAIL_KINDS, previewOf } from '../support/languagePreview';
 const ISO_DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 const GERMAN_DAY = /\b\d{2}\.\d{2}\.\d{4}\b/;
 
+/** The message as a mail app reads it; attachments decoded from their bytes (so a CSV's byte-order mark is seen, not dropped by a text decoder). */
 async function readBack(email: OutgoingEmail) {
-	return PostalMime.parse(toMime(email), { attachmentEncoding: 'utf8' });
+	const parsed = await PostalMime.parse(toMime(email), { attachmentEncoding: 'base64' });
+	return { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content as string, 'base64').toString('utf8') })) };
 }
-const header = (parsed: Awaited<ReturnType<typeof readBack>>, key: string) => parsed.headers.find((h) => h.key === key)?.value;
+const header = (parsed: { headers: Array<{ key: string; value: string }> }, key: string) => parsed.headers.find((h) => h.key === key)?.value;
 
 describe.each(LOCALES)('every e-mail in %s, read back by postal-mime', (locale) => {
 	it.each(EMAIL_KINDS)('%s: subject, sender, recipient, Content-Language, both parts and the files as sent', async (kind) => {
@@ -109,9 +113,18 @@ describe('the German texts, in place', () => {
 		expect(de.text).not.toContain(INTERVAL_DECISION_NOTE);
 		expect(de.html).toContain('>Fehlerquoten (DGUV V3 Tabelle 1B: 2 %)</h2>');
 		expect(de.html).toContain('>Nach Gerätetyp</h3>');
-		// Machines read the files: the same bytes in every language.
-		expect(de.csv).toBe(en.csv);
-		expect(de.failureRatesCsv).toBe(en.failureRatesCsv);
+		// Machines read the files: the same cells in every language, split as each language's
+		// spreadsheet splits them (German Excel at ';'), UTF-8 with a byte-order mark; a number with
+		// a fraction has German Excel's decimal comma (0.014 would read as text or a date there).
+		const decimal = /^-?\d+\.\d+$/;
+		for (const file of ['csv', 'failureRatesCsv', 'forecastCsv'] as const) {
+			expect(de[file].startsWith('\uFEFF') && en[file].startsWith('\uFEFF'), file).toBe(true);
+			expect(de[file]).not.toBe(en[file]);
+			const english = readCsv(en[file].slice(1), ',');
+			expect(readCsv(de[file].slice(1), ';'), file).toEqual(english.map((r) => r.map((cell) => (decimal.test(cell) ? cell.replace('.', ',') : cell))));
+		}
+		expect(readCsv(en.failureRatesCsv.slice(1), ',').some((r) => decimal.test(r[FAILURE_RATES_CSV_HEAD.indexOf('failure_rate')]))).toBe(true);
+		expect(de.failureRatesCsv).toMatch(/;0,\d+;/);
 		expect(CATALOGS.en.failureRates.intervalDecision).toBe(INTERVAL_DECISION_NOTE);
 	});
 });
@@ -232,7 +245,7 @@ describe('the language per recipient (recipients.locales)', () => {
 		expect(parsed.subject).toBe(anna.subject);
 	});
 
-	it('compliance report: sent in the recipient’s language with its CSVs, the same bytes as in English', async () => {
+	it('compliance report: sent in the recipient’s language with its CSVs in that language’s form', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-lang-report-'));
 		const mailer = new OutboxMailer(join(dir, 'outbox'));
 		const s = { ...COMPLIANCE_SETTINGS, recipients: { ...COMPLIANCE_SETTINGS.recipients, locales: { escalation: 'de' as Locale } } };
@@ -246,19 +259,23 @@ describe('the language per recipient (recipients.locales)', () => {
 		const deps = { store: new FileMailStore(join(dir, 'mail.json')), mailer, view, settings: s, timeZone: 'Europe/Berlin', environment: 'production' as const, now: () => Date.parse('2026-11-01T06:00:00Z') };
 		await runComplianceReport(deps, PREVIEW_MONTH);
 		const folder = join(dir, 'outbox', `compliance_${PREVIEW_MONTH}`);
-		const manager = await PostalMime.parse(readFileSync(join(folder, 'manager@example.com.eml')), { attachmentEncoding: 'utf8' });
-		const quality = await PostalMime.parse(readFileSync(join(folder, 'quality@example.com.eml')), { attachmentEncoding: 'utf8' });
+		const manager = await PostalMime.parse(readFileSync(join(folder, 'manager@example.com.eml')), { attachmentEncoding: 'base64' });
+		const quality = await PostalMime.parse(readFileSync(join(folder, 'quality@example.com.eml')), { attachmentEncoding: 'base64' });
 		expect(header(manager, 'content-language')).toBe('de');
 		expect(manager.subject).toMatch(/^Prüffristen Oktober 2026: /);
 		expect(manager.text).toContain('Einhaltung der Prüffristen, Oktober 2026');
 		expect(header(quality, 'content-language')).toBe('en');
 		expect(quality.subject).toMatch(/^Calibration compliance October 2026: /);
+		const bytes = (a: { content: unknown }) => Buffer.from(a.content as string, 'base64').toString('utf8');
+		const german = renderComplianceReport(previewReport(), 'de');
 		const english = renderComplianceReport(previewReport(), 'en');
-		expect(manager.attachments.map((a) => [a.filename, a.content])).toEqual([
-			[`calibration-compliance-${PREVIEW_MONTH}.csv`, english.csv],
-			[`failure-rates-${PREVIEW_MONTH}.csv`, english.failureRatesCsv],
-			[`forecast-${PREVIEW_MONTH}.csv`, english.forecastCsv],
+		expect(manager.attachments.map((a) => [a.filename, bytes(a)])).toEqual([
+			[`calibration-compliance-${PREVIEW_MONTH}.csv`, german.csv],
+			[`failure-rates-${PREVIEW_MONTH}.csv`, german.failureRatesCsv],
+			[`forecast-${PREVIEW_MONTH}.csv`, german.forecastCsv],
 		]);
+		// The English recipient's (its own devices): commas.
+		expect(quality.attachments.map((a) => bytes(a).split('\r\n')[0])).toEqual([english.csv, english.failureRatesCsv, english.forecastCsv].map((f) => f.split('\r\n')[0]));
 	});
 });
 

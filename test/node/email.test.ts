@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { monthBefore, readComplianceReportInput, readServiceToday } from '../../client';
+import { laterDay, monthBefore, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import type { DigestDeps } from '../../lambdas/email/digest';
@@ -35,7 +35,7 @@ async function lambdaNotices(month: string, locale = 'en') {
 	const mailer = keepingMailer();
 	const client = pollerClient(sandbox, sandbox.sandboxToken);
 	const store = { get: async () => undefined, putMany: async () => undefined, list: async function* () {} } as unknown as DigestDeps['store'];
-	const report = await runNotices({ store, mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now()) }, month);
+	const report = await runNotices({ store, mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') }, month);
 	return { report, sent: mailer.sent };
 }
 
@@ -132,7 +132,8 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 	/** The Lambdas' report from the same history (the one the node rebuilt, held as the pollers hold theirs). */
 	async function lambdaReports(month: string, recipients: unknown, locale = 'en') {
 		const client = pollerClient(sandbox, sandbox.sandboxToken);
-		const today = await readServiceToday(client);
+		// The node's cut-off: the later of the workflow's day (Europe/Berlin) and the service's.
+		const today = laterDay(todayOf(Date.now(), 'Europe/Berlin'), await readServiceDay(client))!;
 		const input = await readComplianceReportInput(client, month, today);
 		const byDevice = new Map<number, DueHistory>();
 		for (const d of input.devices) byDevice.set(d.id, { device: { ...d, lastTestedDate: null, seenOn: today }, entries: [] } as unknown as DueHistory);

@@ -5,13 +5,15 @@
  * digest by runDigest over the facts the pollers would have filed and their view); bad parameters
  * refused by name, or on the error output when chosen.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
-import { addDays, daysBetween, readServiceToday, type ServiceClient } from '../../client';
+import { addDays, daysBetween, todayOf, type ServiceClient } from '../../client';
 import { makeEvent, type TecEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES, type DueDevice, type OverdueDevice } from '../../lambdas/events/schemas';
 import { onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { readEmailEvent, type EmailEvent } from '../../lambdas/email/events';
+import { instantIn } from '../../nodes/TestEquipmentCloud/actions/email/common';
 import { NS as MAIL_NS, type Fact } from '../../lambdas/email/facts';
 import type { MailStore, Mailer, OutgoingEmail } from '../../lambdas/email/ports';
 import { parseEmailSettings } from '../../lambdas/email/settings';
@@ -73,6 +75,31 @@ function lambdaDeps(recipients: unknown, locale: string, store: MailStore = memo
 
 const customerNames = () => [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
 
+/** An instant as a wall-clock time in a time zone, without an offset (YYYY-MM-DDTHH:mm:ss). */
+function wallTime(instant: number, timeZone: string): string {
+	const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(instant)).map((x) => [x.type, x.value]));
+	return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
+}
+
+describe('a date and time without an offset is read in the workflow’s time zone (instantIn)', () => {
+	it('reads back the instant whose wall-clock time it is, in any zone, across DST changes; with an offset as written', () => {
+		const zones = ['Europe/Berlin', 'America/New_York', 'Pacific/Kiritimati', 'Australia/Lord_Howe', 'UTC', 'Asia/Kolkata'];
+		fc.assert(
+			fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...zones), (t, zone) => {
+				const instant = t - (t % 1000);
+				const wall = wallTime(instant, zone);
+				const back = instantIn(wall, zone);
+				// A wall time a DST fall-back repeats names two instants: either is its reading.
+				expect(wallTime(back, zone)).toBe(wall);
+				expect(instantIn(new Date(instant).toISOString(), zone)).toBe(instant);
+			}),
+		);
+		expect(instantIn('2026-11-28', 'Europe/Berlin')).toBe(Date.parse('2026-11-27T23:00:00Z'));
+		expect(instantIn('2026-11-28T06:00:00+01:00', 'America/New_York')).toBe(Date.parse('2026-11-28T05:00:00Z'));
+		expect(instantIn('yesterday', 'UTC')).toBeNaN();
+	});
+});
+
 describe('E-mail › Build Failed-Test E-mails', () => {
 	it('the trigger’s new result maps without an expression: one item per recipient, the same bytes as the Lambdas’ failed-test e-mail, the PDF report attached', async () => {
 		const deviceId = [...sandbox.account.data.devices.keys()][3];
@@ -117,6 +144,15 @@ describe('E-mail › Build Failed-Test E-mails', () => {
 		expect(plain.items[0].json.attachmentFields).toBe('');
 	});
 
+	it('a failed result no rule routes and no To: no e-mail, said in an execution hint', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][0];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
+		const { items, run: execution, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', testResultId: String(bad.id), to: '', recipients: JSON.stringify({ customers: { 'No Such Customer': ['x@example.com'] } }) });
+		expect(error).toBeUndefined();
+		expect(items).toEqual([]);
+		expect(execution.data.resultData.runData['Test Equipment Cloud'][0].hints?.map((h) => h.message).join()).toContain(`Test result ${bad.id} failed, but no routing rule routes its device and To is empty`);
+	});
+
 	it.each([
 		[{ testResultId: 'abc' }, 'Test Result ID: expected a test result ID (a positive whole number), got "abc"'],
 		[{ testResultId: '={{ $json.id }}' }, 'Test Result ID: required: the ID of a test result (the incoming item has no "id")'],
@@ -149,7 +185,7 @@ describe('E-mail › Build Daily Digests', () => {
 	 */
 	async function lambdaDigests(since: number, day: string, recipients: unknown, locale: string) {
 		const client = pollerClient(sandbox, sandbox.sandboxToken);
-		const today = await readServiceToday(client);
+		const today = todayOf(Date.now(), TZ);
 		const sinceDay = dayIn(since);
 		const store = memoryStore();
 		const overdueState = new Map<string, unknown>();
@@ -217,6 +253,18 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(ops.failedTests.length + ops.newlyOverdue.length + ops.stillOverdue.length).toBeGreaterThan(0);
 	});
 
+	it('Failed Tests Since without an offset (as n8n’s date picker gives it) is a wall-clock time in the workflow’s time zone', async () => {
+		const zone = 'Pacific/Kiritimati'; // UTC+14: read as UTC it would be 14 hours later
+		const since = Date.now() - 2 * 86_400_000;
+		const wall = wallTime(since, zone);
+		const deviceId = [...sandbox.account.data.devices.keys()][5];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed', synced_time: new Date(since + 3_600_000).toISOString() });
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', failedSince: wall }, { workflowSettings: { timezone: zone } });
+		expect(error).toBeUndefined();
+		const failed = (items[0].json.content as { failedTests: Array<{ testResultId: number }> }).failedTests.map((f) => f.testResultId);
+		expect(failed).toContain(bad.id);
+	});
+
 	it('German by the routing rules’ locales, the same bytes as the Lambdas’', async () => {
 		const since = Date.now() - 12 * 86_400_000;
 		const day = dayIn(Date.now());
@@ -240,6 +288,20 @@ describe('E-mail › Build Daily Digests', () => {
 	])('bad input %j is refused naming the parameter', async (bad, message) => {
 		const { error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', ...bad });
 		expect(error?.message).toContain(message);
+	});
+
+	it('On Error: Continue (regular output): a bad item gives its error item, the good one its digests', async () => {
+		const { items, error } = await run(
+			sandbox,
+			{ resource: 'email', operation: 'digest', to: '={{ $json.to }}', failedSince: new Date(Date.now() - 12 * 86_400_000).toISOString() },
+			{ nodeSettings: { onError: 'continueRegularOutput' }, inputItems: [{ json: { to: 'ops@lab.example.com' } }, { json: { to: 'not-an-address' } }] },
+		);
+		expect(error).toBeUndefined();
+		expect(items.filter((i) => i.json.kind === 'digest').map((i) => [i.json.to, i.pairedItem])).toEqual([['ops@lab.example.com', { item: 0 }]]);
+		const failed = items.filter((i) => i.json.error !== undefined);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].json.error).toContain('To: "not-an-address" is not an e-mail address');
+		expect(failed[0].pairedItem).toEqual({ item: 1 });
 	});
 
 	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when chosen', async () => {

@@ -50,6 +50,28 @@ export function dayIn(instant: number, timeZone: string): string {
 	return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
 }
 
+/** How far a time zone's wall clock is ahead of UTC at an instant (ms). */
+function offsetAt(instant: number, timeZone: string): number {
+	const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(instant));
+	const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+	return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - (instant - (((instant % 1000) + 1000) % 1000));
+}
+
+/**
+ * A date and time as n8n's date picker gives it: with an offset or `Z` as written; without one
+ * (the picker's "2026-11-28T06:00:00"), a wall-clock time in the workflow's time zone. NaN when
+ * it is not a date.
+ */
+export function instantIn(text: string, timeZone: string): number {
+	const trimmed = text.trim();
+	if (/(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(trimmed)) return Date.parse(trimmed);
+	const wall = Date.parse(`${trimmed.length === 10 ? `${trimmed}T00:00:00` : trimmed.replace(' ', 'T')}Z`);
+	if (Number.isNaN(wall)) return wall;
+	// The offset at the wall time read as UTC, then at the instant that gives (right across a DST change).
+	const first = wall - offsetAt(wall, timeZone);
+	return wall - offsetAt(first, timeZone);
+}
+
 /** The month `offset` months from the one `day` falls in (YYYY-MM). */
 export function monthFrom(day: string, offset: number): string {
 	const [y, m] = day.split('-').map(Number);

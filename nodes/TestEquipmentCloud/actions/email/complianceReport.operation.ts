@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { readComplianceReportInput, readServiceToday, ValidationError } from '../../../../client';
+import { laterDay, readComplianceReportInput, readServiceDay, todayOf, ValidationError } from '../../../../client';
 import { composeComplianceReport, type ReportDevice } from '../../../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../../../email/complianceRender';
 import { allRecipients, localeOf } from '../../../../email/routing';
@@ -37,9 +37,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const recipients = recipientsOf(this, i);
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
-	const today = await readServiceToday(client);
-	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the service’s current month), got "${month}"`);
-	const input = await readComplianceReportInput(client, month, today);
+	// Today by the one rule (client/dates.ts, todayOf): the workflow's day; the rebuild's cut-off for
+	// "future" results is the later of it and the service's day.
+	const today = todayOf(Date.now(), timeZone);
+	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the current month in the workflow’s time zone), got "${month}"`);
+	const input = await readComplianceReportInput(client, month, laterDay(today, await readServiceDay(client))!);
 	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
 	const context = { settings: { recipients }, timeZone, environment };
 	const items: INodeExecutionData[] = [];

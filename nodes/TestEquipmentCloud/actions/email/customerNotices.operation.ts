@@ -110,7 +110,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	if (o.companyName && checkTemplate(o.companyName, []) !== undefined) throw new ValidationError('Options › Company Name', 'no braces { } (they mark placeholders in the notices’ texts)');
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
-	const input = await readNoticeInput(client);
+	const input = await readNoticeInput(client, Date.now, timeZone);
 	const composed = composeNotices(input, month, settings, { locale: language, replyTo: replyTo.toLowerCase(), companyName, environment });
 	const items: INodeExecutionData[] = [];
 	for (const n of composed.notices) {

@@ -7,7 +7,7 @@ import { renderDigest } from '../../../../email/render';
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
-import { dayIn, emailItem, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+import { dayIn, emailItem, instantIn, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
 
 const DAY_MS = 86_400_000;
 
@@ -45,10 +45,10 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['email'], operation: ['digest'] } }, properties);
 
 /** Failed Tests Since as an instant; empty: 24 hours before now. */
-function sinceOf(ctx: IExecuteFunctions, i: number, now: number): number {
+function sinceOf(ctx: IExecuteFunctions, i: number, now: number, timeZone: string): number {
 	const value = ctx.getNodeParameter('failedSince', i, '') as unknown;
 	if (value === '' || value === undefined || value === null) return now - DAY_MS;
-	const ms = typeof value === 'number' ? value : Date.parse(String(value));
+	const ms = typeof value === 'number' ? value : instantIn(String(value), timeZone);
 	if (!Number.isFinite(ms)) throw new ValidationError('Failed Tests Since', `expected a date and time such as 2026-11-19T06:00:00, got ${JSON.stringify(value)}`);
 	if (ms > now) throw new ValidationError('Failed Tests Since', `must not lie in the future, got ${JSON.stringify(value)}`);
 	return ms;
@@ -73,12 +73,12 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const now = Date.now();
 	const timeZone = timeZoneOf(this);
 	const recipients = recipientsOf(this, i);
-	const since = sinceOf(this, i, now);
+	const since = sinceOf(this, i, now, timeZone);
 	const language = languageOf(this, i);
 	const stages = stagesOf((this.getNodeParameter('options', i, {}) as { dueSoonStages?: unknown }).dueSoonStages ?? '30,7');
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
-	const input = await readDigestInput(client, since);
+	const input = await readDigestInput(client, since, () => now, timeZone);
 	const day = dayIn(now, timeZone);
 	const failedTests = input.failedTests.map((t) =>
 		failedTestItem({

@@ -91,8 +91,13 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		const file = await client.downloadFile(report.id, 'Options › Attach Test Report');
 		attachments.push({ fileName: file.fileName ?? report.fileName ?? `test-report-${id}.pdf`, mimeType: file.mimeType ?? report.mimeType ?? 'application/pdf', data: file.data });
 	}
+	const to = route(recipients, item.device);
+	if (to.length === 0) {
+		const whose = [item.device.customerName, item.device.department].filter(Boolean).join(' / ') || 'no customer or department';
+		this.addExecutionHints({ message: `Test result ${id} failed, but no routing rule routes its device and To is empty (${whose}): no e-mail for it.`, location: 'outputPane' });
+	}
 	const items: INodeExecutionData[] = [];
-	for (const recipient of route(recipients, item.device)) {
+	for (const recipient of to) {
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderFailedTest(item, { environment, timeZone, locale });
 		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'failedTest', dedupeKey: `failedTest:${id}:${recipient}`, content: item, attachments }));

@@ -112,8 +112,29 @@ const ForecastMonth = z.object({
 	note: z.string().meta({ description: 'The rule of the figures, in words' }),
 });
 
+/** What each E-mail operation puts in an item's `json` (nodes/.../actions/email/common.ts, emailItem); attachments are binary fields. */
+const emailItem = (kind: string, content: string) =>
+	z.object({
+		to: z.string().meta({ description: 'The recipient' }),
+		replyTo: z.string().optional().meta({ description: 'Where replies go, where there is one' }),
+		subject: z.string(),
+		html: z.string().meta({ description: 'The HTML body (under 100 KB)' }),
+		text: z.string().meta({ description: 'The plain-text body' }),
+		language: z.enum(['en', 'de']),
+		kind: z.literal(kind),
+		dedupeKey: z.string().meta({ description: 'The same e-mail gets the same key on every run (for Remove Duplicates)' }),
+		attachmentFields: z.string().meta({ description: 'The binary fields to attach, comma-separated (attachment_0, attachment_1, …); empty when none' }),
+		content: z.record(z.string(), z.unknown()).meta({ description: content }),
+	});
+
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
 	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth },
+	email: {
+		digest: emailItem('digest', 'What the digest says: its rows per section'),
+		failedTest: emailItem('failedTest', 'The failed result, its device and its failed steps with their limits'),
+		complianceReport: emailItem('complianceReport', 'The report as the Lambdas’ .json (all, trend, late, failure rates, forecast, …)'),
+		customerNotices: emailItem('customerNotice', 'The customer and every device listed'),
+	},
 	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
 	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
 	file: { download: DownloadedFile },

@@ -28,6 +28,8 @@ function keepingMailer(): Mailer & { sent: OutgoingEmail[] } {
 }
 
 const REPLY_TO = 'booking@lab.example.com';
+/** The notices' today is the workflow's day; the Lambdas' below read the account's, UTC. */
+const IN_UTC = { workflowSettings: { timezone: 'UTC' } };
 const noticeParameters = (month: string, options: IDataObject = {}, language = 'en'): IDataObject => ({ resource: 'email', operation: 'customerNotices', month, language, options: { replyTo: REPLY_TO, companyName: 'Lab service', ...options } });
 
 async function lambdaNotices(month: string, locale = 'en') {
@@ -48,7 +50,7 @@ async function attachments(item: INodeExecutionData): Promise<Array<{ field: str
 describe('E-mail › Build Customer Re-Test Notices', () => {
 	it('one item per customer owed a notice, the same subject, HTML, text and CSV as the Lambdas send, attachments as binary fields', async () => {
 		const month = noticeMonthOf(sandbox.account.today());
-		const { items, error } = await run(sandbox, noticeParameters(month));
+		const { items, error } = await run(sandbox, noticeParameters(month), IN_UTC);
 		expect(error).toBeUndefined();
 		const lambda = await lambdaNotices(month);
 		expect(lambda.sent.length).toBeGreaterThan(0);
@@ -67,13 +69,13 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 			expect(item.json).not.toHaveProperty('_files');
 		}
 		// The same key on every run (for Remove Duplicates).
-		const again = await run(sandbox, noticeParameters(month));
+		const again = await run(sandbox, noticeParameters(month), IN_UTC);
 		expect(again.items.map((i) => i.json.dedupeKey)).toEqual(items.map((i) => i.json.dedupeKey));
 	});
 
 	it('German: the customers’ language, the same bytes as the Lambdas’ German notices', async () => {
 		const month = noticeMonthOf(sandbox.account.today());
-		const { items } = await run(sandbox, noticeParameters(month, {}, 'de'));
+		const { items } = await run(sandbox, noticeParameters(month, {}, 'de'), IN_UTC);
 		const lambda = await lambdaNotices(month, 'de');
 		const notices = items.filter((i) => i.json.kind === 'customerNotice');
 		expect(notices.length).toBe(lambda.sent.length);
@@ -91,16 +93,16 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 		const first = lambda.report.sent[0];
 		customers.get(first.customerId)!.values[CUSTOMER.contactEmail] = 'not an address';
 		customers.get(first.customerId)!.values[CUSTOMER.name] = '<b>Acme & Söhne</b>';
-		const plain = await run(sandbox, noticeParameters(month));
+		const plain = await run(sandbox, noticeParameters(month), IN_UTC);
 		expect(plain.items.some((i) => i.json.to === first.address && (i.json.content as IDataObject).customer !== undefined && ((i.json.content as { customer: { id: number } }).customer.id === first.customerId))).toBe(false);
 		const hints = plain.run.data.resultData.runData['Test Equipment Cloud'][0].hints ?? [];
 		expect(hints.map((h) => h.message).join('\n')).toContain('<b>Acme & Söhne</b> (contact e-mail "not an address" is not an e-mail address)');
 		expect(plain.items.some((i) => i.json.kind === 'customerWithoutAddress')).toBe(false);
 
-		const asked = await run(sandbox, noticeParameters(month, { outputWithoutAddress: true }));
+		const asked = await run(sandbox, noticeParameters(month, { outputWithoutAddress: true }), IN_UTC);
 		expect(asked.items.filter((i) => i.json.kind === 'customerWithoutAddress')).toContainEqual(expect.objectContaining({ json: expect.objectContaining({ customerId: first.customerId, customerName: '<b>Acme & Söhne</b>', month }) }));
 
-		const routed = await run(sandbox, noticeParameters(month, { addresses: JSON.stringify({ '<b>Acme & Söhne</b>': 'facilities@acme.example' }) }));
+		const routed = await run(sandbox, noticeParameters(month, { addresses: JSON.stringify({ '<b>Acme & Söhne</b>': 'facilities@acme.example' }) }), IN_UTC);
 		const item = routed.items.find((i) => i.json.to === 'facilities@acme.example')!;
 		expect(item.json.html).toContain('&lt;b&gt;Acme &amp; Söhne&lt;/b&gt;');
 		expect(item.json.html).not.toContain('<b>Acme');

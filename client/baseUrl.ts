@@ -9,6 +9,23 @@ export interface BaseUrl {
 	apiRoot: string;
 }
 
+/**
+ * The ports fetch refuses whatever the host (the WHATWG Fetch standard's "bad ports", which
+ * Node.js's fetch, and so the Lambdas' request, answers with "bad port"): a base URL on one would
+ * pass every check and then fail each request.
+ */
+export const FETCH_BAD_PORTS: readonly number[] = [
+	1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143,
+	161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190,
+	5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+];
+
+/** Why fetch would refuse the URL's port (every request failing with "bad port"), or undefined. */
+export function refusedPort(url: URL): string | undefined {
+	if (url.port === '' || !FETCH_BAD_PORTS.includes(Number(url.port))) return undefined;
+	return `port ${url.port} is one fetch refuses (the Fetch standard's "bad ports"): every request from the Lambda functions would fail with "bad port"; use the service's own port (443 for https)`;
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -42,6 +59,8 @@ export function parseBaseUrl(input: string, parameter = 'baseUrl'): BaseUrl {
 	if (url.search || url.hash) {
 		throw new ValidationError(parameter, 'must not contain a query string or fragment');
 	}
+	const refused = refusedPort(url);
+	if (refused) throw new ValidationError(parameter, refused);
 	let path = url.pathname.replace(/\/+$/, '');
 	if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length);
 	return { origin: url.origin, apiRoot: `${url.origin}${path}${API_PREFIX}` };

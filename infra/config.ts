@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
-import type { ServiceProfile } from '../client';
+import { refusedPort, type ServiceProfile } from '../client';
 import { readProfileFile } from '../client/node/profileSchema';
 import { allRecipients, emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
 
@@ -122,6 +122,9 @@ function httpsUrl(name: string, example: string, allowQuery: boolean) {
 		if (url.username || url.password) ctx.addIssue({ code: 'custom', message: `${name} must not contain a user name or password` });
 		if (url.hash) ctx.addIssue({ code: 'custom', message: `${name} must not contain a fragment` });
 		if (url.search && !allowQuery) ctx.addIssue({ code: 'custom', message: `${name} must not contain a query string` });
+		// The service's address only: EventBridge, not fetch, calls the n8n webhook.
+		const port = name === 'baseUrl' ? refusedPort(url) : undefined;
+		if (port) ctx.addIssue({ code: 'custom', message: `${name}: ${port}` });
 		return url.toString().replace(/\/+$/, '');
 	});
 }

@@ -7,13 +7,18 @@
  * missing.
  *
  * Kept as `request` gives it (lambdas/adapters/undiciService.ts relies on each): no redirect
- * followed (undici's fetch hands a 3xx back as it came under `redirect: 'manual'`), no content
- * decoding (identity asked for unless the caller asks otherwise), undici's own errors (not fetch's
- * "fetch failed" wrapper), `headersTimeout` / `bodyTimeout` failing with undici's codes, a body
- * that is a Node stream of Buffers and can be destroyed. Node's fetch publishes undici's diagnostics
- * channels too, which the Powertools Tracer records. One difference stays: fetch refuses the ports
- * the Fetch standard blocks (1, 22, 25, 6000, …); a service is reached on 443 (or a port of its own
- * above them), so a base URL on one of those fails at its first request, never silently.
+ * followed (undici's fetch hands a 3xx back as it came under `redirect: 'manual'`), undici's own
+ * errors (not fetch's "fetch failed" wrapper), `headersTimeout` failing with undici's code, and
+ * `bodyTimeout` too, counting as undici does only the server's silence (a reader that pauses
+ * longer is no timeout), a body that is a Node stream of Buffers and can be destroyed. Node's
+ * fetch publishes undici's diagnostics channels too, which the Powertools Tracer records.
+ *
+ * Two differences stay. Fetch decodes the content codings it knows (gzip, deflate, br), whatever
+ * was asked, and cannot be told not to: identity is asked for unless the caller asks
+ * otherwise, and an answer that comes coded all the same is handed over decoded, without its
+ * `content-encoding` and `content-length` (they describe the coded body), where undici's `request`
+ * hands over the coded bytes. And fetch refuses the ports the Fetch standard blocks (1, 22, 25,
+ * 6000, …): client/baseUrl.ts refuses a base URL on one of them.
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -36,16 +41,18 @@ const undiciError = (error: unknown): unknown => (error instanceof TypeError && 
 /** The answer's chunks as Buffers; `bodyTimeout` is the longest wait for the next one, as in undici. */
 async function* chunks(reader: ReadableStreamDefaultReader<Uint8Array>, bodyTimeout: number | undefined, abort: AbortController): AsyncGenerator<Buffer> {
 	for (;;) {
+		// Only while waiting for the server: the timer stops before the chunk is handed to the reader.
 		const timer = bodyTimeout ? setTimeout(() => abort.abort(new UndiciTimeout('UND_ERR_BODY_TIMEOUT', 'Body Timeout Error')), bodyTimeout) : undefined;
+		let read: Awaited<ReturnType<typeof reader.read>>;
 		try {
-			const { done, value } = await reader.read();
-			if (done) return;
-			yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+			read = await reader.read();
 		} catch (error) {
 			throw undiciError(error);
 		} finally {
 			clearTimeout(timer);
 		}
+		if (read.done) return;
+		yield Buffer.from(read.value.buffer, read.value.byteOffset, read.value.byteLength);
 	}
 }
 
@@ -69,6 +76,9 @@ function bodyStream(body: ReadableStream<Uint8Array> | null, bodyTimeout: number
 	});
 }
 
+/** The codings Node.js's fetch decodes (a coding it does not know leaves the body coded). */
+const DECODED = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+
 export async function request(url: string | URL, options: RequestOptions = {}): Promise<Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>> {
 	const abort = new AbortController();
 	const headersTimeout = options.headersTimeout ?? undefined;
@@ -91,6 +101,12 @@ export async function request(url: string | URL, options: RequestOptions = {}): 
 	response.headers.forEach((value, name) => {
 		headers[name] = value;
 	});
+	// Fetch has decoded the body (it decodes only when it knows every coding named): the headers of the coded one no longer describe it.
+	const codings = headers['content-encoding']?.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+	if (codings !== undefined && codings.length > 0 && codings.every((c) => DECODED.has(c))) {
+		delete headers['content-encoding'];
+		delete headers['content-length'];
+	}
 	const body = bodyStream(response.body, options.bodyTimeout ?? undefined, abort);
 	return { statusCode: response.status, headers, body: body as unknown as Dispatcher.ResponseData['body'] };
 }

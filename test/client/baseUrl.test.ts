@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, isLoopbackHost, parseBaseUrl, sameOrigin } from '../../client';
+import { FETCH_BAD_PORTS, ValidationError, isLoopbackHost, parseBaseUrl, sameOrigin } from '../../client';
 import { thrown } from './helpers';
 
 describe('parseBaseUrl: scheme', () => {
@@ -114,5 +114,47 @@ describe('sameOrigin', () => {
 		expect(sameOrigin('https://tec.example.com@evil.com/x', base)).toBe(false);
 		expect(sameOrigin('/relative', base)).toBe(false);
 		expect(sameOrigin('not a url', base)).toBe(false);
+	});
+});
+
+describe('parseBaseUrl: ports that fetch refuses', () => {
+	/** What Node's own fetch does with a port: refuse it ("bad port", the WHATWG Fetch list) or try it. */
+	const fetchRefuses = async (port: number) =>
+		(await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) }).then(
+			(r) => void r.body?.cancel(),
+			(e: Error & { cause?: Error }) => e.cause?.message,
+		)) === 'bad port';
+	const refused = (url: string) => {
+		try {
+			parseBaseUrl(url, 'baseUrl');
+			return undefined;
+		} catch (e) {
+			expect(e).toBeInstanceOf(ValidationError);
+			return e as ValidationError;
+		}
+	};
+
+	for (const port of [10080, 2049, 4045, 5060, 5061, 6000, 6665, 6666, 6667, 6668, 6669, 6697, 1, 25, 587]) {
+		it(`refuses :${port}, naming the parameter, the port and why, for https and loopback http alike`, () => {
+			for (const url of [`https://tec.example.com:${port}`, `http://127.0.0.1:${port}/api/v1`]) {
+				const err = refused(url);
+				expect(err?.parameter, url).toBe('baseUrl');
+				expect(err?.message).toMatch(new RegExp(`port ${port}\\b.*fetch.*bad port`));
+			}
+		});
+	}
+
+	it('property: a port is refused exactly when Node.js fetch refuses it', async () => {
+		const ports = fc.oneof(fc.integer({ min: 1, max: 65535 }), fc.constantFrom(...FETCH_BAD_PORTS), fc.constantFrom(443, 8443, 3000, 8080, 6664, 6670, 10081));
+		await fc.assert(
+			fc.asyncProperty(ports, async (port) => {
+				expect(refused(`https://tec.example.com:${port}`) !== undefined, `port ${port}`).toBe(await fetchRefuses(port));
+			}),
+			{ numRuns: 150 },
+		);
+	});
+
+	it('every port of the list is one fetch refuses', async () => {
+		for (const port of FETCH_BAD_PORTS) expect(await fetchRefuses(port), `port ${port}`).toBe(true);
 	});
 });

@@ -92,6 +92,13 @@ describe('stack settings (context or props)', () => {
 		expect(message).toContain('Deploy on AWS');
 	});
 
+	it('refuses a baseUrl on a port fetch refuses, alone or in the accounts list, saying why', () => {
+		expect(problems({ ...minimal, baseUrl: 'https://tec.example.com:6000' })).toMatch(/baseUrl: port 6000 is one fetch refuses .*"bad port"/);
+		const accounts = JSON.stringify([{ id: 'a', environment: 'production', baseUrl: 'https://tec.example.com:10080' }, { id: 'b', environment: 'production', baseUrl: 'https://tec.example.com' }]);
+		expect(problems({ ...minimal, baseUrl: undefined, accounts })).toMatch(/accounts\[0\] "a": .*port 10080 is one fetch refuses/);
+		expect(parseConfig({ ...minimal, baseUrl: 'https://tec.example.com:8443' }).accounts[0].baseUrl).toBe('https://tec.example.com:8443');
+	});
+
 	it('names the required settings when they are missing', () => {
 		const message = problems({});
 		expect(message).toContain('baseUrl is required');

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as runtimeRequest } from '../../lambdas/bundling/undici';
@@ -37,10 +37,19 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 	} else if (path === '/stalled-body') {
 		res.writeHead(200);
 		res.write('first part');
+	} else if (path === '/gzip-always') {
+		// Compressed whatever was asked (a proxy that compresses on its own).
+		res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync(Buffer.from('plain body')));
+	} else if (path === '/large') {
+		// All of it at once: whatever the reader does next, the server is done.
+		res.writeHead(200).end(Buffer.alloc(LARGE, 'x'));
 	} else {
 		res.writeHead(404).end();
 	}
 }
+
+/** More than a Readable buffers ahead of its reader (16 KiB): the reader's pause holds the rest back. */
+const LARGE = 512 * 1024;
 
 beforeAll(async () => {
 	server = createServer(route);
@@ -91,6 +100,31 @@ describe("the Lambda bundles' request over the runtime's undici", () => {
 		expect(seen.at(-1)?.['accept-encoding']).toBe('identity');
 		expect(answer.headers['content-encoding']).toBeUndefined();
 		expect(await read(answer.body)).toBe('plain body');
+	});
+
+	it('decodes what fetch decodes, whatever was asked (unlike undici), and then says so: no content-encoding or content-length of the coded body', async () => {
+		for (const [path, headers] of [['/gzip-if-asked', { 'accept-encoding': 'gzip' }], ['/gzip-always', {}]] as const) {
+			const ours = await runtimeRequest(`${base}${path}`, { headers });
+			const theirs = await undiciRequest(`${base}${path}`, { headers });
+			// undici hands the coded body over as it came, with its header; fetch cannot be told not to decode.
+			expect(theirs.headers['content-encoding']).toBe('gzip');
+			expect(gunzipSync(Buffer.from(await theirs.body.arrayBuffer())).toString()).toBe('plain body');
+			expect(ours.headers['content-encoding'], path).toBeUndefined();
+			expect(ours.headers['content-length'], path).toBeUndefined();
+			expect(await read(ours.body)).toBe('plain body');
+		}
+	});
+
+	it("counts only the server's silence against the body timeout, not the reader's pauses (as undici)", async () => {
+		for (const request of [runtimeRequest, undiciRequest]) {
+			const answer = await request(`${base}/large`, { bodyTimeout: 50 });
+			const reader = answer.body[Symbol.asyncIterator]();
+			let bytes = ((await reader.next()).value as Buffer).length;
+			// The reader pauses for six body timeouts while the rest waits, already sent.
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			for (let next = await reader.next(); !next.done; next = await reader.next()) bytes += (next.value as Buffer).length;
+			expect(bytes).toBe(LARGE);
+		}
 	});
 
 	it('fails with undici\'s codes: headers timeout, body timeout, connection refused', async () => {

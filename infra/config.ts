@@ -47,7 +47,7 @@ export interface AlertsConfig {
 	email: EmailSettings;
 	/** The service profile (context `serviceProfile`: a JSON file), checked at synth; unset = the defaults. */
 	serviceProfile?: ServiceProfile;
-	/** The state table's name (infra/constructs/state.ts); unset = `<stack name>-state`, `generated` = CloudFormation's (stacks deployed before). */
+	/** A fixed name for the state table, set on a first deploy and kept (infra/constructs/state.ts); unset or `generated` = CloudFormation's. */
 	stateTableName?: string;
 }
 
@@ -192,7 +192,7 @@ const Schema = z.object({
 		blankToUndefined,
 		z
 			.string()
-			.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'stateTableName must be a DynamoDB table name (3 to 255 letters, digits, _ . -) or "generated" (the name CloudFormation gave a table deployed before)')
+			.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'stateTableName must be a DynamoDB table name (3 to 255 letters, digits, _ . -) or "generated" (the name CloudFormation gives the table, the default)')
 			.optional(),
 	),
 	// A file, read and checked here with the messages every face gives (the key path, what is allowed).

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations, type CfnResource } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -6,10 +6,12 @@ import { Construct } from 'constructs';
 export interface PollerStateProps {
 	environment: 'sandbox' | 'production';
 	/**
-	 * The table's name; default `<stack name>-state`. A fixed name makes a redeploy after `cdk destroy`
-	 * (the table is retained) or an update that would replace the table fail, naming it, instead of
-	 * starting an empty table (README, "Remove": how to adopt it). `generated`: CloudFormation's name,
-	 * for a stack deployed before the name was fixed (its table keeps the name it has).
+	 * A fixed name for the table (context `stateTableName`, chosen on a first deploy); unset or
+	 * `generated`: the name CloudFormation gives it, as every stack deployed so far has. Not fixed by
+	 * default: the synth cannot see a deployed stack, and a name set on a table that has CloudFormation's
+	 * replaces it with an empty one (the kept one orphaned), silently. A fixed name makes an update
+	 * that would replace the table fail, naming it; a deploy after `cdk destroy` fails either way, on
+	 * the kept backup vault's name (README, "Remove": how to adopt both).
 	 */
 	tableName?: string;
 }
@@ -26,7 +28,7 @@ export class PollerState extends Construct {
 	constructor(scope: Construct, id: string, props: PollerStateProps) {
 		super(scope, id);
 		this.table = new dynamodb.Table(this, 'Table', {
-			tableName: props.tableName === 'generated' ? undefined : (props.tableName ?? `${Stack.of(this).stackName}-state`),
+			tableName: props.tableName === 'generated' ? undefined : props.tableName,
 			partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
 			sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
 			billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,

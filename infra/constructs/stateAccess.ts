@@ -17,8 +17,13 @@ const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
 const WRITE = ['dynamodb:BatchWriteItem'];
 /** Powertools Idempotency's record per key: conditional put, read, update when done, delete on failure. */
 const IDEMPOTENCY = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
-/** The pollers' leases (one partition, `lease`; a lease is a conditional put, released by a delete). */
+/** The accounts' leases (one partition, `lease`; a lease is a conditional put, released by a delete): the pollers', and the notices' (one token, one reader). */
 const LEASE_PARTITION = 'lease';
+/** The deployment's one SES sending budget (one item, `mail:sesBudget`): every e-mail function takes its slots with a conditional update. */
+export const SEND_BUDGET_PARTITION = 'mail:sesBudget';
+const SEND_BUDGET = ['dynamodb:UpdateItem'];
+/** The months whose customer notices are done (`notices:done`): the digest reads them to wait for a month sent late. */
+export const NOTICES_DONE_PARTITION = 'notices:done';
 
 export interface StatePartitions {
 	/** Read and written. */
@@ -29,6 +34,8 @@ export interface StatePartitions {
 	leases?: boolean;
 	/** Keeps Powertools Idempotency records (the e-mail functions). */
 	idempotency?: boolean;
+	/** Sends through the deployment's SES sending budget (the e-mail functions). */
+	sendBudget?: boolean;
 }
 
 export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
@@ -40,10 +47,11 @@ export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
 };
 
 export const EMAIL_PARTITIONS = {
-	collector: { own: [MAIL.facts, MAIL.filed], idempotency: true },
+	collector: { own: [MAIL.facts, MAIL.filed], idempotency: true, sendBudget: true },
 	// Today's truth (overdue, coming due) and the compliance report's history and test records are the pollers'.
-	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NS.overdue(ANY), NS.dueSoon(ANY), NS.dueDates(ANY), NS.tests(ANY)], idempotency: true },
-	notices: { own: [noticesNamespace(ANY), NOTICES_SUMMARY_NS], idempotency: true },
+	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NOTICES_DONE_PARTITION, NS.overdue(ANY), NS.dueSoon(ANY), NS.dueDates(ANY), NS.tests(ANY)], idempotency: true, sendBudget: true },
+	// The account's lease while they read the account's lists, as its pollers take it.
+	notices: { own: [noticesNamespace(ANY), NOTICES_SUMMARY_NS], leases: true, idempotency: true, sendBudget: true },
 } satisfies Record<string, StatePartitions>;
 
 const LEASE = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
@@ -55,7 +63,8 @@ export function partitionsAllow(p: StatePartitions, action: string, pk: string):
 		(READ.includes(action) && matches([...p.own, ...(p.reads ?? [])])) ||
 		(WRITE.includes(action) && matches(p.own)) ||
 		(p.leases === true && LEASE.includes(action) && matches([LEASE_PARTITION])) ||
-		(p.idempotency === true && IDEMPOTENCY.includes(action) && matches([IDEMPOTENCY_PARTITION]))
+		(p.idempotency === true && IDEMPOTENCY.includes(action) && matches([IDEMPOTENCY_PARTITION])) ||
+		(p.sendBudget === true && SEND_BUDGET.includes(action) && matches([SEND_BUDGET_PARTITION]))
 	);
 }
 
@@ -68,4 +77,5 @@ export function grantStatePartitions(role: iam.IRole, table: dynamodb.ITable, p:
 	role.addToPrincipalPolicy(onPartitions('StateWrite', WRITE, table, p.own));
 	if (p.leases) role.addToPrincipalPolicy(onPartitions('StateLeases', LEASE, table, [LEASE_PARTITION]));
 	if (p.idempotency) role.addToPrincipalPolicy(onPartitions('Idempotency', IDEMPOTENCY, table, [IDEMPOTENCY_PARTITION]));
+	if (p.sendBudget) role.addToPrincipalPolicy(onPartitions('SendBudget', SEND_BUDGET, table, [SEND_BUDGET_PARTITION]));
 }

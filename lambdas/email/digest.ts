@@ -250,7 +250,8 @@ export async function onEvent(deps: DigestDeps, event: EmailEvent): Promise<Coll
 		now: deps.now(),
 		send: async (recipient, fact) => {
 			if (fact.kind !== 'failed') return;
-			await sendFailedTestNow(deps, recipient, fact);
+			// The environment of the event's account (several accounts may mix them), not the deployment's.
+			await sendFailedTestNow({ ...deps, environment: event.detail.metadata.environment }, recipient, fact);
 			sentNow++;
 		},
 	});

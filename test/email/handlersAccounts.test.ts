@@ -5,10 +5,11 @@ import { parseConfig } from '../../infra/config';
 import { emailEnvironment } from '../../infra/constructs/emailAlerts';
 import { EMAIL_PARTITIONS, partitionsAllow } from '../../infra/constructs/stateAccess';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { handler as collect } from '../../lambdas/handlers/collectEmailEvents';
 import { handler as digest } from '../../lambdas/handlers/digestEmail';
 import { NS, type DeviceState } from '../../lambdas/pollers/state';
 import { previewHistories } from '../support/compliancePreview';
-import { device } from '../support/emailEvents';
+import { delivery, device, failedTest, INSULATION_STEP } from '../support/emailEvents';
 import { DynamoRecorder } from '../support/dynamoRecorder';
 import { captureOutput, jsonLines } from '../support/handlers';
 import { startDynamo } from '../support/localAws';
@@ -22,6 +23,8 @@ import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/local
 const ACCOUNTS = [
 	{ id: 'site-a', environment: 'production', baseUrl: 'https://tec-a.lab.test', recipients: { default: ['a-lead@lab.test'] } },
 	{ id: 'site-b', environment: 'production', baseUrl: 'https://tec-b.lab.test', recipients: { default: ['b-lead@lab.test'] } },
+	// A sandbox account beside them (its e-mails go to the deployment's recipients, alertEmails).
+	{ id: 'site-s', environment: 'sandbox', baseUrl: 'https://tec-s.lab.test' },
 ];
 const config = parseConfig({ environment: 'sandbox', alertEmails: 'ops@lab.test', mailFrom: 'alerts@lab.test', accounts: ACCOUNTS });
 let dynamo: Awaited<ReturnType<typeof startDynamo>>;
@@ -75,5 +78,26 @@ describe('the e-mails of several production accounts, as the stack configures th
 		const calls = recorder.calls.filter((c) => c.keys.length > 0);
 		expect(calls.map((c) => c.keys[0])).toEqual(expect.arrayContaining(['overdue:production:site-a', 'dueDates:production:site-a', 'idempotency:email']));
 		expect(calls.flatMap((c) => c.keys.filter((pk) => !partitionsAllow(EMAIL_PARTITIONS.digest, `dynamodb:${c.action}`, pk)).map((pk) => `${c.action} ${pk}`))).toEqual([]);
+	});
+
+	it("a failed test's e-mail names the environment of its account, not the stack's", async () => {
+		const failed = (account: string, environment: 'sandbox' | 'production', resultId: number) => {
+			const e = failedTest(device(resultId), resultId, [INSULATION_STEP]);
+			e.detail.metadata = { ...e.detail.metadata, environment, account, dedupeKey: `test-result-failed:${account}:${resultId}` };
+			return delivery(e);
+		};
+		const before = ses.sent.length;
+		await collect(failed('site-s', 'sandbox', 71), context('c-1'));
+		await collect(failed('site-a', 'production', 72), context('c-2'));
+		const mails = ses.sent.slice(before).map((m) => mimeParts(m.raw));
+		expect(mails.map((m) => [m.headers.to, m.headers.subject.endsWith('(sandbox)')])).toEqual([
+			['ops@lab.test', true],
+			['a-lead@lab.test', false],
+		]);
+		const from = recorder.calls.length;
+		await collect(failed('site-s', 'sandbox', 73), context('c-3'));
+		const calls = recorder.calls.slice(from).filter((c) => c.keys.length > 0);
+		expect(calls.length).toBeGreaterThan(0);
+		expect(calls.flatMap((c) => c.keys.filter((pk) => !partitionsAllow(EMAIL_PARTITIONS.collector, `dynamodb:${c.action}`, pk)).map((pk) => `${c.action} ${pk}`))).toEqual([]);
 	});
 });

@@ -81,8 +81,23 @@ describe('least privilege on the state table (dynamodb:LeadingKeys)', () => {
 		expect(can(s, notices, [...READS, 'dynamodb:BatchWriteItem'], 'notices:summary')).toBe(true);
 		// The collector can no longer erase the history or the notices log; the notices cannot touch the pollers' state or leases.
 		for (const pk of [`dueDates:${env}`, 'notices:2026-11', `overdue:${env}`]) expect(canAny(s, collector, WRITES, pk), pk).toBe(false);
-		for (const pk of [`overdue:${env}`, `dueDates:${env}`, 'lease', 'mail:facts']) expect(canAny(s, notices, [...READS, ...WRITES], pk), pk).toBe(false);
+		for (const pk of [`overdue:${env}`, `dueDates:${env}`, 'mail:facts']) expect(canAny(s, notices, [...READS, ...WRITES], pk), pk).toBe(false);
 		expect(canAny(s, digest, [...READS, ...WRITES], 'lease')).toBe(false);
+		expect(canAny(s, collector, [...READS, ...WRITES], 'lease')).toBe(false);
+	});
+
+	it('the notices take the account\'s lease as the pollers do; every e-mail function takes slots of the one SES sending budget; the digest reads which months\' notices are done', () => {
+		const { collector, digest } = s.stack.email;
+		const notices = s.stack.email.notices!;
+		// The lease as DynamoStateStore takes it: a conditional put, released by a conditional delete (pk `lease`).
+		expect(can(s, notices, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], 'lease')).toBe(true);
+		expect(can(several, several.stack.email.notices!, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], 'lease')).toBe(true);
+		// The budget is one item updated in place (a conditional UpdateItem on `mail:sesBudget`), by all three.
+		for (const fn of [collector, digest, notices]) expect(can(s, fn, ['dynamodb:UpdateItem'], 'mail:sesBudget'), s.id(fn)).toBe(true);
+		for (const fn of [collector, digest, notices]) expect(canAny(s, fn, ['dynamodb:UpdateItem'], 'mail:facts'), s.id(fn)).toBe(false);
+		expect(can(s, digest, ['dynamodb:GetItem'], 'notices:done')).toBe(true);
+		expect(canAny(s, digest, WRITES, 'notices:done')).toBe(false);
+		expect(can(s, notices, [...READS, 'dynamodb:BatchWriteItem'], 'notices:done')).toBe(true);
 	});
 
 	it('no role may scan the table or write it without a partition condition', () => {

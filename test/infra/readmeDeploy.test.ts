@@ -68,7 +68,10 @@ describe("the README's resource list and costs, counted from the template of its
 	it('counts the alarms (with the n8n webhook of the command, and without it)', () => {
 		const n8n = alarms.filter(([id]) => id.includes('WebhookDlq')).length;
 		expect(n8n).toBe(1);
-		expect(costs).toContain(`alarms ${alarms.length - n8n} (${alarms.length} with n8n) × $0.10`);
+		// CloudWatch bills an alarm per metric it reads (a dead-letter queue's reads two: sent, and the depth).
+		const metrics = (list: typeof alarms) => list.reduce((sum, [, r]) => sum + (r.Properties.MetricName ? 1 : (r.Properties.Metrics as Array<{ MetricStat?: unknown }>).filter((m) => m.MetricStat).length), 0);
+		const without = metrics(alarms.filter(([id]) => !id.includes('WebhookDlq')));
+		expect(costs).toContain(`alarms ${alarms.length - n8n} (${alarms.length} with n8n) on ${without} metrics (${metrics(alarms)} with n8n) × $0.10 = $${(without / 10).toFixed(2)}`);
 		expect(readme).toContain(`**${alarms.length - n8n} alarms** (${alarms.length} with n8n)`);
 	});
 

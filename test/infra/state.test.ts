@@ -42,8 +42,15 @@ describe('PollerState', () => {
 		template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
 	});
 
-	it("has a fixed name (the stack's): a redeploy after destroy, or an update that would replace it, fails loudly instead of starting an empty table", () => {
-		expect(template.findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBe('StateOnly-state');
+	it("keeps CloudFormation's name unless a fixed one is given: an update of a stack deployed before leaves its table as it is (a name set on it would replace it with an empty one)", () => {
+		// The table's resource as every stack deployed so far has it: same logical id, no TableName.
+		expect(template.findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBeUndefined();
+		const generated = new Stack(new App(), 'StateGenerated');
+		new PollerState(generated, 'State', { environment: 'sandbox', tableName: 'generated' });
+		expect(Template.fromStack(generated).findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBeUndefined();
+	});
+
+	it('takes a fixed name when given (a first deploy): an update that would replace the table then fails loudly instead of starting an empty one', () => {
 		const named = new Stack(new App(), 'StateNamed');
 		new PollerState(named, 'State', { environment: 'sandbox', tableName: 'lab-alerts-state' });
 		expect(Template.fromStack(named).findResources('AWS::DynamoDB::Table').State1C20CC9A.Properties.TableName).toBe('lab-alerts-state');

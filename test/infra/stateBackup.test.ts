@@ -21,4 +21,10 @@ describe('StateBackup', () => {
 		const [[, vault]] = ofType(s, 'AWS::Backup::BackupVault');
 		expect(vault).toMatchObject({ DeletionPolicy: 'Retain' });
 	});
+
+	it("names the retained vault after the stack, not by CloudFormation: a deploy after `cdk destroy` stops on it (\"already exists\") instead of starting an empty state table beside the kept one", () => {
+		const [[, vault]] = ofType(s, 'AWS::Backup::BackupVault');
+		expect(vault.Properties.BackupVaultName).toEqual(expect.stringMatching(/^StateBackupTest.*Vault/));
+		expect(vault).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+	});
 });

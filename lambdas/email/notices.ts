@@ -119,6 +119,13 @@ function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address
 	return { address: customer.email.trim().toLowerCase() };
 }
 
+/**
+ * Whom the mailer sends a notice to once: the customer at its address. Keyed on the customer, not
+ * the address alone, so customers sharing an address never answer for each other (a customer
+ * whose address became usable later would otherwise get the other's receipt, and no notice).
+ */
+export const noticeRecipient = (address: string, customerId: number) => `${address}#c${customerId}`;
+
 export async function runNotices(deps: NoticeDeps, month: string): Promise<NoticesReport> {
 	const s = deps.settings.customerNotices;
 	const input = await deps.read();
@@ -131,8 +138,6 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	const senderName = s.senderName ?? /^\s*"?([^<>"]*?)"?\s*</.exec(deps.settings.mailFrom)?.[1];
 	const companyName = s.companyName ?? s.senderName ?? senderName ?? mailFrom;
 	const replyTo = s.replyTo ?? mailFrom;
-	// Customers sharing an address: the first (by id) is the address, each other its own receipt.
-	const firstOnAddress = new Map<string, number>();
 
 	for (const { customer, due, overdue } of dueByCustomer(input, month)) {
 		if (s.optOut.some((n) => normalName(n) === normalName(customer.name))) {
@@ -144,7 +149,6 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 			report.noAddress.push({ customerId: customer.id, customerName: customer.name, reason: to.reason });
 			continue;
 		}
-		if (!firstOnAddress.has(to.address)) firstOnAddress.set(to.address, customer.id);
 		if (sentBefore.has(String(customer.id))) {
 			report.alreadySent.push(customer.name);
 			continue;
@@ -152,7 +156,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 		try {
 			const locale = byName(s.locales, customer.name) ?? deps.settings.locale;
 			const rendered = renderNotice({ customerName: customer.name, month, due, overdue, locale, replyTo, companyName, environment: deps.environment }, s);
-			const recipient = firstOnAddress.get(to.address) === customer.id ? to.address : `${to.address}#c${customer.id}`;
+			const recipient = noticeRecipient(to.address, customer.id);
 			const key = ns;
 			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
 			const domain = mailFrom.split('@')[1] ?? 'test-equipment-cloud.invalid';

@@ -47,6 +47,15 @@ export interface SendReceipt {
 	factKeys: string[];
 }
 
+/**
+ * One sending budget for the whole deployment (SES's maximum sending rate is the AWS account's):
+ * every send takes a slot first, whichever function or service account it is for.
+ */
+export interface SendBudget {
+	/** Resolves when this send may start. */
+	slot(): Promise<void>;
+}
+
 export interface Mailer {
 	/**
 	 * Sends the e-mail unless one with the same key and recipient was sent before; then returns

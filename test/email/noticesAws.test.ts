@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readNoticeInput } from '../../client/noticesRead';
 import { DynamoMailStore } from '../../lambdas/adapters/dynamoMailStore';
 import { awsDeps } from '../../lambdas/email/aws';
+import { runDigest, type DigestError } from '../../lambdas/email/digest';
 import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
 import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
@@ -135,7 +136,7 @@ describe('re-test notices on AWS adapters', () => {
 		ses.maxSendRate = 2;
 		ses.enforceRate = true;
 		ses.refusedForRate = 0;
-		// Unpaced, the sends outrun a rate of 2 per second: SES refuses some (the baseline this pacing exists for).
+		// Paced to a rate SES does not allow (no rate known or recorded: 14 per second assumed), the sends outrun its 2 per second: SES refuses some (the baseline this pacing exists for).
 		const unpaced = await send('notices-4').catch((e: unknown) => (e as NoticesError).report);
 		expect(ses.refusedForRate).toBeGreaterThan(0);
 		expect(unpaced.failed.length).toBeGreaterThan(0);
@@ -147,6 +148,48 @@ describe('re-test notices on AWS adapters', () => {
 		expect(ses.refusedForRate).toBe(0);
 		expect(ses.sent.length).toBeGreaterThan(2);
 		ses.enforceRate = false;
+	}, 120_000);
+
+	it('one SES sending budget for the deployment: two accounts\' notices and the digest at once, each in a function of its own, at 5 per second: SES refuses none', async () => {
+		await createStateTable(dynamo.client, 'notices-6');
+		const recipients = Array.from({ length: 8 }, (_, i) => `ops${i}@lab.example.com`);
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: recipients }, customerNotices: { enabled: true } }, 'test');
+		// Each function its own container: its own clients and mailer, sharing only the state table and SES.
+		const container = (maxSendRate?: number) => {
+			const aws = awsDeps({ table: 'notices-6', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			return aws;
+		};
+		// Each notices function records the rate it read when it starts (handlers/noticesAws.ts), before the digest's first send.
+		const [westAws, eastAws] = [container(5), container(5)];
+		await Promise.all([westAws.budget.record(), eastAws.budget.record()]);
+		const notices = (aws: ReturnType<typeof container>, token: string, account: string) => {
+			const client = pollerClient(sandbox, token, { ratePerSecond: RATE });
+			return runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, account, read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(sandbox.account.today()));
+		};
+		const day = sandbox.account.today();
+		// The day's digest says what notices went out: one e-mail for each of its 8 recipients.
+		await new DynamoMailStore('notices-6', dynamo.client).putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day), value: { month: '2027-01', customers: 1, devices: 2, noAddress: [] } }]);
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		ses.maxSendRate = 5;
+		ses.enforceRate = true;
+		ses.refusedForRate = 0;
+		try {
+			const [west, east, digest] = await Promise.all([
+				notices(westAws, sandbox.sandboxToken, 'west').catch((e: unknown) => (e as NoticesError).report),
+				notices(eastAws, sandbox.accounts[1].token, 'east').catch((e: unknown) => (e as NoticesError).report),
+				runDigest({ ...container(), view: { list: async function* () {} } }, day).catch((e: unknown) => (e as DigestError).report),
+			]);
+			expect(west.sent.length + west.failed.length + east.sent.length + east.failed.length).toBeGreaterThan(10);
+			expect(ses.refusedForRate).toBe(0);
+			expect([west.failed, east.failed, digest.failed]).toEqual([[], [], []]);
+			expect(digest.sent).toHaveLength(8);
+			const times = ses.sent.map((m) => m.at);
+			expect(times.every((t) => times.filter((u) => u > t - 1000 && u <= t).length <= 5)).toBe(true);
+		} finally {
+			ses.enforceRate = false;
+		}
 	}, 120_000);
 
 	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {

@@ -1,9 +1,9 @@
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Context } from 'aws-lambda';
 import { toMime } from '../email/mime';
-import type { Mailer, SendBudget, SendReceipt, SendRequest } from '../email/ports';
+import { SendInProgressError, type Mailer, type SendBudget, type SendReceipt, type SendRequest } from '../email/ports';
 
 /** How long a sent e-mail is remembered: longer than any retry or second schedule firing of its day. */
 export const SENT_RECORD_SECONDS = 3 * 86_400;
@@ -47,7 +47,12 @@ export class SesMailer implements Mailer {
 		this.config.registerLambdaContext(context);
 	}
 
-	sendOnce(request: SendRequest): Promise<SendReceipt> {
-		return this.send(request);
+	async sendOnce(request: SendRequest): Promise<SendReceipt> {
+		try {
+			return await this.send(request);
+		} catch (error) {
+			if (error instanceof IdempotencyAlreadyInProgressError) throw new SendInProgressError(`Another run is sending ${request.key} to ${request.recipient}`);
+			throw error;
+		}
 	}
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../../client/noticesRead';
 import { isEmailAddress } from './noticeSettings';
 import { renderNotice } from './noticesRender';
-import type { MailStore, Mailer } from './ports';
+import { SendInProgressError, type MailStore, type Mailer } from './ports';
 import { normalName, type EmailSettings } from './settings';
 import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
 
@@ -65,6 +65,8 @@ export interface NoticesReport {
 	/** Customers with devices due who have no usable address: named in the run's report and the digest. */
 	noAddress: Array<{ customerId: number; customerName: string; reason: string }>;
 	optedOut: string[];
+	/** Being sent by another run at the same moment (it records them): not failed. */
+	inProgress: string[];
 	failed: Array<{ customerId: number; customerName: string; address: string; error: string }>;
 	skippedRecords: number;
 }
@@ -130,7 +132,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	const s = deps.settings.customerNotices;
 	const input = await deps.read();
 	const account = deps.account;
-	const report: NoticesReport = { month, ...(account === undefined ? {} : { account }), sent: [], alreadySent: [], noAddress: [], optedOut: [], failed: [], skippedRecords: input.skippedRecords };
+	const report: NoticesReport = { month, ...(account === undefined ? {} : { account }), sent: [], alreadySent: [], noAddress: [], optedOut: [], inProgress: [], failed: [], skippedRecords: input.skippedRecords };
 	const ns = noticesNamespace(month, account);
 	const sentBefore = new Map<string, NoticeSent>();
 	for await (const { key, value } of deps.store.list<NoticeSent>(ns)) sentBefore.set(key, value);
@@ -182,7 +184,8 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 			await deps.onSent?.(entry);
 			report.sent.push(entry);
 		} catch (error) {
-			report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
+			if (error instanceof SendInProgressError) report.inProgress.push(customer.name);
+			else report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
 		}
 	}
 	if (report.failed.length > 0) throw new NoticesError(report);

@@ -58,7 +58,7 @@ export async function sendNotices(deps: DigestDeps, day: string, target: NoticeA
 		report = error.report;
 	}
 	await recordNoticesSummary(deps.store, report, day, deps.now());
-	log.info('Customer re-test notices', { month, sent: report.sent.length, alreadySent: report.alreadySent.length, failed: report.failed.length, noAddress: report.noAddress.map((c) => `${c.customerName}: ${c.reason}`), optedOut: report.optedOut, skippedRecords: report.skippedRecords });
+	log.info('Customer re-test notices', { month, sent: report.sent.length, alreadySent: report.alreadySent.length, inProgress: report.inProgress, failed: report.failed.length, noAddress: report.noAddress.map((c) => `${c.customerName}: ${c.reason}`), optedOut: report.optedOut, skippedRecords: report.skippedRecords });
 	if (failure) throw failure;
 	return report;
 }

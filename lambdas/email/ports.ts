@@ -56,6 +56,14 @@ export interface SendBudget {
 	slot(): Promise<void>;
 }
 
+/**
+ * Another run is sending this e-mail right now (the same key and recipient): not a failure of
+ * this one; the other run sends and records it.
+ */
+export class SendInProgressError extends Error {
+	override readonly name = 'SendInProgressError';
+}
+
 export interface Mailer {
 	/**
 	 * Sends the e-mail unless one with the same key and recipient was sent before; then returns

@@ -192,6 +192,26 @@ describe('re-test notices on AWS adapters', () => {
 		}
 	}, 120_000);
 
+	it('two runs of the same notices at once: a customer the other run is sending is not a failure, the run does not fail, each customer gets one notice', async () => {
+		await createStateTable(dynamo.client, 'notices-7');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		const run = () => {
+			const aws = awsDeps({ table: 'notices-7', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 4 });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			return runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(sandbox.account.today()));
+		};
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		const [a, b] = await Promise.all([run(), run()]);
+		const inProgress = [...a.inProgress, ...b.inProgress];
+		expect(inProgress.length).toBeGreaterThan(0);
+		expect([a.failed, b.failed]).toEqual([[], []]);
+		const sent = [...a.sent, ...b.sent].map((e) => e.address);
+		expect(ses.sent.map((m) => m.to[0]).sort()).toEqual([...new Set(sent)].sort());
+		expect(ses.sent.length).toBe(new Set(ses.sent.map((m) => m.to[0])).size);
+	}, 120_000);
+
 	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {
 		await createStateTable(dynamo.client, 'notices-3');
 		const store = new DynamoMailStore('notices-3', dynamo.client);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../../client/noticesRead';
 import { isEmailAddress } from './noticeSettings';
 import { renderNotice } from './noticesRender';
@@ -115,10 +116,24 @@ export function dueByCustomer(input: NoticeInput, month: string): Array<{ custom
 /** The customer's address: the settings' (by name) before the service's contact e-mail; or why there is none. */
 function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address: string } | { reason: string } {
 	const configured = byName(settings.customerNotices.addresses, customer.name);
-	if (configured) return { address: configured };
+	if (configured) return sendable(configured, `customerNotices.addresses e-mail "${configured.slice(0, 100)}"`);
 	if (customer.email === null) return { reason: 'no contact e-mail in the service' };
 	if (!isEmailAddress(customer.email)) return { reason: `contact e-mail "${customer.email.slice(0, 100)}" is not an e-mail address` };
-	return { address: customer.email.trim().toLowerCase() };
+	return sendable(customer.email.trim().toLowerCase(), `contact e-mail "${customer.email.slice(0, 100)}"`);
+}
+
+/**
+ * An address as SES takes it (7-bit ASCII): an internationalized domain in Punycode
+ * (`müller.example` → `xn--mller-kva.example`); a local part beyond ASCII (SMTPUTF8) SES cannot
+ * send to at all, so it is no usable address, named as such, not a send that fails every month.
+ */
+export function sendable(address: string, what: string): { address: string } | { reason: string } {
+	const at = address.lastIndexOf('@');
+	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
+	if (/[^\x00-\x7f]/.test(local)) return { reason: `${what} has a local part that is not 7-bit ASCII (SES cannot send to it)` };
+	const ascii = domainToASCII(domain.toLowerCase());
+	if (ascii === '') return { reason: `${what} has a domain that is not a valid internationalized domain name` };
+	return { address: `${local.toLowerCase()}@${ascii}` };
 }
 
 /**

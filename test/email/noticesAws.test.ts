@@ -6,7 +6,8 @@ import { readNoticeInput } from '../../client/noticesRead';
 import { DynamoMailStore } from '../../lambdas/adapters/dynamoMailStore';
 import { awsDeps } from '../../lambdas/email/aws';
 import { runDigest, type DigestError } from '../../lambdas/email/digest';
-import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
+import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesDigestLines, noticesSummary, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
+import { CUSTOMER } from '../../sandbox/properties';
 import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
 import { parseEmailSettings } from '../../lambdas/email/settings';
@@ -210,6 +211,37 @@ describe('re-test notices on AWS adapters', () => {
 		const sent = [...a.sent, ...b.sent].map((e) => e.address);
 		expect(ses.sent.map((m) => m.to[0]).sort()).toEqual([...new Set(sent)].sort());
 		expect(ses.sent.length).toBe(new Set(ses.sent.map((m) => m.to[0])).size);
+	}, 120_000);
+
+	it('addresses SES refuses: a domain with umlauts goes out in Punycode; a local part that is not 7-bit ASCII is no usable address, named in the digest, not a failed send', async () => {
+		await createStateTable(dynamo.client, 'notices-8');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const aws = awsDeps({ table: 'notices-8', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		const month = noticeMonthOf(sandbox.account.today());
+		const due = (await readNoticeInput(client, () => sandbox.account.now())).devices.filter((d) => d.nextTestDate?.startsWith(month)).map((d) => d.customerId);
+		const [umlautDomain, umlautLocal] = [...new Set(due)].filter((id): id is number => id !== null && ![2, 3, 5].includes(id));
+		const customers = sandbox.account.table('customer');
+		const was = [umlautDomain, umlautLocal].map((id) => customers.get(id)!.values[CUSTOMER.contactEmail]);
+		customers.get(umlautDomain)!.values[CUSTOMER.contactEmail] = 'Werkstatt@Müller-Prüftechnik.example';
+		customers.get(umlautLocal)!.values[CUSTOMER.contactEmail] = 'jörg@lab.example';
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		try {
+			const report = await runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, read: () => readNoticeInput(client, () => sandbox.account.now()) }, month);
+			expect(report.failed).toEqual([]);
+			const sent = report.sent.find((e) => e.customerId === umlautDomain)!;
+			expect(sent.address).toBe('werkstatt@xn--mller-prftechnik-jzbh.example');
+			expect(ses.sent.find((m) => m.to[0] === sent.address)).toBeDefined();
+			expect(mimeParts(ses.sent.find((m) => m.to[0] === sent.address)!.raw).headers.to).toBe(sent.address);
+			expect(report.noAddress).toContainEqual(expect.objectContaining({ customerId: umlautLocal, reason: expect.stringContaining('not 7-bit ASCII') }));
+			const name = String(customers.get(umlautLocal)!.values[CUSTOMER.name]);
+			expect(noticesDigestLines(noticesSummary(report), 'en').join('\n')).toContain(name);
+		} finally {
+			customers.get(umlautDomain)!.values[CUSTOMER.contactEmail] = was[0];
+			customers.get(umlautLocal)!.values[CUSTOMER.contactEmail] = was[1];
+		}
 	}, 120_000);
 
 	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {

@@ -39,7 +39,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	}
 	const { env, deps, secrets } = wired;
 	deps.mailer.registerLambdaContext(context);
-	const report = await sendNotices(deps, digestDay(input, Date.now(), env.timeZone), target, secrets, log);
+	const report = await sendNotices(deps, digestDay(input, Date.now(), env.timeZone), target, secrets, log, { remainingMs: () => context.getRemainingTimeInMillis(), runId: context.awsRequestId });
 	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report?.sent.length ?? 0);
 	return report;
 });

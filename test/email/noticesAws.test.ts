@@ -12,7 +12,13 @@ import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { createStateTable, LocalAws, startDynamo } from '../support/localAws';
+import { AWS_TEST_CONFIG, createStateTable, LocalAws, startDynamo } from '../support/localAws';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { sendNotices } from '../../lambdas/email/noticesAws';
+import { accountLeaseName } from '../../lambdas/pollers/context';
+import { silentLog } from '../../lambdas/ports';
 import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
 
@@ -241,6 +247,39 @@ describe('re-test notices on AWS adapters', () => {
 		} finally {
 			customers.get(umlautDomain)!.values[CUSTOMER.contactEmail] = was[0];
 			customers.get(umlautLocal)!.values[CUSTOMER.contactEmail] = was[1];
+		}
+	}, 120_000);
+
+	it("the notices take the account's lease as the pollers do: while a poller holds it they read nothing, and they release it when done", async () => {
+		await createStateTable(dynamo.client, 'notices-9');
+		const local = await new LocalAws().start();
+		try {
+			const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-lease';
+			local.secrets.set(arn, JSON.stringify({ token: sandbox.sandboxToken }));
+			const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({ ...AWS_TEST_CONFIG, endpoint: local.url }) });
+			const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+			const aws = awsDeps({ table: 'notices-9', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			const leases = new DynamoStateStore('notices-9', dynamo.client);
+			const lease = accountLeaseName({ environment: 'sandbox' });
+			const target = { baseUrl: sandbox.url, environment: 'sandbox' as const, tokenSecretArn: arn };
+			const before = sandbox.stats.requests;
+			const day = sandbox.account.today();
+			ses.sent.length = 0;
+			ses.failCall = () => undefined;
+
+			expect(await leases.acquireLease(lease, 'overdue poller run', Date.now(), 60_000)).toBe(true);
+			await expect(sendNotices(aws, day, target, secrets, silentLog, { leaseWaitMs: 1500, remainingMs: () => 60_000 })).rejects.toThrow(/account's lease/);
+			expect(sandbox.stats.requests).toBe(before);
+			expect(ses.sent).toEqual([]);
+
+			await leases.releaseLease(lease, 'overdue poller run');
+			const report = (await sendNotices(aws, day, target, secrets, silentLog, { leaseWaitMs: 1500, remainingMs: () => 60_000 }))!;
+			expect(report.sent.length).toBeGreaterThan(0);
+			expect(sandbox.stats.requests).toBeGreaterThan(before);
+			expect(await leases.acquireLease(lease, 'probe', Date.now(), 1000)).toBe(true);
+		} finally {
+			await local.stop();
 		}
 	}, 120_000);
 

@@ -83,11 +83,12 @@ export class DynamoSendBudget implements SendBudget {
 
 /**
  * A slot whose reservation came back this late is given up and another one taken: sends that leave
- * late would crowd the ones after them (slots a tenth apart more than needed leave 100 ms in all).
+ * late would crowd the ones after them (slots a fifth apart more than needed leave 200 ms in all,
+ * the rest is for the way to SES).
  */
-const LATE_MS = 50;
+const LATE_MS = 80;
 
-/** Slots a tenth more than 1/rate apart: requests do not arrive at SES as evenly as they leave. */
-const intervalOf = (rate: number) => Math.ceil(1100 / rate);
+/** Slots a fifth more than 1/rate apart: requests do not arrive at SES as evenly as they leave. */
+const intervalOf = (rate: number) => Math.ceil(1200 / rate);
 
 const KEY = { pk: { S: 'mail:sesBudget' }, sk: { S: 'deployment' } };

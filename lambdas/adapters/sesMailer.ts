@@ -26,16 +26,15 @@ export class SesMailer implements Mailer {
 		this.config = new IdempotencyConfig({ eventKeyJmesPath: '[key, recipient]', expiresAfterSeconds: SENT_RECORD_SECONDS });
 		this.send = makeIdempotent(
 			async (request: SendRequest): Promise<SendReceipt> => {
-				// Only real sends take a slot: one the idempotency record answers sends nothing.
+				const command = new SendEmailCommand({
+					// The e-mail's own address: a request's recipient names the customer (several may share one address).
+					Destination: { ToAddresses: [request.email.to] },
+					Content: { Raw: { Data: Buffer.from(toMime(request.email), 'utf8') } },
+					ConfigurationSetName: options.configurationSetName,
+				});
+				// Only real sends take a slot (one the idempotency record answers sends nothing), the message already built.
 				await options.budget?.slot();
-				const out = await this.ses.send(
-					new SendEmailCommand({
-						// The e-mail's own address: a request's recipient may name one of several customers sharing it.
-						Destination: { ToAddresses: [request.email.to] },
-						Content: { Raw: { Data: Buffer.from(toMime(request.email), 'utf8') } },
-						ConfigurationSetName: options.configurationSetName,
-					}),
-				);
+				const out = await this.ses.send(command);
 				return { messageId: out.MessageId ?? '', factKeys: request.factKeys };
 			},
 			{ persistenceStore, config: this.config },

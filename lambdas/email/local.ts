@@ -92,7 +92,9 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			return;
 		}
 		const month = noticeMonthOf(day);
-		const due = day.endsWith('-01') && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastNotices')) !== month;
+		// On the 1st at the digest hour; on a later day when the runner sent an earlier month's but missed this one's (it was not running).
+		const last = await store.get<string>('mail:local', 'lastNotices');
+		const due = last !== month && (day.endsWith('-01') ? localHour(t, timeZone) >= settings.digestHour : last !== undefined && last < month);
 		if (!noticesNow && !due) return;
 		// Each account's customers in turn; one account that fails does not keep the others' notices back.
 		const failures: unknown[] = [];

@@ -5,7 +5,7 @@ import { isEmailAddress } from './noticeSettings';
 import { renderNotice } from './noticesRender';
 import { SendInProgressError, type MailStore, type Mailer } from './ports';
 import { normalName, type EmailSettings } from './settings';
-import { fill, formatNumber, plural, textsFor, type Locale } from './texts';
+import { fill, formatLongDay, formatNumber, plural, textsFor, type Locale } from './texts';
 
 /**
  * The customer re-test notices of one month: each customer with devices due in the month gets
@@ -78,7 +78,12 @@ export interface NoticesSummary {
 	customers: number;
 	devices: number;
 	noAddress: string[];
+	/** The 1st these notices were due on, when they went out later (that day's run did not take place or did not finish). */
+	lateFrom?: string;
 }
+
+/** The store's namespace of the months whose notices are done (a run ended with every customer served), keyed as the summaries. */
+export const NOTICES_DONE_NS = 'notices:done';
 
 export class NoticesError extends Error {
 	override readonly name = 'NoticesError';
@@ -221,6 +226,7 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
 	const lines = [fill(form(summary.customers, t.notices.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
 	const missing = summary.noAddress.length;
 	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
+	if (summary.lateFrom) lines.push(fill(t.notices.digestLate, { day: formatLongDay(summary.lateFrom, locale) }));
 	return lines;
 }
 
@@ -231,9 +237,24 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
 export async function recordNoticesSummary(store: MailStore, report: NoticesReport, day: string, now: number): Promise<NoticesSummary> {
 	const sent: NoticeSent[] = [];
 	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month, report.account))) sent.push(value);
-	const summary = noticesSummary({ ...report, sent });
+	const first = `${day.slice(0, 7)}-01`;
+	const summary: NoticesSummary = { ...noticesSummary({ ...report, sent }), ...(day !== first && report.sent.length > 0 ? { lateFrom: first } : {}) };
 	await store.putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day, report.account), value: summary, expiresAt: now + 40 * 86_400_000 }]);
+	if (report.failed.length === 0) await store.putMany(NOTICES_DONE_NS, [{ key: noticesSummaryKey(report.month, report.account), value: { day }, expiresAt: now + 70 * 86_400_000 }]);
 	return summary;
+}
+
+/**
+ * The accounts whose notices of `day`'s month are not done yet. The notices run daily at the
+ * digest hour: on the 1st they send; on a later day only when that month's are not done (the 1st's
+ * run was skipped, as Scheduler skips a local time a daylight-saving change leaves out, or failed),
+ * and the digest of such a day waits for them as on the 1st.
+ */
+export async function noticesPending(store: Pick<MailStore, 'get'>, day: string, accounts: Array<string | undefined>): Promise<Array<string | undefined>> {
+	const month = noticeMonthOf(day);
+	const pending = [];
+	for (const a of accounts) if ((await store.get(NOTICES_DONE_NS, noticesSummaryKey(month, a))) === undefined) pending.push(a);
+	return pending;
 }
 
 /**

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ACCOUNT_LEASE_POLL_MS, accountLeaseName, DEFAULT_ACCOUNT_LEASE_WAIT_MS } from '../pollers/context';
 import type { Log, StateStore } from '../ports';
 import type { DigestDeps } from './digest';
-import { noticeMonthOf, NoticesError, recordNoticesSummary, runNotices, type NoticesReport } from './notices';
+import { noticeMonthOf, NoticesError, noticesPending, recordNoticesSummary, runNotices, type NoticesReport } from './notices';
 
 /** The account whose customers get their notices: the schedule's (several accounts) or the environment's. */
 export interface NoticeAccount {
@@ -38,7 +38,8 @@ export function noticeAccount(env: NodeJS.ProcessEnv, input: unknown): NoticeAcc
 }
 
 /**
- * The customer re-test notices of one account in a Lambda (lambdas/handlers/customerNotices.ts):
+ * The customer re-test notices of one account in a Lambda (lambdas/handlers/customerNotices.ts),
+ * invoked daily: on the 1st, and on a later day when the month's are not done (then late), for
  * the month after `day`'s, read from the service now, sent once per customer and month (records in
  * the state table under `notices:<YYYY-MM>` and the SES mailer's idempotency). The summary the
  * day's digest reads is recorded even when some sends failed (what did go out); the failure is
@@ -47,6 +48,12 @@ export function noticeAccount(env: NodeJS.ProcessEnv, input: unknown): NoticeAcc
 export async function sendNotices(deps: DigestDeps & { leases: Leases }, day: string, target: NoticeAccount, secrets: SecretsProvider, log: Log, options: LeaseOptions = {}): Promise<NoticesReport | undefined> {
 	if (!deps.settings.customerNotices.enabled) {
 		log.warn('The re-test notices are off (customerNotices.enabled is false): nothing sent', {});
+		return undefined;
+	}
+	// Daily at the digest hour: a later day than the 1st sends only a month whose notices are not done.
+	const month = noticeMonthOf(day);
+	if (!day.endsWith('-01') && (await noticesPending(deps.store, day, [target.account])).length === 0) {
+		log.info("The re-test notices of the month are done: nothing to catch up", { month });
 		return undefined;
 	}
 	// One token, one reader: the account's lease, as its pollers take it, held while the notices read and send.

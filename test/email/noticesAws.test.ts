@@ -6,7 +6,8 @@ import { readNoticeInput } from '../../client/noticesRead';
 import { DynamoMailStore } from '../../lambdas/adapters/dynamoMailStore';
 import { awsDeps } from '../../lambdas/email/aws';
 import { runDigest, type DigestError } from '../../lambdas/email/digest';
-import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesDigestLines, noticesSummary, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
+import { formatLongDay } from '../../lambdas/email/texts';
+import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesDigestLines, noticesPending, noticesSummary, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
 import { CUSTOMER } from '../../sandbox/properties';
 import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
@@ -278,6 +279,40 @@ describe('re-test notices on AWS adapters', () => {
 			expect(report.sent.length).toBeGreaterThan(0);
 			expect(sandbox.stats.requests).toBeGreaterThan(before);
 			expect(await leases.acquireLease(lease, 'probe', Date.now(), 1000)).toBe(true);
+		} finally {
+			await local.stop();
+		}
+	}, 120_000);
+
+	it("a month whose notices did not go out on the 1st (a daylight-saving gap skipped the schedule): the next day's run sends them, the digest says they are late; the day after, nothing is read", async () => {
+		await createStateTable(dynamo.client, 'notices-10');
+		const local = await new LocalAws().start();
+		try {
+			const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-late';
+			local.secrets.set(arn, JSON.stringify({ token: sandbox.sandboxToken }));
+			const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({ ...AWS_TEST_CONFIG, endpoint: local.url }) });
+			const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+			const aws = awsDeps({ table: 'notices-10', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			const target = { baseUrl: sandbox.url, environment: 'sandbox' as const, tokenSecretArn: arn };
+			const month = sandbox.account.today().slice(0, 7);
+			ses.sent.length = 0;
+			ses.failCall = () => undefined;
+			// The digest of the 2nd waits for the notices: their month is not done yet.
+			expect(await noticesPending(aws.store, `${month}-02`, [undefined])).toEqual([undefined]);
+
+			const late = (await sendNotices(aws, `${month}-02`, target, secrets, silentLog, { remainingMs: () => 60_000 }))!;
+			expect(late.sent.length).toBeGreaterThan(0);
+			const summary = (await aws.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(`${month}-02`)))!;
+			expect(summary.lateFrom).toBe(`${month}-01`);
+			expect(noticesDigestLines(summary, 'en').join('\n')).toContain(`due on ${formatLongDay(`${month}-01`, 'en')}`);
+			expect(noticesDigestLines(summary, 'de').join('\n')).toContain(formatLongDay(`${month}-01`, 'de'));
+
+			const before = sandbox.stats.requests;
+			expect(await noticesPending(aws.store, `${month}-03`, [undefined])).toEqual([]);
+			expect(await sendNotices(aws, `${month}-03`, target, secrets, silentLog, { remainingMs: () => 60_000 })).toBeUndefined();
+			expect(sandbox.stats.requests).toBe(before);
+			expect(ses.sent).toHaveLength(late.sent.length);
 		} finally {
 			await local.stop();
 		}

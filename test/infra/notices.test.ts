@@ -40,7 +40,8 @@ describe('the customer re-test notices on AWS', () => {
 		for (const other of [one.stack.email.digest, one.stack.email.collector]) expect(JSON.stringify(roleStatements(one, roleOf(one, one.id(other))))).not.toContain('secretsmanager');
 
 		one.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-			ScheduleExpression: 'cron(0 6 1 * ? *)',
+			// Daily at the digest hour: the 1st sends, a later day catches up a month whose 1st did not run (a daylight-saving gap).
+			ScheduleExpression: 'cron(0 6 * * ? *)',
 			ScheduleExpressionTimezone: 'Europe/Berlin',
 			Target: { Arn: getAtt(fn), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(one.id(one.stack.schedulerDlq)) } },
 		});
@@ -60,10 +61,24 @@ describe('the customer re-test notices on AWS', () => {
 		for (const i of inputs) {
 			expect(i.scheduledTime).toBe('<aws.scheduler.scheduled-time>');
 			expect(readDigestInvocation({ ...i, scheduledTime: '2026-12-01T06:00:00Z' })).toEqual({ scheduledTime: '2026-12-01T06:00:00Z' });
-			expect(schedules.every(([, r]) => r.Properties.ScheduleExpression === 'cron(0 7 1 * ? *)')).toBe(true);
+			expect(schedules.every(([, r]) => r.Properties.ScheduleExpression === 'cron(0 7 * * ? *)')).toBe(true);
 		}
 		expect(inputs.find((i) => scheduledAccount(i)?.id === 'site-c')).toMatchObject({ account: { tokenSecretArn: arn, baseUrl: 'https://tec-c.example.com' } });
 		const read = roleStatements(several, roleOf(several, fn)).find((x: Json) => x.Sid === 'ReadAccessToken');
 		expect(JSON.stringify(read.Resource)).toContain(arn);
+	});
+
+	it('a daylight-saving gap (Australia/Sydney, digest hour 2, 1 October 2028) skips the 1st: the schedule fires again the next day', () => {
+		// No instant of 1 October 2028 is 02:xx in Sydney: the clocks go from 01:59 to 03:00, and Scheduler skips the firing.
+		const hoursOn1st = new Set<string>();
+		for (let t = Date.parse('2028-09-30T12:00:00Z'); t < Date.parse('2028-10-01T14:00:00Z'); t += 15 * 60_000) {
+			const local = new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' }).format(new Date(t));
+			if (local.startsWith('2028-10-01')) hoursOn1st.add(local.slice(-2));
+		}
+		expect(hoursOn1st.has('02')).toBe(false);
+		const schedules = ofType(one, 'AWS::Scheduler::Schedule').filter(([, r]) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(getAtt(one.id(one.stack.email.notices!))));
+		expect(schedules.length).toBeGreaterThan(0);
+		// The day-of-month field: every day, so 2 October 02:00 is a firing.
+		for (const [, r] of schedules) expect(String(r.Properties.ScheduleExpression).split(' ')[2]).toBe('*');
 	});
 });

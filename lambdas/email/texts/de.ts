@@ -182,6 +182,7 @@ export const de: Catalog = {
 		csvColumns: { status: 'Status' },
 		digestSent: { one: 'Benachrichtigungen zur Wiederholungsprüfung an {count} Kunden für {devices} versandt.', other: 'Benachrichtigungen zur Wiederholungsprüfung an {count} Kunden für {devices} versandt.' },
 		digestNoAddress: { one: '{count} Kunde hat keine Kontaktadresse: {names}.', other: '{count} Kunden haben keine Kontaktadresse: {names}.' },
+		digestLate: 'Diese Benachrichtigungen waren am {day} fällig; jener Lauf fand nicht statt, daher wurden sie bei nächster Gelegenheit versandt.',
 	},
 	forecast: {
 		heading: 'Prüfungen in den nächsten 12 Monaten',

@@ -181,6 +181,7 @@ export const en = {
 		csvColumns: { status: 'Status' },
 		digestSent: { one: 'Re-test notices sent to {count} customer for {devices}.', other: 'Re-test notices sent to {count} customers for {devices}.' },
 		digestNoAddress: { one: '{count} customer has no contact address: {names}.', other: '{count} customers have no contact address: {names}.' },
+		digestLate: 'These notices were due on {day}; that run did not take place, so they went out at the next chance.',
 	},
 	forecast: {
 		heading: 'The next 12 months',

@@ -195,6 +195,8 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 					html: rendered.html,
 					messageId: `<${id}@${domain}>`,
 					date: new Date(deps.now()),
+					// The customer's language, not the settings' default (Content-Language).
+					locale,
 					attachments: [{ filename: rendered.csvFilename, contentType: 'text/csv', content: rendered.csv }],
 					data: { month, customer: { id: customer.id, name: customer.name }, address: to.address, locale, due: due.map(listed), overdue: overdue.map(listed) },
 				},

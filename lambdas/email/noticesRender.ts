@@ -2,7 +2,7 @@ import type { NoticeDevice } from '../../client/noticesRead';
 import { csvCell } from './csv';
 import type { CustomerNotices } from './noticeSettings';
 import { esc } from './render';
-import { fill, formatDay, formatMonth, plural, textsFor, type Locale } from './texts';
+import { fill, formatDay, formatMonth, formOf, plural, textsFor, type Locale } from './texts';
 
 /**
  * One customer's re-test notice, in the customer's language: the devices due next month, those
@@ -38,7 +38,7 @@ export function renderNotice(c: NoticeContent, s: CustomerNotices): RenderedNoti
 	const t = textsFor(c.locale).notices;
 	const month = formatMonth(c.month, c.locale);
 	const values = { customerName: c.customerName, month, count: c.due.length, overdueCount: c.overdue.length, companyName: c.companyName, replyTo: c.replyTo };
-	const subject = fill(s.subject ?? t.subject, values).replace(/[\r\n]+/g, ' ');
+	const subject = fill(s.subject ?? formOf(c.due.length, t.subject), values).replace(/[\r\n]+/g, ' ');
 	const introduction = fill(s.introduction ?? t.introduction, values);
 	const closingText = fill(s.closingText ?? t.closingText, values);
 	const max = s.maxRows;

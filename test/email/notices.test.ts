@@ -7,6 +7,7 @@ import { noticeCustomerOf, noticeDeviceOf, readNoticeInput } from '../../client/
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { dueByCustomer, noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps, type NoticeSent } from '../../lambdas/email/notices';
+import { renderNotice } from '../../lambdas/email/noticesRender';
 import { parseEmailSettings, type EmailSettings } from '../../lambdas/email/settings';
 import type { Mailer } from '../../lambdas/email/ports';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
@@ -198,6 +199,22 @@ describe('re-test notices keyed on the customer (issue 41, item 6)', () => {
 			customers.get(first)!.values[CUSTOMER.contactEmail] = was[0];
 			customers.get(second)!.values[CUSTOMER.contactEmail] = was[1];
 		}
+	}, 120_000);
+});
+
+describe('a notice in its language (issue 41, item 13)', () => {
+	it('a German notice carries Content-Language: de; the default subjects say "1 device" / "1 Gerät", and the plural for more', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const month = noticeMonthOf(sandbox.account.today());
+		const report = await runNotices(deps(dir, settingsWith({}, 'de')), month);
+		const eml = mimeParts(readFileSync(join(dir, 'outbox', `notices_${month}`, `${fileOf(report.sent[0])}.eml`), 'utf8'));
+		expect(eml.headers['content-language']).toBe('de');
+		const device = { id: 1, customerId: 1, designation: 'Drill', idBarcode: 'B1', department: null, location: null, nextTestDate: `${month}-10` };
+		const notice = (locale: 'en' | 'de', due: (typeof device)[]) => renderNotice({ customerName: 'Acme', month, due, overdue: [], locale, replyTo: 'r@lab.example', companyName: 'Lab', environment: 'sandbox' }, settingsWith({}).customerNotices).subject;
+		expect(notice('en', [device])).toContain(': 1 device at Acme');
+		expect(notice('de', [device])).toContain(': 1 Gerät bei Acme');
+		expect(notice('en', [device, { ...device, id: 2 }])).toContain(': 2 devices at Acme');
+		expect(notice('de', [device, { ...device, id: 2 }])).toContain(': 2 Geräte bei Acme');
 	}, 120_000);
 });
 

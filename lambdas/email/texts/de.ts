@@ -164,7 +164,7 @@ export const de: Catalog = {
 		failed24: '24 Mon. nicht bestanden',
 	},
 	notices: {
-		subject: 'Wiederholungsprüfung im {month}: {count} Geräte bei {customerName}',
+		subject: { one: 'Wiederholungsprüfung im {month}: {count} Gerät bei {customerName}', other: 'Wiederholungsprüfung im {month}: {count} Geräte bei {customerName}' },
 		introduction: 'Sehr geehrte Damen und Herren, für die unten aufgeführten Geräte von {customerName} ist im {month} die Wiederholungsprüfung fällig. Antworten Sie einfach auf diese E-Mail, um einen Prüftermin zu vereinbaren.',
 		closingText: 'Vielen Dank, dass Sie die Sicherheit Ihrer Geräte in unsere Hände legen.',
 		heading: 'Wiederholungsprüfung im {month}',

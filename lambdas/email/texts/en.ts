@@ -163,7 +163,7 @@ export const en = {
 		failed24: '24 mo. failed',
 	},
 	notices: {
-		subject: 'Re-test due in {month}: {count} devices at {customerName}',
+		subject: { one: 'Re-test due in {month}: {count} device at {customerName}', other: 'Re-test due in {month}: {count} devices at {customerName}' },
 		introduction: 'Dear {customerName}, the devices below are due for their re-test in {month}. Reply to this e-mail to book a date and we will arrange the visit.',
 		closingText: 'Thank you for keeping your devices safe with us.',
 		heading: 'Re-test due in {month}',

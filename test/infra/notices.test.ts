@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scheduledAccount } from '../../lambdas/accounts';
 import { readDigestInvocation } from '../../lambdas/email/events';
@@ -80,5 +82,15 @@ describe('the customer re-test notices on AWS', () => {
 		expect(schedules.length).toBeGreaterThan(0);
 		// The day-of-month field: every day, so 2 October 02:00 is a firing.
 		for (const [, r] of schedules) expect(String(r.Properties.ScheduleExpression).split(' ')[2]).toBe('*');
+	});
+
+	it("what the README says of a failed run is what the stack does: the scheduler's retries deliver the invocation; a failed run is retried by Lambda twice, then lands in the scheduler DLQ", () => {
+		const fn = one.id(one.stack.email.notices!);
+		one.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(fn), MaximumRetryAttempts: 2 });
+		expect(propsOf(one, fn).DeadLetterConfig).toEqual({ TargetArn: getAtt(one.id(one.stack.schedulerDlq)) });
+		const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+		expect(readme.includes('retried by the scheduler'), 'the README says the scheduler retries a failed run').toBe(false);
+		expect(readme.includes("the scheduler's retries send only what is missing"), "the README says the scheduler's retries resend").toBe(false);
+		expect(readme.includes('a failed run is retried by Lambda twice, then goes to the scheduler DLQ'), 'the README says who retries a failed run').toBe(true);
 	});
 });

@@ -35,7 +35,8 @@ export class SesMailer implements Mailer {
 				// Only real sends take a slot (one the idempotency record answers sends nothing), the message already built.
 				await options.budget?.slot();
 				const out = await this.ses.send(command);
-				return { messageId: out.MessageId ?? '', factKeys: request.factKeys };
+				// Stored with the idempotency record: a run that finds it later records when the e-mail really went out.
+				return { messageId: out.MessageId ?? '', factKeys: request.factKeys, sentAt: new Date().toISOString() };
 			},
 			{ persistenceStore, config: this.config },
 		);

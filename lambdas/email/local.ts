@@ -73,6 +73,27 @@ export function readLocalEmailSettings(configPath: string | undefined): { settin
 	return { settings, timeZone };
 }
 
+/**
+ * Appends a notice's line to the audit log unless the log has it (the same month, account and
+ * customer): the line is written before the notice's record, so a run after a crash between the
+ * two tells of the notice again.
+ */
+export function appendNoticeLog(path: string, entry: NoticeSent): void {
+	const key = (e: Pick<NoticeSent, 'month' | 'account' | 'customerId'>) => `${e.month}\n${e.account ?? ''}\n${e.customerId}`;
+	if (existsSync(path)) {
+		for (const line of readFileSync(path, 'utf8').split('\n')) {
+			if (line.trim() === '') continue;
+			try {
+				if (key(JSON.parse(line) as NoticeSent) === key(entry)) return;
+			} catch {
+				// A line cut short by a crash: not this notice's.
+			}
+		}
+	}
+	mkdirSync(dirname(path), { recursive: true });
+	appendFileSync(path, `${JSON.stringify(entry)}\n`);
+}
+
 export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const { settings, timeZone } = readLocalEmailSettings(options.configPath);
 	const now = options.now ?? Date.now;
@@ -109,10 +130,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 						now,
 						read,
 						account,
-						onSent: (entry: NoticeSent) => {
-							mkdirSync(dirname(auditPath), { recursive: true });
-							appendFileSync(auditPath, `${JSON.stringify(entry)}\n`);
-						},
+						onSent: (entry: NoticeSent) => appendNoticeLog(auditPath, entry),
 					},
 					month,
 				);

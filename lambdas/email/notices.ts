@@ -36,7 +36,7 @@ export interface NoticeDeps {
 	now: () => number;
 	/** Reads the customers and devices from the service at notice time (client/noticesRead.ts). */
 	read: () => Promise<NoticeInput>;
-	/** Also told each notice sent (locally: the JSON-lines audit file). */
+	/** Also told each notice sent, before it is recorded (locally: the JSON-lines audit file); after a crash again for the same notice. */
 	onSent?: (entry: NoticeSent) => Promise<void> | void;
 	/** The account whose customers these are, when the deployment watches several. */
 	account?: string;
@@ -201,9 +201,10 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 					data: { month, customer: { id: customer.id, name: customer.name }, address: to.address, locale, due: due.map(listed), overdue: overdue.map(listed) },
 				},
 			});
-			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
-			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
+			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: receipt.sentAt ?? new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
+			// The audit line before the record: a crash between them repeats the line (its writer keeps one), never loses it.
 			await deps.onSent?.(entry);
+			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
 			report.sent.push(entry);
 		} catch (error) {
 			if (error instanceof SendInProgressError) report.inProgress.push(customer.name);

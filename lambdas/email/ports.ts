@@ -45,6 +45,8 @@ export interface SendReceipt {
 	messageId: string;
 	/** The facts of the e-mail that was actually sent (on a repeat: of the first one). */
 	factKeys: string[];
+	/** When it was sent (on a repeat: the first send's time; absent in receipts of earlier versions). */
+	sentAt?: string;
 }
 
 /**

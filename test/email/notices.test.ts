@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeCustomerOf, noticeDeviceOf, readNoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
+import { appendNoticeLog } from '../../lambdas/email/local';
 import { dueByCustomer, noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps, type NoticeSent } from '../../lambdas/email/notices';
 import { renderNotice } from '../../lambdas/email/noticesRender';
 import { parseEmailSettings, type EmailSettings } from '../../lambdas/email/settings';
@@ -215,6 +216,30 @@ describe('a notice in its language (issue 41, item 13)', () => {
 		expect(notice('de', [device])).toContain(': 1 Gerät bei Acme');
 		expect(notice('en', [device, { ...device, id: 2 }])).toContain(': 2 devices at Acme');
 		expect(notice('de', [device, { ...device, id: 2 }])).toContain(': 2 Geräte bei Acme');
+	}, 120_000);
+});
+
+describe('the audit log of the notices (issue 41, item 16)', () => {
+	it('a crash between the audit line and the state record cannot lose the line: the line is written first, and once however often a rerun writes it', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const month = noticeMonthOf(sandbox.account.today());
+		const log = join(dir, 'notices-log.jsonl');
+		let crashed: number | undefined;
+		// The first notice's run dies right after its audit step (the process ends before anything else is written).
+		const crashing = { ...deps(dir, settingsWith({})), onSent: (entry: NoticeSent) => {
+			appendNoticeLog(log, entry);
+			if (crashed === undefined) {
+				crashed = entry.customerId;
+				throw new Error('the process ended');
+			}
+		} };
+		await runNotices(crashing, month).catch(() => undefined);
+		expect(crashed).toBeDefined();
+		const again = await runNotices({ ...deps(dir, settingsWith({})), onSent: (entry) => appendNoticeLog(log, entry) }, month);
+		const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as NoticeSent);
+		expect(lines.filter((l) => l.customerId === crashed)).toHaveLength(1);
+		expect(new Set(lines.map((l) => l.customerId)).size).toBe(lines.length);
+		expect(again.sent.map((e) => e.customerId)).toContain(crashed);
 	}, 120_000);
 });
 

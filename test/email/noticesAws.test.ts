@@ -318,6 +318,27 @@ describe('re-test notices on AWS adapters', () => {
 		}
 	}, 120_000);
 
+	it('sentAt is when the notice was sent: a run that records a notice an earlier run sent (and died before recording) keeps the time of the send', async () => {
+		await createStateTable(dynamo.client, 'notices-11');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const aws = awsDeps({ table: 'notices-11', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		const month = noticeMonthOf(sandbox.account.today());
+		// The first run's records cannot be written (the run dies after SES accepted each notice).
+		const dying = { ...aws.store, list: aws.store.list.bind(aws.store), get: aws.store.get.bind(aws.store), deleteMany: aws.store.deleteMany.bind(aws.store), putMany: () => Promise.reject(new Error('the run ended')) };
+		const sentAt = Date.now();
+		const first = await runNotices({ store: dying, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, read: () => readNoticeInput(client, () => sandbox.account.now()) }, month).catch((e: unknown) => (e as NoticesError).report);
+		expect(first.failed.length).toBeGreaterThan(0);
+		// The rerun, an hour later by its clock: SES sends nothing again, and the records say when the notices went out.
+		const count = ses.sent.length;
+		const later = sentAt + 3_600_000;
+		const rerun = await runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => later, read: () => readNoticeInput(client, () => sandbox.account.now()) }, month);
+		expect(ses.sent.length).toBe(count);
+		expect(rerun.sent.length).toBe(first.failed.length);
+		for (const e of rerun.sent) expect(Date.parse(e.sentAt)).toBeLessThan(later - 600_000);
+	}, 120_000);
+
 	it("the digest of a month's first day waits for the notices' summaries, up to its bound, and names the accounts still missing", async () => {
 		await createStateTable(dynamo.client, 'notices-3');
 		const store = new DynamoMailStore('notices-3', dynamo.client);

@@ -33,59 +33,40 @@ export class DynamoSendBudget implements SendBudget {
 	async slot(): Promise<void> {
 		const now = this.options.now ?? Date.now;
 		// The recorded interval wins over an assumed one, so every sender spaces its slots alike.
-		const own = { ':iv': { N: String(intervalOf(this.options.rate ?? UNKNOWN_SEND_RATE)) } };
-		const spacing = this.options.rate ? { set: '#iv = :iv, ', step: ':iv' } : { set: '', step: 'if_not_exists(#iv, :iv)' };
-		const names = { '#n': 'next', '#iv': 'interval' };
-		let at: number | undefined;
-		for (let attempt = 0; at === undefined || now() - at > LATE_MS; attempt++) {
-			if (attempt >= 50) throw new Error('The SES sending budget could not be reserved after 50 attempts (the state table kept changing under it)');
-			at = undefined;
+		const known = !!this.options.rate;
+		const step = known ? ':iv' : 'if_not_exists(#iv, :iv)';
+		const iv = String(intervalOf(this.options.rate ?? UNKNOWN_SEND_RATE));
+		for (let attempt = 0; attempt < 50; attempt++) {
 			const t = now();
-			// The budget is idle: this send takes the slot now.
-			try {
-				await this.client.send(
-					new UpdateItemCommand({
-						TableName: this.table,
-						Key: KEY,
-						UpdateExpression: `SET ${spacing.set}#n = ${spacing.step} + :t`,
-						ConditionExpression: 'attribute_not_exists(#n) OR #n <= :t',
-						ExpressionAttributeNames: names,
-						ExpressionAttributeValues: { ':t': { N: String(t) }, ...own },
-					}),
-				);
-				at = t;
-				break;
-			} catch (error) {
-				if (!(error instanceof ConditionalCheckFailedException)) throw error;
-			}
-			// Slots are reserved ahead: this send takes the next one.
+			// Idle: this send takes the slot now; else the one after the slots reserved ahead.
+			const idle = attempt % 2 === 0;
 			try {
 				const out = await this.client.send(
 					new UpdateItemCommand({
 						TableName: this.table,
 						Key: KEY,
-						UpdateExpression: `SET ${spacing.set}#n = #n + ${spacing.step}`,
-						ConditionExpression: '#n > :t',
-						ExpressionAttributeNames: names,
-						ExpressionAttributeValues: { ':t': { N: String(t) }, ...own },
+						UpdateExpression: `SET ${known ? '#iv = :iv, ' : ''}#n = ${idle ? `${step} + :t` : `#n + ${step}`}`,
+						ConditionExpression: idle ? 'attribute_not_exists(#n) OR #n <= :t' : '#n > :t',
+						ExpressionAttributeNames: { '#n': 'next', '#iv': 'interval' },
+						ExpressionAttributeValues: { ':t': { N: String(t) }, ':iv': { N: iv } },
 						ReturnValues: 'ALL_NEW',
 					}),
 				);
-				at = Number(out.Attributes?.next?.N) - Number(out.Attributes?.interval?.N ?? own[':iv'].N);
+				const at = idle ? t : Number(out.Attributes?.next?.N) - Number(out.Attributes?.interval?.N ?? iv);
+				const wait = at - now();
+				// A slot whose reservation came back late is given up: sends that leave late crowd the ones after them.
+				if (wait < -LATE_MS) continue;
+				if (wait > 0) await (this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))))(wait);
+				return;
 			} catch (error) {
 				if (!(error instanceof ConditionalCheckFailedException)) throw error;
 			}
 		}
-		const wait = at - now();
-		if (wait > 0) await (this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))))(wait);
+		throw new Error('SES sending budget: no slot after 50 attempts');
 	}
 }
 
-/**
- * A slot whose reservation came back this late is given up and another one taken: sends that leave
- * late would crowd the ones after them (slots a fifth apart more than needed leave 200 ms in all,
- * the rest is for the way to SES).
- */
+/** How late a slot may be taken (slots a fifth apart more than needed leave 200 ms in all; the rest is for the way to SES). */
 const LATE_MS = 80;
 
 /** Slots a fifth more than 1/rate apart: requests do not arrive at SES as evenly as they leave. */

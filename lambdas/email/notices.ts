@@ -135,7 +135,7 @@ function addressOf(settings: EmailSettings, customer: NoticeCustomer): { address
 export function sendable(address: string, what: string): { address: string } | { reason: string } {
 	const at = address.lastIndexOf('@');
 	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
-	if (/[^\x00-\x7f]/.test(local)) return { reason: `${what} has a local part that is not 7-bit ASCII (SES cannot send to it)` };
+	if (/[\u0080-\uFFFF]/.test(local)) return { reason: `${what} has a local part that is not 7-bit ASCII (SES cannot send to it)` };
 	const ascii = domainToASCII(domain.toLowerCase());
 	if (ascii === '') return { reason: `${what} has a domain that is not a valid internationalized domain name` };
 	return { address: `${local.toLowerCase()}@${ascii}` };

@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { parseBaseUrl, resolveProfile, type BaseUrl, type ServiceProfile } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { scheduledAccount } from '../accounts';
 import { readToken } from '../adapters/tokenSecret';
 import { connectService } from '../adapters/undiciService';
-import { randomUUID } from 'node:crypto';
 import { ACCOUNT_LEASE_POLL_MS, accountLeaseName, DEFAULT_ACCOUNT_LEASE_WAIT_MS } from '../pollers/context';
 import type { Log, StateStore } from '../ports';
 import type { DigestDeps } from './digest';

@@ -7,7 +7,7 @@ import { NOTICES_WAIT_MS } from '../../lambdas/email/notices';
 import { DIGEST_TIMEOUT, NOTICES_TIMEOUT } from '../../infra/constructs/emailAlerts';
 import { BASE_CONFIG, getAtt, ofType, propsOf, ref, roleOf, roleStatements, synth, type Json } from './synth';
 
-/** The customer re-test notices on AWS: a function of their own, scheduled on the 1st at the digest hour (synthesised with cdk-nag's checks). */
+/** The customer re-test notices on AWS: a function of their own, scheduled daily at the digest hour (the 1st sends, a later day catches up) (synthesised with cdk-nag's checks). */
 const notices = { enabled: true, replyTo: 'booking@lab.example.com' };
 const one = synth({ ...BASE_CONFIG, timeZone: 'Europe/Berlin', digestHour: '6', customerNotices: JSON.stringify(notices) }, 'NoticesOne');
 const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:site-c-token-AbCdEf';
@@ -27,7 +27,7 @@ const several = synth(
 const text = (v: Json): string => (typeof v === 'string' ? v : v['Fn::Join'] ? (v['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : '<token>')).join(v['Fn::Join'][0]) : '<token>');
 
 describe('the customer re-test notices on AWS', () => {
-	it("one account: a function with the account's address, its token secret (read only), the state table and SES as the sender; on the 1st at the digest hour", () => {
+	it("one account: a function with the account's address, its token secret (read only), the state table and SES as the sender; daily at the digest hour", () => {
 		const fn = one.id(one.stack.email.notices!);
 		const vars = propsOf(one, fn).Environment.Variables;
 		expect(vars).toMatchObject({ TEC_BASE_URL: BASE_CONFIG.baseUrl, TEC_ENVIRONMENT: 'sandbox', TEC_TOKEN_SECRET_ARN: ref(one.id(one.stack.tokenSecret)), STATE_TABLE: ref(one.id(one.stack.table)), TIME_ZONE: 'Europe/Berlin' });

@@ -2,7 +2,8 @@ import type { NoticeDevice } from '../../client/noticesRead';
 import { csvCell } from './csv';
 import type { CustomerNotices } from './noticeSettings';
 import { esc } from './render';
-import { fill, formatDay, formatMonth, formOf, plural, textsFor, type Locale } from './texts';
+import { fill, formatDay, formatMonth, formOf, plural, type Locale } from './texts';
+import { noticesTextsFor } from './texts/notices';
 
 /**
  * One customer's re-test notice, in the customer's language: the devices due next month, those
@@ -35,7 +36,7 @@ const LINE = '#e5e7eb';
 const FONT = 'Arial,Helvetica,sans-serif';
 
 export function renderNotice(c: NoticeContent, s: CustomerNotices): RenderedNotice {
-	const t = textsFor(c.locale).notices;
+	const t = noticesTextsFor(c.locale);
 	const month = formatMonth(c.month, c.locale);
 	const values = { customerName: c.customerName, month, count: c.due.length, overdueCount: c.overdue.length, companyName: c.companyName, replyTo: c.replyTo };
 	const subject = fill(s.subject ?? formOf(c.due.length, t.subject), values).replace(/[\r\n]+/g, ' ');

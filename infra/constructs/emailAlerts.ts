@@ -127,6 +127,8 @@ export class EmailAlerts extends Construct {
 				});
 			}
 		}
+		// The SES account's sending rate, recorded for the collector's sends (GetAccount has no resource-level permissions).
+		digest.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadSendingRate', actions: ['ses:GetAccount'], resources: ['*'] }));
 		Validations.of(this.digest).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
 			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',

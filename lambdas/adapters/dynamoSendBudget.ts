@@ -2,10 +2,11 @@ import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } fr
 import type { SendBudget } from '../email/ports';
 
 /**
- * The rate assumed until a function that can read the SES account (the notices, `GetAccount`) has
- * recorded it: SES's smallest production rate. A function that knows the rate records it here.
+ * The rate assumed until a function that can read the SES account (the digest, the notices:
+ * `GetAccount`) has recorded it: SES's smallest rate, a sandbox account's 1 per second (a new
+ * deployment's first alerts may come before either has run). A function that knows the rate records it here.
  */
-export const UNKNOWN_SEND_RATE = 14;
+export const UNKNOWN_SEND_RATE = 1;
 
 /**
  * One SES sending budget for the whole deployment, in the state table: SES's maximum sending rate

@@ -24,9 +24,13 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	if (!wired) {
 		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
 		const env = readEmailEnv(process.env);
-		const { awsDeps, tracedClients } = await import('../email/aws.js');
+		const { awsDeps, sesSendingRate, tracedClients } = await import('../email/aws.js');
 		const clients = await tracedClients(captureAWSv3Client);
-		wired ??= { env, deps: awsDeps(env, clients) };
+		// Daily in every deployment (the notices may be off): records the SES account's rate in the sending budget, for the collector.
+		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
+		const deps = awsDeps(env, { ...clients, maxSendRate });
+		await deps.budget.record();
+		wired ??= { env, deps };
 	}
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);

@@ -144,8 +144,8 @@ describe('re-test notices on AWS adapters', () => {
 		ses.maxSendRate = 2;
 		ses.enforceRate = true;
 		ses.refusedForRate = 0;
-		// Paced to a rate SES does not allow (no rate known or recorded: 14 per second assumed), the sends outrun its 2 per second: SES refuses some (the baseline this pacing exists for).
-		const unpaced = await send('notices-4').catch((e: unknown) => (e as NoticesError).report);
+		// Paced to a rate SES does not allow, the sends outrun its 2 per second: SES refuses some (the baseline this pacing exists for).
+		const unpaced = await send('notices-4', 20).catch((e: unknown) => (e as NoticesError).report);
 		expect(ses.refusedForRate).toBeGreaterThan(0);
 		expect(unpaced.failed.length).toBeGreaterThan(0);
 		await createStateTable(dynamo.client, 'notices-5');
@@ -195,6 +195,28 @@ describe('re-test notices on AWS adapters', () => {
 			expect(digest.sent).toHaveLength(8);
 			const times = ses.sent.map((m) => m.at);
 			expect(times.every((t) => times.filter((u) => u > t - 1000 && u <= t).length <= 5)).toBe(true);
+		} finally {
+			ses.enforceRate = false;
+		}
+	}, 120_000);
+
+	it("no function has recorded the SES rate (the notices are off, or have not run yet): the digest paces to SES's smallest rate, a sandbox account's 1 per second, and SES refuses none", async () => {
+		await createStateTable(dynamo.client, 'notices-12');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops0@lab.example.com', 'ops1@lab.example.com', 'ops2@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const aws = awsDeps({ table: 'notices-12', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
+		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+		const day = sandbox.account.today();
+		await aws.store.putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day), value: { month: '2027-01', customers: 1, devices: 2, noAddress: [] } }]);
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		ses.maxSendRate = 1;
+		ses.enforceRate = true;
+		ses.refusedForRate = 0;
+		try {
+			const digest = await runDigest({ ...aws, view: { list: async function* () {} } }, day).catch((e: unknown) => (e as DigestError).report);
+			expect(digest.failed).toEqual([]);
+			expect(ses.refusedForRate).toBe(0);
+			expect(digest.sent).toHaveLength(3);
 		} finally {
 			ses.enforceRate = false;
 		}

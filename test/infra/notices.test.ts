@@ -38,6 +38,8 @@ describe('the customer re-test notices on AWS', () => {
 		expect(st.find((x: Json) => x.Sid === 'ReadSendingRate')).toMatchObject({ Action: 'ses:GetAccount', Resource: '*' });
 		expect(st.find((x: Json) => x.Sid === 'SendAsTheSender').Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
 		expect(st.find((x: Json) => x.Sid === 'EmailFacts').Resource).toEqual(getAtt(one.id(one.stack.table)));
+		// The digest reads the SES rate too (it records it for the collector, also when the notices are off).
+		expect(roleStatements(one, roleOf(one, one.id(one.stack.email.digest))).find((x: Json) => x.Sid === 'ReadSendingRate')).toMatchObject({ Action: 'ses:GetAccount', Resource: '*' });
 		// The digest and the collector never read the token.
 		for (const other of [one.stack.email.digest, one.stack.email.collector]) expect(JSON.stringify(roleStatements(one, roleOf(one, one.id(other))))).not.toContain('secretsmanager');
 

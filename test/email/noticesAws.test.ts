@@ -7,7 +7,9 @@ import { DynamoMailStore } from '../../lambdas/adapters/dynamoMailStore';
 import { awsDeps } from '../../lambdas/email/aws';
 import { runDigest, type DigestError } from '../../lambdas/email/digest';
 import { formatLongDay } from '../../lambdas/email/texts';
-import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesDigestLines, noticesPending, noticesSummary, noticesSummaryKey, type NoticesSummary } from '../../lambdas/email/notices';
+import { awaitNoticesSummaries, NOTICES_SUMMARY_NS, noticesDigestLines, noticesPending, noticesSummary, noticesSummaryKey, recordNoticesSummary, type NoticesSummary } from '../../lambdas/email/notices';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { CUSTOMER } from '../../sandbox/properties';
 import { handler } from '../../lambdas/handlers/customerNotices';
 import { noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps } from '../../lambdas/email/notices';
@@ -240,6 +242,37 @@ describe('re-test notices on AWS adapters', () => {
 		const sent = [...a.sent, ...b.sent].map((e) => e.address);
 		expect(ses.sent.map((m) => m.to[0]).sort()).toEqual([...new Set(sent)].sort());
 		expect(ses.sent.length).toBe(new Set(ses.sent.map((m) => m.to[0])).size);
+	}, 120_000);
+
+	it('a customer another run was sending when that run died is not done: the month stays pending, so the next day sends it', async () => {
+		await createStateTable(dynamo.client, 'notices-13');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		const day = sandbox.account.today();
+		const run = (sesClient: ReturnType<LocalSes['client']>) => {
+			const aws = awsDeps({ table: 'notices-13', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: sesClient, maxSendRate: 50 });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			return { aws, done: runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(day)) };
+		};
+		// The first run's SES call never comes back (its Lambda dies there): its first customer stays in progress.
+		const sockets: Socket[] = [];
+		const hung = createServer((socket) => sockets.push(socket));
+		await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+		const dying = run(new SESv2Client({ ...AWS_TEST_CONFIG, endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}` }));
+		const stopped = dying.done.catch(() => undefined);
+		try {
+			while (sockets.length === 0) await new Promise((r) => setTimeout(r, 20));
+			ses.failCall = () => undefined;
+			const other = run(ses.client());
+			const report = await other.done;
+			expect(report.inProgress).toHaveLength(1);
+			await recordNoticesSummary(other.aws.store, report, day, Date.now());
+			expect(await noticesPending(other.aws.store, day, [undefined])).toEqual([undefined]);
+		} finally {
+			for (const socket of sockets) socket.destroy();
+			hung.close();
+			await stopped;
+		}
 	}, 120_000);
 
 	it('addresses SES refuses: a domain with umlauts goes out in Punycode; a local part that is not 7-bit ASCII is no usable address, named in the digest, not a failed send', async () => {

@@ -160,6 +160,9 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	const senderName = s.senderName ?? /^\s*"?([^<>"]*?)"?\s*</.exec(deps.settings.mailFrom)?.[1];
 	const companyName = s.companyName ?? s.senderName ?? senderName ?? mailFrom;
 	const replyTo = s.replyTo ?? mailFrom;
+	// The header as SES takes it (an internationalized domain in Punycode); the text shows the address as written.
+	const ascii = sendable(replyTo, 'customerNotices.replyTo');
+	const replyToHeader = 'address' in ascii ? ascii.address : replyTo;
 
 	for (const { customer, due, overdue } of dueByCustomer(input, month)) {
 		if (s.optOut.some((n) => normalName(n) === normalName(customer.name))) {
@@ -189,7 +192,7 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 				email: {
 					from: senderName ? `${senderName} <${mailFrom}>` : deps.settings.mailFrom,
 					to: to.address,
-					replyTo,
+					replyTo: replyToHeader,
 					subject: rendered.subject,
 					text: rendered.text,
 					html: rendered.html,

@@ -306,6 +306,24 @@ describe('re-test notices on AWS adapters', () => {
 		}
 	}, 120_000);
 
+	it('a reply-to address with an internationalized domain goes into the header in Punycode (SES takes 7-bit headers), the text shows it as written; one with a local part beyond ASCII is refused by the settings', async () => {
+		await createStateTable(dynamo.client, 'notices-14');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: 'Termine@Prüf-Dienst.example' } }, 'test');
+		const aws = awsDeps({ table: 'notices-14', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
+		ses.sent.length = 0;
+		ses.failCall = () => undefined;
+		const report = await runNotices({ store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: Date.now, read: () => readNoticeInput(client, () => sandbox.account.now()) }, noticeMonthOf(sandbox.account.today()));
+		expect(report.sent.length).toBeGreaterThan(0);
+		const raw = ses.sent[0].raw;
+		const headers = raw.slice(0, raw.indexOf('\r\n\r\n'));
+		expect(headers).toMatch(/^[\x00-\x7f]*$/);
+		expect(mimeParts(raw).headers['reply-to']).toBe('termine@xn--prf-dienst-beb.example');
+		expect(mimeParts(raw).text).toContain('termine@prüf-dienst.example');
+		expect(() => parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: 'jörg@lab.example' } }, 'test')).toThrow(/customerNotices\.replyTo.*7-bit ASCII/);
+	}, 120_000);
+
 	it("the notices take the account's lease as the pollers do: while a poller holds it they read nothing, and they release it when done", async () => {
 		await createStateTable(dynamo.client, 'notices-9');
 		const local = await new LocalAws().start();

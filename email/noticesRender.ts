@@ -2,7 +2,8 @@ import type { NoticeDevice } from '../client/noticesRead';
 import { withinBudget } from './budget';
 import { csvFile } from './csv';
 import { esc } from './render';
-import { fill, formatDay, formatMonth, plural, textsFor, type Locale } from './texts';
+import { fill, formatDay, formatMonth, formOf, plural, type Locale } from './texts';
+import { noticesTextsFor } from './texts/notices';
 
 /**
  * One customer's re-test notice, in the customer's language: the devices due next month, those
@@ -49,7 +50,7 @@ const LINE = '#e5e7eb';
 const FONT = 'Arial,Helvetica,sans-serif';
 
 export function renderNotice(c: NoticeContent, s: NoticeTexts): RenderedNotice {
-	const t = textsFor(c.locale).notices;
+	const t = noticesTextsFor(c.locale);
 	// At most maxRows per section, fewer when the HTML would outgrow its budget (email/budget.ts).
 	const body = withinBudget((rows) => noticeWith(c, s, rows), s.maxRows);
 	const col = t.columns;
@@ -63,10 +64,10 @@ export function renderNotice(c: NoticeContent, s: NoticeTexts): RenderedNotice {
 }
 
 function noticeWith(c: NoticeContent, s: NoticeTexts, max: number): { subject: string; text: string; html: string } {
-	const t = textsFor(c.locale).notices;
+	const t = noticesTextsFor(c.locale);
 	const month = formatMonth(c.month, c.locale);
 	const values = { customerName: c.customerName, month, count: c.due.length, overdueCount: c.overdue.length, companyName: c.companyName, replyTo: c.replyTo };
-	const subject = fill(s.subject ?? t.subject, values).replace(/[\r\n]+/g, ' ');
+	const subject = fill(s.subject ?? formOf(c.due.length, t.subject), values).replace(/[\r\n]+/g, ' ');
 	const introduction = fill(s.introduction ?? t.introduction, values);
 	const closingText = fill(s.closingText ?? t.closingText, values);
 	const col = t.columns;

@@ -1,3 +1,5 @@
+import { NOTICES_EN } from './notices';
+
 /**
  * The English texts of every e-mail. Placeholders are written {name}; a text with a count has a
  * `one` and an `other` form. Each section belongs to one kind of e-mail; de.ts has the same keys.
@@ -162,26 +164,7 @@ export const en = {
 		failed12: '12 mo. failed',
 		failed24: '24 mo. failed',
 	},
-	notices: {
-		subject: 'Re-test due in {month}: {count} devices at {customerName}',
-		introduction: 'Dear {customerName}, the devices below are due for their re-test in {month}. Reply to this e-mail to book a date and we will arrange the visit.',
-		closingText: 'Thank you for keeping your devices safe with us.',
-		heading: 'Re-test due in {month}',
-		dueSection: 'Due in {month}',
-		dueCount: { one: '{count} device is due for its re-test.', other: '{count} devices are due for their re-test.' },
-		overdueSection: 'Already overdue',
-		overdueCount: { one: '{count} device is already overdue: please book it with the others.', other: '{count} devices are already overdue: please book them with the others.' },
-		columns: { designation: 'Designation', idBarcode: 'ID barcode', department: 'Department', location: 'Location', due: 'Due date' },
-		more: '…and {count} more (all of them are in the attached list).',
-		attachment: 'The attached CSV file lists every device of this notice.',
-		howToBook: 'To book a date, reply to this e-mail or write to {replyTo}.',
-		closing: 'Kind regards',
-		csvFile: 'retest-{month}.csv',
-		csvStatus: { due: 'due', overdue: 'overdue' },
-		csvColumns: { status: 'Status' },
-		digestSent: { one: 'Re-test notices sent to {count} customer for {devices}.', other: 'Re-test notices sent to {count} customers for {devices}.' },
-		digestNoAddress: { one: '{count} customer has no contact address: {names}.', other: '{count} customers have no contact address: {names}.' },
-	},
+	notices: NOTICES_EN,
 	forecast: {
 		heading: 'The next 12 months',
 		textHeading: 'THE NEXT 12 MONTHS (due dates per month)',

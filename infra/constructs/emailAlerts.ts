@@ -134,6 +134,8 @@ export class EmailAlerts extends Construct {
 				});
 			}
 		}
+		// The SES account's sending rate, recorded for the collector's sends (GetAccount has no resource-level permissions).
+		digest.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadSendingRate', actions: ['ses:GetAccount'], resources: ['*'] }));
 		Validations.of(this.digest).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
 			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',
@@ -223,8 +225,10 @@ export class EmailAlerts extends Construct {
 			const input = { scheduledTime: scheduler.ContextAttribute.scheduledTime, ...(a ? { account: a.account } : {}) };
 			this.noticesSchedules.push(
 				new scheduler.Schedule(this, a ? `NoticesSchedule-${a.id}` : 'NoticesSchedule', {
-					description: `Customer re-test notices${a ? ` of account ${a.id}` : ''} on the 1st at ${config.email.digestHour}:00 (${config.timeZone})`,
-					schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1', timeZone: TimeZone.of(config.timeZone) }),
+					// Daily, not on the 1st alone: Scheduler skips a local time a daylight-saving change leaves out
+					// (Australia/Sydney at 2:00 on 1 October 2028); a later day sends a month not done (returns at once otherwise).
+					description: `Customer re-test notices${a ? ` of account ${a.id}` : ''} on the 1st at ${config.email.digestHour}:00 (${config.timeZone}), caught up the next day when missed`,
+					schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), timeZone: TimeZone.of(config.timeZone) }),
 					target: new LambdaInvoke(fn, { role, input: scheduler.ScheduleTargetInput.fromObject(input), deadLetterQueue: props.schedulerDlq, retryAttempts: 4, maxEventAge: Duration.hours(2) }),
 				}),
 			);

@@ -21,7 +21,7 @@ export class OutboxMailer implements Mailer {
 		mkdirSync(join(this.dir, safe(request.key)), { recursive: true });
 		writeFileSync(`${base}.eml`, toMime(request.email));
 		writeFileSync(`${base}.html`, request.email.html);
-		const receipt: SendReceipt = { messageId: request.email.messageId, factKeys: request.factKeys };
+		const receipt: SendReceipt = { messageId: request.email.messageId, factKeys: request.factKeys, sentAt: request.email.date.toISOString() };
 		writeFileSync(`${receiptPath}.tmp`, JSON.stringify(request.email.data === undefined ? receipt : { ...receipt, content: request.email.data }, null, request.email.data === undefined ? undefined : 2));
 		renameSync(`${receiptPath}.tmp`, receiptPath);
 		this.written.push(`${base}.eml`);

@@ -3,6 +3,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoMailStore } from '../adapters/dynamoMailStore';
+import { DynamoSendBudget } from '../adapters/dynamoSendBudget';
 import { SesMailer } from '../adapters/sesMailer';
 import type { Context } from 'aws-lambda';
 import type { DigestDeps } from './digest';
@@ -38,15 +39,20 @@ export async function sesSendingRate(ses: SESv2Client, log: { warn: (m: string, 
 	return 1;
 }
 
-export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer } {
+export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer; budget: DynamoSendBudget; leases: DynamoMailStore } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
 	const store = new DynamoMailStore(env.table, dynamo);
+	const budget = new DynamoSendBudget(env.table, dynamo, { rate: clients.maxSendRate });
 	return {
 		store,
 		// The pollers' state lives in the same table: the digest reads today's truth from it.
 		view: store,
+		// And their account leases, which the notices take as the pollers do.
+		leases: store,
 		// One persistence layer per idempotent function: each layer takes its function's key path.
-		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet, maxSendRate: clients.maxSendRate }),
+		// Every e-mail function sends through the deployment's one SES budget; one that read the rate records it there.
+		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet, budget }),
+		budget,
 		persistence: idempotencyStore(env.table, dynamo),
 		settings: env.settings,
 		timeZone: env.timeZone,

@@ -76,6 +76,27 @@ export function readLocalEmailSettings(configPath: string | undefined): { settin
 	return { settings, timeZone };
 }
 
+/**
+ * Appends a notice's line to the audit log unless the log has it (the same month, account and
+ * customer): the line is written before the notice's record, so a run after a crash between the
+ * two tells of the notice again.
+ */
+export function appendNoticeLog(path: string, entry: NoticeSent): void {
+	const key = (e: Pick<NoticeSent, 'month' | 'account' | 'customerId'>) => `${e.month}\n${e.account ?? ''}\n${e.customerId}`;
+	if (existsSync(path)) {
+		for (const line of readFileSync(path, 'utf8').split('\n')) {
+			if (line.trim() === '') continue;
+			try {
+				if (key(JSON.parse(line) as NoticeSent) === key(entry)) return;
+			} catch {
+				// A line cut short by a crash: not this notice's.
+			}
+		}
+	}
+	mkdirSync(dirname(path), { recursive: true });
+	appendFileSync(path, `${JSON.stringify(entry)}\n`);
+}
+
 export function createLocalMail(options: LocalMailOptions): LocalMail {
 	const { settings, timeZone } = readLocalEmailSettings(options.configPath);
 	const now = options.now ?? Date.now;
@@ -95,7 +116,9 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			return;
 		}
 		const month = noticeMonthOf(day);
-		const due = day.endsWith('-01') && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastNotices')) !== month;
+		// On the 1st at the digest hour; on a later day when the runner sent an earlier month's but missed this one's (it was not running).
+		const last = await store.get<string>('mail:local', 'lastNotices');
+		const due = last !== month && (day.endsWith('-01') ? localHour(t, timeZone) >= settings.digestHour : last !== undefined && last < month);
 		if (!noticesNow && !due) return;
 		// Each account's customers in turn; one account that fails does not keep the others' notices back.
 		const failures: unknown[] = [];
@@ -110,10 +133,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 						now,
 						read: () => read(timeZone),
 						account,
-						onSent: (entry: NoticeSent) => {
-							mkdirSync(dirname(auditPath), { recursive: true });
-							appendFileSync(auditPath, `${JSON.stringify(entry)}\n`);
-						},
+						onSent: (entry: NoticeSent) => appendNoticeLog(auditPath, entry),
 					},
 					month,
 				);

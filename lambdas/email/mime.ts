@@ -49,14 +49,25 @@ function base64Lines(text: string): string {
 	return (Buffer.from(text, 'utf8').toString('base64').match(/.{1,76}/g) ?? []).join('\r\n');
 }
 
-/** A header value: as it is when printable ASCII, else RFC 2047 encoded words (whole characters each). */
-export function encodeWord(text: string): string {
+/**
+ * A header value within RFC 5322 and 2047: as it is when printable ASCII and short; printable
+ * ASCII folded at its spaces (CRLF before a space, so unfolding gives it back) when every line
+ * then fits in 78 characters; otherwise RFC 2047 encoded words of whole characters, at most 68
+ * characters each, one per line. Text that could be read as an encoded word (`=?`), or with
+ * spaces at its ends, is encoded too, so it arrives as written. `used` is what the line holds before the value (`Subject: `).
+ */
+export function encodeWord(text: string, used = 9): string {
 	const clean = text.replace(/[\r\n]+/g, ' ');
-	if (/^[\x20-\x7e]*$/.test(clean)) return clean;
+	// Spaces at either end are kept only inside encoded words (readers trim a header's value).
+	if (/^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/.test(clean) && !clean.includes('=?')) {
+		if (used + clean.length <= MAX_LINE) return clean;
+		const folded = foldAtSpaces(clean, used);
+		if (folded !== undefined) return folded;
+	}
 	const words: string[] = [];
 	let chunk = '';
 	for (const ch of clean) {
-		if (Buffer.byteLength(chunk + ch) > 45) {
+		if (Buffer.byteLength(chunk + ch) > WORD_BYTES) {
 			words.push(chunk);
 			chunk = '';
 		}
@@ -64,6 +75,32 @@ export function encodeWord(text: string): string {
 	}
 	if (chunk) words.push(chunk);
 	return words.map((w) => `=?UTF-8?B?${Buffer.from(w, 'utf8').toString('base64')}?=`).join('\r\n ');
+}
+
+/** Lines of a folded header: 78 characters (RFC 5322's SHOULD; its MUST is 998). */
+const MAX_LINE = 78;
+/** Bytes per encoded word: 42 bytes are 56 base64 characters, 68 with `=?UTF-8?B?` and `?=` (RFC 2047: at most 75). */
+const WORD_BYTES = 42;
+
+/** Printable ASCII folded before spaces so that no line passes 78 characters; undefined when a word is too long for that. */
+function foldAtSpaces(text: string, used: number): string | undefined {
+	const lines: string[] = [];
+	let line = '';
+	let room = MAX_LINE - used;
+	// Each piece starts with the space it follows (the first piece may not): a fold goes before that space.
+	for (const piece of text.match(/ ?[^ ]*/g)!.filter((p) => p !== '')) {
+		if (line.length + piece.length <= room || line === '' || line.trim() === '') {
+			line += piece;
+			continue;
+		}
+		lines.push(line);
+		line = piece;
+		room = MAX_LINE;
+	}
+	lines.push(line);
+	// A line of nothing but white space would be read as the header's end; a line over the limit is not folded.
+	if (lines.some((l, i) => l.length > (i === 0 ? MAX_LINE - used : MAX_LINE) || (i > 0 && l.trim() === ''))) return undefined;
+	return lines.join('\r\n');
 }
 
 /** `Name <addr>` with the name encoded when needed, or the bare address. */

@@ -27,12 +27,17 @@ const template = (key: string) =>
 		}),
 	);
 
-const noticeAddress = (key: string) =>
+const noticeAddress = (key: string, asciiLocalPart = false) =>
 	z.pipe(
 		z.string({ error: `${where(key)}: expected an e-mail address` }),
 		transform((v: string, ctx) => {
 			if (!isEmailAddress(v)) {
 				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" is not an e-mail address (expected e.g. service@lab.example.com)` });
+				return z.NEVER;
+			}
+			// Every notice carries it: SES would refuse each one (a customer's own address is only that customer's "no usable address").
+			if (asciiLocalPart && /[^\x20-\x7e]/.test(v.slice(0, v.lastIndexOf('@')))) {
+				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" has a local part that is not 7-bit ASCII, which SES cannot send with (expected e.g. service@lab.example.com; a domain with umlauts is fine)` });
 				return z.NEVER;
 			}
 			return v.trim().toLowerCase();
@@ -50,7 +55,7 @@ export const customerNoticesSchema = once(() =>
 			/** The service company's name, as its customers know it ({companyName}). */
 			companyName: z.optional(text('companyName', 200)),
 			/** Where a customer's reply goes to book a date (also said in the notice). */
-			replyTo: z.optional(noticeAddress('replyTo')),
+			replyTo: z.optional(noticeAddress('replyTo', true)),
 			/** The sender's display name (the address stays mailFrom's). */
 			senderName: z.optional(text('senderName', 200).check(z.refine((v) => !/[\r\n<>"]/.test(v), `${where('senderName')}: no line breaks, angle brackets or quotes`))),
 			logoUrl: z.optional(

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import type { NoticeInput } from '../../client/noticesRead';
 import { composeNotices, noticeData } from '../../email/notices';
-import type { MailStore, Mailer } from './ports';
+import { SendInProgressError, type MailStore, type Mailer } from './ports';
 import type { EmailSettings } from './settings';
-import { fill, formatNumber, plural, textsFor, type Locale } from '../../email/texts';
+import { fill, formatLongDay, formatNumber, plural, textsFor, type Locale } from '../../email/texts';
 
 /**
  * The customer re-test notices of one month: each customer with devices due in the month gets
@@ -34,7 +35,7 @@ export interface NoticeDeps {
 	now: () => number;
 	/** Reads the customers and devices from the service at notice time (client/noticesRead.ts). */
 	read: () => Promise<NoticeInput>;
-	/** Also told each notice sent (locally: the JSON-lines audit file). */
+	/** Also told each notice sent, before it is recorded (locally: the JSON-lines audit file); after a crash again for the same notice. */
 	onSent?: (entry: NoticeSent) => Promise<void> | void;
 	/** The account whose customers these are, when the deployment watches several. */
 	account?: string;
@@ -64,6 +65,8 @@ export interface NoticesReport {
 	/** Customers with devices due who have no usable address: named in the run's report and the digest. */
 	noAddress: Array<{ customerId: number; customerName: string; reason: string }>;
 	optedOut: string[];
+	/** Being sent by another run at the same moment (it records them): not failed. */
+	inProgress: string[];
 	failed: Array<{ customerId: number; customerName: string; address: string; error: string }>;
 	skippedRecords: number;
 }
@@ -74,7 +77,12 @@ export interface NoticesSummary {
 	customers: number;
 	devices: number;
 	noAddress: string[];
+	/** The 1st these notices were due on, when they went out later (that day's run did not take place or did not finish). */
+	lateFrom?: string;
 }
+
+/** The store's namespace of the months whose notices are done (a run ended with every customer served), keyed as the summaries. */
+export const NOTICES_DONE_NS = 'notices:done';
 
 export class NoticesError extends Error {
 	override readonly name = 'NoticesError';
@@ -83,13 +91,35 @@ export class NoticesError extends Error {
 	}
 }
 
+import { noticeMonthOf } from '../../email/notices';
 export { dueByCustomer, noticeMonthOf } from '../../email/notices';
+
+/**
+ * An address as SES takes it (7-bit ASCII): an internationalized domain in Punycode
+ * (`müller.example` → `xn--mller-kva.example`); a local part beyond ASCII (SMTPUTF8) SES cannot
+ * send to at all, so it is no usable address, named as such, not a send that fails every month.
+ */
+export function sendable(address: string, what: string): { address: string } | { reason: string } {
+	const at = address.lastIndexOf('@');
+	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
+	if (/[\u0080-\uFFFF]/.test(local)) return { reason: `${what} has a local part that is not 7-bit ASCII (SES cannot send to it)` };
+	const ascii = domainToASCII(domain.toLowerCase());
+	if (ascii === '') return { reason: `${what} has a domain that is not a valid internationalized domain name` };
+	return { address: `${local.toLowerCase()}@${ascii}` };
+}
+
+/**
+ * Whom the mailer sends a notice to once: the customer at its address. Keyed on the customer, not
+ * the address alone, so customers sharing an address never answer for each other (a customer
+ * whose address became usable later would otherwise get the other's receipt, and no notice).
+ */
+export const noticeRecipient = (address: string, customerId: number) => `${address}#c${customerId}`;
 
 export async function runNotices(deps: NoticeDeps, month: string): Promise<NoticesReport> {
 	const s = deps.settings.customerNotices;
 	const input = await deps.read();
 	const account = deps.account;
-	const report: NoticesReport = { month, ...(account === undefined ? {} : { account }), sent: [], alreadySent: [], noAddress: [], optedOut: [], failed: [], skippedRecords: input.skippedRecords };
+	const report: NoticesReport = { month, ...(account === undefined ? {} : { account }), sent: [], alreadySent: [], noAddress: [], optedOut: [], inProgress: [], failed: [], skippedRecords: input.skippedRecords };
 	const ns = noticesNamespace(month, account);
 	const sentBefore = new Map<string, NoticeSent>();
 	for await (const { key, value } of deps.store.list<NoticeSent>(ns)) sentBefore.set(key, value);
@@ -97,22 +127,28 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	const senderName = s.senderName ?? /^\s*"?([^<>"]*?)"?\s*</.exec(deps.settings.mailFrom)?.[1];
 	const companyName = s.companyName ?? s.senderName ?? senderName ?? mailFrom;
 	const replyTo = s.replyTo ?? mailFrom;
-	// Customers sharing an address: the first (by id) is the address, each other its own receipt.
-	const firstOnAddress = new Map<string, number>();
+	// The header as SES takes it (an internationalized domain in Punycode); the text shows the address as written.
+	const ascii = sendable(replyTo, 'customerNotices.replyTo');
+	const replyToHeader = 'address' in ascii ? ascii.address : replyTo;
 
+	// Composed as the node composes them (email/notices.ts); each address then as SES takes it.
 	const composed = composeNotices(input, month, s, { locale: deps.settings.locale, replyTo, companyName, environment: deps.environment });
 	report.optedOut.push(...composed.optedOut);
 	report.noAddress.push(...composed.noAddress);
-	for (const notice of composed.notices) {
-		const { customer, address, locale, due, overdue, rendered } = notice;
-		const to = { address };
-		if (!firstOnAddress.has(to.address)) firstOnAddress.set(to.address, customer.id);
+	for (const composedNotice of composed.notices) {
+		const { customer, locale, due, overdue, rendered } = composedNotice;
+		const to = sendable(composedNotice.address, `the address "${composedNotice.address.slice(0, 100)}"`);
+		if ('reason' in to) {
+			report.noAddress.push({ customerId: customer.id, customerName: customer.name, reason: to.reason });
+			continue;
+		}
+		const notice = { ...composedNotice, address: to.address };
 		if (sentBefore.has(String(customer.id))) {
 			report.alreadySent.push(customer.name);
 			continue;
 		}
 		try {
-			const recipient = firstOnAddress.get(to.address) === customer.id ? to.address : `${to.address}#c${customer.id}`;
+			const recipient = noticeRecipient(to.address, customer.id);
 			const key = ns;
 			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
 			const domain = mailFrom.split('@')[1] ?? 'test-equipment-cloud.invalid';
@@ -123,22 +159,26 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 				email: {
 					from: senderName ? `${senderName} <${mailFrom}>` : deps.settings.mailFrom,
 					to: to.address,
-					replyTo,
+					replyTo: replyToHeader,
 					subject: rendered.subject,
 					text: rendered.text,
 					html: rendered.html,
 					messageId: `<${id}@${domain}>`,
 					date: new Date(deps.now()),
+					// The customer's language, not the settings' default (Content-Language).
+					locale,
 					attachments: [{ filename: rendered.csvFilename, contentType: 'text/csv', content: rendered.csv }],
 					data: noticeData(month, notice),
 				},
 			});
-			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
-			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
+			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: receipt.sentAt ?? new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
+			// The audit line before the record: a crash between them repeats the line (its writer keeps one), never loses it.
 			await deps.onSent?.(entry);
+			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
 			report.sent.push(entry);
 		} catch (error) {
-			report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
+			if (error instanceof SendInProgressError) report.inProgress.push(customer.name);
+			else report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
 		}
 	}
 	if (report.failed.length > 0) throw new NoticesError(report);
@@ -158,6 +198,7 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
 	const lines = [fill(form(summary.customers, t.notices.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
 	const missing = summary.noAddress.length;
 	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
+	if (summary.lateFrom) lines.push(fill(t.notices.digestLate, { day: formatLongDay(summary.lateFrom, locale) }));
 	return lines;
 }
 
@@ -168,9 +209,25 @@ export function noticesDigestLines(summary: NoticesSummary, locale: Locale): str
 export async function recordNoticesSummary(store: MailStore, report: NoticesReport, day: string, now: number): Promise<NoticesSummary> {
 	const sent: NoticeSent[] = [];
 	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month, report.account))) sent.push(value);
-	const summary = noticesSummary({ ...report, sent });
+	const first = `${day.slice(0, 7)}-01`;
+	const summary: NoticesSummary = { ...noticesSummary({ ...report, sent }), ...(day !== first && report.sent.length > 0 ? { lateFrom: first } : {}) };
 	await store.putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day, report.account), value: summary, expiresAt: now + 40 * 86_400_000 }]);
+	// Not done while a customer is another run's in progress: should that run die, the next day sends it.
+	if (report.failed.length === 0 && report.inProgress.length === 0) await store.putMany(NOTICES_DONE_NS, [{ key: noticesSummaryKey(report.month, report.account), value: { day }, expiresAt: now + 70 * 86_400_000 }]);
 	return summary;
+}
+
+/**
+ * The accounts whose notices of `day`'s month are not done yet. The notices run daily at the
+ * digest hour: on the 1st they send; on a later day only when that month's are not done (the 1st's
+ * run was skipped, as Scheduler skips a local time a daylight-saving change leaves out, or failed),
+ * and the digest of such a day waits for them as on the 1st.
+ */
+export async function noticesPending(store: Pick<MailStore, 'get'>, day: string, accounts: Array<string | undefined>): Promise<Array<string | undefined>> {
+	const month = noticeMonthOf(day);
+	const pending = [];
+	for (const a of accounts) if ((await store.get(NOTICES_DONE_NS, noticesSummaryKey(month, a))) === undefined) pending.push(a);
+	return pending;
 }
 
 /**

@@ -45,6 +45,25 @@ export interface SendReceipt {
 	messageId: string;
 	/** The facts of the e-mail that was actually sent (on a repeat: of the first one). */
 	factKeys: string[];
+	/** When it was sent (on a repeat: the first send's time; absent in receipts of earlier versions). */
+	sentAt?: string;
+}
+
+/**
+ * One sending budget for the whole deployment (SES's maximum sending rate is the AWS account's):
+ * every send takes a slot first, whichever function or service account it is for.
+ */
+export interface SendBudget {
+	/** Resolves when this send may start. */
+	slot(): Promise<void>;
+}
+
+/**
+ * Another run is sending this e-mail right now (the same key and recipient): not a failure of
+ * this one; the other run sends and records it.
+ */
+export class SendInProgressError extends Error {
+	override readonly name = 'SendInProgressError';
 }
 
 export interface Mailer {

@@ -10,11 +10,11 @@ import { logger, metrics, powertoolsHandler } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
- * EventBridge Scheduler target on the first of each month at the digest hour (one schedule per
- * account when the deployment watches several): the customer re-test notices of the next month,
- * each customer's once however often this runs. The digest of the day waits for its summary
- * (lambdas/email/notices.ts, awaitNoticesSummaries). Input: `{"scheduledTime": "…", "account"?:
- * {…}}`; invoked by hand on another day it sends the next month's notices that day.
+ * EventBridge Scheduler target daily at the digest hour (one schedule per account when the
+ * deployment watches several): on the 1st the customer re-test notices of the next month, each
+ * customer's once however often this runs; on a later day only a month not done yet (noticesPending).
+ * The digest of the day waits for its summary (lambdas/email/notices.ts, awaitNoticesSummaries).
+ * Input: `{"scheduledTime": "…", "account"?: {…}}`.
  * A function of its own: the service client and the notices would take the digest's bundle past
  * its budget.
  */
@@ -39,7 +39,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	}
 	const { env, deps, secrets } = wired;
 	deps.mailer.registerLambdaContext(context);
-	const report = await sendNotices(deps, digestDay(input, Date.now(), env.timeZone), target, secrets, log);
+	const report = await sendNotices(deps, digestDay(input, Date.now(), env.timeZone), target, secrets, log, { remainingMs: () => context.getRemainingTimeInMillis(), runId: context.awsRequestId });
 	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report?.sent.length ?? 0);
 	return report;
 });

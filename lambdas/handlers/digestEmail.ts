@@ -5,7 +5,7 @@ import { runComplianceReport } from '../email/complianceRun';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
-import { awaitNoticesSummaries, NOTICES_WAIT_MS } from '../email/notices';
+import { awaitNoticesSummaries, NOTICES_WAIT_MS, noticesPending } from '../email/notices';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EMAILS_SENT_METRIC, RUN_COMPLETED_METRIC } from './metricNames';
 import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
@@ -25,16 +25,23 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	if (!wired) {
 		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
 		const env = readEmailEnv(process.env);
-		const { awsDeps, tracedClients } = await import('../email/aws.js');
+		const { awsDeps, sesSendingRate, tracedClients } = await import('../email/aws.js');
 		const clients = await tracedClients(captureAWSv3Client);
-		wired ??= { env, deps: awsDeps(env, clients) };
+		// Daily in every deployment (the notices may be off): records the SES account's rate in the sending budget, for the collector.
+		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
+		const deps = awsDeps(env, { ...clients, maxSendRate });
+		await deps.budget.record();
+		wired ??= { env, deps };
 	}
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
-	if (day.endsWith('-01') && env.settings.customerNotices.enabled) {
-		// The re-test notices start at this hour in their own function: the digest says what they did.
-		const missing = await awaitNoticesSummaries(deps.store, day, env.accounts?.map((a) => a.account) ?? [undefined], NOTICES_WAIT_MS);
+	if (env.settings.customerNotices.enabled) {
+		// The re-test notices start at this hour in their own function: the digest says what they did
+		// (on the 1st; on a later day when a month's are not done and they catch up).
+		const accounts = env.accounts?.map((a) => a.account) ?? [undefined];
+		const waitFor = day.endsWith('-01') ? accounts : await noticesPending(deps.store, day, accounts);
+		const missing = waitFor.length === 0 ? [] : await awaitNoticesSummaries(deps.store, day, waitFor, NOTICES_WAIT_MS);
 		if (missing.length > 0) logger.warn('The re-test notices had not finished when the digest went out: it does not say what they did', { day, accounts: missing.map((a) => a ?? 'default') });
 	}
 	let digest: DigestReport | undefined;

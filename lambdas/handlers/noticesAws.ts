@@ -10,7 +10,10 @@ import { captureAWSv3Client, logger } from './powertools';
  */
 export async function noticesAws(env: EmailEnv): Promise<{ deps: ReturnType<typeof awsDeps>; secrets: SecretsProvider }> {
 	const [clients, secrets] = await Promise.all([tracedClients(captureAWSv3Client), captureAWSv3Client(new SecretsManagerClient({}))]);
-	// A notice per customer: paced to the account's SES sending rate, read once per container.
+	// A notice per customer: paced to the account's SES sending rate, read once per container and
+	// recorded in the deployment's sending budget for the digest, which sends in the same minute.
 	const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
-	return { deps: awsDeps(env, { ...clients, maxSendRate }), secrets: new SecretsProvider({ awsSdkV3Client: secrets }) };
+	const deps = awsDeps(env, { ...clients, maxSendRate });
+	await deps.budget.record();
+	return { deps, secrets: new SecretsProvider({ awsSdkV3Client: secrets }) };
 }

@@ -1,3 +1,4 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
@@ -50,6 +51,9 @@ describe('the deployed e-mail handlers', () => {
 		expect(again.sent).toEqual(first.sent);
 		expect(ses.sent).toHaveLength(1);
 		expect(mimeParts(ses.sent[0].raw).text).toContain('NEWLY OVERDUE SINCE THE LAST DIGEST (1)');
+		// The digest read the SES account's rate (14 per second) and recorded it in the sending budget, for the collector.
+		const budget = await dynamo.client.send(new GetItemCommand({ TableName: dynamo.table, Key: { pk: { S: 'mail:sesBudget' }, sk: { S: 'deployment' } } }));
+		expect(budget.Item?.interval?.N).toBe(String(Math.ceil(1200 / 14)));
 
 		// EventBridge delivers the same event once more, after the digest: nothing new tomorrow.
 		await collect(delivery(e), context('c-3'));

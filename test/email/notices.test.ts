@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeCustomerOf, noticeDeviceOf, readNoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
+import { appendNoticeLog } from '../../lambdas/email/local';
 import { dueByCustomer, noticeMonthOf, noticesNamespace, NoticesError, runNotices, type NoticeDeps, type NoticeSent } from '../../lambdas/email/notices';
+import { renderNotice } from '../../email/noticesRender';
 import { parseEmailSettings, type EmailSettings } from '../../lambdas/email/settings';
 import type { Mailer } from '../../lambdas/email/ports';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
@@ -52,6 +54,9 @@ function truth(month: string) {
 	return new Map([...out].sort(([a], [b]) => a - b).filter(([, e]) => e.due.length > 0).map(([id, e]) => [id, { due: e.due.sort((a, b) => a - b), overdue: e.overdue.sort((a, b) => a - b) }]));
 }
 
+/** A notice's files in the outbox: one per customer, `<address>_c<customer id>`. */
+const fileOf = (s: { address: string; customerId: number }) => `${s.address}_c${s.customerId}`;
+
 const sorted = (ids: Array<{ id: number }>) => ids.map((d) => d.id).sort((a, b) => a - b);
 
 describe('customer re-test notices', () => {
@@ -73,13 +78,13 @@ describe('customer re-test notices', () => {
 
 		const folder = join(dir, 'outbox', `notices_${month}`);
 		for (const sent of report.sent) {
-			const { content } = JSON.parse(readFileSync(join(folder, `${sent.address}.json`), 'utf8'));
+			const { content } = JSON.parse(readFileSync(join(folder, `${fileOf(sent)}.json`), 'utf8'));
 			expect(sorted(content.due), `customer ${sent.customerId}`).toEqual(want.get(sent.customerId)!.due);
 			expect(sorted(content.overdue), `customer ${sent.customerId}`).toEqual(want.get(sent.customerId)!.overdue);
-			const eml = mimeParts(readFileSync(join(folder, `${sent.address}.eml`), 'utf8'));
+			const eml = mimeParts(readFileSync(join(folder, `${fileOf(sent)}.eml`), 'utf8'));
 			expect(eml.headers['reply-to']).toBe('booking@lab.example.com');
 			expect(eml.attachments[0].content.trim().split('\r\n')).toHaveLength(1 + content.due.length + content.overdue.length);
-			const html = readFileSync(join(folder, `${sent.address}.html`), 'utf8');
+			const html = readFileSync(join(folder, `${fileOf(sent)}.html`), 'utf8');
 			expect(html).toContain('<html lang="en">');
 			for (const d of content.due) if (d.idBarcode) expect(eml.text).toContain(d.idBarcode);
 		}
@@ -87,10 +92,10 @@ describe('customer re-test notices', () => {
 		// Hostile customer name: escaped in the HTML, whole in the text.
 		if (want.has(2)) {
 			const hostile = report.sent.find((s) => s.customerId === 2)!;
-			const html = readFileSync(join(folder, `${hostile.address}.html`), 'utf8');
+			const html = readFileSync(join(folder, `${fileOf(hostile)}.html`), 'utf8');
 			expect(html).not.toContain('<script>');
 			expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; O&#39;Brien &amp; Söhne');
-			expect(mimeParts(readFileSync(join(folder, `${hostile.address}.eml`), 'utf8')).text).toContain(HOSTILE);
+			expect(mimeParts(readFileSync(join(folder, `${fileOf(hostile)}.eml`), 'utf8')).text).toContain(HOSTILE);
 		}
 
 		// The same month again, and again after a restart (new store and mailer on the same files): nothing more.
@@ -110,10 +115,10 @@ describe('customer re-test notices', () => {
 		const report = await runNotices(deps(dir, settingsWith({}, 'de')), month);
 		const first = report.sent[0];
 		const folder = join(dir, 'outbox', `notices_${month}`);
-		const eml = mimeParts(readFileSync(join(folder, `${first.address}.eml`), 'utf8'));
+		const eml = mimeParts(readFileSync(join(folder, `${fileOf(first)}.eml`), 'utf8'));
 		expect(eml.text).toContain('Wiederholungsprüfung');
 		expect(eml.text).toMatch(/\d{2}\.\d{2}\.\d{4}/);
-		expect(readFileSync(join(folder, `${first.address}.html`), 'utf8')).toContain('<html lang="de">');
+		expect(readFileSync(join(folder, `${fileOf(first)}.html`), 'utf8')).toContain('<html lang="de">');
 		expect(eml.attachments[0].filename).toBe(`wiederholungspruefung-${month}.csv`);
 	}, 120_000);
 
@@ -130,7 +135,7 @@ describe('customer re-test notices', () => {
 			const report = await runNotices(deps(dir, settingsWith({ maxRows: 50 })), month);
 			const one = report.sent.find((s) => s.customerId === 1)!;
 			expect(one.dueDevices.length).toBe(truth(month).get(1)!.due.length);
-			const eml = mimeParts(readFileSync(join(dir, 'outbox', `notices_${month}`, `${one.address}.eml`), 'utf8'));
+			const eml = mimeParts(readFileSync(join(dir, 'outbox', `notices_${month}`, `${fileOf(one)}.eml`), 'utf8'));
 			const csv = eml.attachments[0].content.trim().split('\r\n');
 			expect(csv).toHaveLength(1 + one.dueDevices.length + one.overdueDevices.length);
 			for (let i = 0; i < 2000; i += 199) expect(csv.some((line) => line.includes(`BULK-${i},`))).toBe(true);
@@ -156,17 +161,87 @@ describe('customer re-test notices', () => {
 		expect(report.sent.length).toBeGreaterThan(1);
 		const retry = await runNotices(deps(dir, settings), month);
 		expect(retry.sent.map((s) => s.address)).toEqual([victim]);
-		expect(existsSync(join(dir, 'outbox', `notices_${month}`, `${victim}.eml`))).toBe(true);
+		expect(existsSync(join(dir, 'outbox', `notices_${month}`, `${fileOf(retry.sent[0])}.eml`))).toBe(true);
 	}, 120_000);
 
-	it('two customers sharing an address each get their own notice (the second file named <address>_c<customer id>)', async () => {
+	it('two customers sharing an address each get their own notice (files named <address>_c<customer id>)', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
 		const month = noticeMonthOf(sandbox.account.today());
 		const ids = [...truth(month).keys()].filter((id) => ![2, 3, 5].includes(id)).slice(0, 2);
 		const names = ids.map((id) => String(sandbox.account.table('customer').get(id)!.values[CUSTOMER.name]));
 		const report = await runNotices(deps(dir, settingsWith({ addresses: { [names[0]]: 'shared@site.example', [names[1]]: 'Shared@Site.example' } })), month);
 		expect(report.sent.filter((s) => s.address === 'shared@site.example').map((s) => s.customerId)).toEqual(ids);
-		expect(readdirSync(join(dir, 'outbox', `notices_${month}`)).filter((f) => f.startsWith('shared@') && f.endsWith('.eml')).sort()).toEqual(['shared@site.example.eml', `shared@site.example_c${ids[1]}.eml`]);
+		expect(readdirSync(join(dir, 'outbox', `notices_${month}`)).filter((f) => f.startsWith('shared@') && f.endsWith('.eml')).sort()).toEqual(ids.map((id) => `shared@site.example_c${id}.eml`));
+	}, 120_000);
+});
+
+describe('re-test notices keyed on the customer (issue 41, item 6)', () => {
+	it('two customers sharing an address, the first without a usable one in the first run and fixed before the next: each gets its own notice, recorded with its own message id', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const month = noticeMonthOf(sandbox.account.today());
+		const [first, second] = [...truth(month).keys()].filter((id) => ![2, 3, 5].includes(id)).slice(0, 2);
+		const customers = sandbox.account.table('customer');
+		const was = [first, second].map((id) => customers.get(id)!.values[CUSTOMER.contactEmail]);
+		try {
+			customers.get(first)!.values[CUSTOMER.contactEmail] = 'not an address';
+			customers.get(second)!.values[CUSTOMER.contactEmail] = 'shared@site.example';
+			const one = await runNotices(deps(dir, settingsWith({})), month);
+			expect(one.noAddress.map((c) => c.customerId)).toContain(first);
+			customers.get(first)!.values[CUSTOMER.contactEmail] = 'shared@site.example';
+			const two = await runNotices(deps(dir, settingsWith({})), month);
+			expect(two.sent.map((s) => s.customerId)).toEqual([first]);
+			const [a, b] = [two.sent[0], one.sent.find((s) => s.customerId === second)!];
+			expect(a.messageId).not.toBe(b.messageId);
+			// Two notices written, each naming its own customer.
+			const folder = join(dir, 'outbox', `notices_${month}`);
+			const emls = readdirSync(folder).filter((f) => f.startsWith('shared@') && f.endsWith('.eml'));
+			expect(emls).toHaveLength(2);
+			const names = emls.map((f) => mimeParts(readFileSync(join(folder, f), 'utf8')).text);
+			for (const id of [first, second]) expect(names.some((t) => t.includes(String(customers.get(id)!.values[CUSTOMER.name])))).toBe(true);
+		} finally {
+			customers.get(first)!.values[CUSTOMER.contactEmail] = was[0];
+			customers.get(second)!.values[CUSTOMER.contactEmail] = was[1];
+		}
+	}, 120_000);
+});
+
+describe('a notice in its language (issue 41, item 13)', () => {
+	it('a German notice carries Content-Language: de; the default subjects say "1 device" / "1 Gerät", and the plural for more', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const month = noticeMonthOf(sandbox.account.today());
+		const report = await runNotices(deps(dir, settingsWith({}, 'de')), month);
+		const eml = mimeParts(readFileSync(join(dir, 'outbox', `notices_${month}`, `${fileOf(report.sent[0])}.eml`), 'utf8'));
+		expect(eml.headers['content-language']).toBe('de');
+		const device = { id: 1, customerId: 1, designation: 'Drill', idBarcode: 'B1', department: null, location: null, nextTestDate: `${month}-10` };
+		const notice = (locale: 'en' | 'de', due: (typeof device)[]) => renderNotice({ customerName: 'Acme', month, due, overdue: [], locale, replyTo: 'r@lab.example', companyName: 'Lab', environment: 'sandbox' }, settingsWith({}).customerNotices).subject;
+		expect(notice('en', [device])).toContain(': 1 device at Acme');
+		expect(notice('de', [device])).toContain(': 1 Gerät bei Acme');
+		expect(notice('en', [device, { ...device, id: 2 }])).toContain(': 2 devices at Acme');
+		expect(notice('de', [device, { ...device, id: 2 }])).toContain(': 2 Geräte bei Acme');
+	}, 120_000);
+});
+
+describe('the audit log of the notices (issue 41, item 16)', () => {
+	it('a crash between the audit line and the state record cannot lose the line: the line is written first, and once however often a rerun writes it', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const month = noticeMonthOf(sandbox.account.today());
+		const log = join(dir, 'notices-log.jsonl');
+		let crashed: number | undefined;
+		// The first notice's run dies right after its audit step (the process ends before anything else is written).
+		const crashing = { ...deps(dir, settingsWith({})), onSent: (entry: NoticeSent) => {
+			appendNoticeLog(log, entry);
+			if (crashed === undefined) {
+				crashed = entry.customerId;
+				throw new Error('the process ended');
+			}
+		} };
+		await runNotices(crashing, month).catch(() => undefined);
+		expect(crashed).toBeDefined();
+		const again = await runNotices({ ...deps(dir, settingsWith({})), onSent: (entry) => appendNoticeLog(log, entry) }, month);
+		const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as NoticeSent);
+		expect(lines.filter((l) => l.customerId === crashed)).toHaveLength(1);
+		expect(new Set(lines.map((l) => l.customerId)).size).toBe(lines.length);
+		expect(again.sent.map((e) => e.customerId)).toContain(crashed);
 	}, 120_000);
 });
 

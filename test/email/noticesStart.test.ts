@@ -27,8 +27,8 @@ describe('npm start: customer re-test notices', () => {
 			const folder = join(dir, 'outbox', `notices_${month}`);
 			const emls = readdirSync(folder).filter((f) => f.endsWith('.eml'));
 			expect(emls.length).toBeGreaterThan(0);
-			const log = readFileSync(join(dir, 'state', 'notices-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { address: string; month: string; dueDevices: number[]; overdueDevices: number[] });
-			expect(log.map((e) => `${e.address}.eml`).sort()).toEqual(emls.sort());
+			const log = readFileSync(join(dir, 'state', 'notices-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { address: string; customerId: number; month: string; dueDevices: number[]; overdueDevices: number[] });
+			expect(log.map((e) => `${e.address}_c${e.customerId}.eml`).sort()).toEqual(emls.sort());
 			expect(log.every((e) => e.month === month)).toBe(true);
 			// The run's report names the customer without an address (demo customer 5), when it has devices due.
 			const logs = first.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; noAddress?: string[]; sent?: number });
@@ -77,7 +77,7 @@ describe('npm start: customer re-test notices', () => {
 			// Each account's notices in a folder of its own, one per customer of that account.
 			for (const account of ['west', 'east']) {
 				const emls = readdirSync(join(dir, 'outbox', `notices_${month}_${account}`)).filter((f) => f.endsWith('.eml'));
-				expect(emls.sort()).toEqual([...new Set(of(account).map((e) => `${e.address}.eml`))].sort());
+				expect(emls.sort()).toEqual([...new Set(of(account).map((e) => `${e.address}_c${e.customerId}.eml`))].sort());
 			}
 			const reports = first.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; account?: string; sent?: number }).filter((l) => l.message === 'Customer re-test notices');
 			expect(reports.map((r) => [r.account, r.sent])).toEqual([['west', of('west').length], ['east', of('east').length]]);

@@ -102,7 +102,8 @@ describe('the MIME message', () => {
 			fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
 				const encoded = encodeWord(text);
 				const clean = text.replace(/[\r\n]+/g, ' ');
-				if (/^[\x20-\x7e]*$/.test(clean)) return encoded === clean;
+				// Printable ASCII stays readable, folded before spaces: unfolding gives it back.
+				if (!encoded.startsWith('=?')) return encoded.replace(/\r\n/g, '') === clean && /^[\x20-\x7e]*$/.test(clean);
 				const words = encoded.split('\r\n ');
 				for (const w of words) expect(w.length).toBeLessThanOrEqual(75);
 				const decoded = words.map((w) => Buffer.from(/^=\?UTF-8\?B\?(.*)\?=$/.exec(w)![1], 'base64').toString('utf8')).join('');

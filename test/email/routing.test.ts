@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRecipients, parseEmailSettings, route, type Routable } from '../../lambdas/email/settings';
+import { allRecipients, localeOf, parseEmailSettings, route, type Routable } from '../../lambdas/email/settings';
 
 const settings = parseEmailSettings(
 	{
@@ -50,6 +50,15 @@ describe('routing: each device goes to the lists that match it', () => {
 	it('values from cdk -c arrive as strings: recipients as JSON, numbers and booleans as text', () => {
 		const s = parseEmailSettings({ mailFrom: 'a@example.com', digestHour: '18', immediateFailedTests: 'false', recipients: '{"default":["x@example.com"]}' }, 'test');
 		expect(s).toMatchObject({ digestHour: 18, immediateFailedTests: false, recipients: { default: ['x@example.com'] } });
+	});
+});
+
+describe('addresses as SES takes them (7-bit ASCII)', () => {
+	it('a recipient whose domain has umlauts is sent to in Punycode (its language found by either form); one whose local part is not ASCII is refused, naming where', () => {
+		const s = parseEmailSettings({ mailFrom: 'alerts@example.com', recipients: { default: ['Wartung@Müller.example'], locales: { 'wartung@müller.example': 'de' } } }, 'test');
+		expect(s.recipients.default).toEqual(['wartung@xn--mller-kva.example']);
+		expect(localeOf(s, 'wartung@xn--mller-kva.example')).toBe('de');
+		expect(() => parseEmailSettings({ mailFrom: 'alerts@example.com', recipients: { default: ['jörg@lab.example'] } }, 'test')).toThrow(/recipients\.default.*"jörg@lab\.example".*7-bit ASCII/);
 	});
 });
 

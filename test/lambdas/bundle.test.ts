@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lambdaEntries } from '../../bench/bundles';
 import { bundleHandler } from '../../infra/bundling';
 import { captureOutput, useHandlerWorld } from '../support/handlers';
 
@@ -48,6 +49,14 @@ describe('the poller bundle', () => {
 		const finished = out.find((l) => /"message":\s*"Poll run finished"/.test(l));
 		expect(finished).toMatch(/"function_request_id":\s*"req-bundle-1"/);
 		expect(out.join('')).not.toContain(world.sandbox.sandboxToken);
+	});
+
+	// Every function, not the poller alone: the notices' and the digest's bundles are the largest (bench/bundles.ts measures them too).
+	it('every Lambda bundle is at most 300 KiB', async () => {
+		const sizes: Record<string, number> = {};
+		for (const [name, entry] of Object.entries(lambdaEntries())) sizes[name] = await bundleHandler(entry, join(dir, 'each', name));
+		expect(Object.keys(sizes)).toEqual(expect.arrayContaining(['customerNotices', 'digestEmail', 'collectEmailEvents']));
+		expect(Object.entries(sizes).filter(([, bytes]) => bytes > 300 * 1024)).toEqual([]);
 	});
 
 	it('fails the bundle, not the Lambda, when Lambda code imports from undici more than request', async () => {

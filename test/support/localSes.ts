@@ -42,6 +42,9 @@ export class LocalSes {
 			const to = body.Destination?.ToAddresses ?? [];
 			const data = body.Content?.Raw?.Data;
 			if (!data) return reply(400, { message: 'Content.Raw.Data is required here' }, 'BadRequestException');
+			// SES takes addresses in 7-bit ASCII only: an internationalized domain in Punycode, no UTF-8 local part.
+			const notAscii = to.find((a) => /[\u0080-\uFFFF]/.test(a));
+			if (notAscii) return reply(400, { message: `Domain contains illegal character: ${notAscii}` }, 'BadRequestException');
 			const now = Date.now();
 			if (this.enforceRate && this.sent.filter((m) => m.at > now - 1000).length >= this.maxSendRate) {
 				this.refusedForRate++;

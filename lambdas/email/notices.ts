@@ -210,7 +210,10 @@ export async function recordNoticesSummary(store: MailStore, report: NoticesRepo
 	const sent: NoticeSent[] = [];
 	for await (const { value } of store.list<NoticeSent>(noticesNamespace(report.month, report.account))) sent.push(value);
 	const first = `${day.slice(0, 7)}-01`;
-	const summary: NoticesSummary = { ...noticesSummary({ ...report, sent }), ...(day !== first && report.sent.length > 0 ? { lateFrom: first } : {}) };
+	// Late when a run of this day sent some; a later run of the day that sent none (a retry, a run at once) keeps it so.
+	const before = await store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, report.account));
+	const late = day !== first && (report.sent.length > 0 || before?.lateFrom === first);
+	const summary: NoticesSummary = { ...noticesSummary({ ...report, sent }), ...(late ? { lateFrom: first } : {}) };
 	await store.putMany(NOTICES_SUMMARY_NS, [{ key: noticesSummaryKey(day, report.account), value: summary, expiresAt: now + 40 * 86_400_000 }]);
 	// Not done while a customer is another run's in progress: should that run die, the next day sends it.
 	if (report.failed.length === 0 && report.inProgress.length === 0) await store.putMany(NOTICES_DONE_NS, [{ key: noticesSummaryKey(report.month, report.account), value: { day }, expiresAt: now + 70 * 86_400_000 }]);

@@ -45,10 +45,6 @@ export function timeZoneOf(ctx: IExecuteFunctions): string {
 	return timeZone;
 }
 
-/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
-export function dayIn(instant: number, timeZone: string): string {
-	return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
-}
 
 /** How far a time zone's wall clock is ahead of UTC at an instant (ms). */
 function offsetAt(instant: number, timeZone: string): number {

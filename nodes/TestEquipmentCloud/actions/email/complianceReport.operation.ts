@@ -6,7 +6,7 @@ import { complianceAttachments, renderComplianceReport } from '../../../../email
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
-import { dayIn, emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
 
 const properties: INodeProperties[] = [
 	{
@@ -32,7 +32,7 @@ export const description = updateDisplayOptions({ show: { resource: ['email'], o
  */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const timeZone = timeZoneOf(this);
-	const month = monthOf(this, i, monthFrom(dayIn(Date.now(), timeZone), -1));
+	const month = monthOf(this, i, monthFrom(todayOf(Date.now(), timeZone), -1));
 	const language = languageOf(this, i);
 	const recipients = recipientsOf(this, i);
 	const environment = await environmentOf(this);

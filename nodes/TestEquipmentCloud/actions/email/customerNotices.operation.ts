@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { ValidationError } from '../../../../client';
+import { todayOf, ValidationError } from '../../../../client';
 import { readNoticeInput } from '../../../../client/noticesRead';
 import { composeNotices, noticeData, type NoticeSettings } from '../../../../email/notices';
 import { isEmailAddress } from '../../../../email/routing';
 import { checkTemplate, LOCALES, type Locale } from '../../../../email/texts';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
-import { dayIn, emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, timeZoneOf } from './common';
+import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, timeZoneOf } from './common';
 
 const properties: INodeProperties[] = [
 	{
@@ -98,7 +98,7 @@ function noticeSettings(o: Options): NoticeSettings {
  */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const timeZone = timeZoneOf(this);
-	const month = monthOf(this, i, monthFrom(dayIn(Date.now(), timeZone), 1));
+	const month = monthOf(this, i, monthFrom(todayOf(Date.now(), timeZone), 1));
 	const language = languageOf(this, i);
 	const o = this.getNodeParameter('options', i, {}) as Options;
 	const settings = noticeSettings(o);

@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { ValidationError } from '../../../../client';
+import { dayIn, todayOf, ValidationError } from '../../../../client';
 import { readDigestInput } from '../../../../client/digestRead';
 import { digestContent, digestRows, failedTestItem, rowsFor } from '../../../../email/digest';
 import { renderDigest } from '../../../../email/render';
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
-import { dayIn, emailItem, instantIn, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+import { emailItem, instantIn, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
 
 const DAY_MS = 86_400_000;
 
@@ -79,7 +79,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
 	const input = await readDigestInput(client, since, () => now, timeZone);
-	const day = dayIn(now, timeZone);
+	const day = todayOf(now, timeZone);
 	const failedTests = input.failedTests.map((t) =>
 		failedTestItem({
 			testResultId: t.id,

@@ -9,7 +9,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
-import type { AlertsConfig } from '../config';
+import { isPlaceholderHost, type AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
 import { deadLetterQueue } from './deadLetterQueue';
 import { NodeFunction } from './nodeFunction';
@@ -144,7 +144,7 @@ export class EmailAlerts extends Construct {
 		// SES: only from the configured sender, through its address or its domain identity.
 		const sender = /<([^<>]+)>\s*$/.exec(config.email.mailFrom)?.[1] ?? config.email.mailFrom.trim();
 		const domain = sender.split('@')[1];
-		if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(domain)) {
+		if (isPlaceholderHost(domain)) {
 			Annotations.of(this).addWarningV2('tec:placeholderMailFrom', `mailFrom ${sender} is a placeholder: deploy with -c mailFrom=<an address of a domain verified in SES>`);
 		}
 		// Each function's own partitions of the state table; the digest reads the pollers' (today's truth, the history).

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS, configFromContext, placeholderWarnings } from '../../infra/config';
 import { resourcesOf, synth } from './synth';
@@ -28,6 +29,13 @@ describe("the README's deploy command, with cdk.json's context", () => {
 		const alertEmails = command.alertEmails.split(',');
 		expect(config.alertEmails).toEqual(alertEmails);
 		expect(config.email.recipients.default).toEqual(alertEmails);
+	});
+
+	it('gives every setting its table calls required (cdk.json holds only placeholders for them: mailFrom would send as alerts@example.com)', () => {
+		const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+		const required = [...readme.matchAll(/^\| `(\w+)` \| .* \| required \|$/gm)].map((m) => m[1]);
+		expect(required).toEqual(expect.arrayContaining(['baseUrl', 'alertEmails', 'mailFrom']));
+		expect(required.filter((key) => command[key] === undefined)).toEqual([]);
 	});
 
 	it('warns of every placeholder address among the recipients and alertEmails, naming the key', () => {
@@ -73,6 +81,10 @@ describe("the README's resource list and costs, counted from the template of its
 		const without = metrics(alarms.filter(([id]) => !id.includes('WebhookDlq')));
 		expect(costs).toContain(`alarms ${alarms.length - n8n} (${alarms.length} with n8n) on ${without} metrics (${metrics(alarms)} with n8n) × $0.10 = $${(without / 10).toFixed(2)}`);
 		expect(readme).toContain(`**${alarms.length - n8n} alarms** (${alarms.length} with n8n)`);
+	});
+
+	it("warns of the command's placeholder sender as of its placeholder recipients (your-company.example)", () => {
+		Annotations.fromStack(s.stack).hasWarning('/TestEquipmentCloudAlerts/Email', Match.stringLikeRegexp(`mailFrom ${command.mailFrom} is a placeholder`));
 	});
 
 	it("names the digest's timeout and the parts the template holds", () => {

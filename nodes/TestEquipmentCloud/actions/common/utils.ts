@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
 import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
@@ -90,13 +90,17 @@ export async function executeList(
 	const addedKey = sortHere && query.enabled !== undefined && !query.enabled.some((k) => String(k) === String(ordering.key)) ? ordering.key : undefined;
 	const read: ListQuery = sortHere ? { ...query, ordering: undefined, ...(addedKey !== undefined ? { enabled: [...query.enabled!, addedKey] } : {}) } : query;
 	const records: unknown[] = [];
+	// A sorted Limit keeps only its first records while reading, not the whole list.
+	const first = sortHere && limit !== undefined ? new FirstRecords<unknown>(limit, ordering, resource, client.profile) : undefined;
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
 	for await (const page of client.pages(operation, read, { pageSize: client.maxPageSize, maxItems: sortHere ? undefined : limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
-		for (const record of page) records.push(record);
+		for (const record of page) {
+			if (first) first.add(record);
+			else records.push(record);
+		}
 	}
 	if (!sortHere) return toItems(records, i, simplify);
-	let sorted = sortRecords(records, ordering, resource, client.profile);
-	if (limit !== undefined) sorted = sorted.slice(0, limit);
+	let sorted = first ? first.sorted() : sortRecords(records, ordering, resource, client.profile);
 	if (addedKey !== undefined) sorted = sorted.map((record) => withoutProperty(record, addedKey));
 	return toItems(sorted, i, simplify);
 }

@@ -105,6 +105,19 @@ export async function executeList(
 	return toItems(sorted, i, simplify);
 }
 
+/**
+ * A Delete whose lost answer was repeated and found the item deleted, but whose recycle bin entry
+ * could not be read (recycle_bin_id null): a hint says where a Restore finds it.
+ */
+export function hintUnknownBinEntry(ctx: IExecuteFunctions, result: unknown, label: 'Customer' | 'Device'): void {
+	const r = result as { id?: unknown; already_deleted?: unknown; direct_delete?: unknown; recycle_bin_id?: unknown } | null;
+	if (r?.already_deleted !== true || r.direct_delete !== false || r.recycle_bin_id !== null) return;
+	ctx.addExecutionHints({
+		message: `${label} ${String(r.id)} was deleted, but its recycle bin entry could not be read (the first answer was lost; recycle_bin_id is null): Recycle Bin › Get Many with a filter item_id = ${String(r.id)} finds the entry's ID for a Restore.`,
+		location: 'outputPane',
+	});
+}
+
 /** The value of a resource locator or plain ID parameter. */
 export function idParameter(ctx: IExecuteFunctions, name: string, i: number): string {
 	const value = ctx.getNodeParameter(name, i, '', { extractValue: true }) as string | number;

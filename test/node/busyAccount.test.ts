@@ -167,7 +167,12 @@ describe('an empty filter value from an expression', () => {
 			{ resource: 'device', operation: 'getAll', returnAll: true, filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'contains', value: '={{ $json.dept }}' }] } }] } },
 			{ inputItems: [{ json: {} }] },
 		);
-		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Department|Text Filter 1.*empty.*item 0/) });
+		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Text Filter 1.*empty.*item 0/) });
+	});
+
+	it('Search "{{ $json.barcode }}" on an item without barcode is refused, naming Search and the item (an empty search lists every record)', async () => {
+		const { error } = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, options: { search: '={{ $json.barcode }}' } }, { inputItems: [{ json: {} }] });
+		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Search.*empty.*item 0/) });
 	});
 
 	it('an empty value typed in the form is the user\'s choice and is sent', async () => {

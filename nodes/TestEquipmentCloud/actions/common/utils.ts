@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 import { boundaryOverlap, encodePathId, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
-import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
+import { filtersFromParameter, isExpression, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
@@ -53,6 +53,11 @@ export async function readListQuery(ctx: IExecuteFunctions, i: number, resource:
 	const options = getOptions(ctx, i);
 	const query: ListQuery = { filters: await readFilters(ctx, i, resource) };
 	if (options.search) query.search = options.search;
+	// An expression that gives an empty Search (a field the item lacks) would list every record, one
+	// step from Update or Delete: refused as an empty filter value is. Left empty in the form, there is no search.
+	else if (isExpression((ctx.getNode().parameters.options as IDataObject | undefined)?.search)) {
+		throw new ValidationError('Options › Search', `the search is empty for item ${i} (its expression gave nothing), and an empty search lists every record; give the item a value, or remove the search`);
+	}
 	if (isPropertyResource(resource) && Array.isArray(options.enabled) && options.enabled.length > 0) {
 		query.enabled = options.enabled;
 	}

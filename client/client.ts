@@ -26,7 +26,7 @@ import {
 	type RememberedPage,
 } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
-import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery } from './query';
+import { deleteParams, listParams, pageNumberWindow, queryString, validateLimit, validateListQuery, type ListQuery, type ValidatedListQuery } from './query';
 import { testDetail, toCanonical, translates } from './wire';
 import { DEFAULT_RETRY, isRetryable, leastDelay, parseRetryAfter, retryDelay, type RetryOptions } from './retry';
 
@@ -255,7 +255,7 @@ export class ServiceClient {
 					page = recalled ? { shape: recalled.shape, items: recalled.keys, next: recalled.next, count: recalled.count } : readPage(answer.value, path, this.profile);
 				} else page = readPage(answer, path, this.profile);
 			} catch (error) {
-				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam) && (follow === undefined || linkLimit > 1) && window.size > 1) {
+				if (refusesPageSize(error, byNumber ? paging.pageSizeParam : paging.limitParam, sentValues(validated)) && (follow === undefined || linkLimit > 1) && window.size > 1) {
 					sizeRefused = true;
 					pageSize = smallerPageSize(error, window.size);
 					effectiveSize = Math.min(effectiveSize, pageSize);
@@ -651,6 +651,11 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 function mayHaveWritten(method: HttpMethod, status: number): string {
 	if (method === 'GET' || status < 200 || status >= 300) return '';
 	return `. The write may have been accepted (HTTP ${status} is success): check whether it took effect before sending it again, or it may be done twice (a repeated create makes a second record)`;
+}
+
+/** The text values a list request sends (search, filter values): the service may echo them in a 400. */
+function sentValues(query: ValidatedListQuery): string[] {
+	return [...(query.search === undefined ? [] : [query.search]), ...query.filters.flatMap((f) => f.conditions.map((c) => c.value))];
 }
 
 /** An id given as whole-number text, as the service answers it: a number. */

@@ -13,14 +13,12 @@ import { forEachProperty } from './records';
  * numbers, Text with or without regard to case, Dates as their text; a record without a value goes
  * where `ordering.missing` says; equal values keep the order they were read in.
  */
-export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resource, profile: ServiceProfile = DEFAULT_PROFILE): T[] {
-	const byProperty = FILTER_KEY_TYPE[resource] === 'propertyKeyId';
-	const declared = byProperty ? undefined : fieldType(resource, String(ordering.key), profile);
+export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resource, profile: ServiceProfile = DEFAULT_PROFILE, knownType?: unknown): T[] {
 	const { textCase, missing } = profile.ordering;
-	const read = records.map((record) => ({ record, ...(byProperty ? propertyOf(record, ordering.key) : { value: (record as Record<string, unknown> | null)?.[String(ordering.key)], dataType: declared }) }));
+	const read = records.map((record) => ({ record, ...keyOf(record, ordering, resource, profile) }));
 	// One type for the whole key (records that do not say theirs take another's, else what the
 	// values are): numbers and texts mixed would make no order at all.
-	const dataType = read.find((r) => r.dataType !== undefined && r.dataType !== null)?.dataType ?? (read.every((r) => isMissing(r.value) || typeof r.value === 'number') ? 'Number' : 'Text');
+	const dataType = knownType ?? read.find((r) => isDeclared(r.dataType))?.dataType ?? (read.every((r) => isMissing(r.value) || typeof r.value === 'number') ? 'Number' : 'Text');
 	const keyed = read.map(({ record, value }) => ({ record, value: sortValue(value, dataType, textCase === 'ignore') }));
 	const sign = ordering.direction === 'desc' ? -1 : 1;
 	// A missing value as the lowest (or highest) comes first ascending (or last), and follows the sign.
@@ -32,11 +30,58 @@ export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resou
 	return keyed.map((k) => k.record);
 }
 
+/**
+ * The first `limit` records of a list in `ordering`, kept while the list is read: at most twice
+ * `limit` records are held (a sorted Limit of 5,000 over 100,000 devices holds 10,000, not all),
+ * and the result is what sorting the whole list would give. Only once the key's type is known (a
+ * record or the field says it) are records let go: a type taken from the values could still change.
+ */
+export class FirstRecords<T> {
+	private held: T[] = [];
+	private dataType: unknown;
+
+	constructor(
+		private readonly limit: number,
+		private readonly ordering: Ordering,
+		private readonly resource: Resource,
+		private readonly profile: ServiceProfile = DEFAULT_PROFILE,
+	) {}
+
+	add(record: T): void {
+		this.held.push(record);
+		if (this.dataType === undefined) {
+			const { dataType } = keyOf(record, this.ordering, this.resource, this.profile);
+			if (isDeclared(dataType)) this.dataType = dataType;
+		}
+		if (this.held.length >= 2 * Math.max(this.limit, 1) && this.dataType !== undefined) this.held = this.sorted();
+	}
+
+	/** How many records are held now. */
+	get size(): number {
+		return this.held.length;
+	}
+
+	/** The first `limit` records in order. */
+	sorted(): T[] {
+		return sortRecords(this.held, this.ordering, this.resource, this.profile, this.dataType).slice(0, this.limit);
+	}
+}
+
 /** A record without the property `key` (one added to `enabled` only to sort by it). */
 export function withoutProperty<T>(record: T, key: number | string): T {
 	const props = (record as { properties?: unknown } | null)?.properties;
 	if (!Array.isArray(props)) return record;
 	return { ...record, properties: props.filter((p) => String((p as { key_id?: unknown } | null)?.key_id) !== String(key)) };
+}
+
+/** The value a record is sorted by, and the data type the record or the field gives it. */
+function keyOf(record: unknown, ordering: Ordering, resource: Resource, profile: ServiceProfile): { value: unknown; dataType: unknown } {
+	if (FILTER_KEY_TYPE[resource] === 'propertyKeyId') return propertyOf(record, ordering.key);
+	return { value: (record as Record<string, unknown> | null)?.[String(ordering.key)], dataType: fieldType(resource, String(ordering.key), profile) };
+}
+
+function isDeclared(dataType: unknown): boolean {
+	return dataType !== undefined && dataType !== null;
 }
 
 function propertyOf(record: unknown, key: number | string): { value: unknown; dataType: unknown } {

@@ -185,18 +185,33 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
  * (process-wide, like the pacers) so later scans ask for it at once.
  *
  * Quoted text is the caller's own value echoed back (a filter value "no limit"): it is left out
- * before the name is looked for, unless it is the name alone (`"limit" must be at most 500`).
+ * before the name is looked for, unless it is the name alone (`"limit" must be at most 500`); so
+ * are the values the request sent (`sent`), quoted or not.
  */
-export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam): error is ServiceError {
+export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam, sent: readonly string[] = []): error is ServiceError {
 	if (!(error instanceof ServiceError) || error.status !== 400) return false;
 	const name = parameter.toLowerCase();
-	const text = unquoted((error.description ?? error.message).toLowerCase(), name);
+	const text = withoutEchoes(unquoted((error.description ?? error.message).toLowerCase(), name), name, sent);
 	// The parameter's name as a word of its own (not a part of a longer name).
 	const word = (i: number) => i < 0 || i >= text.length || !/[a-z0-9_]/.test(text[i]);
 	for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
 		if (word(at - 1) && word(at + name.length)) return true;
 	}
 	return false;
+}
+
+/**
+ * The text without the values the request sent (`sent`: filter values, search) that contain the
+ * name but are not the name alone: a service may echo them without quotes ("no limit is not a
+ * finite number").
+ */
+function withoutEchoes(text: string, name: string, sent: readonly string[]): string {
+	let out = text;
+	for (const value of sent) {
+		const echo = value.trim().toLowerCase();
+		if (echo !== name && echo.includes(name)) out = out.split(echo).join(' ');
+	}
+	return out;
 }
 
 /** The text without its quoted parts ("…", '…', “…”, «…») but the name alone: what the service says, not what it echoes. */

@@ -129,6 +129,8 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  * - the field lists of the lists filtered by field name (the spec shows only `updated_time`);
  * - a sorted list compares Text without regard to case, Numbers as numbers, Dates as their text,
  *   and puts a record without a value last in both directions;
+ * - `search` finds text without regard to case (the spec says only that it is a string): a
+ *   barcode scanned in lower case is looked up By Barcode with the service's search;
  * - the overdue list's records carry `next_test_date` and `days_overdue`;
  * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`.
  */

@@ -630,4 +630,22 @@ describe('pages: bounds and guards', () => {
 		expect(r.calls.slice(1).map((c) => c.query.get('limit'))).toEqual(['100', '10', '1']);
 		expect(sharedPageSizes.get(base)).toBeUndefined();
 	});
+
+	it('a 400 that echoes a filter value with "limit" in it without quotes refuses the filter at once, not the page size', async () => {
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const { clock, r, client } = setup((req) => {
+			if (req.query.has('5')) return json(400, { description: `5 (property 5): No Limit is not a finite number` });
+			return json(200, { count: 0, results: [] });
+		});
+		const refused = client.items('device.list', { filters: [{ key: 5, dataType: 'Text', conditions: [{ keyword: 'equals', value: 'No Limit' }] }] }, { pageSize: 100 });
+		await expect(clock.run(collect(refused))).rejects.toMatchObject({ status: 400, description: expect.stringContaining('No Limit') });
+		expect(r.calls.map((c) => c.query.get('limit'))).toEqual(['100']);
+		// The same words with the service naming the parameter itself are a refused page size.
+		const refusal = (description: string) => new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description });
+		expect(refusesPageSize(refusal('no limit is not a finite number; limit must be at most 500'), 'limit', ['no limit'])).toBe(true);
+		expect(refusesPageSize(refusal('limit must be at most 500'), 'limit', ['limit'])).toBe(true);
+		expect(refusesPageSize(refusal('limit must be at most 500'), 'limit', ['l', 'i'])).toBe(true);
+		sharedPageSizes.forget(base);
+	});
 });

@@ -167,7 +167,12 @@ describe('an empty filter value from an expression', () => {
 			{ resource: 'device', operation: 'getAll', returnAll: true, filters: { text: [{ key: DEVICE.department, conditions: { condition: [{ keyword: 'contains', value: '={{ $json.dept }}' }] } }] } },
 			{ inputItems: [{ json: {} }] },
 		);
-		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Department|Text Filter 1.*empty.*item 0/) });
+		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Text Filter 1.*empty.*item 0/) });
+	});
+
+	it('Search "{{ $json.barcode }}" on an item without barcode is refused, naming Search and the item (an empty search lists every record)', async () => {
+		const { error } = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, options: { search: '={{ $json.barcode }}' } }, { inputItems: [{ json: {} }] });
+		expect(error).toMatchObject({ name: 'NodeOperationError', message: expect.stringMatching(/Search.*empty.*item 0/) });
 	});
 
 	it('an empty value typed in the form is the user\'s choice and is sent', async () => {
@@ -198,6 +203,25 @@ describe('retried and cut-off answers', () => {
 		const restored = await run(sandbox, { resource: 'recycleBin', operation: 'restore', entryId: String(b.recycle_bin_id) });
 		expect(restored.error).toBeUndefined();
 		expect(sandbox.account.data.devices.has(4)).toBe(true);
+	});
+
+	it('Delete whose answer is cut off and whose recycle bin entry cannot be read: the same shape (recycle_bin_id null), and a hint says where to find the entry', async () => {
+		sandbox.faults.add({ kind: 'truncate', path: '/data/devices/delete/', count: 1 });
+		sandbox.faults.add({ kind: 'status', status: 403, path: '/recycle_bin/all/', count: 1 });
+		const retried = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(5) });
+		expect(retried.error).toBeUndefined();
+		expect(retried.items[0].json).toMatchObject({ id: 5, deleted: true, direct_delete: false, recycle_bin_id: null, already_deleted: true });
+		const hints = retried.run.data.resultData.runData['Test Equipment Cloud'][0].hints ?? [];
+		expect(hints.map((h) => h.message).join('\n')).toContain('Device 5 was deleted, but its recycle bin entry could not be read');
+		// What the hint says finds the entry a Restore takes.
+		const found = await run(sandbox, {
+			resource: 'recycleBin',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { number: [{ key: 'item_id', conditions: { condition: [{ keyword: 'equals', value: 5 }] } }] },
+		});
+		expect(found.error).toBeUndefined();
+		expect(found.items.map((item) => item.json.id)).toEqual([sandbox.account.binEntryFor('device', 5)!.id]);
 	});
 
 	it('a download link that expires before it is fetched is generated again once', async () => {

@@ -56,3 +56,30 @@ for (const [name, ordering] of Object.entries(ORDERS)) {
 		}
 	});
 }
+
+describe('a sorted Limit above the largest page', () => {
+	// Pages of at most 100: a Limit of 120 is sorted here, keeping its first records while reading.
+	const profile: ServiceProfileInput = { version: 1, paging: { maxPageSize: 100 } };
+	const sandbox = {} as Sandbox;
+	beforeAll(async () => {
+		Object.assign(sandbox, await startSandbox({ port: 0, profile }));
+		sandbox.account.reset({ size: { devices: DEVICES } });
+		mixValues(sandbox);
+	});
+	afterAll(async () => sandbox.stop());
+	const credentials = () => credentialsFor(sandbox, undefined, { serviceProfile: JSON.stringify(profile) });
+
+	for (const key of [DEVICE.designation, DEVICE.testInterval]) {
+		for (const direction of ['asc', 'desc']) {
+			it(`property ${key} ${direction}: Limit 120 gives the first 120 of Return All in order`, async () => {
+				const sort = { sort: { rule: { key, direction } } };
+				const all = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, options: sort }, { credentials: credentials() });
+				const first = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 120, options: sort }, { credentials: credentials() });
+				expect(all.error).toBeUndefined();
+				expect(first.error).toBeUndefined();
+				const ids = (items: Array<{ json: IDataObject }>) => items.map((i) => String(i.json.id));
+				expect(ids(first.items)).toEqual(ids(all.items).slice(0, 120));
+			});
+		}
+	}
+});

@@ -80,7 +80,8 @@ function barcodeOf(record: IDataObject, client: ServiceClient): string | undefin
 
 /**
  * The device ID of a device locator: the ID itself, or the one device whose barcode is the one
- * given, compared without regard to case (a scanner may send lower case). Every device the search
+ * given, compared without regard to case (a scanner may send lower case; the service's search
+ * ignoring case too is ASSUMED in client/profile.ts). Every device the search
  * finds is read, however many contain the text ("LAB-1" is in LAB-100 … LAB-199 too): no device
  * or several are errors that name the barcode.
  */

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
-import { filtersFromParameter, readFilterBuilder } from '../../shared/filters';
+import { boundaryOverlap, encodePathId, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { filtersFromParameter, isExpression, readFilterBuilder } from '../../shared/filters';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
@@ -53,6 +53,11 @@ export async function readListQuery(ctx: IExecuteFunctions, i: number, resource:
 	const options = getOptions(ctx, i);
 	const query: ListQuery = { filters: await readFilters(ctx, i, resource) };
 	if (options.search) query.search = options.search;
+	// An expression that gives an empty Search (a field the item lacks) would list every record, one
+	// step from Update or Delete: refused as an empty filter value is. Left empty in the form, there is no search.
+	else if (isExpression((ctx.getNode().parameters.options as IDataObject | undefined)?.search)) {
+		throw new ValidationError('Options › Search', `the search is empty for item ${i} (its expression gave nothing), and an empty search lists every record; give the item a value, or remove the search`);
+	}
 	if (isPropertyResource(resource) && Array.isArray(options.enabled) && options.enabled.length > 0) {
 		query.enabled = options.enabled;
 	}
@@ -90,15 +95,32 @@ export async function executeList(
 	const addedKey = sortHere && query.enabled !== undefined && !query.enabled.some((k) => String(k) === String(ordering.key)) ? ordering.key : undefined;
 	const read: ListQuery = sortHere ? { ...query, ordering: undefined, ...(addedKey !== undefined ? { enabled: [...query.enabled!, addedKey] } : {}) } : query;
 	const records: unknown[] = [];
+	// A sorted Limit keeps only its first records while reading, not the whole list.
+	const first = sortHere && limit !== undefined ? new FirstRecords<unknown>(limit, ordering, resource, client.profile) : undefined;
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
 	for await (const page of client.pages(operation, read, { pageSize: client.maxPageSize, maxItems: sortHere ? undefined : limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
-		for (const record of page) records.push(record);
+		for (const record of page) {
+			if (first) first.add(record);
+			else records.push(record);
+		}
 	}
 	if (!sortHere) return toItems(records, i, simplify);
-	let sorted = sortRecords(records, ordering, resource, client.profile);
-	if (limit !== undefined) sorted = sorted.slice(0, limit);
+	let sorted = first ? first.sorted() : sortRecords(records, ordering, resource, client.profile);
 	if (addedKey !== undefined) sorted = sorted.map((record) => withoutProperty(record, addedKey));
 	return toItems(sorted, i, simplify);
+}
+
+/**
+ * A Delete whose lost answer was repeated and found the item deleted, but whose recycle bin entry
+ * could not be read (recycle_bin_id null): a hint says where a Restore finds it.
+ */
+export function hintUnknownBinEntry(ctx: IExecuteFunctions, result: unknown, label: 'Customer' | 'Device'): void {
+	const r = result as { id?: unknown; already_deleted?: unknown; direct_delete?: unknown; recycle_bin_id?: unknown } | null;
+	if (r?.already_deleted !== true || r.direct_delete !== false || r.recycle_bin_id !== null) return;
+	ctx.addExecutionHints({
+		message: `${label} ${String(r.id)} was deleted, but its recycle bin entry could not be read (the first answer was lost; recycle_bin_id is null): Recycle Bin › Get Many with a filter item_id = ${String(r.id)} finds the entry's ID for a Restore.`,
+		location: 'outputPane',
+	});
 }
 
 /** The value of a resource locator or plain ID parameter. */

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { recordLocator } from '../common/locators';
-import { clientFor, idParameter, toItems } from '../common/utils';
+import { clientFor, hintUnknownBinEntry, idParameter, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,5 +27,6 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const permanently = this.getNodeParameter('deletePermanently', i, false) as boolean;
 	const client = await clientFor(this, i);
 	const result = await client.delete('customer.delete', id, permanently, 'Customer');
+	hintUnknownBinEntry(this, result, 'Customer');
 	return toItems(result ?? { id, deleted: true }, i);
 }

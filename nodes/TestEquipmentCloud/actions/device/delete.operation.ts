@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { deviceIdOf, recordLocator } from '../common/locators';
-import { clientFor, toItems } from '../common/utils';
+import { clientFor, hintUnknownBinEntry, toItems } from '../common/utils';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,5 +27,6 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const id = await deviceIdOf(this, 'deviceId', i, client);
 	const result = await client.delete('device.delete', id, permanently, 'Device');
+	hintUnknownBinEntry(this, result, 'Device');
 	return toItems(result ?? { id, deleted: true }, i);
 }

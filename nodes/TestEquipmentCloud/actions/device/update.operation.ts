@@ -30,7 +30,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		const nested = nestedMappedValues(this, i);
 		if (Object.keys(nested).length > 0) {
 			// A record read before carries every property: only what differs from the device now is
-			// sent (values the service computes, and others' changes since, stay as they are).
+			// sent, so values the service computes stay as they are (a property someone else changed
+			// since the read differs too, and the item's value is sent back, as automatic mapping does).
 			const device = await client.call('device.get', { pathParams: { id }, parameter: 'Device' });
 			for (const [key, value] of Object.entries(changedValues(nested, device))) properties[key] ??= value;
 		}

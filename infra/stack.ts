@@ -7,7 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { placeholderWarnings, type AlertsConfig } from './config';
+import { isPlaceholderHost, placeholderWarnings, type AlertsConfig } from './config';
 import { activeUtcPeriods } from './activeHours';
 import { Alarms } from './constructs/alarms';
 import { AlertsTopic } from './constructs/alertsTopic';
@@ -53,7 +53,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		Tags.of(this).add('project', 'test-equipment-cloud');
 		Tags.of(this).add('tec-environment', config.environment);
 		for (const a of config.accounts) {
-			if (/(^|\.)example\.(com|org|net)$|\.invalid$/.test(new URL(a.baseUrl).hostname)) {
+			if (isPlaceholderHost(new URL(a.baseUrl).hostname)) {
 				const which = config.accounts.length > 1 ? `accounts "${a.id}": ` : '';
 				Annotations.of(this).addWarningV2('tec:placeholderBaseUrl', `${which}baseUrl ${a.baseUrl} is a placeholder: deploy with -c baseUrl=<your Test Equipment Cloud address>`);
 			}

@@ -87,6 +87,14 @@ describe("the README's resource list and costs, counted from the template of its
 		Annotations.fromStack(s.stack).hasWarning('/TestEquipmentCloudAlerts/Email', Match.stringLikeRegexp(`mailFrom ${command.mailFrom} is a placeholder`));
 	});
 
+	it("warns of the command's placeholder baseUrl as of its placeholder addresses (the same rule of placeholder hosts)", () => {
+		Annotations.fromStack(s.stack).hasWarning('/TestEquipmentCloudAlerts', Match.stringLikeRegexp(`baseUrl ${command.baseUrl} is a placeholder`));
+	});
+
+	it('adds up the free-tier total from the rows it names', () => {
+		expect(costs).toContain('within the free tier ≈ $3.80 (KMS key, secret and its calls, DynamoDB, the metrics and alarms beyond the free ten)');
+	});
+
 	it("names the digest's timeout and the parts the template holds", () => {
 		const digest = functions.find((f) => String(f.Description).startsWith('Sends the daily digest'))!;
 		expect(costs).toContain(`the digest's ${digest.Timeout / 60}-minute timeout`);

@@ -56,14 +56,26 @@ export async function sendNotices(deps: DigestDeps & { leases: Leases }, day: st
 		log.info("The re-test notices of the month are done: nothing to catch up", { month });
 		return undefined;
 	}
-	// One token, one reader: the account's lease, as its pollers take it, held while the notices read and send.
 	const lease = accountLeaseName({ environment: target.environment, partition: target.partition });
 	const owner = options.runId ?? `notices-${randomUUID()}`;
-	await takeAccountLease(deps.leases, lease, owner, deps.now, options, log);
+	const holdMs = (options.remainingMs?.() ?? 15 * 60_000) + 30_000;
+	// One notices run per account at a time: a second one (the scheduler's at-least-once delivery, a
+	// manual run) finds the first sending and leaves it the month, without failing or alarming.
+	const run = `notices-run:${lease}`;
+	if (!(await deps.leases.acquireLease(run, owner, deps.now(), holdMs))) {
+		log.info('Another run is sending the re-test notices of this account: it sends them, this one ends', { month, lease: run });
+		return undefined;
+	}
 	try {
-		return await sendHolding(deps, day, target, secrets, log);
+		// One token, one reader: the account's lease, as its pollers take it, held while the notices read and send.
+		await takeAccountLease(deps.leases, lease, owner, deps.now, options, log);
+		try {
+			return await sendHolding(deps, day, target, secrets, log);
+		} finally {
+			await deps.leases.releaseLease(lease, owner);
+		}
 	} finally {
-		await deps.leases.releaseLease(lease, owner);
+		await deps.leases.releaseLease(run, owner);
 	}
 }
 

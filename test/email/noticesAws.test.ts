@@ -357,6 +357,33 @@ describe('re-test notices on AWS adapters', () => {
 		}
 	}, 120_000);
 
+	it('a second notices run while the first is sending (longer than the lease wait) ends quietly: no failure, no alarm, nothing read or sent twice', async () => {
+		await createStateTable(dynamo.client, 'notices-9b');
+		const local = await new LocalAws().start();
+		try {
+			const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:tec-token-run';
+			local.secrets.set(arn, JSON.stringify({ token: sandbox.sandboxToken }));
+			const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({ ...AWS_TEST_CONFIG, endpoint: local.url }) });
+			const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+			const aws = awsDeps({ table: 'notices-9b', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
+			aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
+			const leases = new DynamoStateStore('notices-9b', dynamo.client);
+			const lease = accountLeaseName({ environment: 'sandbox' });
+			const target = { baseUrl: sandbox.url, environment: 'sandbox' as const, tokenSecretArn: arn };
+			const before = sandbox.stats.requests;
+			ses.sent.length = 0;
+			ses.failCall = () => undefined;
+			// The first run, mid-way through thousands of notices: it holds its run and the account's lease.
+			expect(await leases.acquireLease(`notices-run:${lease}`, 'first notices run', Date.now(), 60_000)).toBe(true);
+			expect(await leases.acquireLease(lease, 'first notices run', Date.now(), 60_000)).toBe(true);
+			await expect(sendNotices(aws, sandbox.account.today(), target, secrets, silentLog, { leaseWaitMs: 1500, remainingMs: () => 60_000 })).resolves.toBeUndefined();
+			expect(sandbox.stats.requests).toBe(before);
+			expect(ses.sent).toEqual([]);
+		} finally {
+			await local.stop();
+		}
+	}, 120_000);
+
 	it("a month whose notices did not go out on the 1st (a daylight-saving gap skipped the schedule): the next day's run sends them, the digest says they are late; the day after, nothing is read", async () => {
 		await createStateTable(dynamo.client, 'notices-10');
 		const local = await new LocalAws().start();

@@ -83,18 +83,18 @@ export function readLocalEmailSettings(configPath: string | undefined): { settin
  */
 export function appendNoticeLog(path: string, entry: NoticeSent): void {
 	const key = (e: Pick<NoticeSent, 'month' | 'account' | 'customerId'>) => `${e.month}\n${e.account ?? ''}\n${e.customerId}`;
-	if (existsSync(path)) {
-		for (const line of readFileSync(path, 'utf8').split('\n')) {
-			if (line.trim() === '') continue;
-			try {
-				if (key(JSON.parse(line) as NoticeSent) === key(entry)) return;
-			} catch {
-				// A line cut short by a crash: not this notice's.
-			}
+	const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+	for (const line of text.split('\n')) {
+		if (line.trim() === '') continue;
+		try {
+			if (key(JSON.parse(line) as NoticeSent) === key(entry)) return;
+		} catch {
+			// A line cut short by a crash: not this notice's.
 		}
 	}
 	mkdirSync(dirname(path), { recursive: true });
-	appendFileSync(path, `${JSON.stringify(entry)}\n`);
+	// A line cut short by a crash is closed first, so this one stays a line of its own.
+	appendFileSync(path, `${text === '' || text.endsWith('\n') ? '' : '\n'}${JSON.stringify(entry)}\n`);
 }
 
 export function createLocalMail(options: LocalMailOptions): LocalMail {

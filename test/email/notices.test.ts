@@ -1,5 +1,5 @@
 /** The customer re-test notices against the sandbox over real HTTP: what each says is the sandbox's truth, sent once per customer and month. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -243,6 +243,19 @@ describe('the audit log of the notices (issue 41, item 16)', () => {
 		expect(new Set(lines.map((l) => l.customerId)).size).toBe(lines.length);
 		expect(again.sent.map((e) => e.customerId)).toContain(crashed);
 	}, 120_000);
+});
+
+describe('the audit log cut short', () => {
+	it('a line cut short by a crash (a full disk) is closed before the repeated line, which stays readable', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-notices-'));
+		const log = join(dir, 'notices-log.jsonl');
+		const entry: NoticeSent = { month: '2026-12', customerId: 7, customerName: 'Acme', address: 'a@acme.example', locale: 'en', messageId: '<m@x>', sentAt: '2026-11-01T06:00:00.000Z', dueDevices: [1], overdueDevices: [] };
+		writeFileSync(log, JSON.stringify(entry).slice(0, 20));
+		appendNoticeLog(log, entry);
+		const lines = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+		expect(lines).toHaveLength(2);
+		expect(JSON.parse(lines[1])).toEqual(entry);
+	});
 });
 
 describe('customer notice settings', () => {

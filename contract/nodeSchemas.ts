@@ -37,7 +37,7 @@ const ComplianceMonthSummary = z.object({
 	firstSeenOverdue: count.meta({ description: 'Due dates first seen already overdue (never, for a rebuilt history)' }),
 	onTimeRate: z.number().min(0).max(1).nullable().meta({ description: 'testedOnTime / (testedOnTime + testedLate + stillOverdue); null when nothing counts' }),
 	asOf: z.string().meta({ description: 'The day the figures are for: the first of the next month, or today for the current month' }),
-	today: z.string().meta({ description: "The service's day (YYYY-MM-DD)" }),
+	today: z.string().meta({ description: "Today in the workflow's time zone (YYYY-MM-DD)" }),
 	history: z.literal('rebuilt').meta({ description: 'The figures rest on the due-date history rebuilt from the test results' }),
 	historySince: z.string().meta({ description: 'The first test date read' }),
 	resultsRead: count,
@@ -64,7 +64,7 @@ const ComplianceNowSummary = z.object({
 	dueWithin30Days: z.number().int().meta({ description: 'Devices due from today to 30 days from today' }),
 	withoutDueDate: z.number().int().meta({ description: 'Devices without a next test date (not counted in compliance)' }),
 	compliance: z.number().min(0).max(1).nullable().meta({ description: 'Share of the devices with a next test date that are not overdue; null when none has one' }),
-	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
 });
 const ComplianceSummary = z.union([ComplianceNowSummary, ComplianceMonthSummary]).meta({ type: 'object' });
 
@@ -84,8 +84,8 @@ const FailureRateGroup = z.object({
 	devicesWithoutInterval: z.number().int(),
 	months: z.union([z.literal(12), z.literal(24)]),
 	from: z.string().meta({ description: 'The first day of the period (YYYY-MM-DD)' }),
-	to: z.string().meta({ description: "The last day of the period: the service's today" }),
-	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+	to: z.string().meta({ description: "The last day of the period: today in the workflow's time zone" }),
+	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
 	minTests: z.number().int().meta({ description: 'Tests a group needs before it is marked below 2 %' }),
 	unknownDevices: z.number().int().meta({ description: 'Results in the period of devices not in the device list (in no group)' }),
 	invalidTestDate: z.number().int().meta({ description: 'Results whose test date is not a day' }),
@@ -105,7 +105,7 @@ const ForecastMonth = z.object({
 	withoutDueDate: count.meta({ description: 'Devices without a next test date: in no month' }),
 	withoutInterval: count.meta({ description: 'Devices with a next test date but no usable interval: due once at most' }),
 	dueInHorizon: count.meta({ description: "The group's due dates in all 12 months" }),
-	today: z.string().meta({ description: "The service's day the figures are for (YYYY-MM-DD)" }),
+	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
 	from: z.string().meta({ description: 'The first day counted: today' }),
 	to: z.string().meta({ description: 'The last day counted: the last of the 12th month' }),
 	skippedRecords: count.meta({ description: 'Device records that could not be read' }),

@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 			{ name: 'Last 12 Months', value: 12 },
 			{ name: 'Last 24 Months', value: 24 },
 		],
-		description: "The tests counted: those dated after the same day 12 or 24 months before the service's today, up to today",
+		description: "The tests counted: those dated after the same day 12 or 24 months before today (in the workflow's time zone), up to today",
 	},
 	{
 		displayName: 'Only Marked Groups',

@@ -79,7 +79,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const period = this.getNodeParameter('period', i, 'now') as Period;
 	if (!PERIODS.includes(period)) throw new ValidationError('Period', `must be one of ${PERIODS.join(', ')}, got ${JSON.stringify(period)}`);
 	const paired = (json: IDataObject): INodeExecutionData => ({ json, pairedItem: { item: i } });
-	// The month's form is checked before any request; whether it is past, against the service's today.
+	// The month's form is checked before any request; whether it is past, against today (todayOf).
 	const asked = period === 'month' ? parseMonth(this.getNodeParameter('month', i, '')) : undefined;
 	const client = await clientFor(this, i);
 	if (period === 'now') {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS, configFromContext, placeholderWarnings } from '../../infra/config';
+import { POLLER_OFFSETS } from '../../infra/constructs/pollers';
 import { resourcesOf, synth } from './synth';
 
 const ROOT = join(__dirname, '../..');
@@ -91,8 +92,21 @@ describe("the README's resource list and costs, counted from the template of its
 		Annotations.fromStack(s.stack).hasWarning('/TestEquipmentCloudAlerts', Match.stringLikeRegexp(`baseUrl ${command.baseUrl} is a placeholder`));
 	});
 
-	it('adds up the free-tier total from the rows it names', () => {
-		expect(costs).toContain('within the free tier ≈ $3.80 (KMS key, secret and its calls, DynamoDB, the metrics and alarms beyond the free ten)');
+	it('counts the custom metrics as the template has them, and adds up the free-tier total from the rows it names', () => {
+		// Five per poller run every period (a `poller` dimension each), ColdStart per service (pollers, email), the digest's RunCompleted.
+		const every5 = schedules.filter((e) => /^cron\(\S+\/5 /.test(e)).length;
+		const metrics = every5 * 5 + 2 + 1;
+		expect(costs).toContain(`ColdStart per service: 2; the digest's RunCompleted: 1) ≈ ${metrics} × $0.30 = $${(metrics * 0.3).toFixed(2)};`);
+		expect(costs).toContain('within the free tier ≈ $5.30 (KMS key, secret and its calls, DynamoDB, the metrics and alarms beyond the free ten)');
+	});
+
+	it("says when each poll runs in the period, as the template's schedules do", () => {
+		const offsets = POLLER_OFFSETS(5);
+		const at = (m: number) => `:${String(m).padStart(2, '0')}`;
+		expect(readme).toContain(`overdue devices at ${at(offsets.overdueDevices)}, ${at(offsets.overdueDevices + 5)}`);
+		expect(readme).toContain(`devices due soon at ${at(offsets.dueSoon)}, ${at(offsets.dueSoon + 5)}`);
+		expect(readme).toMatch(new RegExp(`test results at ${at(offsets.testResults)}, ${at(offsets.testResults + 5)}`));
+		expect(readme).toContain(`the due-date history hourly at ${at(offsets.dueDates)}`);
 	});
 
 	it("names the digest's timeout and the parts the template holds", () => {

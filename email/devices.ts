@@ -3,17 +3,11 @@
  * (lambdas/events/schemas.ts, whose zod types must stay assignable to these: test/email/room.test.ts),
  * written out here so that the e-mails' room needs neither zod nor the Lambdas.
  */
-export interface OverdueDevice {
-	id: number;
-	designation: string | null;
-	idBarcode: string | null;
-	department: string | null;
-	customerId: number | null;
-	customerName: string | null;
-	/** YYYY-MM-DD */
-	lastTestedDate: string | null;
-	/** YYYY-MM-DD: the date the device was due. */
-	nextTestDate: string | null;
+import type { DigestDevice } from '../client/digestRead';
+import type { MeasuredValue } from '../client/testSteps';
+
+/** A device as the service's lists give it (client/digestRead.ts), with the days it is overdue. */
+export interface OverdueDevice extends DigestDevice {
 	daysOverdue: number | null;
 }
 
@@ -24,14 +18,8 @@ export interface DueDevice extends Omit<OverdueDevice, 'daysOverdue' | 'nextTest
 	daysLeft: number;
 }
 
-export interface FailedMeasurement {
-	name: string | null;
-	value: number | null;
-	unit: string | null;
-	lowLimit: number | null;
-	highLimit: number | null;
-	passed: boolean | null;
-}
+/** A measured value of a failed step: the client's reading of it (client/testSteps.ts). */
+export type FailedMeasurement = MeasuredValue;
 
 export interface FailedStep {
 	step: number | null;

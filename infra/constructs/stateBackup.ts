@@ -29,6 +29,9 @@ export class StateBackup extends Construct {
 	constructor(scope: Construct, id: string, props: StateBackupProps) {
 		super(scope, id);
 		this.vault = new backup.BackupVault(this, 'Vault', { removalPolicy: RemovalPolicy.RETAIN });
+		// The table waits for the vault: after `cdk destroy` the kept vault's "already exists" stops a
+		// deploy before a new table is created (a rollback would keep it, Retain, beside the old one).
+		props.table.node.addDependency(this.vault);
 		this.plan = new backup.BackupPlan(this, 'Plan', {
 			backupVault: this.vault,
 			backupPlanRules: [

@@ -27,4 +27,9 @@ describe('StateBackup', () => {
 		expect(vault.Properties.BackupVaultName).toEqual(expect.stringMatching(/^StateBackupTest.*Vault/));
 		expect(vault).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
 	});
+
+	it('creates the state table only after the vault: after `cdk destroy` the kept vault\'s "already exists" stops the deploy before a new table exists (a table created in parallel would stay behind on rollback, Retain, beside the kept one)', () => {
+		const table = (s.json.Resources as Record<string, unknown>)[s.id(s.construct.state.table)] as { DependsOn?: string[] };
+		expect(table.DependsOn ?? []).toContain(s.id(s.construct.backup.vault));
+	});
 });

@@ -4,7 +4,7 @@ import { LIMIT, table, type BenchRow } from './lib';
 
 /**
  * The documents written from the last full `npm run bench` (bench/results.json): bench/results.md
- * and the table in the README's Performance section, between the markers below. `npm run
+ * and the table in docs/performance.md, between the markers below. `npm run
  * bench:docs` writes them again from the stored results; a test fails when they differ from it.
  */
 export interface BenchResults {
@@ -17,9 +17,9 @@ export interface BenchResults {
 
 export const RESULTS_JSON = join(__dirname, 'results.json');
 export const RESULTS_MD = join(__dirname, 'results.md');
-export const README = join(__dirname, '..', 'README.md');
-export const README_START = '<!-- bench results: written by `npm run bench:docs` from bench/results.json; edit nothing between these markers -->';
-export const README_END = '<!-- end of bench results -->';
+export const PERFORMANCE_MD = join(__dirname, '..', 'docs', 'performance.md');
+export const TABLE_START = '<!-- bench results: written by `npm run bench:docs` from bench/results.json; edit nothing between these markers -->';
+export const TABLE_END = '<!-- end of bench results -->';
 
 export function readResults(path = RESULTS_JSON): BenchResults {
 	return JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
@@ -45,29 +45,29 @@ export function resultsMarkdown(r: BenchResults): string {
 	].join('\n');
 }
 
-/** What stands between the README's markers. */
-export function readmeBlock(r: BenchResults): string {
+/** What stands between the markers of docs/performance.md. */
+export function tableBlock(r: BenchResults): string {
 	return [
-		README_START,
-		`Figures of the last full \`npm run bench\`, ${minute(r.started)} UTC on ${host(r.machineAtStart)}, load average ${load(r.machineAtStart)} at the start and ${load(r.machineAtEnd)} at the end ([bench/results.md](bench/results.md)):`,
+		TABLE_START,
+		`Figures of the last full \`npm run bench\`, ${minute(r.started)} UTC on ${host(r.machineAtStart)}, load average ${load(r.machineAtStart)} at the start and ${load(r.machineAtEnd)} at the end ([bench/results.md](../bench/results.md)):`,
 		'',
 		table(r.rows),
-		README_END,
+		TABLE_END,
 	].join('\n');
 }
 
-/** The README's text between (and with) the markers; throws when they are missing. */
-export function readmeBlockOf(readme: string): string {
-	const start = readme.indexOf(README_START);
-	const end = readme.indexOf(README_END);
-	if (start < 0 || end < start) throw new Error(`README.md: the bench markers are missing (${README_START} … ${README_END})`);
-	return readme.slice(start, end + README_END.length);
+/** docs/performance.md's text between (and with) the markers; throws when they are missing. */
+export function tableBlockOf(doc: string): string {
+	const start = doc.indexOf(TABLE_START);
+	const end = doc.indexOf(TABLE_END);
+	if (start < 0 || end < start) throw new Error(`docs/performance.md: the bench markers are missing (${TABLE_START} … ${TABLE_END})`);
+	return doc.slice(start, end + TABLE_END.length);
 }
 
 export function writeDocs(r: BenchResults): void {
 	writeFileSync(RESULTS_MD, resultsMarkdown(r));
-	const readme = readFileSync(README, 'utf8');
-	writeFileSync(README, readme.replace(readmeBlockOf(readme), readmeBlock(r)));
+	const doc = readFileSync(PERFORMANCE_MD, 'utf8');
+	writeFileSync(PERFORMANCE_MD, doc.replace(tableBlockOf(doc), tableBlock(r)));
 }
 
 if (require.main === module) writeDocs(readResults());

@@ -15,7 +15,7 @@ import { benchTestResults } from './testResults';
 
 /**
  * `npm run bench`: every benchmark, one table. A full run stores its rows in bench/results.json
- * and writes bench/results.md and the README's table from them (bench/docs.ts).
+ * and writes bench/results.md and docs/performance.md's table from them (bench/docs.ts).
  * `BENCH_QUICK=1` runs every row on small data in seconds (a smoke test of the bench; its figures
  * mean nothing and are never written). `--json` prints the rows as JSON; names select benches.
  */

@@ -5,7 +5,7 @@ import { failures, runDeployment, startWorld, type Run, type World } from './dep
 import { accountsCommand, deployCommand, readmeSetting, synthesize, type Synthesized } from './readmeDeploy';
 
 /**
- * The stack as the README deploys it: its own commands synthesized (one account; several
+ * The stack as the README's deploy guide (docs/aws-deployment.md) deploys it: its own commands synthesized (one account; several
  * accounts; e-mail routing with customer re-test notices), the template checked against what the
  * code reads, and every function's bundle run from its asset folder alone under Node.js 24 with
  * the template's environment and each schedule's input, against the sandbox and the local AWS
@@ -107,7 +107,7 @@ function heartbeatsUnwatched(s: Synthesized, run: Run): string[] {
 	return [...new Set(mostSpecific.map(metricKey))].filter((k) => !read.has(k)).map((k) => `no alarm reads ${k}`);
 }
 
-describe("the README's one-account command (`npx cdk deploy -c environment=production -c baseUrl=… -c alertEmails=…`)", () => {
+describe("docs/aws-deployment.md's one-account command (`npx cdk deploy -c environment=production -c baseUrl=… -c alertEmails=…`)", () => {
 	templateChecks('one');
 	it('sends the alert e-mails to alertEmails, as its table says ("everything to alertEmails" without recipients)', () => {
 		const alertEmails = addresses(stacks.one.context.alertEmails);
@@ -146,7 +146,7 @@ describe("the README's one-account command (`npx cdk deploy -c environment=produ
 	});
 });
 
-describe("the README's several-accounts command (`npx cdk deploy -c accounts=accounts.json -c alertEmails=… -c mailFrom=…`)", () => {
+describe("docs/alerts.md's several-accounts command (`npx cdk deploy -c accounts=accounts.json -c alertEmails=… -c mailFrom=…`)", () => {
 	templateChecks('several');
 	/** Each account's recipients: its own, else the deployment's (alertEmails, the command giving no recipients). */
 	const expected = () => {
@@ -198,7 +198,7 @@ describe("the README's several-accounts command (`npx cdk deploy -c accounts=acc
 	});
 });
 
-describe("the README's command with its e-mail routing and customer re-test notices (`-c recipients='…' -c customerNotices='…'`)", () => {
+describe("the deploy command with docs/emails.md's e-mail routing and customer re-test notices (`-c recipients='…' -c customerNotices='…'`)", () => {
 	templateChecks('email');
 	it('hands the e-mail functions the routing of the command', () => {
 		for (const env of emailEnv(stacks.email)) expect((JSON.parse(env.EMAIL_SETTINGS) as Json).recipients).toMatchObject(JSON.parse(readmeSetting('recipients')));

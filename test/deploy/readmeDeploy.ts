@@ -5,15 +5,16 @@ import { join } from 'node:path';
 import type { LambdaFunction } from '../support/lambdaRuntime';
 
 /**
- * The README's own deploy commands, read from README.md (so the test follows the text an operator
- * copies), synthesized with the CDK CLI as `cdk deploy` synthesizes them (cdk.json's context
- * under the command's `-c`), and the template read back: functions, schedules, rules, alarms.
+ * The deploy commands the README links to, read from the docs that hold them (so the test follows
+ * the text an operator copies: docs/aws-deployment.md, docs/alerts.md's "Many accounts",
+ * docs/emails.md's settings), synthesized with the CDK CLI as `cdk deploy` synthesizes them
+ * (cdk.json's context under the command's `-c`), and the template read back: functions,
+ * schedules, rules, alarms.
  */
 const ROOT = join(__dirname, '../..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-/** The fenced code blocks of the README. */
-const blocks = [...README.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], text: m[2] }));
+/** The fenced code blocks of a page of the docs. */
+const blocksOf = (file: string) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], text: m[2] }));
 
 /** The `-c key=value` pairs of a shell command (continuation lines joined, quotes removed). */
 function contextOf(command: string): Array<[string, string]> {
@@ -21,25 +22,26 @@ function contextOf(command: string): Array<[string, string]> {
 	return [...line.matchAll(/-c\s+(\w+)=('[^']*'|"[^"]*"|\S+)/g)].map((m) => [m[1], m[2].replace(/^'(.*)'$|^"(.*)"$/s, (_, a, b) => a ?? b)]);
 }
 
-/** The `npx cdk deploy` command of the README's "Deploy" section (one account). */
+/** The `npx cdk deploy` command of docs/aws-deployment.md's "Deploy" section (one account). */
 export function deployCommand(): Array<[string, string]> {
-	const block = blocks.find((b) => b.lang === 'sh' && /^npx cdk deploy \\/.test(b.text));
-	if (!block) throw new Error('README.md has no "npx cdk deploy \\" block in "Deploy on AWS"');
+	const block = blocksOf('docs/aws-deployment.md').find((b) => b.lang === 'sh' && /^npx cdk deploy \\/.test(b.text));
+	if (!block) throw new Error('docs/aws-deployment.md has no "npx cdk deploy \\" block in "Deploy"');
 	return contextOf(block.text);
 }
 
-/** The README's several-accounts command and its accounts.json. */
+/** The several-accounts command of docs/alerts.md ("Many accounts") and its accounts.json. */
 export function accountsCommand(): { context: Array<[string, string]>; accountsJson: string } {
+	const blocks = blocksOf('docs/alerts.md');
 	const line = blocks.flatMap((b) => b.text.split('\n')).find((l) => /npx cdk deploy -c accounts=/.test(l));
 	const accounts = blocks.find((b) => b.lang === 'json' && b.text.trimStart().startsWith('['));
-	if (!line || !accounts) throw new Error('README.md has no "npx cdk deploy -c accounts=…" command or no accounts list in "Many accounts"');
+	if (!line || !accounts) throw new Error('docs/alerts.md has no "npx cdk deploy -c accounts=…" command or no accounts list in "Many accounts"');
 	return { context: contextOf(line), accountsJson: accounts.text };
 }
 
-/** A JSON fragment of the README (`"key": {…}` in a json block), as the value for `-c key='…'`. */
+/** A JSON fragment of docs/emails.md (`"key": {…}` in a json block), as the value for `-c key='…'`. */
 export function readmeSetting(key: string): string {
-	const block = blocks.find((b) => b.lang === 'json' && b.text.trimStart().startsWith(`"${key}": {`));
-	if (!block) throw new Error(`README.md has no json block "${key}": {…}`);
+	const block = blocksOf('docs/emails.md').find((b) => b.lang === 'json' && b.text.trimStart().startsWith(`"${key}": {`));
+	if (!block) throw new Error(`docs/emails.md has no json block "${key}": {…}`);
 	return JSON.stringify((JSON.parse(`{${block.text}}`) as Record<string, unknown>)[key]);
 }
 
@@ -70,7 +72,7 @@ export interface Synthesized {
 const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'eu-central-1', 'AWS::AccountId': '123456789012', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': 'TestEquipmentCloudAlerts', 'AWS::NoValue': '' };
 
 /**
- * `cdk synth` of one command: the README's `cdk deploy` with synth instead of deploy (the same
+ * `cdk synth` of one command: the docs' `cdk deploy` with synth instead of deploy (the same
  * app, context and bundling), into a folder of its own.
  */
 export async function synthesize(context: Array<[string, string]>, files: Record<string, string> = {}): Promise<Synthesized> {

@@ -14,15 +14,17 @@ function cdkJsonSettings(): Record<string, unknown> {
 	return Object.fromEntries(Object.entries(context).filter(([key]) => !key.startsWith('@aws-cdk')));
 }
 
-/** The `-c key=value` pairs of the README's deploy command (section "Deploy"). */
+/** docs/aws-deployment.md: how to deploy, the page the README links to. */
+const deployment = () => readFileSync(join(ROOT, 'docs/aws-deployment.md'), 'utf8');
+
+/** The `-c key=value` pairs of the deploy command (docs/aws-deployment.md, section "Deploy"). */
 function readmeDeployCommand(): Record<string, string> {
-	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-	const block = /### Deploy\n\n```sh\n(npx cdk deploy[\s\S]*?)```/.exec(readme)?.[1];
-	if (!block) throw new Error('README.md: no "### Deploy" section with an `npx cdk deploy` block');
+	const block = /## Deploy\n\n```sh\n(npx cdk deploy[\s\S]*?)```/.exec(deployment())?.[1];
+	if (!block) throw new Error('docs/aws-deployment.md: no "## Deploy" section with an `npx cdk deploy` block');
 	return Object.fromEntries([...block.matchAll(/-c (\w+)=(\S+)/g)].map((m) => [m[1], m[2].replace(/^'(.*)'$/, '$1')]));
 }
 
-describe("the README's deploy command, with cdk.json's context", () => {
+describe("the deploy command of docs/aws-deployment.md, with cdk.json's context", () => {
 	const command = readmeDeployCommand();
 	const config = configFromContext((key) => command[key] ?? cdkJsonSettings()[key]);
 
@@ -33,8 +35,7 @@ describe("the README's deploy command, with cdk.json's context", () => {
 	});
 
 	it('gives every setting its table calls required (cdk.json holds only placeholders for them: mailFrom would send as alerts@example.com)', () => {
-		const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-		const required = [...readme.matchAll(/^\| `(\w+)` \| .* \| required \|$/gm)].map((m) => m[1]);
+		const required = [...deployment().matchAll(/^\| `(\w+)` \| .* \| required \|$/gm)].map((m) => m[1]);
 		expect(required).toEqual(expect.arrayContaining(['baseUrl', 'alertEmails', 'mailFrom']));
 		expect(required.filter((key) => command[key] === undefined)).toEqual([]);
 	});
@@ -52,12 +53,12 @@ describe("the README's deploy command, with cdk.json's context", () => {
 	});
 });
 
-/** The README's figures as the template of its own deploy command has them (one synth, with cdk-nag). */
-describe("the README's resource list and costs, counted from the template of its deploy command", () => {
+/** docs/aws-deployment.md's figures as the template of its own deploy command has them (one synth, with cdk-nag). */
+describe("docs/aws-deployment.md's resource list and costs, counted from the template of its deploy command", () => {
 	const command = readmeDeployCommand();
 	const s = synth(Object.fromEntries(CONTEXT_KEYS.map((key) => [key, command[key] ?? cdkJsonSettings()[key]])), 'TestEquipmentCloudAlerts');
-	const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-	const costs = readme.slice(readme.indexOf('### Costs at 1 poll every 5 minutes'), readme.indexOf('### Remove'));
+	const readme = deployment();
+	const costs = readme.slice(readme.indexOf('## Costs at 1 poll every 5 minutes'), readme.indexOf('## Remove'));
 	const resources = Object.entries(resourcesOf(s));
 	const functions = resources.filter(([, r]) => r.Type === 'AWS::Lambda::Function').map(([, r]) => r.Properties);
 	const pollers = functions.filter((f) => f.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'pollers');
@@ -120,7 +121,7 @@ describe("the README's resource list and costs, counted from the template of its
 			['AWS::Backup::BackupPlan', 'AWS Backup'],
 		] as const) {
 			expect(types.has(type), type).toBe(true);
-			expect(readme.slice(readme.indexOf('## Deploy on AWS'), readme.indexOf('### Prerequisites')), words).toContain(words);
+			expect(readme.slice(readme.indexOf('# Deploy on AWS'), readme.indexOf('## Prerequisites')), words).toContain(words);
 		}
 	});
 });

@@ -21,6 +21,7 @@ export * from './complianceHistory';
 export * from './complianceHistoryRead';
 export * from './complianceReportRead';
 export * from './rebuild';
+export * from './binomial';
 export * from './failureRates';
 export * from './failureRatesRead';
 export * from './forecast';

@@ -1,3 +1,4 @@
+import { BOUND_CONFIDENCE, lowerBound, testsNeeded, upperBound } from './binomial';
 import { addDays, addMonths, epochDay } from './dates';
 import { ValidationError } from './errors';
 import { usableInterval } from './rebuild';
@@ -7,7 +8,8 @@ import { usableInterval } from './rebuild';
  * Table 1B) lets a company extend a device group's test interval when the share of failed tests
  * stays below 2 %, and calls for shorter intervals when it is higher. These functions count, per
  * device type (designation), department or customer, the tests of the last 12 or 24 months and
- * how many failed, and mark the groups below and above 2 %.
+ * how many failed, and with the exact one-sided 95 % bounds of the rate (Clopper–Pearson,
+ * client/binomial.ts) mark the groups whose rate is below or above 2 % with 95 % confidence.
  *
  * Setting a test interval is the employer's decision, made in its risk assessment (DGUV V3,
  * BetrSichV); these figures are evidence for that decision, not the decision. Every rendering says
@@ -24,7 +26,7 @@ import { usableInterval } from './rebuild';
  * - a group holds every device of the list (tested in the window or not), its intervals are the
  *   devices' current ones, usable as the rebuilt history takes them (client/rebuild.ts,
  *   `usableInterval`: whole months from 1 to 120);
- * - `below` needs at least MIN_TESTS_FOR_BELOW tests; `above` needs none (see `verdictOf`).
+ * - the verdict is read from the bounds, never from the observed rate alone (see `verdictOf`).
  */
 
 export type FailureRateGroupBy = 'designation' | 'department' | 'customer';
@@ -36,15 +38,6 @@ export const FAILURE_RATE_MONTHS: readonly FailureRateMonths[] = [12, 24];
 
 /** The failure rate DGUV V3 Table 1B draws the line at: 2 %, one failed test in 50. */
 export const FAILURE_RATE_LIMIT = 0.02;
-const ONE_IN = 50;
-
-/**
- * Tests a group needs before "below 2 %" is said. Below 50 tests a single failure already makes
- * 2 % or more (1 in 49 is 2.04 %), so under 50 "below 2 %" could only ever mean "no failure
- * yet". Even at 50 tests without a failure the rate is an observation, not a bound: these
- * figures are evidence to weigh, not a proof.
- */
-export const MIN_TESTS_FOR_BELOW = 50;
 
 /** Said wherever the figures are shown. */
 export const INTERVAL_DECISION_NOTE =
@@ -70,29 +63,45 @@ export interface RateDevice {
 }
 
 /**
- * - `below`: under 2 % with at least MIN_TESTS_FOR_BELOW tests (evidence for a longer interval);
- * - `above`: over 2 %, however few the tests (evidence for a shorter one);
- * - `at`: exactly 2 %, with at least MIN_TESTS_FOR_BELOW tests;
- * - `tooFewTests`: none of these can be said yet.
+ * - `below`: the one-sided 95 % upper bound of the rate is under 2 % (evidence for a longer interval);
+ * - `above`: the one-sided 95 % lower bound is over 2 % (evidence for a shorter one);
+ * - `undecided`: the tests so far are consistent with a rate on either side of 2 %.
  */
-export type FailureRateVerdict = 'below' | 'above' | 'at' | 'tooFewTests';
-export const FAILURE_RATE_VERDICTS: readonly FailureRateVerdict[] = ['below', 'above', 'at', 'tooFewTests'];
+export type FailureRateVerdict = 'below' | 'above' | 'undecided';
+export const FAILURE_RATE_VERDICTS: readonly FailureRateVerdict[] = ['below', 'above', 'undecided'];
 
 /** Whether a verdict is one of the two 2 % marks. */
 export const isMarked = (verdict: FailureRateVerdict): boolean => verdict === 'below' || verdict === 'above';
 
 /**
- * The verdict of `failed` failures in `tests` tests, compared in whole numbers (no rounding).
- * `above` needs no minimum: with few tests a failure is already a finding, and a shorter interval
- * is the safe direction; the tests are shown beside it for the reader to weigh.
+ * The verdict of `failed` failures in `tests` tests. One failure in 70 tests is 1.4 %, but a rate
+ * of up to 6.6 % still gives one failure in 70 tests with 5 % probability: that is not yet
+ * evidence of "below 2 %". It takes 149 tests without a failure (236 with one, 313 with two).
  */
 export function verdictOf(tests: number, failed: number): FailureRateVerdict {
-	if (failed * ONE_IN > tests) return 'above';
-	if (tests < MIN_TESTS_FOR_BELOW) return 'tooFewTests';
-	return failed * ONE_IN < tests ? 'below' : 'at';
+	if (upperBound(failed, tests) < FAILURE_RATE_LIMIT) return 'below';
+	return lowerBound(failed, tests) > FAILURE_RATE_LIMIT ? 'above' : 'undecided';
 }
 
-export interface FailureRateCounts {
+export interface FailureRateBounds {
+	/** One-sided 95 % lower bound of the rate (Clopper–Pearson); 0 without a failure. */
+	lowerBound95: number;
+	/** One-sided 95 % upper bound of the rate (Clopper–Pearson); 1 without a test, or when every test failed. */
+	upperBound95: number;
+	verdict: FailureRateVerdict;
+	/** More tests without a failure that would bring the upper bound under 2 %; 0 for `below`. */
+	testsNeeded: number;
+}
+
+/** The bounds, verdict and tests needed of `failed` failures in `tests` tests. */
+export function boundsOf(tests: number, failed: number): FailureRateBounds {
+	const lowerBound95 = lowerBound(failed, tests);
+	const upperBound95 = upperBound(failed, tests);
+	const verdict: FailureRateVerdict = upperBound95 < FAILURE_RATE_LIMIT ? 'below' : lowerBound95 > FAILURE_RATE_LIMIT ? 'above' : 'undecided';
+	return { lowerBound95, upperBound95, verdict, testsNeeded: verdict === 'below' ? 0 : testsNeeded(failed, tests, FAILURE_RATE_LIMIT) };
+}
+
+export interface FailureRateCounts extends FailureRateBounds {
 	/** Devices in the group (the device list), tested in the window or not. */
 	devices: number;
 	/** Devices with at least one test of a known status in the window. */
@@ -104,7 +113,6 @@ export interface FailureRateCounts {
 	unknownStatus: number;
 	/** failedTests / tests (0 to 1); null without a test. */
 	failureRate: number | null;
-	verdict: FailureRateVerdict;
 }
 
 export interface FailureRateGroup extends FailureRateCounts {
@@ -125,7 +133,10 @@ export interface FailureRates {
 	/** The first and last days of the window. */
 	from: string;
 	to: string;
-	minTests: number;
+	/** The rate the verdicts compare with: 0.02. */
+	limit: number;
+	/** The one-sided confidence of the bounds: 0.95. */
+	confidence: number;
 	groups: FailureRateGroup[];
 	totals: FailureRateCounts & {
 		/** Results in the window of devices not in the device list (never in a group). */
@@ -177,7 +188,7 @@ function counts(devices: number, t: Tally): FailureRateCounts {
 		failedTests: t.failed,
 		unknownStatus: t.unknown,
 		failureRate: t.tests === 0 ? null : t.failed / t.tests,
-		verdict: verdictOf(t.tests, t.failed),
+		...boundsOf(t.tests, t.failed),
 	};
 }
 
@@ -236,7 +247,7 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
 	FAILURE_RATE_GROUP_BY,
 	FAILURE_RATE_MONTHS,
-	MIN_TESTS_FOR_BELOW,
+	boundsOf,
+	lowerBound,
+	testsNeeded,
+	upperBound,
 	addDays,
 	addMonths,
 	allFailureRates,
@@ -91,7 +94,7 @@ describe('failure rates (properties)', () => {
 		);
 	});
 
-	it('the rate is failed / tests in [0, 1], null exactly when there is no test; the verdict follows the rate', () => {
+	it('the rate is failed / tests in [0, 1], null exactly when there is no test; bounds, verdict and tests needed are those of its counts', () => {
 		fc.assert(
 			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
 				const f = failureRates(results, devices, TODAY, months, by);
@@ -102,7 +105,7 @@ describe('failure rates (properties)', () => {
 						expect(g.failureRate).toBeLessThanOrEqual(1);
 						expect(g.failureRate).toBe(g.failedTests / g.tests);
 					}
-					expect(g.verdict).toBe(verdictOf(g.tests, g.failedTests));
+					expect(g).toMatchObject(boundsOf(g.tests, g.failedTests));
 				}
 			}),
 		);
@@ -168,24 +171,27 @@ describe('failure rates (properties)', () => {
 		);
 	});
 
-	it('verdicts: below needs the minimum of tests, above does not; exactly 2 % is at', () => {
+	it('verdicts from the exact bounds: below when the upper bound is under 2 %, above when the lower bound is over 2 %, else undecided', () => {
 		fc.assert(
-			fc.property(fc.integer({ min: 0, max: 5000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: tests }))), ([tests, failed]) => {
+			fc.property(fc.integer({ min: 0, max: 5000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: Math.min(tests, 300) }))), ([tests, failed]) => {
 				const v = verdictOf(tests, failed);
-				const rate = tests === 0 ? 0 : failed / tests;
-				if (v === 'below') expect(tests >= MIN_TESTS_FOR_BELOW && rate < 0.02).toBe(true);
-				if (v === 'above') expect(rate > 0.02).toBe(true);
-				if (v === 'at') expect(tests >= MIN_TESTS_FOR_BELOW && failed * 50 === tests).toBe(true);
-				if (v === 'tooFewTests') expect(tests < MIN_TESTS_FOR_BELOW && failed * 50 <= tests).toBe(true);
-				if (failed * 50 > tests) expect(v).toBe('above');
+				const upper = upperBound(failed, tests);
+				const lower = lowerBound(failed, tests);
+				expect(v).toBe(upper < 0.02 ? 'below' : lower > 0.02 ? 'above' : 'undecided');
+				expect(boundsOf(tests, failed)).toEqual({ lowerBound95: lower, upperBound95: upper, verdict: v, testsNeeded: v === 'below' ? 0 : testsNeeded(failed, tests) });
 			}),
 		);
-		// Why the minimum is 50: below it, one failure is already 2 % or more.
-		expect(verdictOf(49, 1)).toBe('above');
-		expect(verdictOf(49, 0)).toBe('tooFewTests');
-		expect(verdictOf(50, 1)).toBe('at');
-		expect(verdictOf(50, 0)).toBe('below');
-		expect(verdictOf(51, 1)).toBe('below');
+		// The cases: 1 in 70 reads 1.4 % but its upper bound is 6.6 %; none in 50, 5.8 %.
+		expect(boundsOf(70, 1)).toMatchObject({ verdict: 'undecided', testsNeeded: 236 - 70 });
+		expect(boundsOf(50, 0)).toMatchObject({ verdict: 'undecided', testsNeeded: 99 });
+		expect(boundsOf(50, 1).upperBound95).toBeGreaterThan(0.02);
+		expect(boundsOf(149, 0)).toMatchObject({ verdict: 'below', testsNeeded: 0 });
+		expect(boundsOf(236, 1).verdict).toBe('below');
+		expect(boundsOf(313, 2).verdict).toBe('below');
+		// One failure in a handful of tests is not yet evidence of more than 2 %; 3 in 10 is.
+		expect(boundsOf(10, 1).verdict).toBe('undecided');
+		expect(boundsOf(10, 3).verdict).toBe('above');
+		expect(boundsOf(0, 0)).toEqual({ lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149 });
 	});
 });
 
@@ -200,7 +206,7 @@ describe('failure rates (rules at the edges)', () => {
 		expect(f(addDays(start, 1))).toBe(1);
 		expect(f(TODAY)).toBe(1);
 		expect(f(addDays(TODAY, 1))).toBe(0);
-		expect(failureRates([], devices, TODAY, months, 'designation')).toMatchObject({ from: addDays(start, 1), to: TODAY, minTests: 50 });
+		expect(failureRates([], devices, TODAY, months, 'designation')).toMatchObject({ from: addDays(start, 1), to: TODAY, limit: 0.02, confidence: 0.95 });
 	});
 
 	it('a result whose test date is not a day is counted as such, in no group', () => {
@@ -208,9 +214,9 @@ describe('failure rates (rules at the edges)', () => {
 		expect(f.totals).toMatchObject({ tests: 1, invalidTestDate: 2 });
 	});
 
-	it('a group without any test: rate null, too few tests, its devices still counted', () => {
+	it('a group without any test: rate null, bounds 0 to 1, undecided, 149 tests needed, its devices still counted', () => {
 		const [g] = failureRates([], devices, TODAY, 24, 'department').groups;
-		expect(g).toMatchObject({ group: 'department', id: 'Workshop', name: 'Workshop', devices: 1, devicesTested: 0, tests: 0, failureRate: null, verdict: 'tooFewTests', testIntervalsMonths: [12] });
+		expect(g).toMatchObject({ group: 'department', id: 'Workshop', name: 'Workshop', devices: 1, devicesTested: 0, tests: 0, failureRate: null, lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149, testIntervalsMonths: [12] });
 	});
 
 	it('bad input is refused naming the parameter and what is valid', () => {

@@ -45,7 +45,7 @@ describe('Compliance → Get Failure Rates', () => {
 	});
 
 	it('Only Marked Groups: exactly the groups marked below or above 2 %, in the same order', async () => {
-		// Whatever the demo data: one type with a failed test in one test (above), one never tested (too few).
+		// Whatever the demo data: one type with a failed test in one test (above), one never tested (undecided).
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
 		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
@@ -57,8 +57,9 @@ describe('Compliance → Get Failure Rates', () => {
 		const all = jsonOf((await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24 })).items);
 		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24, onlyMarked: true });
 		expect(error).toBeUndefined();
-		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, verdict: 'above' });
-		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, verdict: 'tooFewTests' });
+		// One failure in one test: 100 % observed, yet its 95 % lower bound is 5 %: above 2 %.
+		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, lowerBound95: expect.closeTo(0.05, 12), upperBound95: 1, verdict: 'above', testsNeeded: 235 });
+		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149 });
 		expect(jsonOf(items)).toEqual(all.filter((g) => g.verdict === 'below' || g.verdict === 'above'));
 	});
 

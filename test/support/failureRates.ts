@@ -55,11 +55,34 @@ export function failureRateTruth(s: Sandbox, by: By, months: 12 | 24): { groups:
 	return { groups, unknownDevices };
 }
 
-/** The 2 % marks as docs/n8n.md states them. */
-function verdict(tests: number, failed: number): string {
-	if (tests > 0 && failed / tests > 0.02) return 'above';
-	if (tests < 50) return 'tooFewTests';
-	return failed / tests < 0.02 ? 'below' : 'at';
+/**
+ * The bounds as docs/n8n.md states them, computed apart from client/binomial.ts: the binomial CDF
+ * by the recurrence of its terms over k (no log-factorials), its root by bisection to 1e-12. Coarser than the
+ * client's, so compared to 9 digits.
+ */
+function cdf(x: number, n: number, p: number): number {
+	if (x >= n) return 1;
+	// Logs of the terms by the recurrence, summed relative to the largest (no underflow for large n).
+	const logs = [n * Math.log1p(-p)];
+	for (let k = 1; k <= x; k++) logs.push(logs[k - 1] + Math.log((n - k + 1) / k) + Math.log(p / (1 - p)));
+	const max = Math.max(...logs);
+	return Math.exp(max) * logs.reduce((s, l) => s + Math.exp(l - max), 0);
+}
+function root(f: (p: number) => number, target: number, lo: number, hi: number): number {
+	while (hi - lo > 1e-12) {
+		const mid = (lo + hi) / 2;
+		if (f(mid) > target) lo = mid;
+		else hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+export function boundsTruth(tests: number, failed: number): { lower: number; upper: number; verdict: string; testsNeeded: number } {
+	const upper = failed === tests ? 1 : root((p) => cdf(failed, tests, p), 0.05, 0, 1);
+	const lower = failed === 0 ? 0 : root((p) => cdf(failed - 1, tests, p), 0.95, 0, 1);
+	const verdict = upper < 0.02 ? 'below' : lower > 0.02 ? 'above' : 'undecided';
+	let more = 0;
+	if (verdict !== 'below') while (cdf(failed, tests + more, 0.02) >= 0.05) more++;
+	return { lower, upper, verdict, testsNeeded: more };
 }
 
 const schema = () => new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getFailureRates.json'), 'utf8')));
@@ -81,16 +104,21 @@ export function expectFailureRatesOf(s: Sandbox, items: Array<{ json: IDataObjec
 			failedTests: e.failed,
 			unknownStatus: e.unknown,
 			failureRate: e.tests === 0 ? null : e.failed / e.tests,
-			verdict: verdict(e.tests, e.failed),
+			verdict: boundsTruth(e.tests, e.failed).verdict,
+			testsNeeded: boundsTruth(e.tests, e.failed).testsNeeded,
 			testIntervalsMonths: [...e.intervals].sort((a, b) => a - b),
 			months,
 			today: s.account.today(),
 			from: addDays(addMonths(s.account.today(), -months), 1),
 			to: s.account.today(),
-			minTests: 50,
+			limit: 0.02,
+			confidence: 0.95,
 			unknownDevices,
 			note: INTERVAL_DECISION_NOTE,
 		});
+		const truth = boundsTruth(e.tests, e.failed);
+		expect(g.upperBound95 as number, String(g.id)).toBeCloseTo(truth.upper, 9);
+		expect(g.lowerBound95 as number, String(g.id)).toBeCloseTo(truth.lower, 9);
 		expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
 	}
 	// Named groups by name, the one without last.

@@ -24,6 +24,7 @@ export * from './rebuild';
 export * from './binomial';
 export * from './failureRates';
 export * from './failureRatesRead';
+export * from './intervals';
 export * from './forecast';
 export * from './forecastRead';
 export * from './profile';

@@ -73,6 +73,14 @@ export interface FailureRateInput {
 /** Reads the account for the window of `months` (12 or 24) ending today (the day in `timeZone`). */
 export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
+	return readRateInputSince(client, (today) => failureRateWindow(today, months).from, now);
+}
+
+/**
+ * Reads the account's devices and the results with a test date on or after `fromOf(today)`, the
+ * service's today read first (the interval recommendations read further back than the rates).
+ */
+export async function readRateInputSince(client: ServiceClient, fromOf: (today: string) => string, now: () => number = Date.now): Promise<FailureRateInput> {
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
@@ -83,7 +91,7 @@ export async function readFailureRateInput(client: ServiceClient, months: Failur
 		if (device) devices.set(device.id, device);
 		else skippedRecords++;
 	}
-	const { from } = failureRateWindow(today, months);
+	const from = fromOf(today);
 	const results = new Map<number, RateTestResult>();
 	const query = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }] };
 	for await (const raw of client.items('testResult.list', query, WHOLE)) {
@@ -93,4 +101,3 @@ export async function readFailureRateInput(client: ServiceClient, months: Failur
 	}
 	return { today, devices: [...devices.values()], results: [...results.values()], skippedRecords };
 }
-

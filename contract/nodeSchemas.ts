@@ -97,6 +97,49 @@ const FailureRateGroup = z.object({
 	note: z.string().meta({ description: "Setting a test interval is the employer's decision; these figures are its evidence" }),
 });
 
+const share = z.number().min(0).max(1);
+const months = z.number().int().min(1).max(120);
+
+/** What Compliance → Get Interval Recommendations puts in each item (client/intervals.ts computes it). */
+const IntervalRecommendation = z.object({
+	group: z.enum(['designation', 'designationDepartment']),
+	designation: z.string().nullable().meta({ description: 'The device type; null for devices without one' }),
+	department: z.string().nullable().meta({ description: 'The department (Device Type Within Department); null when grouped by device type alone, or for devices without one' }),
+	currentIntervalMonths: months.meta({ description: "The group's devices' current interval: each current interval is a group of its own" }),
+	recommendedIntervalMonths: months,
+	change: z.enum(['lengthen', 'shorten', 'keep']),
+	intervalTest: z.enum(['consistent', 'tooLong', 'tooShort']).meta({ description: 'tooShort: the target lies below the limits (the interval can be longer); tooLong: above them; consistent: within' }),
+	limitedBy: z.enum(['none', 'model', 'doubling', 'halving', 'minimum', 'maximum']).meta({ description: 'What set the recommended interval' }),
+	modelIntervalMonths: z.number().min(0).nullable().meta({ description: 'current · ln(target) / ln(reliability) before rounding and bounds; null when the test keeps the interval' }),
+	devices: count,
+	resultsUsed: count.meta({ description: 'Tests 0.75 to 1.25 intervals after the previous test of the device (several on one day: one test)' }),
+	failedUsed: count,
+	resultsExcluded: count,
+	excluded: z.object({ noPreviousTest: count, outsideWindow: count, unknownStatus: count, sameDay: count }),
+	observedReliability: share.nullable().meta({ description: '1 − failedUsed / resultsUsed; null without a result used' }),
+	reliabilityLowerLimit: share.meta({ description: 'Two-sided limit at confidence (Clopper–Pearson, one-sided at (1 + confidence) / 2)' }),
+	reliabilityUpperLimit: share,
+	reliabilityLowerBound95: share.meta({ description: 'One-sided 95 % lower bound of the reliability (Clopper–Pearson)' }),
+	reliabilityUpperBound95: share,
+	reliabilityTarget: z.number().meta({ description: 'Default 0.98 (DGUV V3: 2 % failures)' }),
+	confidence: z.number().meta({ description: 'The change confidence: two-sided confidence of the limits (default 0.5)' }),
+	minMonths: months,
+	maxMonths: months.meta({ description: "DGUV V3 Table 1B's maximum for the environment (office 24, workshop and construction site 12 months) unless set per department; several departments: the shortest" }),
+	environments: z.array(z.enum(['office', 'workshop', 'constructionSite'])),
+	reason: z.string().meta({ description: "The recommendation in words, for a risk assessment to quote; says that it is not applied and the employer decides" }),
+	months: z.union([z.literal(24), z.literal(36), z.literal(48), z.literal(60)]),
+	from: z.string().meta({ description: 'The first test date read (YYYY-MM-DD)' }),
+	to: z.string(),
+	today: z.string().meta({ description: "The service's day (YYYY-MM-DD)" }),
+	window: z.object({ from: z.literal(0.75), to: z.literal(1.25) }).meta({ description: 'Tests counted: this many intervals after the previous test' }),
+	devicesWithoutInterval: count,
+	resultsOfDevicesWithoutInterval: count,
+	unknownDevices: count,
+	futureTests: count,
+	invalidTestDate: count,
+	skippedRecords: count.meta({ description: 'Device and result records that could not be read' }),
+});
+
 /** What Compliance → Get Forecast puts in each item: one group's one month (client/forecast.ts computes it). */
 const ForecastMonth = z.object({
 	group: z.enum(['all', 'customer', 'department']),
@@ -132,7 +175,7 @@ const emailItem = (kind: string, content: string) =>
 	});
 
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
-	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth },
+	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth, getIntervalRecommendations: IntervalRecommendation },
 	email: {
 		digest: emailItem('digest', 'What the digest says: its rows per section'),
 		failedTest: emailItem('failedTest', 'The failed result, its device and its failed steps with their limits'),

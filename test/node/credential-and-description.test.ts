@@ -134,7 +134,7 @@ describe('editor methods (loadOptions, listSearch)', () => {
 
 describe('node and credential as n8n loads them', () => {
 	const EXPECTED: Record<string, string[]> = {
-		compliance: ['getFailureRates', 'getForecast', 'getSummary'],
+		compliance: ['getFailureRates', 'getForecast', 'getIntervalRecommendations', 'getSummary'],
 		email: ['complianceReport', 'customerNotices', 'digest', 'failedTest'],
 		customer: ['create', 'delete', 'getAll', 'update'],
 		device: ['create', 'delete', 'get', 'getAll', 'update', 'updateMany'],

@@ -146,31 +146,50 @@ export interface IntervalRecommendations {
 
 const isWholeMonths = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_INTERVAL_MONTHS;
 
+/** A setting the method cannot use, and what would be valid. */
+export interface IntervalSettingProblem {
+	setting: string;
+	message: string;
+}
+
+function monthsProblem(setting: string, n: unknown, optional: boolean): IntervalSettingProblem | undefined {
+	if ((optional && n === undefined) || isWholeMonths(n)) return undefined;
+	return { setting, message: `must be a whole number of months from 1 to ${MAX_INTERVAL_MONTHS}, got ${JSON.stringify(n)}` };
+}
+
 function checkMonths(name: string, n: unknown, optional: boolean): void {
-	if (optional && n === undefined) return;
-	if (!isWholeMonths(n)) throw new ValidationError(name, `must be a whole number of months from 1 to ${MAX_INTERVAL_MONTHS}, got ${JSON.stringify(n)}`);
+	const p = monthsProblem(name, n, optional);
+	if (p) throw new ValidationError(p.setting, p.message);
+}
+
+/** The first setting the method cannot use (each face names it in its own words), or undefined. */
+export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingProblem | undefined {
+	if (!(typeof s.reliabilityTarget === 'number' && s.reliabilityTarget > 0.5 && s.reliabilityTarget < 1)) {
+		return { setting: 'reliabilityTarget', message: `must be a share above 0.5 and below 1 (0.98 for 98 %), got ${JSON.stringify(s.reliabilityTarget)}` };
+	}
+	if (!(typeof s.confidence === 'number' && s.confidence >= 0 && s.confidence <= 0.99)) {
+		return { setting: 'confidence', message: `must be a share from 0 to 0.99 (0.5 for 50 %), got ${JSON.stringify(s.confidence)}` };
+	}
+	if (!DGUV_ENVIRONMENTS.includes(s.defaultEnvironment)) return { setting: 'defaultEnvironment', message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(s.defaultEnvironment)}` };
+	const min = monthsProblem('minMonths', s.minMonths, false);
+	if (min) return min;
+	for (const [name, d] of Object.entries(s.departments)) {
+		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
+			return { setting: `departments[${name}].environment`, message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}` };
+		}
+		const p = monthsProblem(`departments[${name}].minMonths`, d.minMonths, true) ?? monthsProblem(`departments[${name}].maxMonths`, d.maxMonths, true);
+		if (p) return p;
+		const lo = d.minMonths ?? s.minMonths;
+		const hi = d.maxMonths ?? DGUV_MAX_MONTHS[d.environment ?? s.defaultEnvironment];
+		if (lo > hi) return { setting: `departments[${name}]`, message: `its minimum (${lo} months) must not exceed its maximum (${hi} months)` };
+	}
+	return undefined;
 }
 
 /** Refuses settings the method cannot use, naming the setting and what would be valid. */
 export function validateIntervalSettings(s: IntervalSettings): void {
-	if (!(typeof s.reliabilityTarget === 'number' && s.reliabilityTarget > 0.5 && s.reliabilityTarget < 1)) {
-		throw new ValidationError('reliabilityTarget', `must be a share above 0.5 and below 1 (0.98 for 98 %), got ${JSON.stringify(s.reliabilityTarget)}`);
-	}
-	if (!(typeof s.confidence === 'number' && s.confidence >= 0 && s.confidence <= 0.99)) {
-		throw new ValidationError('confidence', `must be a share from 0 to 0.99 (0.5 for 50 %), got ${JSON.stringify(s.confidence)}`);
-	}
-	if (!DGUV_ENVIRONMENTS.includes(s.defaultEnvironment)) throw new ValidationError('defaultEnvironment', `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(s.defaultEnvironment)}`);
-	checkMonths('minMonths', s.minMonths, false);
-	for (const [name, d] of Object.entries(s.departments)) {
-		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
-			throw new ValidationError(`departments[${name}].environment`, `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}`);
-		}
-		checkMonths(`departments[${name}].minMonths`, d.minMonths, true);
-		checkMonths(`departments[${name}].maxMonths`, d.maxMonths, true);
-		const min = d.minMonths ?? s.minMonths;
-		const max = d.maxMonths ?? DGUV_MAX_MONTHS[d.environment ?? s.defaultEnvironment];
-		if (min > max) throw new ValidationError(`departments[${name}]`, `its minimum (${min} months) must not exceed its maximum (${max} months)`);
-	}
+	const p = intervalSettingsProblem(s);
+	if (p) throw new ValidationError(p.setting, p.message);
 }
 
 /** A department's limits and environment, as set (or the defaults). */

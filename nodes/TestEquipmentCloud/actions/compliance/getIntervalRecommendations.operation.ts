@@ -8,7 +8,7 @@ import {
 	addMonths,
 	intervalRecommendations,
 	readRateInputSince,
-	validateIntervalSettings,
+	intervalSettingsProblem,
 	type DepartmentIntervalLimits,
 	type DguvEnvironment,
 	type IntervalGroupBy,
@@ -155,14 +155,9 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const months = Number(this.getNodeParameter('months', i, 36));
 	if (!PERIODS.includes(months)) throw new ValidationError('Period', `must be ${PERIODS.join(', ')} months, got ${JSON.stringify(months)}`);
 	const settings = settingsOf(this, i);
-	try {
-		validateIntervalSettings(settings);
-	} catch (e) {
-		// The client names its settings; the user sees the parameters' names.
-		if (!(e instanceof ValidationError)) throw e;
-		const shown = DISPLAY_NAMES[e.parameter] ?? e.parameter.replace(/^departments\[(.*?)\]/, 'Department Limits ($1)');
-		throw new ValidationError(shown, e.message.slice(e.parameter.length + 2));
-	}
+	const problem = intervalSettingsProblem(settings);
+	// The client names its settings; the user sees the parameters' names.
+	if (problem) throw new ValidationError(DISPLAY_NAMES[problem.setting] ?? problem.setting.replace(/^departments\[(.*?)\]/, 'Department Limits ($1)'), problem.message);
 	const onlyChanges = this.getNodeParameter('onlyChanges', i, false) === true;
 	const client = await clientFor(this, i);
 	const fromOf = (today: string) => addDays(addMonths(today, -months), 1);

@@ -73,14 +73,14 @@ export interface FailureRateInput {
 /** Reads the account for the window of `months` (12 or 24) ending today (the day in `timeZone`). */
 export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
-	return readRateInputSince(client, (today) => failureRateWindow(today, months).from, now);
+	return readRateInputSince(client, (today) => failureRateWindow(today, months).from, now, timeZone);
 }
 
 /**
- * Reads the account's devices and the results with a test date on or after `fromOf(today)`, the
- * service's today read first (the interval recommendations read further back than the rates).
+ * Reads the account's devices and the results with a test date on or after `fromOf(today)`, today
+ * the day in `timeZone` (the interval recommendations read further back than the rates).
  */
-export async function readRateInputSince(client: ServiceClient, fromOf: (today: string) => string, now: () => number = Date.now): Promise<FailureRateInput> {
+export async function readRateInputSince(client: ServiceClient, fromOf: (today: string) => string, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);

@@ -130,7 +130,7 @@ const IntervalRecommendation = z.object({
 	months: z.union([z.literal(24), z.literal(36), z.literal(48), z.literal(60)]),
 	from: z.string().meta({ description: 'The first test date read (YYYY-MM-DD)' }),
 	to: z.string(),
-	today: z.string().meta({ description: "The service's day (YYYY-MM-DD)" }),
+	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
 	window: z.object({ from: z.literal(0.75), to: z.literal(1.25) }).meta({ description: 'Tests counted: this many intervals after the previous test' }),
 	devicesWithoutInterval: count,
 	resultsOfDevicesWithoutInterval: count,

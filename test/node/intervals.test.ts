@@ -13,7 +13,7 @@ import { addDays, addMonths, intervalRecommendations, DEFAULT_INTERVAL_SETTINGS,
 import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
 import { DEVICE } from '../../sandbox/properties';
 import type { Sandbox } from '../../sandbox/server';
-import { jsonOf, run, useSandbox } from './helpers';
+import { jsonOf, run, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getIntervalRecommendations.json'), 'utf8')));
@@ -39,7 +39,7 @@ function record(s: Sandbox): { devices: RateDevice[]; results: RateTestResult[] 
 
 describe('Compliance → Get Interval Recommendations', () => {
 	it.each(['designation', 'designationDepartment'] as const)('grouped by %s: each item is the recommendation for the sandbox’s own record, every result of the period accounted for', async (groupBy) => {
-		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy });
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy });
 		expect(error).toBeUndefined();
 		expect(items.length).toBeGreaterThan(0);
 		const today = sandbox.account.today();
@@ -79,17 +79,29 @@ describe('Compliance → Get Interval Recommendations', () => {
 		}
 		const before = JSON.stringify([...sandbox.account.data.devices.values()]);
 		const params = { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy: 'designationDepartment', onlyChanges: false };
-		const shop = jsonOf((await run(sandbox, params)).items).find((g) => g.designation === 'Interval check')!;
+		const shop = jsonOf((await runUtc(sandbox, params)).items).find((g) => g.designation === 'Interval check')!;
 		// 150 · ln 0.98 / ln 0.25 · 12 = 26.2 months: doubled at most, then the maximum.
 		expect(shop).toMatchObject({ department: 'Front office', currentIntervalMonths: 12, resultsUsed: 150, failedUsed: 0, intervalTest: 'tooShort', recommendedIntervalMonths: 12, change: 'keep', limitedBy: 'maximum', maxMonths: 12, environments: ['workshop'] });
 		expect(shop.modelIntervalMonths as number).toBeCloseTo((12 * 150 * Math.log(0.98)) / Math.log(0.25), 9);
-		const { items, error } = await run(sandbox, { ...params, onlyChanges: true, departmentLimits: { department: [{ name: 'Front office', environment: 'office', minMonths: 0, maxMonths: 0 }] } });
+		const { items, error } = await runUtc(sandbox, { ...params, onlyChanges: true, departmentLimits: { department: [{ name: 'Front office', environment: 'office', minMonths: 0, maxMonths: 0 }] } });
 		expect(error).toBeUndefined();
 		const office = jsonOf(items).find((g) => g.designation === 'Interval check')!;
 		expect(office).toMatchObject({ recommendedIntervalMonths: 24, change: 'lengthen', limitedBy: 'doubling', maxMonths: 24, environments: ['office'] });
 		expect(jsonOf(items).every((g) => g.change !== 'keep')).toBe(true);
 		expect(office.reason).toContain('Recommended: 24 months (the model allows more; at most twice the current interval)');
 		expect(JSON.stringify([...sandbox.account.data.devices.values()])).toBe(before);
+	});
+
+	it('today is the workflow’s day, not the service’s: the period ends and starts by the day in its time zone', async () => {
+		const now = sandbox.account.now();
+		// A zone whose day differs from the sandbox's (UTC) at this hour: a day ahead from 10:00 UTC, a day behind before 11:00.
+		const ahead = new Date(now).getUTCHours() >= 10;
+		const timezone = ahead ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+		const day = addDays(sandbox.account.today(), ahead ? 1 : -1);
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy: 'designation' }, { workflowSettings: { timezone } });
+		expect(error).toBeUndefined();
+		expect(items.length).toBeGreaterThan(0);
+		for (const g of jsonOf(items)) expect(g).toMatchObject({ today: day, to: day, from: addDays(addMonths(day, -36), 1) });
 	});
 
 	it('bad parameters are refused naming the parameter and what would be valid', async () => {

@@ -16,6 +16,7 @@ import {
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
+import { clock } from '../../transport';
 
 const PERIODS = [24, 36, 48, 60];
 
@@ -50,7 +51,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 36,
 		options: PERIODS.map((m) => ({ name: `Last ${m} Months`, value: m })),
-		description: "The results read: those dated after the same day this many months before the service's today; a device's first result read has no earlier test and is not counted",
+		description: "The results read: those dated after the same day this many months before today (in the workflow's time zone); a device's first result read has no earlier test and is not counted",
 	},
 	{
 		displayName: 'Reliability Target',
@@ -161,7 +162,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const onlyChanges = this.getNodeParameter('onlyChanges', i, false) === true;
 	const client = await clientFor(this, i);
 	const fromOf = (today: string) => addDays(addMonths(today, -months), 1);
-	const input = await readRateInputSince(client, fromOf);
+	const input = await readRateInputSince(client, fromOf, clock.now, this.getTimezone());
 	const r = intervalRecommendations(input.results, input.devices, input.today, fromOf(input.today), groupBy, settings);
 	const common = { months, from: r.from, to: r.today, today: r.today, window: { ...INTERVAL_WINDOW }, ...r.totals, skippedRecords: input.skippedRecords };
 	return r.groups

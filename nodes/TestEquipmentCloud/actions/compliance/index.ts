@@ -20,7 +20,7 @@ export const description: INodeProperties[] = resourceDescription(
 		getFailureRates: {
 			name: 'Get Failure Rates',
 			description:
-				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate and the devices’ intervals, marked below 2 % (at least 50 tests) or above 2 % (DGUV V3): evidence for the employer’s choice of test intervals',
+				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate, its exact one-sided 95 % bounds and the devices’ intervals, marked below 2 % (95 % upper bound under 2 %), above 2 % (95 % lower bound over 2 %) or undecided with the tests still needed (DGUV V3): evidence for the employer’s choice of test intervals',
 			action: 'Get failure rates',
 		},
 		getForecast: {

@@ -23,6 +23,12 @@ import { usableInterval } from './rebuild';
  *   it is counted as `unknownStatus`; one whose test date is not a day, as `invalidTestDate`;
  * - a result of a device not in the device list (deleted, or not readable) is never in a group,
  *   it is counted as `unknownDevices`; a result id read twice counts once;
+ * - a device scrapped in the window (a device entry of the recycle bin, client/profile.ts ASSUMED)
+ *   counts as one failed test, as DGUV Information 203-071 counts devices taken out of service,
+ *   unless a failed result of it is already counted in the window (the failure that scrapped it).
+ *   The bin names a device's designation only: per device type it and its results join that
+ *   group; per department or customer it is counted apart (`scrappedNotGrouped`) and its results
+ *   stay `unknownDevices`;
  * - a group holds every device of the list (tested in the window or not), its intervals are the
  *   devices' current ones, usable as the rebuilt history takes them (client/rebuild.ts,
  *   `usableInterval`: whole months from 1 to 120);
@@ -50,6 +56,15 @@ export interface RateTestResult {
 	/** YYYY-MM-DD */
 	testDate: string;
 	failed: boolean | null;
+}
+
+/** A device in the recycle bin as the rates read it: what the bin tells of it. */
+export interface RateScrappedDevice {
+	deviceId: number;
+	/** The bin entry's name: the device's designation (ASSUMED). */
+	designation: string | null;
+	/** The day it was deleted (YYYY-MM-DD). */
+	deletedOn: string;
 }
 
 /** A device as the rates read it: what it is grouped by, and its current interval. */
@@ -113,6 +128,8 @@ export interface FailureRateCounts extends FailureRateBounds {
 	unknownStatus: number;
 	/** failedTests / tests (0 to 1); null without a test. */
 	failureRate: number | null;
+	/** Devices scrapped in the window (the recycle bin), each a failed test (in `tests` and `failedTests`). */
+	scrappedDevices: number;
 }
 
 export interface FailureRateGroup extends FailureRateCounts {
@@ -143,6 +160,8 @@ export interface FailureRates {
 		unknownDevices: number;
 		/** Results whose test date is not a day (in no window). */
 		invalidTestDate: number;
+		/** Devices scrapped in the window that no group can hold (per department or customer). */
+		scrappedNotGrouped: number;
 	};
 }
 
@@ -175,10 +194,11 @@ interface Tally {
 	tests: number;
 	failed: number;
 	unknown: number;
+	scrapped: number;
 	tested: Set<number>;
 }
 
-const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, tested: new Set() });
+const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, scrapped: 0, tested: new Set() });
 
 function counts(devices: number, t: Tally): FailureRateCounts {
 	return {
@@ -188,16 +208,33 @@ function counts(devices: number, t: Tally): FailureRateCounts {
 		failedTests: t.failed,
 		unknownStatus: t.unknown,
 		failureRate: t.tests === 0 ? null : t.failed / t.tests,
+		scrappedDevices: t.scrapped,
 		...boundsOf(t.tests, t.failed),
 	};
 }
 
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
-export function failureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
+export function failureRates(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	months: FailureRateMonths,
+	groupBy: FailureRateGroupBy,
+	scrapped: readonly RateScrappedDevice[] = [],
+): FailureRates {
 	validate(today, months, groupBy);
 	const { from, to } = failureRateWindow(today, months);
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
+	// Scrapped in the window and not back in the list (restored); deleted twice, the later one.
+	const bin = new Map<number, RateScrappedDevice>();
+	for (const b of scrapped) {
+		if (byId.has(b.deviceId) || typeof b.deletedOn !== 'string' || epochDay(b.deletedOn) === undefined) continue;
+		const day = b.deletedOn.slice(0, 10);
+		if (day < from || day > to) continue;
+		const had = bin.get(b.deviceId);
+		if (!had || had.deletedOn < day) bin.set(b.deviceId, { ...b, deletedOn: day });
+	}
 
 	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
 	const groups = new Map<string, Group>();
@@ -211,11 +248,23 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		g.devices.push(d);
 		groupOfDevice.set(d.id, g);
 	}
+	let scrappedNotGrouped = 0;
+	for (const b of bin.values()) {
+		if (groupBy !== 'designation') {
+			scrappedNotGrouped++;
+			continue;
+		}
+		const k = b.designation === null ? '' : `string:${b.designation}`;
+		let g = groups.get(k);
+		if (!g) groups.set(k, (g = { id: b.designation, name: b.designation, devices: [], tally: tally() }));
+		groupOfDevice.set(b.deviceId, g);
+	}
 
 	const all = tally();
 	let unknownDevices = 0;
 	let invalidTestDate = 0;
 	const seen = new Set<number>();
+	const failedIn = new Set<number>();
 	for (const r of results) {
 		if (seen.has(r.id)) continue;
 		seen.add(r.id);
@@ -239,6 +288,18 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 			if (r.failed) t.failed++;
 			t.tested.add(r.deviceId);
 		}
+		if (r.failed === true) failedIn.add(r.deviceId);
+	}
+	for (const b of bin.values()) {
+		const g = groupOfDevice.get(b.deviceId);
+		if (!g) continue;
+		for (const t of [g.tally, all]) {
+			t.scrapped++;
+			t.tested.add(b.deviceId);
+			if (failedIn.has(b.deviceId)) continue;
+			t.tests++;
+			t.failed++;
+		}
 	}
 
 	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
@@ -247,12 +308,17 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate, scrappedNotGrouped } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
-export function allFailureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
+export function allFailureRates(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	scrapped: readonly RateScrappedDevice[] = [],
+): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
 	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(12), 24: per(24) };
 }

@@ -20,6 +20,7 @@ import {
 	type FailureRateGroupBy,
 	type FailureRateMonths,
 	type RateDevice,
+	type RateScrappedDevice,
 	type RateTestResult,
 } from '../../client';
 
@@ -240,5 +241,57 @@ describe('failure rates (rules at the edges)', () => {
 			expect(rateTestResultOf(bad)).toBeUndefined();
 		}
 		expect([usableInterval(12), usableInterval('24'), usableInterval(0), usableInterval(-6), usableInterval(600), usableInterval(1.5), usableInterval(null)]).toEqual([12, 24, null, null, null, null, null]);
+	});
+});
+
+describe('scrapped devices (DGUV Information 203-071: a device taken out of service counts as failed)', () => {
+	const devices: RateDevice[] = [{ id: 1, designation: 'Drill', department: 'Workshop', customerId: 1, customerName: 'Acme GmbH', testIntervalMonths: 12 }];
+	const result = (id: number, deviceId: number, testDate: string, failed: boolean | null): RateTestResult => ({ id, deviceId, testDate, failed });
+	const scrapped = (deviceId: number, deletedOn: string, designation: string | null = 'Drill'): RateScrappedDevice => ({ deviceId, designation, deletedOn });
+
+	it('one scrapped after a passed test: a failed test of its designation’s group, its results counted there too', () => {
+		const results = [result(1, 1, '2026-01-10', false), result(2, 9, '2025-12-01', false), result(3, 9, '2026-02-01', false)];
+		const r = failureRates(results, devices, TODAY, 12, 'designation', [scrapped(9, '2026-03-01')]);
+		expect(r.groups).toHaveLength(1);
+		expect(r.groups[0]).toMatchObject({ id: 'Drill', devices: 1, devicesTested: 2, tests: 4, failedTests: 1, scrappedDevices: 1, failureRate: 0.25 });
+		expect(r.totals).toMatchObject({ tests: 4, failedTests: 1, scrappedDevices: 1, scrappedNotGrouped: 0, unknownDevices: 0 });
+	});
+
+	it('one whose failed test is already counted in the window is not counted twice', () => {
+		const results = [result(2, 9, '2026-02-01', true)];
+		const r = failureRates(results, devices, TODAY, 12, 'designation', [scrapped(9, '2026-02-02')]);
+		expect(r.groups[0]).toMatchObject({ tests: 1, failedTests: 1, scrappedDevices: 1 });
+	});
+
+	it('outside the window, still in the device list (restored) or without a day: not counted; a new designation makes its own group', () => {
+		const r = failureRates([], devices, TODAY, 12, 'designation', [scrapped(9, '2025-03-31'), scrapped(1, '2026-03-01'), scrapped(10, 'soon'), scrapped(11, '2026-03-02', 'Kettle'), scrapped(12, '2026-03-03', null)]);
+		expect(r.groups.map((g) => [g.id, g.tests, g.failedTests, g.scrappedDevices])).toEqual([
+			['Drill', 0, 0, 0],
+			['Kettle', 1, 1, 1],
+			[null, 1, 1, 1],
+		]);
+		expect(r.totals).toMatchObject({ scrappedDevices: 2, scrappedNotGrouped: 0 });
+	});
+
+	it('per department or customer the recycle bin cannot place them: counted apart, not in a group, their results unknown devices', () => {
+		const results = [result(2, 9, '2026-02-01', false)];
+		for (const by of ['department', 'customer'] as const) {
+			const r = failureRates(results, devices, TODAY, 12, by, [scrapped(9, '2026-03-01')]);
+			expect(r.groups[0]).toMatchObject({ tests: 0, failedTests: 0, scrappedDevices: 0 });
+			expect(r.totals).toMatchObject({ tests: 0, failedTests: 0, scrappedDevices: 0, scrappedNotGrouped: 1, unknownDevices: 1 });
+		}
+	});
+
+	it('never fewer failed tests than without them, and the same figures when none was scrapped (property)', () => {
+		fc.assert(
+			fc.property(devicesArb, resultsArb, fc.array(fc.record({ deviceId: fc.integer({ min: 1, max: 60 }), offset: fc.integer({ min: -800, max: 10 }), designation: fc.constantFrom('Drill', 'Kettle', null) }), { maxLength: 20 }), monthsArb, groupByArb, (devs, results, bin, months, by) => {
+				const without = failureRates(results, devs, TODAY, months, by);
+				expect(failureRates(results, devs, TODAY, months, by, [])).toEqual(without);
+				const withBin = failureRates(results, devs, TODAY, months, by, bin.map((b) => scrapped(b.deviceId, addDays(TODAY, b.offset), b.designation)));
+				expect(withBin.totals.failedTests).toBeGreaterThanOrEqual(without.totals.failedTests);
+				expect(withBin.totals.failedTests - without.totals.failedTests).toBeLessThanOrEqual(withBin.totals.scrappedDevices + withBin.totals.tests - without.totals.tests);
+				expect(withBin.groups.reduce((n, g) => n + g.scrappedDevices, 0)).toBe(withBin.totals.scrappedDevices);
+			}),
+		);
 	});
 });

@@ -151,7 +151,7 @@ export const en = {
 		undecided: 'undecided ({count} more tests)',
 		marks: 'Each rate with the exact one-sided 95 % upper bound of the true rate (≤): below 2 % when that bound is under 2 %, above 2 % when the 95 % lower bound is over 2 %, otherwise undecided, with the further tests without a failure that would bring the upper bound under 2 % (with no failure 149 tests in all, with one 236, with two 313).',
 		method:
-			'Failure rates: x failed of n tests, one-sided 95 % Clopper–Pearson bounds (upper Beta⁻¹(0.95; x+1, n−x), 1 when x = n; lower Beta⁻¹(0.05; x, n−x+1), 0 when x = 0); a test failed at the visual inspection is a failed test (DGUV Information 203-071, 7.1).',
+			'Failure rates: x failed of n tests, one-sided 95 % Clopper–Pearson bounds (upper Beta⁻¹(0.95; x+1, n−x), 1 when x = n; lower Beta⁻¹(0.05; x, n−x+1), 0 when x = 0); a test failed at the visual inspection is a failed test (DGUV Information 203-071, 7.1). Not counted in this report: devices scrapped (moved to the recycle bin; n8n\'s Compliance → Get Failure Rates counts them), and a test stopped at the visual inspection but not recorded as failed (counted apart, as an unknown status).',
 		intervalDecision: "Setting a test interval is the employer's decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these failure rates are evidence for that decision, not the decision.",
 		intervals: '{intervals} months',
 		intervalsWithout: '{intervals} months ({count} without)',

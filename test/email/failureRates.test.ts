@@ -130,5 +130,8 @@ describe('failure rates in the monthly report', () => {
 		}
 		expect(methodText('en')).toMatch(/Clopper–Pearson.*Beta⁻¹\(0\.95; x\+1, n−x\).*Beta⁻¹\(0\.05; x, n−x\+1\).*visual inspection.*DGUV Information 203-071/);
 		expect(methodText('de')).toMatch(/Clopper-Pearson.*Beta⁻¹\(0,95; x\+1, n−x\).*Beta⁻¹\(0,05; x, n−x\+1\).*Sichtprüfung.*DGUV Information 203-071/);
+		// What the report cannot count is said, not faked: scrapped devices, a stop at the visual inspection not recorded as failed.
+		expect(methodText('en')).toMatch(/Not counted in this report: devices scrapped \(moved to the recycle bin.*Get Failure Rates counts them\).*visual inspection.*not recorded as failed.*unknown status/);
+		expect(methodText('de')).toMatch(/In diesem Bericht nicht gezählt: ausgesonderte Geräte \(in den Papierkorb verschoben.*Get Failure Rates zählt sie\).*Sichtprüfung.*nicht als nicht bestanden.*unbekannt/);
 	});
 });

@@ -68,13 +68,14 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const onlyMarked = this.getNodeParameter('onlyMarked', i, false) === true;
 	const client = await clientFor(this, i);
 	const input = await readFailureRateInput(client, months, clock.now, this.getTimezone());
-	const rates = failureRates(input.results, input.devices, input.today, months, groupBy);
-	const { unknownDevices, invalidTestDate } = rates.totals;
+	const rates = failureRates(input.results, input.devices, input.today, months, groupBy, input.scrapped ?? []);
+	const { unknownDevices, invalidTestDate, scrappedNotGrouped } = rates.totals;
+	const scrappedCounted = input.scrapped !== null && input.scrapped !== undefined;
 	const period = { months, from: rates.from, to: rates.to, today: rates.today, limit: rates.limit, confidence: rates.confidence };
 	return rates.groups
 		.filter((g) => !onlyMarked || isMarked(g.verdict))
 		.map((g) => ({
-			json: { ...g, ...period, unknownDevices, invalidTestDate, skippedRecords: input.skippedRecords, note: INTERVAL_DECISION_NOTE } as IDataObject,
+			json: { ...g, ...period, unknownDevices, invalidTestDate, scrappedNotGrouped, scrappedCounted, skippedRecords: input.skippedRecords, note: INTERVAL_DECISION_NOTE } as IDataObject,
 			pairedItem: { item: i },
 		}));
 }

@@ -112,10 +112,16 @@ export async function readFailureRateInput(client: ServiceClient, months: Failur
 }
 
 /**
- * Reads the account's devices and the results with a test date on or after `fromOf(today)`, today
- * the day in `timeZone` (the interval recommendations read further back than the rates).
+ * Reads the account's devices and the results with a test date on or after `fromOf(today, devices)`,
+ * today the day in `timeZone` (the interval recommendations read further back than the rates, as
+ * far as their devices' intervals reach).
  */
-export async function readRateInputSince(client: ServiceClient, fromOf: (today: string) => string, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
+export async function readRateInputSince(
+	client: ServiceClient,
+	fromOf: (today: string, devices: readonly RateDevice[]) => string,
+	now: () => number = Date.now,
+	timeZone = 'UTC',
+): Promise<FailureRateInput> {
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
@@ -126,7 +132,7 @@ export async function readRateInputSince(client: ServiceClient, fromOf: (today: 
 		if (device) devices.set(device.id, device);
 		else skippedRecords++;
 	}
-	const from = fromOf(today);
+	const from = fromOf(today, [...devices.values()]);
 	const results = new Map<number, RateTestResult>();
 	const query = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }] };
 	for await (const raw of client.items('testResult.list', query, WHOLE)) {

@@ -26,7 +26,8 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  *
  * A result counts when the device was tested near its current interval: the days since its
  * previous test (of any status) are from 0.75 to 1.25 times the days of one interval from that
- * test. A test found much earlier says little about the interval and overstates its reliability,
+ * test. Results dated before the period (`from`) only serve as that previous test: neither used
+ * nor excluded (the reader reads far enough back for the period's first test to have one). A test found much earlier says little about the interval and overstates its reliability,
  * one found much later understates it. Several results of a device on one day are one test,
  * failed when any of them failed (a passed re-test after a repair does not undo the failure).
  *
@@ -84,7 +85,7 @@ export type IntervalChange = 'lengthen' | 'shorten' | 'keep';
 export type IntervalLimitedBy = 'none' | 'model' | 'doubling' | 'halving' | 'minimum' | 'maximum';
 
 export interface IntervalExclusions {
-	/** Results with no earlier test of the device among those read (its first test, or the first of the period). */
+	/** Results of the period with no earlier test of the device among those read (before the period too). */
 	noPreviousTest: number;
 	/** Results whose time since the previous test is outside 0.75 to 1.25 intervals. */
 	outsideWindow: number;
@@ -285,7 +286,10 @@ interface Acc {
 	excluded: IntervalExclusions;
 }
 
-/** The recommendations for every group, from the results read since `from` and the device list. */
+/**
+ * The recommendations for every group, from the results of the period (`from` to `today`) and the
+ * device list; results before `from` only as previous tests.
+ */
 export function intervalRecommendations(
 	results: readonly RateTestResult[],
 	devices: readonly RateDevice[],
@@ -327,12 +331,8 @@ export function intervalRecommendations(
 			continue;
 		}
 		const day = r.testDate.slice(0, 10);
-		if (!groupOf.has(r.deviceId)) {
-			totals.unknownDevices++;
-			continue;
-		}
 		if (!groupOf.get(r.deviceId)) {
-			totals.resultsOfDevicesWithoutInterval++;
+			if (day >= from) totals[groupOf.has(r.deviceId) ? 'resultsOfDevicesWithoutInterval' : 'unknownDevices']++;
 			continue;
 		}
 		if (day > today) {
@@ -351,6 +351,8 @@ export function intervalRecommendations(
 		const sorted = [...perDevice.keys()].sort();
 		for (const [i, day] of sorted.entries()) {
 			const t = perDevice.get(day)!;
+			// Before the period: only the next one's previous test.
+			if (day < from) continue;
 			g.excluded.sameDay += t.results - 1;
 			if (t.failed === null) {
 				g.excluded.unknownStatus++;

@@ -145,6 +145,13 @@ describe('intervalRecommendations: which results count', () => {
 		expect(r.groups[0]).toMatchObject({ resultsUsed: 3, failedUsed: 1, excluded: { noPreviousTest: 4, outsideWindow: 3, unknownStatus: 1, sameDay: 0 }, resultsExcluded: 8 });
 	});
 
+	it('a test before the period is only the previous test of the first one in it: that one counts, the earlier one is neither used nor excluded', () => {
+		const before = addMonths(FROM, -6);
+		const results = [result(1, before), result(1, addMonths(before, 12), true), result(2, addMonths(FROM, -30)), result(2, addMonths(FROM, -18), true)];
+		const [g] = intervalRecommendations(results, [device(1), device(2)], TODAY, FROM, 'designation').groups;
+		expect(g).toMatchObject({ resultsUsed: 1, failedUsed: 1, resultsExcluded: 0, excluded: { noPreviousTest: 0, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } });
+	});
+
 	it('several results of a device on one day are one test, failed when any failed', () => {
 		const results = [result(1, '2024-03-01'), result(1, '2025-03-01', true), result(1, '2025-03-01', false), result(1, '2025-03-01', false)];
 		const [g] = intervalRecommendations(results, [device(1)], TODAY, FROM, 'designation').groups;

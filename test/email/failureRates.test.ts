@@ -91,6 +91,24 @@ describe('failure rates in the monthly report', () => {
 		);
 	});
 
+	it('German CSV: split by ;, the rate and both bounds with a decimal comma, reading back to the figures', () => {
+		fc.assert(
+			fc.property(world, (t) => {
+				const rows = readCsv(failureRatesCsv(t, 'de').slice(1), ';');
+				expect(rows[0]).toEqual(FAILURE_RATES_CSV_HEAD);
+				const groups = FAILURE_RATE_MONTHS.flatMap((m) => FAILURE_RATE_GROUP_BY.flatMap((by) => t[m][by].groups));
+				const col = (h: string) => FAILURE_RATES_CSV_HEAD.indexOf(h);
+				groups.forEach((g, i) => {
+					const cells = rows[i + 1];
+					for (const h of ['failure_rate', 'lower_bound_95', 'upper_bound_95']) expect(cells[col(h)], h).not.toMatch(/\./);
+					const num = (h: string) => Number(cells[col(h)].replace(',', '.'));
+					expect([num('lower_bound_95'), num('upper_bound_95')]).toEqual([g.lowerBound95, g.upperBound95]);
+					if (g.failureRate !== null) expect(num('failure_rate')).toBe(g.failureRate);
+				});
+			}),
+		);
+	});
+
 	it('a rate near 2 % never reads as 2 % unless it is exactly 2 %', () => {
 		fc.assert(
 			fc.property(fc.integer({ min: 1, max: 100_000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: Math.min(tests, 3000) }))), ([tests, failedTests]) => {

@@ -1,3 +1,4 @@
+import { BOUND_CONFIDENCE, lowerBound, testsNeeded, upperBound } from './binomial';
 import { addDays, addMonths, epochDay } from './dates';
 import { ValidationError } from './errors';
 import { usableInterval } from './rebuild';
@@ -7,7 +8,8 @@ import { usableInterval } from './rebuild';
  * Table 1B) lets a company extend a device group's test interval when the share of failed tests
  * stays below 2 %, and calls for shorter intervals when it is higher. These functions count, per
  * device type (designation), department or customer, the tests of the last 12 or 24 months and
- * how many failed, and mark the groups below and above 2 %.
+ * how many failed, and with the exact one-sided 95 % bounds of the rate (Clopper–Pearson,
+ * client/binomial.ts) mark the groups whose rate is below or above 2 % with 95 % confidence.
  *
  * Setting a test interval is the employer's decision, made in its risk assessment (DGUV V3,
  * BetrSichV); these figures are evidence for that decision, not the decision. Every rendering says
@@ -21,10 +23,16 @@ import { usableInterval } from './rebuild';
  *   it is counted as `unknownStatus`; one whose test date is not a day, as `invalidTestDate`;
  * - a result of a device not in the device list (deleted, or not readable) is never in a group,
  *   it is counted as `unknownDevices`; a result id read twice counts once;
+ * - a device scrapped in the window (a device entry of the recycle bin, client/profile.ts ASSUMED)
+ *   counts as one failed test, as DGUV Information 203-071 counts devices taken out of service,
+ *   unless a failed result of it is already counted in the window (the failure that scrapped it).
+ *   The bin names a device's designation only: per device type it and its results join that
+ *   group; per department or customer it is counted apart (`scrappedNotGrouped`) and its results
+ *   stay `unknownDevices`;
  * - a group holds every device of the list (tested in the window or not), its intervals are the
  *   devices' current ones, usable as the rebuilt history takes them (client/rebuild.ts,
  *   `usableInterval`: whole months from 1 to 120);
- * - `below` needs at least MIN_TESTS_FOR_BELOW tests; `above` needs none (see `verdictOf`).
+ * - the verdict is read from the bounds, never from the observed rate alone (see `verdictOf`).
  */
 
 export type FailureRateGroupBy = 'designation' | 'department' | 'customer';
@@ -36,15 +44,6 @@ export const FAILURE_RATE_MONTHS: readonly FailureRateMonths[] = [12, 24];
 
 /** The failure rate DGUV V3 Table 1B draws the line at: 2 %, one failed test in 50. */
 export const FAILURE_RATE_LIMIT = 0.02;
-const ONE_IN = 50;
-
-/**
- * Tests a group needs before "below 2 %" is said. Below 50 tests a single failure already makes
- * 2 % or more (1 in 49 is 2.04 %), so under 50 "below 2 %" could only ever mean "no failure
- * yet". Even at 50 tests without a failure the rate is an observation, not a bound: these
- * figures are evidence to weigh, not a proof.
- */
-export const MIN_TESTS_FOR_BELOW = 50;
 
 /** Said wherever the figures are shown. */
 export const INTERVAL_DECISION_NOTE =
@@ -59,6 +58,15 @@ export interface RateTestResult {
 	failed: boolean | null;
 }
 
+/** A device in the recycle bin as the rates read it: what the bin tells of it. */
+export interface RateScrappedDevice {
+	deviceId: number;
+	/** The bin entry's name: the device's designation (ASSUMED). */
+	designation: string | null;
+	/** The day it was deleted (YYYY-MM-DD). */
+	deletedOn: string;
+}
+
 /** A device as the rates read it: what it is grouped by, and its current interval. */
 export interface RateDevice {
 	id: number;
@@ -70,29 +78,45 @@ export interface RateDevice {
 }
 
 /**
- * - `below`: under 2 % with at least MIN_TESTS_FOR_BELOW tests (evidence for a longer interval);
- * - `above`: over 2 %, however few the tests (evidence for a shorter one);
- * - `at`: exactly 2 %, with at least MIN_TESTS_FOR_BELOW tests;
- * - `tooFewTests`: none of these can be said yet.
+ * - `below`: the one-sided 95 % upper bound of the rate is under 2 % (evidence for a longer interval);
+ * - `above`: the one-sided 95 % lower bound is over 2 % (evidence for a shorter one);
+ * - `undecided`: the tests so far are consistent with a rate on either side of 2 %.
  */
-export type FailureRateVerdict = 'below' | 'above' | 'at' | 'tooFewTests';
-export const FAILURE_RATE_VERDICTS: readonly FailureRateVerdict[] = ['below', 'above', 'at', 'tooFewTests'];
+export type FailureRateVerdict = 'below' | 'above' | 'undecided';
+export const FAILURE_RATE_VERDICTS: readonly FailureRateVerdict[] = ['below', 'above', 'undecided'];
 
 /** Whether a verdict is one of the two 2 % marks. */
 export const isMarked = (verdict: FailureRateVerdict): boolean => verdict === 'below' || verdict === 'above';
 
 /**
- * The verdict of `failed` failures in `tests` tests, compared in whole numbers (no rounding).
- * `above` needs no minimum: with few tests a failure is already a finding, and a shorter interval
- * is the safe direction; the tests are shown beside it for the reader to weigh.
+ * The verdict of `failed` failures in `tests` tests. One failure in 70 tests is 1.4 %, but a rate
+ * of up to 6.6 % still gives one failure in 70 tests with 5 % probability: that is not yet
+ * evidence of "below 2 %". It takes 149 tests without a failure (236 with one, 313 with two).
  */
 export function verdictOf(tests: number, failed: number): FailureRateVerdict {
-	if (failed * ONE_IN > tests) return 'above';
-	if (tests < MIN_TESTS_FOR_BELOW) return 'tooFewTests';
-	return failed * ONE_IN < tests ? 'below' : 'at';
+	if (upperBound(failed, tests) < FAILURE_RATE_LIMIT) return 'below';
+	return lowerBound(failed, tests) > FAILURE_RATE_LIMIT ? 'above' : 'undecided';
 }
 
-export interface FailureRateCounts {
+export interface FailureRateBounds {
+	/** One-sided 95 % lower bound of the rate (Clopper–Pearson); 0 without a failure. */
+	lowerBound95: number;
+	/** One-sided 95 % upper bound of the rate (Clopper–Pearson); 1 without a test, or when every test failed. */
+	upperBound95: number;
+	verdict: FailureRateVerdict;
+	/** More tests without a failure that would bring the upper bound under 2 %; 0 for `below`. */
+	testsNeeded: number;
+}
+
+/** The bounds, verdict and tests needed of `failed` failures in `tests` tests. */
+export function boundsOf(tests: number, failed: number): FailureRateBounds {
+	const lowerBound95 = lowerBound(failed, tests);
+	const upperBound95 = upperBound(failed, tests);
+	const verdict: FailureRateVerdict = upperBound95 < FAILURE_RATE_LIMIT ? 'below' : lowerBound95 > FAILURE_RATE_LIMIT ? 'above' : 'undecided';
+	return { lowerBound95, upperBound95, verdict, testsNeeded: verdict === 'below' ? 0 : testsNeeded(failed, tests, FAILURE_RATE_LIMIT) };
+}
+
+export interface FailureRateCounts extends FailureRateBounds {
 	/** Devices in the group (the device list), tested in the window or not. */
 	devices: number;
 	/** Devices with at least one test of a known status in the window. */
@@ -104,7 +128,8 @@ export interface FailureRateCounts {
 	unknownStatus: number;
 	/** failedTests / tests (0 to 1); null without a test. */
 	failureRate: number | null;
-	verdict: FailureRateVerdict;
+	/** Devices scrapped in the window (the recycle bin), each a failed test (in `tests` and `failedTests`). */
+	scrappedDevices: number;
 }
 
 export interface FailureRateGroup extends FailureRateCounts {
@@ -125,13 +150,18 @@ export interface FailureRates {
 	/** The first and last days of the window. */
 	from: string;
 	to: string;
-	minTests: number;
+	/** The rate the verdicts compare with: 0.02. */
+	limit: number;
+	/** The one-sided confidence of the bounds: 0.95. */
+	confidence: number;
 	groups: FailureRateGroup[];
 	totals: FailureRateCounts & {
 		/** Results in the window of devices not in the device list (never in a group). */
 		unknownDevices: number;
 		/** Results whose test date is not a day (in no window). */
 		invalidTestDate: number;
+		/** Devices scrapped in the window that no group can hold (per department or customer). */
+		scrappedNotGrouped: number;
 	};
 }
 
@@ -164,10 +194,11 @@ interface Tally {
 	tests: number;
 	failed: number;
 	unknown: number;
+	scrapped: number;
 	tested: Set<number>;
 }
 
-const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, tested: new Set() });
+const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, scrapped: 0, tested: new Set() });
 
 function counts(devices: number, t: Tally): FailureRateCounts {
 	return {
@@ -177,16 +208,33 @@ function counts(devices: number, t: Tally): FailureRateCounts {
 		failedTests: t.failed,
 		unknownStatus: t.unknown,
 		failureRate: t.tests === 0 ? null : t.failed / t.tests,
-		verdict: verdictOf(t.tests, t.failed),
+		scrappedDevices: t.scrapped,
+		...boundsOf(t.tests, t.failed),
 	};
 }
 
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
-export function failureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
+export function failureRates(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	months: FailureRateMonths,
+	groupBy: FailureRateGroupBy,
+	scrapped: readonly RateScrappedDevice[] = [],
+): FailureRates {
 	validate(today, months, groupBy);
 	const { from, to } = failureRateWindow(today, months);
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
+	// Scrapped in the window and not back in the list (restored); deleted twice, the later one.
+	const bin = new Map<number, RateScrappedDevice>();
+	for (const b of scrapped) {
+		if (byId.has(b.deviceId) || typeof b.deletedOn !== 'string' || epochDay(b.deletedOn) === undefined) continue;
+		const day = b.deletedOn.slice(0, 10);
+		if (day < from || day > to) continue;
+		const had = bin.get(b.deviceId);
+		if (!had || had.deletedOn < day) bin.set(b.deviceId, { ...b, deletedOn: day });
+	}
 
 	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
 	const groups = new Map<string, Group>();
@@ -200,11 +248,23 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		g.devices.push(d);
 		groupOfDevice.set(d.id, g);
 	}
+	let scrappedNotGrouped = 0;
+	for (const b of bin.values()) {
+		if (groupBy !== 'designation') {
+			scrappedNotGrouped++;
+			continue;
+		}
+		const k = b.designation === null ? '' : `string:${b.designation}`;
+		let g = groups.get(k);
+		if (!g) groups.set(k, (g = { id: b.designation, name: b.designation, devices: [], tally: tally() }));
+		groupOfDevice.set(b.deviceId, g);
+	}
 
 	const all = tally();
 	let unknownDevices = 0;
 	let invalidTestDate = 0;
 	const seen = new Set<number>();
+	const failedIn = new Set<number>();
 	for (const r of results) {
 		if (seen.has(r.id)) continue;
 		seen.add(r.id);
@@ -228,6 +288,18 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 			if (r.failed) t.failed++;
 			t.tested.add(r.deviceId);
 		}
+		if (r.failed === true) failedIn.add(r.deviceId);
+	}
+	for (const b of bin.values()) {
+		const g = groupOfDevice.get(b.deviceId);
+		if (!g) continue;
+		for (const t of [g.tally, all]) {
+			t.scrapped++;
+			t.tested.add(b.deviceId);
+			if (failedIn.has(b.deviceId)) continue;
+			t.tests++;
+			t.failed++;
+		}
 	}
 
 	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
@@ -236,12 +308,17 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate, scrappedNotGrouped } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
-export function allFailureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
+export function allFailureRates(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	scrapped: readonly RateScrappedDevice[] = [],
+): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
 	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(12), 24: per(24) };
 }

@@ -1,8 +1,8 @@
 import type { ServiceClient } from './client';
 import { readCustomerNames, wholeList } from './complianceSnapshot';
 import { epochDay, todayOf } from './dates';
-import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateTestResult } from './failureRates';
-import { ValidationError } from './errors';
+import { FAILURE_RATE_MONTHS, failureRateWindow, type FailureRateMonths, type RateDevice, type RateScrappedDevice, type RateTestResult } from './failureRates';
+import { ServiceError, ValidationError } from './errors';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import { usableInterval } from './rebuild';
 import { roleValue } from './roles';
@@ -68,11 +68,60 @@ export interface FailureRateInput {
 	results: RateTestResult[];
 	/** Records that could not be read and were skipped (devices and results). */
 	skippedRecords: number;
+	/** The recycle bin's devices deleted since the window's first day; null when the token may not read the bin. */
+	scrapped?: RateScrappedDevice[] | null;
+}
+
+/** A recycle bin entry of a device as the rates read it (client/profile.ts: a device in the bin was scrapped, ASSUMED); undefined otherwise. */
+export function rateScrappedDeviceOf(raw: unknown): RateScrappedDevice | undefined {
+	if (!raw || typeof raw !== 'object') return undefined;
+	const e = raw as { resource?: unknown; item_id?: unknown; name?: unknown; deleted_time?: unknown };
+	const deviceId = positive(e.item_id);
+	if (e.resource !== 'device' || deviceId === null || typeof e.deleted_time !== 'string' || epochDay(e.deleted_time) === undefined) return undefined;
+	return { deviceId, designation: text(e.name), deletedOn: e.deleted_time.slice(0, 10) };
+}
+
+/**
+ * The devices moved to the recycle bin since `from` (`deleted_time` newerOrSame, `resource` device).
+ * null when the token may not read the bin (413): the rates are then given without them, and say so.
+ */
+export async function readScrappedDevices(client: ServiceClient, from: string): Promise<RateScrappedDevice[] | null> {
+	const filters = [
+		{ key: 'resource', conditions: [{ keyword: 'equals', value: 'device' }] },
+		{ key: 'deleted_time', conditions: [{ keyword: 'newerOrSame', value: from }] },
+	];
+	const out = new Map<number, RateScrappedDevice>();
+	try {
+		for await (const raw of client.items('recycleBin.list', { filters }, wholeList(client))) {
+			const s = rateScrappedDeviceOf(raw);
+			const had = s && out.get(s.deviceId);
+			if (s && (!had || had.deletedOn < s.deletedOn)) out.set(s.deviceId, s);
+		}
+	} catch (error) {
+		if (error instanceof ServiceError && error.status === 413) return null;
+		throw error;
+	}
+	return [...out.values()];
 }
 
 /** Reads the account for the window of `months` (12 or 24) ending today (the day in `timeZone`). */
 export async function readFailureRateInput(client: ServiceClient, months: FailureRateMonths, now: () => number = Date.now, timeZone = 'UTC'): Promise<FailureRateInput> {
 	if (!FAILURE_RATE_MONTHS.includes(months)) throw new ValidationError('months', `must be ${FAILURE_RATE_MONTHS.join(' or ')}, got ${JSON.stringify(months)}`);
+	const input = await readRateInputSince(client, (today) => failureRateWindow(today, months).from, now, timeZone);
+	return { ...input, scrapped: await readScrappedDevices(client, failureRateWindow(input.today, months).from) };
+}
+
+/**
+ * Reads the account's devices and the results with a test date on or after `fromOf(today, devices)`,
+ * today the day in `timeZone` (the interval recommendations read further back than the rates, as
+ * far as their devices' intervals reach).
+ */
+export async function readRateInputSince(
+	client: ServiceClient,
+	fromOf: (today: string, devices: readonly RateDevice[]) => string,
+	now: () => number = Date.now,
+	timeZone = 'UTC',
+): Promise<FailureRateInput> {
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	const names = await readCustomerNames(client);
@@ -83,7 +132,7 @@ export async function readFailureRateInput(client: ServiceClient, months: Failur
 		if (device) devices.set(device.id, device);
 		else skippedRecords++;
 	}
-	const { from } = failureRateWindow(today, months);
+	const from = fromOf(today, [...devices.values()]);
 	const results = new Map<number, RateTestResult>();
 	const query = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: from }] }] };
 	for await (const raw of client.items('testResult.list', query, WHOLE)) {
@@ -93,4 +142,3 @@ export async function readFailureRateInput(client: ServiceClient, months: Failur
 	}
 	return { today, devices: [...devices.values()], results: [...results.values()], skippedRecords };
 }
-

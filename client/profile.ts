@@ -132,7 +132,12 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  * - `search` finds text without regard to case (the spec says only that it is a string): a
  *   barcode scanned in lower case is looked up By Barcode with the service's search;
  * - the overdue list's records carry `next_test_date` and `days_overdue`;
- * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`.
+ * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`; a failed
+ *   visual inspection is a step of status failed in a result of status `failed` (the result's
+ *   status says the test failed, whichever step failed);
+ * - a device moved to the recycle bin (a `device` entry, not restored) was taken out of service,
+ *   scrapped: the failure rates count it as failed (DGUV Information 203-071); the entry's `name` is
+ *   the device's designation, and it holds neither department nor customer.
  */
 export const DEFAULT_PROFILE: ServiceProfile = {
 	version: PROFILE_VERSION,

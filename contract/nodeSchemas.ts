@@ -78,19 +78,69 @@ const FailureRateGroup = z.object({
 	tests: z.number().int().meta({ description: 'Tests of a known status in the period (a failed test and its re-test count as two)' }),
 	failedTests: z.number().int(),
 	unknownStatus: z.number().int().meta({ description: 'Results in the period whose status this version does not know (not in tests)' }),
+	scrappedDevices: z.number().int().meta({ description: 'Devices moved to the recycle bin in the period (scrapped, DGUV Information 203-071), each counted as a failed test unless its failed result already is' }),
 	failureRate: z.number().min(0).max(1).nullable().meta({ description: 'failedTests / tests; null without a test' }),
-	verdict: z.enum(['below', 'above', 'at', 'tooFewTests']).meta({ description: 'below: under 2 % with at least minTests tests; above: over 2 %; at: exactly 2 %; tooFewTests: neither can be said' }),
+	lowerBound95: z.number().min(0).max(1).meta({ description: 'One-sided 95 % lower bound of the rate (Clopper–Pearson, Beta⁻¹(0.05; x, n−x+1)); 0 without a failure' }),
+	upperBound95: z.number().min(0).max(1).meta({ description: 'One-sided 95 % upper bound of the rate (Clopper–Pearson, Beta⁻¹(0.95; x+1, n−x)); 1 without a test or when every test failed' }),
+	verdict: z.enum(['below', 'above', 'undecided']).meta({ description: 'below: upperBound95 under 2 % (evidence for a longer interval); above: lowerBound95 over 2 % (evidence for a shorter one); undecided otherwise' }),
+	testsNeeded: z.number().int().min(0).meta({ description: 'More tests without a failure that would bring upperBound95 under 2 %; 0 for below' }),
 	testIntervalsMonths: z.array(z.number().int()).meta({ description: "The devices' current test intervals in months, distinct, ascending" }),
 	devicesWithoutInterval: z.number().int(),
 	months: z.union([z.literal(12), z.literal(24)]),
 	from: z.string().meta({ description: 'The first day of the period (YYYY-MM-DD)' }),
 	to: z.string().meta({ description: "The last day of the period: today in the workflow's time zone" }),
 	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
-	minTests: z.number().int().meta({ description: 'Tests a group needs before it is marked below 2 %' }),
+	limit: z.literal(0.02).meta({ description: 'The rate the verdicts compare with: 2 % (DGUV V3 Table 1B)' }),
+	confidence: z.literal(0.95).meta({ description: 'The one-sided confidence of the bounds' }),
 	unknownDevices: z.number().int().meta({ description: 'Results in the period of devices not in the device list (in no group)' }),
+	scrappedNotGrouped: z.number().int().meta({ description: 'Devices scrapped in the period that no group holds: the recycle bin names a device type only, so per department or customer they are counted here' }),
+	scrappedCounted: z.boolean().meta({ description: 'false when the token may not read the recycle bin: scrapped devices are then not counted' }),
 	invalidTestDate: z.number().int().meta({ description: 'Results whose test date is not a day' }),
 	skippedRecords: z.number().int().meta({ description: 'Device and result records that could not be read' }),
 	note: z.string().meta({ description: "Setting a test interval is the employer's decision; these figures are its evidence" }),
+});
+
+const share = z.number().min(0).max(1);
+const months = z.number().int().min(1).max(120);
+
+/** What Compliance → Get Interval Recommendations puts in each item (client/intervals.ts computes it). */
+const IntervalRecommendation = z.object({
+	group: z.enum(['designation', 'designationDepartment']),
+	designation: z.string().nullable().meta({ description: 'The device type; null for devices without one' }),
+	department: z.string().nullable().meta({ description: 'The department (Device Type Within Department); null when grouped by device type alone, or for devices without one' }),
+	currentIntervalMonths: months.meta({ description: "The group's devices' current interval: each current interval is a group of its own" }),
+	recommendedIntervalMonths: months,
+	change: z.enum(['lengthen', 'shorten', 'keep']),
+	intervalTest: z.enum(['consistent', 'tooLong', 'tooShort']).meta({ description: 'tooShort: the target lies below the limits (the interval can be longer); tooLong: above them; consistent: within' }),
+	limitedBy: z.enum(['none', 'model', 'doubling', 'halving', 'minimum', 'maximum']).meta({ description: 'What set the recommended interval' }),
+	modelIntervalMonths: z.number().min(0).nullable().meta({ description: 'current · ln(target) / ln(reliability) before rounding and bounds; null when the test keeps the interval' }),
+	devices: count,
+	resultsUsed: count.meta({ description: 'Tests 0.75 to 1.25 intervals after the previous test of the device (several on one day: one test)' }),
+	failedUsed: count,
+	resultsExcluded: count,
+	excluded: z.object({ noPreviousTest: count, outsideWindow: count, unknownStatus: count, sameDay: count }),
+	observedReliability: share.nullable().meta({ description: '1 − failedUsed / resultsUsed; null without a result used' }),
+	reliabilityLowerLimit: share.meta({ description: 'Two-sided limit at confidence (Clopper–Pearson, one-sided at (1 + confidence) / 2)' }),
+	reliabilityUpperLimit: share,
+	reliabilityLowerBound95: share.meta({ description: 'One-sided 95 % lower bound of the reliability (Clopper–Pearson)' }),
+	reliabilityUpperBound95: share,
+	reliabilityTarget: z.number().meta({ description: 'Default 0.98 (DGUV V3: 2 % failures)' }),
+	confidence: z.number().meta({ description: 'The change confidence: two-sided confidence of the limits (default 0.5)' }),
+	minMonths: months,
+	maxMonths: months.meta({ description: "DGUV V3 Table 1B's maximum for the environment (office 24, workshop and construction site 12 months) unless set per department; several departments: the shortest" }),
+	environments: z.array(z.enum(['office', 'workshop', 'constructionSite'])),
+	reason: z.string().meta({ description: "The recommendation in words, for a risk assessment to quote; says that it is not applied and the employer decides" }),
+	months: z.union([z.literal(24), z.literal(36), z.literal(48), z.literal(60)]),
+	from: z.string().meta({ description: 'The first test date read (YYYY-MM-DD)' }),
+	to: z.string(),
+	today: z.string().meta({ description: "The day the figures are for: today in the workflow's time zone (YYYY-MM-DD)" }),
+	window: z.object({ from: z.literal(0.75), to: z.literal(1.25) }).meta({ description: 'Tests counted: this many intervals after the previous test' }),
+	devicesWithoutInterval: count,
+	resultsOfDevicesWithoutInterval: count,
+	unknownDevices: count,
+	futureTests: count,
+	invalidTestDate: count,
+	skippedRecords: count.meta({ description: 'Device and result records that could not be read' }),
 });
 
 /** What Compliance → Get Forecast puts in each item: one group's one month (client/forecast.ts computes it). */
@@ -128,7 +178,7 @@ const emailItem = (kind: string, content: string) =>
 	});
 
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
-	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth },
+	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth, getIntervalRecommendations: IntervalRecommendation },
 	email: {
 		digest: emailItem('digest', 'What the digest says: its rows per section'),
 		failedTest: emailItem('failedTest', 'The failed result, its device and its failed steps with their limits'),

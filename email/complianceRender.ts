@@ -1,7 +1,7 @@
 import type { MonthFigures } from '../client';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
 import { csvCell, csvFile } from './csv';
-import { failureRatesCsv, failureRatesHtml, failureRatesText, MAX_RATE_ROWS } from './failureRatesRender';
+import { failureRatesCsv, failureRatesHtml, failureRatesText, MAX_RATE_ROWS, methodText } from './failureRatesRender';
 import { forecastCsv, forecastHtml, forecastText } from './forecastRender';
 import { withinBudget } from './budget';
 import { brand, C, esc, page, type RenderedEmail } from './render';
@@ -211,7 +211,7 @@ export const REBUILD_RULES = textsFor('en').compliance.rebuildRules;
 
 function footer(c: ComplianceReportContent, l: Lang): string {
 	const text = fill(l.t.compliance.footer, { recipient: c.recipient, asOf: formatDay(c.asOf, l.locale), timeZone: c.timeZone });
-	return `${c.rebuiltMonths.length > 0 ? `${l.t.compliance.rebuildRules} ` : ''}${text}`;
+	return `${c.rebuiltMonths.length > 0 ? `${l.t.compliance.rebuildRules} ` : ''}${text} ${methodText(l.locale)}`;
 }
 
 const CSV_HEAD = ['month', 'device_id', 'designation', 'customer_id', 'customer', 'department', 'due_date', 'outcome', 'tested_on', 'days_late', 'first_seen_overdue', 'history_opened_on', 'closed_on', 'rebuilt'];

@@ -2,7 +2,6 @@ import {
 	FAILURE_RATE_GROUP_BY,
 	FAILURE_RATE_MONTHS,
 	INTERVAL_DECISION_NOTE,
-	MIN_TESTS_FOR_BELOW,
 	type FailureRateGroup,
 	type FailureRateGroupBy,
 	type FailureRateMonths,
@@ -16,7 +15,8 @@ import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, t
 /**
  * The failure rates of the monthly compliance report: an HTML fragment (tables of table cells, as
  * the rest of the report), plain-text lines and CSV, for the 12- and 24-month windows per device
- * type, department and customer, with the 2 % marks of DGUV V3 Table 1B. Every rendering says
+ * type, department and customer, with the exact 95 % bounds and the 2 % marks of DGUV V3 Table 1B
+ * (client/failureRates.ts, client/binomial.ts). Every rendering says
  * that setting the interval is the employer's decision and these figures its evidence. Pure: the
  * figures come from client/failureRates.ts (`allFailureRates`).
  */
@@ -30,12 +30,32 @@ export const MAX_RATE_ROWS = 40;
 const heading = (by: FailureRateGroupBy, t: Catalog) => ({ designation: t.failureRates.perDeviceType, department: t.common.perDepartment, customer: t.common.perCustomer })[by];
 const none = (by: FailureRateGroupBy, t: Catalog) => ({ designation: t.failureRates.noDesignation, department: t.common.noDepartment, customer: t.common.noCustomer })[by];
 
-const COLORS: Record<FailureRateVerdict, string> = { below: C.green, above: C.red, at: C.amber, tooFewTests: C.muted };
-const mark = (v: FailureRateVerdict, t: Catalog) => (v === 'tooFewTests' ? fill(t.failureRates.tooFewTests, { minTests: MIN_TESTS_FOR_BELOW }) : t.failureRates[v]);
+const COLORS: Record<FailureRateVerdict, string> = { below: C.green, above: C.red, undecided: C.muted };
+const mark = (g: FailureRateGroup, locale: Locale) => {
+	const t = textsFor(locale).failureRates;
+	return g.verdict === 'undecided' ? fill(t.undecided, { count: formatCount(g.testsNeeded, locale) }) : t[g.verdict];
+};
 
 /** What the marks mean, in one sentence. */
-export const marksText = (locale: Locale = DEFAULT_LOCALE) => fill(textsFor(locale).failureRates.marks, { minTests: formatCount(MIN_TESTS_FOR_BELOW, locale) });
+export const marksText = (locale: Locale = DEFAULT_LOCALE) => textsFor(locale).failureRates.marks;
 export const MARKS_TEXT = marksText('en');
+
+/** How the rates are computed, for the report's footer. */
+export const methodText = (locale: Locale = DEFAULT_LOCALE) => textsFor(locale).failureRates.method;
+
+/**
+ * A bound in per cent with one decimal, more when one decimal would show 2.0 % (a bound is never
+ * exactly 2 %: "2.0 %" beside "below 2 %" would contradict its mark).
+ */
+export function boundPercent(value: number, locale: Locale = DEFAULT_LOCALE): string {
+	const form = (s: string) => (locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`);
+	const v = value * 100;
+	for (let digits = 1; digits <= 6; digits++) {
+		const s = v.toFixed(digits);
+		if (Number(s) !== 2) return form(s);
+	}
+	return form(String(v));
+}
 
 /**
  * The rate in per cent with one decimal, more when one decimal would show 2.0 % for a rate that
@@ -111,7 +131,7 @@ export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_
 				const g = per[months];
 				return g === undefined
 					? fill(tx.failureRates.windowNone, { months })
-					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g.verdict, tx) });
+					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), upper: boundPercent(g.upperBound95, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g, locale) });
 			};
 			lines.push(`  ${fill(tx.failureRates.line, { name: groupName(group, tx), intervals: intervalsText(group, locale), window12: window(12), window24: window(24) })}`);
 		}
@@ -131,7 +151,7 @@ const note = (text: string) => `<p style="margin:4px 0;font-size:13px;line-heigh
 function windowCells(g: FailureRateGroup | undefined, locale: Locale): string {
 	if (g === undefined) return `<td align="right" style="${TD}">–</td><td align="right" style="${TD}">–</td><td style="${TD}">–</td>`;
 	const strong = g.verdict === 'below' || g.verdict === 'above' ? 'font-weight:700;' : '';
-	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;font-weight:600;">${esc(ratePercent(g, locale))}</td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g.verdict, textsFor(locale)))}</td>`;
+	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;"><span style="font-weight:600;">${esc(ratePercent(g, locale))}</span><br><span style="color:${C.muted};">≤ ${esc(boundPercent(g.upperBound95, locale))}</span></td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g, locale))}</td>`;
 }
 
 function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, shown: number): string {
@@ -169,8 +189,10 @@ export const FAILURE_RATES_CSV_HEAD = [
 	'failed_tests',
 	'unknown_status',
 	'failure_rate',
+	'lower_bound_95',
+	'upper_bound_95',
 	'verdict',
-	'min_tests',
+	'tests_needed',
 	'test_intervals_months',
 	'devices_without_interval',
 	'note',
@@ -183,7 +205,7 @@ export function failureRatesCsvRows(t: FailureRateTables): Array<Array<string | 
 		for (const by of FAILURE_RATE_GROUP_BY) {
 			const f = t[months][by];
 			for (const g of f.groups) {
-				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.failureRate, g.verdict, f.minTests, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
+				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.failureRate, g.lowerBound95, g.upperBound95, g.verdict, g.testsNeeded, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
 				lines.push(cells);
 			}
 		}

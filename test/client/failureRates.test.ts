@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
 	FAILURE_RATE_GROUP_BY,
 	FAILURE_RATE_MONTHS,
-	MIN_TESTS_FOR_BELOW,
+	boundsOf,
+	lowerBound,
+	testsNeeded,
+	upperBound,
 	addDays,
 	addMonths,
 	allFailureRates,
@@ -17,6 +20,7 @@ import {
 	type FailureRateGroupBy,
 	type FailureRateMonths,
 	type RateDevice,
+	type RateScrappedDevice,
 	type RateTestResult,
 } from '../../client';
 
@@ -91,7 +95,7 @@ describe('failure rates (properties)', () => {
 		);
 	});
 
-	it('the rate is failed / tests in [0, 1], null exactly when there is no test; the verdict follows the rate', () => {
+	it('the rate is failed / tests in [0, 1], null exactly when there is no test; bounds, verdict and tests needed are those of its counts', () => {
 		fc.assert(
 			fc.property(resultsArb, devicesArb, monthsArb, groupByArb, (results, devices, months, by) => {
 				const f = failureRates(results, devices, TODAY, months, by);
@@ -102,7 +106,7 @@ describe('failure rates (properties)', () => {
 						expect(g.failureRate).toBeLessThanOrEqual(1);
 						expect(g.failureRate).toBe(g.failedTests / g.tests);
 					}
-					expect(g.verdict).toBe(verdictOf(g.tests, g.failedTests));
+					expect(g).toMatchObject(boundsOf(g.tests, g.failedTests));
 				}
 			}),
 		);
@@ -168,24 +172,27 @@ describe('failure rates (properties)', () => {
 		);
 	});
 
-	it('verdicts: below needs the minimum of tests, above does not; exactly 2 % is at', () => {
+	it('verdicts from the exact bounds: below when the upper bound is under 2 %, above when the lower bound is over 2 %, else undecided', () => {
 		fc.assert(
-			fc.property(fc.integer({ min: 0, max: 5000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: tests }))), ([tests, failed]) => {
+			fc.property(fc.integer({ min: 0, max: 5000 }).chain((tests) => fc.tuple(fc.constant(tests), fc.integer({ min: 0, max: Math.min(tests, 300) }))), ([tests, failed]) => {
 				const v = verdictOf(tests, failed);
-				const rate = tests === 0 ? 0 : failed / tests;
-				if (v === 'below') expect(tests >= MIN_TESTS_FOR_BELOW && rate < 0.02).toBe(true);
-				if (v === 'above') expect(rate > 0.02).toBe(true);
-				if (v === 'at') expect(tests >= MIN_TESTS_FOR_BELOW && failed * 50 === tests).toBe(true);
-				if (v === 'tooFewTests') expect(tests < MIN_TESTS_FOR_BELOW && failed * 50 <= tests).toBe(true);
-				if (failed * 50 > tests) expect(v).toBe('above');
+				const upper = upperBound(failed, tests);
+				const lower = lowerBound(failed, tests);
+				expect(v).toBe(upper < 0.02 ? 'below' : lower > 0.02 ? 'above' : 'undecided');
+				expect(boundsOf(tests, failed)).toEqual({ lowerBound95: lower, upperBound95: upper, verdict: v, testsNeeded: v === 'below' ? 0 : testsNeeded(failed, tests) });
 			}),
 		);
-		// Why the minimum is 50: below it, one failure is already 2 % or more.
-		expect(verdictOf(49, 1)).toBe('above');
-		expect(verdictOf(49, 0)).toBe('tooFewTests');
-		expect(verdictOf(50, 1)).toBe('at');
-		expect(verdictOf(50, 0)).toBe('below');
-		expect(verdictOf(51, 1)).toBe('below');
+		// The cases: 1 in 70 reads 1.4 % but its upper bound is 6.6 %; none in 50, 5.8 %.
+		expect(boundsOf(70, 1)).toMatchObject({ verdict: 'undecided', testsNeeded: 236 - 70 });
+		expect(boundsOf(50, 0)).toMatchObject({ verdict: 'undecided', testsNeeded: 99 });
+		expect(boundsOf(50, 1).upperBound95).toBeGreaterThan(0.02);
+		expect(boundsOf(149, 0)).toMatchObject({ verdict: 'below', testsNeeded: 0 });
+		expect(boundsOf(236, 1).verdict).toBe('below');
+		expect(boundsOf(313, 2).verdict).toBe('below');
+		// One failure in a handful of tests is not yet evidence of more than 2 %; 3 in 10 is.
+		expect(boundsOf(10, 1).verdict).toBe('undecided');
+		expect(boundsOf(10, 3).verdict).toBe('above');
+		expect(boundsOf(0, 0)).toEqual({ lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149 });
 	});
 });
 
@@ -200,7 +207,7 @@ describe('failure rates (rules at the edges)', () => {
 		expect(f(addDays(start, 1))).toBe(1);
 		expect(f(TODAY)).toBe(1);
 		expect(f(addDays(TODAY, 1))).toBe(0);
-		expect(failureRates([], devices, TODAY, months, 'designation')).toMatchObject({ from: addDays(start, 1), to: TODAY, minTests: 50 });
+		expect(failureRates([], devices, TODAY, months, 'designation')).toMatchObject({ from: addDays(start, 1), to: TODAY, limit: 0.02, confidence: 0.95 });
 	});
 
 	it('a result whose test date is not a day is counted as such, in no group', () => {
@@ -208,9 +215,9 @@ describe('failure rates (rules at the edges)', () => {
 		expect(f.totals).toMatchObject({ tests: 1, invalidTestDate: 2 });
 	});
 
-	it('a group without any test: rate null, too few tests, its devices still counted', () => {
+	it('a group without any test: rate null, bounds 0 to 1, undecided, 149 tests needed, its devices still counted', () => {
 		const [g] = failureRates([], devices, TODAY, 24, 'department').groups;
-		expect(g).toMatchObject({ group: 'department', id: 'Workshop', name: 'Workshop', devices: 1, devicesTested: 0, tests: 0, failureRate: null, verdict: 'tooFewTests', testIntervalsMonths: [12] });
+		expect(g).toMatchObject({ group: 'department', id: 'Workshop', name: 'Workshop', devices: 1, devicesTested: 0, tests: 0, failureRate: null, lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149, testIntervalsMonths: [12] });
 	});
 
 	it('bad input is refused naming the parameter and what is valid', () => {
@@ -234,5 +241,57 @@ describe('failure rates (rules at the edges)', () => {
 			expect(rateTestResultOf(bad)).toBeUndefined();
 		}
 		expect([usableInterval(12), usableInterval('24'), usableInterval(0), usableInterval(-6), usableInterval(600), usableInterval(1.5), usableInterval(null)]).toEqual([12, 24, null, null, null, null, null]);
+	});
+});
+
+describe('scrapped devices (DGUV Information 203-071: a device taken out of service counts as failed)', () => {
+	const devices: RateDevice[] = [{ id: 1, designation: 'Drill', department: 'Workshop', customerId: 1, customerName: 'Acme GmbH', testIntervalMonths: 12 }];
+	const result = (id: number, deviceId: number, testDate: string, failed: boolean | null): RateTestResult => ({ id, deviceId, testDate, failed });
+	const scrapped = (deviceId: number, deletedOn: string, designation: string | null = 'Drill'): RateScrappedDevice => ({ deviceId, designation, deletedOn });
+
+	it('one scrapped after a passed test: a failed test of its designation’s group, its results counted there too', () => {
+		const results = [result(1, 1, '2026-01-10', false), result(2, 9, '2025-12-01', false), result(3, 9, '2026-02-01', false)];
+		const r = failureRates(results, devices, TODAY, 12, 'designation', [scrapped(9, '2026-03-01')]);
+		expect(r.groups).toHaveLength(1);
+		expect(r.groups[0]).toMatchObject({ id: 'Drill', devices: 1, devicesTested: 2, tests: 4, failedTests: 1, scrappedDevices: 1, failureRate: 0.25 });
+		expect(r.totals).toMatchObject({ tests: 4, failedTests: 1, scrappedDevices: 1, scrappedNotGrouped: 0, unknownDevices: 0 });
+	});
+
+	it('one whose failed test is already counted in the window is not counted twice', () => {
+		const results = [result(2, 9, '2026-02-01', true)];
+		const r = failureRates(results, devices, TODAY, 12, 'designation', [scrapped(9, '2026-02-02')]);
+		expect(r.groups[0]).toMatchObject({ tests: 1, failedTests: 1, scrappedDevices: 1 });
+	});
+
+	it('outside the window, still in the device list (restored) or without a day: not counted; a new designation makes its own group', () => {
+		const r = failureRates([], devices, TODAY, 12, 'designation', [scrapped(9, '2025-03-31'), scrapped(1, '2026-03-01'), scrapped(10, 'soon'), scrapped(11, '2026-03-02', 'Kettle'), scrapped(12, '2026-03-03', null)]);
+		expect(r.groups.map((g) => [g.id, g.tests, g.failedTests, g.scrappedDevices])).toEqual([
+			['Drill', 0, 0, 0],
+			['Kettle', 1, 1, 1],
+			[null, 1, 1, 1],
+		]);
+		expect(r.totals).toMatchObject({ scrappedDevices: 2, scrappedNotGrouped: 0 });
+	});
+
+	it('per department or customer the recycle bin cannot place them: counted apart, not in a group, their results unknown devices', () => {
+		const results = [result(2, 9, '2026-02-01', false)];
+		for (const by of ['department', 'customer'] as const) {
+			const r = failureRates(results, devices, TODAY, 12, by, [scrapped(9, '2026-03-01')]);
+			expect(r.groups[0]).toMatchObject({ tests: 0, failedTests: 0, scrappedDevices: 0 });
+			expect(r.totals).toMatchObject({ tests: 0, failedTests: 0, scrappedDevices: 0, scrappedNotGrouped: 1, unknownDevices: 1 });
+		}
+	});
+
+	it('never fewer failed tests than without them, and the same figures when none was scrapped (property)', () => {
+		fc.assert(
+			fc.property(devicesArb, resultsArb, fc.array(fc.record({ deviceId: fc.integer({ min: 1, max: 60 }), offset: fc.integer({ min: -800, max: 10 }), designation: fc.constantFrom('Drill', 'Kettle', null) }), { maxLength: 20 }), monthsArb, groupByArb, (devs, results, bin, months, by) => {
+				const without = failureRates(results, devs, TODAY, months, by);
+				expect(failureRates(results, devs, TODAY, months, by, [])).toEqual(without);
+				const withBin = failureRates(results, devs, TODAY, months, by, bin.map((b) => scrapped(b.deviceId, addDays(TODAY, b.offset), b.designation)));
+				expect(withBin.totals.failedTests).toBeGreaterThanOrEqual(without.totals.failedTests);
+				expect(withBin.totals.failedTests - without.totals.failedTests).toBeLessThanOrEqual(withBin.totals.scrappedDevices + withBin.totals.tests - without.totals.tests);
+				expect(withBin.groups.reduce((n, g) => n + g.scrappedDevices, 0)).toBe(withBin.totals.scrappedDevices);
+			}),
+		);
 	});
 });

@@ -1,10 +1,12 @@
-/** The monthly report's failure-rate renderers: escaping, the 2 % marks, MIN and the employer's sentence, a CSV that reads back. */
+/** The monthly report's failure-rate renderers: escaping, the bounds and 2 % marks, the method and the employer's sentence, a CSV that reads back. */
 import fc from 'fast-check';
 import { readCsv } from '../support/csv';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_RATE_GROUP_BY, FAILURE_RATE_MONTHS, INTERVAL_DECISION_NOTE, addDays, allFailureRates, type RateDevice, type RateTestResult } from '../../client';
-import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, failureRatesCsv, failureRatesHtml, failureRatesText, ratePercent, type FailureRateTables } from '../../email/failureRatesRender';
+import { FAILURE_RATES_CSV_HEAD, MAX_RATE_ROWS, boundPercent, failureRatesCsv, failureRatesHtml, failureRatesText, methodText, ratePercent, type FailureRateTables } from '../../email/failureRatesRender';
+import { renderComplianceReport } from '../../email/complianceRender';
 import { esc } from '../../email/render';
+import { previewReport } from '../support/compliancePreview';
 
 const TODAY = '2026-10-31';
 /** Names a service may hold: markup, quotes, ampersands, formula starts, separators, line breaks. */
@@ -39,19 +41,25 @@ describe('failure rates in the monthly report', () => {
 		);
 	});
 
-	it('HTML and text: each shown group’s two windows carry their mark; MIN and the employer’s sentence are said', () => {
+	it('HTML and text: each shown group’s two windows carry their upper bound and mark (undecided with its tests needed); the method and the employer’s sentence are said', () => {
 		fc.assert(
 			fc.property(world, (t) => {
 				const html = failureRatesHtml(t);
 				const text = failureRatesText(t).join('\n');
 				const count = (s: string, part: string) => s.split(part).length - 1;
 				const shown = FAILURE_RATE_GROUP_BY.flatMap((by) => FAILURE_RATE_MONTHS.flatMap((m) => t[m][by].groups.slice(0, MAX_RATE_ROWS)));
-				for (const [verdict, mark] of [['below', 'below 2 %'], ['above', 'above 2 %'], ['at', 'at 2 %'], ['tooFewTests', 'under 50 tests']] as const) {
-					const n = shown.filter((g) => g.verdict === verdict).length;
-					expect(count(html, `;">${mark}</td>`), verdict).toBe(n);
-					expect(count(text, `) ${mark}`), verdict).toBe(n);
+				const markOf = (g: (typeof shown)[number]) => (g.verdict === 'undecided' ? `undecided (${g.testsNeeded.toLocaleString('en')} more tests)` : `${g.verdict} 2 %`);
+				for (const mark of new Set(shown.map(markOf))) {
+					const n = shown.filter((g) => markOf(g) === mark).length;
+					expect(count(html, `;">${mark}</td>`), mark).toBe(n);
+					expect(count(text, `) ${mark}`), mark).toBe(n);
 				}
-				for (const out of [html, text]) expect(out).toContain('at least 50 tests');
+				for (const upper of new Set(shown.map((g) => boundPercent(g.upperBound95)))) {
+					const n = shown.filter((g) => boundPercent(g.upperBound95) === upper).length;
+					expect(count(html, `">≤ ${upper}</span>`), upper).toBe(n);
+					expect(count(text, ` ≤ ${upper} (`), upper).toBe(n);
+				}
+				for (const out of [html, text]) expect(out).toContain('exact one-sided 95 % upper bound');
 				expect(html).toContain(esc(INTERVAL_DECISION_NOTE));
 				expect(text).toContain(INTERVAL_DECISION_NOTE);
 				const { from, to } = t[24].designation;
@@ -73,10 +81,29 @@ describe('failure rates in the monthly report', () => {
 					const cells = rows[i + 1];
 					for (const c of cells) expect(/^[=+\-@\t\r]/.test(c), c).toBe(false);
 					const v = Object.fromEntries(FAILURE_RATES_CSV_HEAD.map((h, k) => [h, unguard(cells[k])]));
-					expect(v).toMatchObject({ months: String(m), from: f.from, to: f.to, group_by: by, group_id: g.id === null ? '' : String(g.id), group_name: g.name ?? '', verdict: g.verdict, min_tests: '50', note: INTERVAL_DECISION_NOTE });
+					expect(v).toMatchObject({ months: String(m), from: f.from, to: f.to, group_by: by, group_id: g.id === null ? '' : String(g.id), group_name: g.name ?? '', verdict: g.verdict, note: INTERVAL_DECISION_NOTE });
 					expect([v.devices, v.devices_tested, v.tests, v.failed_tests, v.unknown_status, v.devices_without_interval].map(Number)).toEqual([g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.devicesWithoutInterval]);
 					expect(v.failure_rate === '' ? null : Number(v.failure_rate)).toBe(g.failureRate);
+					expect([Number(v.lower_bound_95), Number(v.upper_bound_95), Number(v.tests_needed)]).toEqual([g.lowerBound95, g.upperBound95, g.testsNeeded]);
 					expect(v.test_intervals_months === '' ? [] : v.test_intervals_months.split(';').map(Number)).toEqual(g.testIntervalsMonths);
+				});
+			}),
+		);
+	});
+
+	it('German CSV: split by ;, the rate and both bounds with a decimal comma, reading back to the figures', () => {
+		fc.assert(
+			fc.property(world, (t) => {
+				const rows = readCsv(failureRatesCsv(t, 'de').slice(1), ';');
+				expect(rows[0]).toEqual(FAILURE_RATES_CSV_HEAD);
+				const groups = FAILURE_RATE_MONTHS.flatMap((m) => FAILURE_RATE_GROUP_BY.flatMap((by) => t[m][by].groups));
+				const col = (h: string) => FAILURE_RATES_CSV_HEAD.indexOf(h);
+				groups.forEach((g, i) => {
+					const cells = rows[i + 1];
+					for (const h of ['failure_rate', 'lower_bound_95', 'upper_bound_95']) expect(cells[col(h)], h).not.toMatch(/\./);
+					const num = (h: string) => Number(cells[col(h)].replace(',', '.'));
+					expect([num('lower_bound_95'), num('upper_bound_95')]).toEqual([g.lowerBound95, g.upperBound95]);
+					if (g.failureRate !== null) expect(num('failure_rate')).toBe(g.failureRate);
 				});
 			}),
 		);
@@ -92,11 +119,37 @@ describe('failure rates in the monthly report', () => {
 		expect(ratePercent({ tests: 0, failedTests: 0 })).toBe('–');
 	});
 
+	it('a bound near 2 % never reads as 2 %: the upper bound of 0 in 149 is 1.99 %, of 0 in 148 2.004 %', () => {
+		fc.assert(
+			fc.property(fc.double({ min: 0, max: 1, noNaN: true }), (v) => {
+				const shown = Number(boundPercent(v).replace(' %', ''));
+				expect(shown).not.toBe(2);
+				expect(Math.abs(shown - v * 100)).toBeLessThanOrEqual(0.05);
+			}),
+		);
+		expect(boundPercent(0.019904816220685077)).toBe('1.99 %');
+		expect(boundPercent(0.02003795168910416)).toBe('2.004 %');
+		expect(boundPercent(0.0659839, 'de')).toBe('6,6\u00a0%');
+	});
+
 	it('more groups than a table lists: the rest are counted and left to the CSV', () => {
 		const devices: RateDevice[] = Array.from({ length: MAX_RATE_ROWS + 7 }, (_, i) => ({ id: i + 1, designation: `Type ${String(i).padStart(3, '0')}`, department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
 		const t = allFailureRates([], devices, TODAY);
 		expect(failureRatesHtml(t)).toContain('…and 7 more (the attached CSV has them all).');
 		expect(failureRatesText(t)).toContain('  …and 7 more (see the attached CSV)');
 		expect(readCsv(failureRatesCsv(t)).filter((r) => r[3] === 'designation')).toHaveLength(2 * devices.length);
+	});
+
+	it('the report’s footer states the method, in English and in German', () => {
+		for (const locale of ['en', 'de'] as const) {
+			const r = renderComplianceReport(previewReport(), locale);
+			expect(r.text.slice(r.text.lastIndexOf('\n--\n')), locale).toContain(methodText(locale));
+			expect(r.html.slice(r.html.lastIndexOf('border-top:1px solid')), locale).toContain(esc(methodText(locale)));
+		}
+		expect(methodText('en')).toMatch(/Clopper–Pearson.*Beta⁻¹\(0\.95; x\+1, n−x\).*Beta⁻¹\(0\.05; x, n−x\+1\).*visual inspection.*DGUV Information 203-071/);
+		expect(methodText('de')).toMatch(/Clopper-Pearson.*Beta⁻¹\(0,95; x\+1, n−x\).*Beta⁻¹\(0,05; x, n−x\+1\).*Sichtprüfung.*DGUV Information 203-071/);
+		// What the report cannot count is said, not faked: scrapped devices, a stop at the visual inspection not recorded as failed.
+		expect(methodText('en')).toMatch(/Not counted in this report: devices scrapped \(moved to the recycle bin.*Get Failure Rates counts them\).*visual inspection.*not recorded as failed.*unknown status/);
+		expect(methodText('de')).toMatch(/In diesem Bericht nicht gezählt: ausgesonderte Geräte \(in den Papierkorb verschoben.*Get Failure Rates zählt sie\).*Sichtprüfung.*nicht als nicht bestanden.*unbekannt/);
 	});
 });

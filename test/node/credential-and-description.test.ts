@@ -134,7 +134,7 @@ describe('editor methods (loadOptions, listSearch)', () => {
 
 describe('node and credential as n8n loads them', () => {
 	const EXPECTED: Record<string, string[]> = {
-		compliance: ['getFailureRates', 'getForecast', 'getSummary'],
+		compliance: ['getFailureRates', 'getForecast', 'getIntervalRecommendations', 'getSummary'],
 		email: ['complianceReport', 'customerNotices', 'digest', 'failedTest'],
 		customer: ['create', 'delete', 'getAll', 'update'],
 		device: ['create', 'delete', 'get', 'getAll', 'update', 'updateMany'],
@@ -167,6 +167,16 @@ describe('node and credential as n8n loads them', () => {
 			subtitle: expect.stringMatching(/operation.*resource/),
 			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		});
+	});
+
+	it('Get Failure Rates tells how a group is marked as the verdicts read it: by the exact 95 % bounds, not by a number of tests', async () => {
+		const pkg = await loadPackage();
+		const description = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.testEquipmentCloud`).description as INodeTypeDescription;
+		const ops = description.properties.find((p: INodeProperties) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('compliance'))!;
+		const rates = (ops.options as INodePropertyOptions[]).find((o) => o.value === 'getFailureRates')!;
+		expect(rates.description).toMatch(/95 % upper bound under 2 %/);
+		expect(rates.description).toMatch(/95 % lower bound over 2 %/);
+		expect(rates.description).not.toMatch(/\b50\b|at least/);
 	});
 
 	it('icons and the codex file are in dist/ where n8n looks for them', async () => {

@@ -19,6 +19,7 @@ const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation'
 	'compliance.getSummary': { groupBy: 'customer' },
 	'compliance.getFailureRates': { groupBy: 'department', months: 24 },
 	'compliance.getForecast': { groupBy: 'customer' },
+	'compliance.getIntervalRecommendations': { groupBy: 'designationDepartment', months: 36 },
 	'customer.create': { inputMode: 'fields', propertyValues: { property: [{ key: CUSTOMER.name, value: 'ACME' }] }, fields: mapped(CUSTOMER.name, 'ACME') },
 	'customer.delete': { customerId: byId(1) },
 	'customer.getAll': { limit: 1 },

@@ -44,8 +44,33 @@ describe('Compliance → Get Failure Rates', () => {
 		expect(items[0].json.unknownDevices as number).toBeGreaterThanOrEqual(1);
 	});
 
+	it('a device scrapped (deleted to the recycle bin) after a passed test: one failed test of its type; per department counted apart; without the bin’s permission said, not guessed', async () => {
+		const today = sandbox.account.today();
+		const [template] = sandbox.account.data.devices.values();
+		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		sandbox.account.data.devices.set(id, { ...template, id, values: { ...template.values, [DEVICE.designation]: 'Scrap check', [DEVICE.department]: 'Scrap yard' } });
+		const rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
+		sandbox.account.data.testResults.set(rid, { id: rid, device_id: id, customer_id: null, project_id: null, test_date: addDays(today, -30), synced_time: `${today}T12:00:00Z`, status: 'passed', tester: 'A. Weber', test_sequence: 'DGUV V3' });
+		sandbox.account.delete('device', id, false);
+		const byType = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
+		expect(byType.error).toBeUndefined();
+		expectFailureRatesOf(sandbox, byType.items, 'designation', 12);
+		expect(jsonOf(byType.items).find((g) => g.id === 'Scrap check')).toMatchObject({ devices: 0, devicesTested: 1, tests: 2, failedTests: 1, scrappedDevices: 1, scrappedCounted: true });
+		const byDepartment = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'department', months: 12 });
+		expect(byDepartment.error).toBeUndefined();
+		expectFailureRatesOf(sandbox, byDepartment.items, 'department', 12);
+		expect(jsonOf(byDepartment.items).find((g) => g.id === 'Scrap yard')).toBeUndefined();
+		expect(byDepartment.items[0].json.scrappedNotGrouped as number).toBeGreaterThanOrEqual(1);
+		// A token without the recycle bin's permission: the rates without scrapped devices, and the items say so.
+		sandbox.faults.add({ kind: 'status', status: 413, path: '/recycle_bin/all/', count: 5 });
+		const blind = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
+		expect(blind.error).toBeUndefined();
+		expect(jsonOf(blind.items).find((g) => g.id === 'Scrap check')).toBeUndefined();
+		expect(jsonOf(blind.items).every((g) => g.scrappedCounted === false && g.scrappedDevices === 0)).toBe(true);
+	});
+
 	it('Only Marked Groups: exactly the groups marked below or above 2 %, in the same order', async () => {
-		// Whatever the demo data: one type with a failed test in one test (above), one never tested (too few).
+		// Whatever the demo data: one type with a failed test in one test (above), one never tested (undecided).
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
 		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
@@ -57,8 +82,9 @@ describe('Compliance → Get Failure Rates', () => {
 		const all = jsonOf((await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24 })).items);
 		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 24, onlyMarked: true });
 		expect(error).toBeUndefined();
-		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, verdict: 'above' });
-		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, verdict: 'tooFewTests' });
+		// One failure in one test: 100 % observed, yet its 95 % lower bound is 5 %: above 2 %.
+		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, lowerBound95: expect.closeTo(0.05, 12), upperBound95: 1, verdict: 'above', testsNeeded: 235 });
+		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149 });
 		expect(jsonOf(items)).toEqual(all.filter((g) => g.verdict === 'below' || g.verdict === 'above'));
 	});
 

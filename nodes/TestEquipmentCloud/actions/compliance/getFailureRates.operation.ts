@@ -44,7 +44,7 @@ const properties: INodeProperties[] = [
 		name: 'onlyMarked',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to return only the groups marked below 2 % (with at least 50 tests) or above 2 %',
+		description: 'Whether to return only the groups marked below 2 % (95 % upper bound under 2 %) or above 2 % (95 % lower bound over 2 %)',
 	},
 	...requestOptions(),
 ];
@@ -52,7 +52,8 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['compliance'], operation: ['getFailureRates'] } }, properties);
 
 /**
- * Failure rates per group over the period, with the 2 % marks of DGUV V3 Table 1B: every device
+ * Failure rates per group over the period, with their exact one-sided 95 % bounds (Clopper–Pearson),
+ * the 2 % marks of DGUV V3 Table 1B read from them and the tests a group still needs: every device
  * and customer, and the test results of the period (filtered by test date, every page), read at
  * the token's rate ceiling and counted by the client's `failureRates`. Each item says that setting
  * the interval is the employer's decision; the figures are its evidence.
@@ -67,13 +68,14 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const onlyMarked = this.getNodeParameter('onlyMarked', i, false) === true;
 	const client = await clientFor(this, i);
 	const input = await readFailureRateInput(client, months, clock.now, this.getTimezone());
-	const rates = failureRates(input.results, input.devices, input.today, months, groupBy);
-	const { unknownDevices, invalidTestDate } = rates.totals;
-	const period = { months, from: rates.from, to: rates.to, today: rates.today, minTests: rates.minTests };
+	const rates = failureRates(input.results, input.devices, input.today, months, groupBy, input.scrapped ?? []);
+	const { unknownDevices, invalidTestDate, scrappedNotGrouped } = rates.totals;
+	const scrappedCounted = input.scrapped !== null && input.scrapped !== undefined;
+	const period = { months, from: rates.from, to: rates.to, today: rates.today, limit: rates.limit, confidence: rates.confidence };
 	return rates.groups
 		.filter((g) => !onlyMarked || isMarked(g.verdict))
 		.map((g) => ({
-			json: { ...g, ...period, unknownDevices, invalidTestDate, skippedRecords: input.skippedRecords, note: INTERVAL_DECISION_NOTE } as IDataObject,
+			json: { ...g, ...period, unknownDevices, invalidTestDate, scrappedNotGrouped, scrappedCounted, skippedRecords: input.skippedRecords, note: INTERVAL_DECISION_NOTE } as IDataObject,
 			pairedItem: { item: i },
 		}));
 }

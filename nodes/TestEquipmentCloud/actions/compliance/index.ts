@@ -2,9 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import { resourceDescription } from '../common/types';
 import * as getFailureRates from './getFailureRates.operation';
 import * as getForecast from './getForecast.operation';
+import * as getIntervalRecommendations from './getIntervalRecommendations.operation';
 import * as getSummary from './getSummary.operation';
 
-export const operations = { getSummary, getFailureRates, getForecast };
+export const operations = { getSummary, getFailureRates, getForecast, getIntervalRecommendations };
 
 export const description: INodeProperties[] = resourceDescription(
 	'compliance',
@@ -19,7 +20,7 @@ export const description: INodeProperties[] = resourceDescription(
 		getFailureRates: {
 			name: 'Get Failure Rates',
 			description:
-				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate and the devices’ intervals, marked below 2 % (at least 50 tests) or above 2 % (DGUV V3): evidence for the employer’s choice of test intervals',
+				'Count tests and failed tests of the last 12 or 24 months per device type, department or customer, with the failure rate, its exact one-sided 95 % bounds and the devices’ intervals, marked below 2 % (95 % upper bound under 2 %), above 2 % (95 % lower bound over 2 %) or undecided with the tests still needed (DGUV V3): evidence for the employer’s choice of test intervals',
 			action: 'Get failure rates',
 		},
 		getForecast: {
@@ -27,6 +28,12 @@ export const description: INodeProperties[] = resourceDescription(
 			description:
 				'Count the devices falling due in each of the next 12 months (the current one from today) and those overdue now, for the account or per customer or department: the workload of re-test visits ahead',
 			action: 'Get a forecast of due tests',
+		},
+		getIntervalRecommendations: {
+			name: 'Get Interval Recommendations',
+			description:
+				'Recommend a test interval per device type (or type within department) and current interval by NCSLI RP-1 method A3, the interval test: reliability target, change confidence, at most twice or half, within DGUV V3 Table 1B’s maximum; never applied, the employer decides',
+			action: 'Get interval recommendations',
 		},
 	},
 	'getSummary',

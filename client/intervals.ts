@@ -1,0 +1,420 @@
+import { lowerBound, upperBound } from './binomial';
+import { addMonths, epochDay } from './dates';
+import { ValidationError } from './errors';
+import { compareGroups, INTERVAL_DECISION_NOTE, type RateDevice, type RateTestResult } from './failureRates';
+import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
+
+/**
+ * Interval recommendations per group by NCSLI RP-1 method A3, the interval test, pure. A group is
+ * a device type (designation), or a device type within a department, with one current interval:
+ * the test judges one interval, so the devices of a type with 6 and 12 months are two groups.
+ *
+ * The test (as ISG describes method A3: "binomial confidence limits from an observed reliability;
+ * if the reliability target falls outside the confidence limits, the interval is said to have
+ * failed the test"): n results near the current interval, x of them failed, observed reliability
+ * 1 − x/n; its two-sided limits at the change confidence C are the exact Clopper–Pearson bounds of
+ * the failure rate, each one-sided at (1 + C) / 2 (client/binomial.ts). A target above the upper
+ * limit says the interval is too long (shorten), one below the lower limit that it could be
+ * longer (lengthen), else keep.
+ *
+ * The new interval assumes a constant failure rate (reliability e^(−λt), the simplest model of
+ * RP-1): the interval at which the group's reliability meets the target is I · ln R* / ln R. To
+ * lengthen, R is the lower reliability limit (never longer than the evidence allows; finite even
+ * without a failure); to shorten, the observed reliability (shortens more than the limit would).
+ * Whole months, rounded down; then at most ×2 and at least ÷2 (rounded up); then within the
+ * minimum and maximum, which win over the ×2/÷2 bound (the maximum is DGUV V3's).
+ *
+ * A result counts when the device was tested near its current interval: the days since its
+ * previous test (of any status) are from 0.75 to 1.25 times the days of one interval from that
+ * test. Results dated before the period (`from`) only serve as that previous test: neither used
+ * nor excluded (the reader reads far enough back for the period's first test to have one). A test found much earlier says little about the interval and overstates its reliability,
+ * one found much later understates it. Several results of a device on one day are one test,
+ * failed when any of them failed (a passed re-test after a repair does not undo the failure).
+ *
+ * Never applied to the service: setting a test interval is the employer's decision in its risk
+ * assessment; every recommendation's reason says so.
+ */
+
+export type IntervalGroupBy = 'designation' | 'designationDepartment';
+export const INTERVAL_GROUP_BY: readonly IntervalGroupBy[] = ['designation', 'designationDepartment'];
+
+/** The environments of DGUV V3 Table 1B (portable equipment), by their maximum interval. */
+export type DguvEnvironment = 'office' | 'workshop' | 'constructionSite';
+export const DGUV_ENVIRONMENTS: readonly DguvEnvironment[] = ['office', 'workshop', 'constructionSite'];
+
+/**
+ * DGUV V3 Table 1B's maximum intervals of portable electrical equipment: two years in offices or
+ * under similar conditions, one year on construction sites, in production facilities and
+ * workshops or under similar conditions.
+ */
+export const DGUV_MAX_MONTHS: Readonly<Record<DguvEnvironment, number>> = { office: 24, workshop: 12, constructionSite: 12 };
+
+/** The share of one interval a test may lie from it and still count: 0.75 to 1.25 intervals. */
+export const INTERVAL_WINDOW = { from: 0.75, to: 1.25 } as const;
+
+/** The largest change: at most twice or half the current interval. */
+export const MAX_CHANGE_FACTOR = 2;
+
+export interface DepartmentIntervalLimits {
+	environment?: DguvEnvironment;
+	/** Shortest interval to recommend; the settings' minimum when not given. */
+	minMonths?: number;
+	/** Longest interval to recommend; the environment's DGUV V3 maximum when not given. */
+	maxMonths?: number;
+}
+
+export interface IntervalSettings {
+	/** The share of tests that should pass at the end of an interval: 0.98 (DGUV's 2 % failures). */
+	reliabilityTarget: number;
+	/** The two-sided confidence of the limits the test compares the target with: 0.5. */
+	confidence: number;
+	/** The environment of a department without its own limits. */
+	defaultEnvironment: DguvEnvironment;
+	/** Shortest interval to recommend, where a department does not say otherwise. */
+	minMonths: number;
+	/** Per department name. */
+	departments: Readonly<Record<string, DepartmentIntervalLimits>>;
+}
+
+export const DEFAULT_INTERVAL_SETTINGS: IntervalSettings = { reliabilityTarget: 0.98, confidence: 0.5, defaultEnvironment: 'workshop', minMonths: 1, departments: {} };
+
+/** `consistent`: the target lies within the limits; `tooLong`: above them; `tooShort`: below them. */
+export type IntervalTest = 'consistent' | 'tooLong' | 'tooShort';
+export type IntervalChange = 'lengthen' | 'shorten' | 'keep';
+/** What set the recommended interval. */
+export type IntervalLimitedBy = 'none' | 'model' | 'doubling' | 'halving' | 'minimum' | 'maximum';
+
+export interface IntervalExclusions {
+	/** Results of the period with no earlier test of the device among those read (before the period too). */
+	noPreviousTest: number;
+	/** Results whose time since the previous test is outside 0.75 to 1.25 intervals. */
+	outsideWindow: number;
+	/** Results of a status this version does not know (not a test of the reliability). */
+	unknownStatus: number;
+	/** Further results of a device on a day that already had one (one test, failed if any failed). */
+	sameDay: number;
+}
+
+export interface IntervalRecommendation {
+	group: IntervalGroupBy;
+	designation: string | null;
+	/** The department; null for the grouping by device type alone, or for devices without one. */
+	department: string | null;
+	currentIntervalMonths: number;
+	recommendedIntervalMonths: number;
+	change: IntervalChange;
+	intervalTest: IntervalTest;
+	limitedBy: IntervalLimitedBy;
+	/** The model's interval before rounding and bounds; null when kept (or unbounded, without any failure at all). */
+	modelIntervalMonths: number | null;
+	devices: number;
+	resultsUsed: number;
+	failedUsed: number;
+	resultsExcluded: number;
+	excluded: IntervalExclusions;
+	/** 1 − failedUsed / resultsUsed; null without a result used. */
+	observedReliability: number | null;
+	/** The two-sided limits at `confidence` (each one-sided at (1 + confidence) / 2). */
+	reliabilityLowerLimit: number;
+	reliabilityUpperLimit: number;
+	/** One-sided 95 % bounds, as the failure rates give them, for a risk assessment that asks for 95 %. */
+	reliabilityLowerBound95: number;
+	reliabilityUpperBound95: number;
+	reliabilityTarget: number;
+	confidence: number;
+	minMonths: number;
+	maxMonths: number;
+	/** The environments whose DGUV V3 maxima apply to the group's devices, as set per department. */
+	environments: DguvEnvironment[];
+	reason: string;
+}
+
+export interface IntervalRecommendations {
+	groupBy: IntervalGroupBy;
+	today: string;
+	/** The first test date read. */
+	from: string;
+	settings: IntervalSettings;
+	groups: IntervalRecommendation[];
+	totals: {
+		devicesWithoutInterval: number;
+		resultsOfDevicesWithoutInterval: number;
+		unknownDevices: number;
+		futureTests: number;
+		invalidTestDate: number;
+	};
+}
+
+const isWholeMonths = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_INTERVAL_MONTHS;
+
+/** A setting the method cannot use, and what would be valid. */
+export interface IntervalSettingProblem {
+	setting: string;
+	message: string;
+}
+
+function monthsProblem(setting: string, n: unknown, optional: boolean): IntervalSettingProblem | undefined {
+	if ((optional && n === undefined) || isWholeMonths(n)) return undefined;
+	return { setting, message: `must be a whole number of months from 1 to ${MAX_INTERVAL_MONTHS}, got ${JSON.stringify(n)}` };
+}
+
+function checkMonths(name: string, n: unknown, optional: boolean): void {
+	const p = monthsProblem(name, n, optional);
+	if (p) throw new ValidationError(p.setting, p.message);
+}
+
+/** The first setting the method cannot use (each face names it in its own words), or undefined. */
+export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingProblem | undefined {
+	if (!(typeof s.reliabilityTarget === 'number' && s.reliabilityTarget > 0.5 && s.reliabilityTarget < 1)) {
+		return { setting: 'reliabilityTarget', message: `must be a share above 0.5 and below 1 (0.98 for 98 %), got ${JSON.stringify(s.reliabilityTarget)}` };
+	}
+	if (!(typeof s.confidence === 'number' && s.confidence >= 0 && s.confidence <= 0.99)) {
+		return { setting: 'confidence', message: `must be a share from 0 to 0.99 (0.5 for 50 %), got ${JSON.stringify(s.confidence)}` };
+	}
+	if (!DGUV_ENVIRONMENTS.includes(s.defaultEnvironment)) return { setting: 'defaultEnvironment', message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(s.defaultEnvironment)}` };
+	const min = monthsProblem('minMonths', s.minMonths, false);
+	if (min) return min;
+	for (const [name, d] of Object.entries(s.departments)) {
+		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
+			return { setting: `departments[${name}].environment`, message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}` };
+		}
+		const p = monthsProblem(`departments[${name}].minMonths`, d.minMonths, true) ?? monthsProblem(`departments[${name}].maxMonths`, d.maxMonths, true);
+		if (p) return p;
+		const lo = d.minMonths ?? s.minMonths;
+		const hi = d.maxMonths ?? DGUV_MAX_MONTHS[d.environment ?? s.defaultEnvironment];
+		if (lo > hi) return { setting: `departments[${name}]`, message: `its minimum (${lo} months) must not exceed its maximum (${hi} months)` };
+	}
+	return undefined;
+}
+
+/** Refuses settings the method cannot use, naming the setting and what would be valid. */
+export function validateIntervalSettings(s: IntervalSettings): void {
+	const p = intervalSettingsProblem(s);
+	if (p) throw new ValidationError(p.setting, p.message);
+}
+
+/** A department's limits and environment, as set (or the defaults). */
+export function departmentLimits(department: string | null, s: IntervalSettings): { environment: DguvEnvironment; minMonths: number; maxMonths: number } {
+	const d = (department !== null && Object.prototype.hasOwnProperty.call(s.departments, department) ? s.departments[department] : undefined) ?? {};
+	const environment = d.environment ?? s.defaultEnvironment;
+	return { environment, minMonths: d.minMonths ?? s.minMonths, maxMonths: d.maxMonths ?? DGUV_MAX_MONTHS[environment] };
+}
+
+export interface IntervalTestOutcome {
+	intervalTest: IntervalTest;
+	observedReliability: number | null;
+	reliabilityLowerLimit: number;
+	reliabilityUpperLimit: number;
+	/** The model's interval in months before rounding and bounds; null when kept, Infinity never. */
+	modelIntervalMonths: number | null;
+	recommendedIntervalMonths: number;
+	limitedBy: IntervalLimitedBy;
+}
+
+/**
+ * The interval test of `failed` failures in `tests` results near `currentMonths`, and the interval
+ * it recommends within [minMonths, maxMonths] (the maximum wins when they conflict).
+ */
+export function intervalTest(tests: number, failed: number, currentMonths: number, s: Pick<IntervalSettings, 'reliabilityTarget' | 'confidence'>, minMonths = 1, maxMonths = MAX_INTERVAL_MONTHS): IntervalTestOutcome {
+	checkMonths('currentMonths', currentMonths, false);
+	const oneSided = (1 + s.confidence) / 2;
+	const upperRate = upperBound(failed, tests, oneSided);
+	const lowerRate = lowerBound(failed, tests, oneSided);
+	const allowed = 1 - s.reliabilityTarget;
+	const test: IntervalTest = upperRate < allowed ? 'tooShort' : lowerRate > allowed ? 'tooLong' : 'consistent';
+	const observedReliability = tests === 0 ? null : 1 - failed / tests;
+	// I · ln R* / ln R: the interval at which reliability e^(−λt) falls to the target.
+	const rate = test === 'tooShort' ? upperRate : failed / tests;
+	const model = test === 'consistent' ? null : rate >= 1 ? 0 : (currentMonths * Math.log(s.reliabilityTarget)) / Math.log1p(-rate);
+	let months = currentMonths;
+	let limitedBy: IntervalLimitedBy = 'none';
+	if (model !== null) {
+		months = Math.floor(model + 1e-9);
+		limitedBy = 'model';
+		if (months > currentMonths * MAX_CHANGE_FACTOR) [months, limitedBy] = [currentMonths * MAX_CHANGE_FACTOR, 'doubling'];
+		const half = Math.ceil(currentMonths / MAX_CHANGE_FACTOR);
+		if (months < half) [months, limitedBy] = [half, 'halving'];
+	}
+	const max = Math.min(maxMonths, MAX_INTERVAL_MONTHS);
+	const min = Math.min(minMonths, max);
+	if (months < min) [months, limitedBy] = [min, 'minimum'];
+	if (months > max) [months, limitedBy] = [max, 'maximum'];
+	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
+}
+
+const pct = (share: number) => `${(Math.round(share * 1000) / 10).toFixed(1)} %`;
+
+/** The reason in words, for a risk assessment to quote. */
+export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
+	const who = `Device type ${r.designation === null ? '(none)' : `"${r.designation}"`}${r.group === 'designationDepartment' ? ` in department ${r.department === null ? '(none)' : `"${r.department}"`}` : ''}, current interval ${r.currentIntervalMonths} months`;
+	const counted = `${r.resultsUsed} test${r.resultsUsed === 1 ? '' : 's'} near the interval (0.75 to 1.25 intervals after the previous one), ${r.failedUsed} failed`;
+	const limits = `${Math.round(r.confidence * 100)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
+	const observed = r.observedReliability === null ? `${counted}; no observed reliability` : `${counted}: observed reliability ${pct(r.observedReliability)}, ${limits}, one-sided 95 % lower bound ${pct(r.reliabilityLowerBound95)}`;
+	const target = `target ${pct(r.reliabilityTarget)}`;
+	const verdict =
+		r.intervalTest === 'tooShort'
+			? `The ${target} lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`
+			: r.intervalTest === 'tooLong'
+				? `The ${target} lies above the limits: by NCSLI RP-1 method A3 (the interval test) the interval should be shorter`
+				: `The ${target} lies within the limits: by NCSLI RP-1 method A3 (the interval test) the results give no reason to change the interval`;
+	const how: Record<IntervalLimitedBy, string> = {
+		none: '',
+		model: ' (constant failure rate model, whole months rounded down)',
+		doubling: ' (the model allows more; at most twice the current interval)',
+		halving: ' (the model asks for less; at least half the current interval)',
+		minimum: ` (the minimum set for the group, ${r.minMonths} months)`,
+		maximum: ` (the maximum for the group: ${r.maxMonths} months, DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`,
+	};
+	const recommended =
+		r.change === 'keep' ? `Recommended: keep ${r.currentIntervalMonths} months${how[r.limitedBy]}` : `Recommended: ${r.recommendedIntervalMonths} months${how[r.limitedBy]}`;
+	const caution =
+		r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget
+			? ` With 95 % confidence the reliability is only shown to be at least ${pct(r.reliabilityLowerBound95)}, below the target.`
+			: '';
+	const e = r.excluded;
+	const excluded = ` Not counted: ${e.noPreviousTest} without an earlier test read, ${e.outsideWindow} outside the window, ${e.unknownStatus} of an unknown status, ${e.sameDay} further results on the same day.`;
+	return `${who}: ${observed}. ${verdict}. ${recommended}.${caution}${excluded} A recommendation, not applied to the service: ${INTERVAL_DECISION_NOTE}`;
+}
+
+interface Acc {
+	designation: string | null;
+	department: string | null;
+	interval: number;
+	devices: RateDevice[];
+	tests: number;
+	failed: number;
+	excluded: IntervalExclusions;
+}
+
+/**
+ * The recommendations for every group, from the results of the period (`from` to `today`) and the
+ * device list; results before `from` only as previous tests.
+ */
+export function intervalRecommendations(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	from: string,
+	groupBy: IntervalGroupBy,
+	settings: IntervalSettings = DEFAULT_INTERVAL_SETTINGS,
+): IntervalRecommendations {
+	if (typeof today !== 'string' || epochDay(today) === undefined) throw new ValidationError('today', `must be a day YYYY-MM-DD that exists, got ${JSON.stringify(today)}`);
+	if (!INTERVAL_GROUP_BY.includes(groupBy)) throw new ValidationError('groupBy', `must be one of ${INTERVAL_GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
+	validateIntervalSettings(settings);
+	const totals = { devicesWithoutInterval: 0, resultsOfDevicesWithoutInterval: 0, unknownDevices: 0, futureTests: 0, invalidTestDate: 0 };
+	const groups = new Map<string, Acc>();
+	const groupOf = new Map<number, Acc>();
+	for (const d of devices) {
+		if (groupOf.has(d.id)) continue;
+		const interval = usableInterval(d.testIntervalMonths);
+		if (interval === null) {
+			totals.devicesWithoutInterval++;
+			groupOf.set(d.id, undefined as never);
+			continue;
+		}
+		const department = groupBy === 'designationDepartment' ? d.department : null;
+		const key = JSON.stringify([d.designation, department, interval]);
+		let g = groups.get(key);
+		if (!g) groups.set(key, (g = { designation: d.designation, department, interval, devices: [], tests: 0, failed: 0, excluded: { noPreviousTest: 0, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } }));
+		g.devices.push(d);
+		groupOf.set(d.id, g);
+	}
+
+	// Per device: its test days, each failed if any of its results failed (null: no known status).
+	const days = new Map<number, Map<string, { failed: boolean | null; results: number }>>();
+	const seen = new Set<number>();
+	for (const r of results) {
+		if (seen.has(r.id)) continue;
+		seen.add(r.id);
+		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) {
+			totals.invalidTestDate++;
+			continue;
+		}
+		const day = r.testDate.slice(0, 10);
+		if (!groupOf.get(r.deviceId)) {
+			if (day >= from) totals[groupOf.has(r.deviceId) ? 'resultsOfDevicesWithoutInterval' : 'unknownDevices']++;
+			continue;
+		}
+		if (day > today) {
+			totals.futureTests++;
+			continue;
+		}
+		let perDevice = days.get(r.deviceId);
+		if (!perDevice) days.set(r.deviceId, (perDevice = new Map()));
+		const had = perDevice.get(day);
+		const failed = had === undefined ? r.failed : had.failed === true || r.failed === true ? true : (had.failed ?? r.failed);
+		perDevice.set(day, { failed, results: (had?.results ?? 0) + 1 });
+	}
+
+	for (const [deviceId, perDevice] of days) {
+		const g = groupOf.get(deviceId)!;
+		const sorted = [...perDevice.keys()].sort();
+		for (const [i, day] of sorted.entries()) {
+			const t = perDevice.get(day)!;
+			// Before the period: only the next one's previous test.
+			if (day < from) continue;
+			g.excluded.sameDay += t.results - 1;
+			if (t.failed === null) {
+				g.excluded.unknownStatus++;
+				continue;
+			}
+			if (i === 0) {
+				g.excluded.noPreviousTest++;
+				continue;
+			}
+			const previous = sorted[i - 1];
+			const share = (epochDay(day)! - epochDay(previous)!) / (epochDay(addMonths(previous, g.interval))! - epochDay(previous)!);
+			if (share < INTERVAL_WINDOW.from || share > INTERVAL_WINDOW.to) {
+				g.excluded.outsideWindow++;
+				continue;
+			}
+			g.tests++;
+			if (t.failed) g.failed++;
+		}
+	}
+
+	const out = [...groups.values()].map((g): IntervalRecommendation => {
+		const depts = [...new Set(g.devices.map((d) => d.department))].map((d) => departmentLimits(d, settings));
+		// Several departments: the strictest of their limits (the shortest maximum, the longest minimum).
+		const maxMonths = Math.min(...depts.map((d) => d.maxMonths));
+		const minMonths = Math.min(Math.max(...depts.map((d) => d.minMonths)), maxMonths);
+		const environments = DGUV_ENVIRONMENTS.filter((e) => depts.some((d) => d.environment === e));
+		const t = intervalTest(g.tests, g.failed, g.interval, settings, minMonths, maxMonths);
+		const change: IntervalChange = t.recommendedIntervalMonths > g.interval ? 'lengthen' : t.recommendedIntervalMonths < g.interval ? 'shorten' : 'keep';
+		const e = g.excluded;
+		const partial: Omit<IntervalRecommendation, 'reason'> = {
+			group: groupBy,
+			designation: g.designation,
+			department: g.department,
+			currentIntervalMonths: g.interval,
+			recommendedIntervalMonths: t.recommendedIntervalMonths,
+			change,
+			intervalTest: t.intervalTest,
+			limitedBy: t.limitedBy,
+			modelIntervalMonths: t.modelIntervalMonths,
+			devices: g.devices.length,
+			resultsUsed: g.tests,
+			failedUsed: g.failed,
+			resultsExcluded: e.noPreviousTest + e.outsideWindow + e.unknownStatus + e.sameDay,
+			excluded: { ...e },
+			observedReliability: t.observedReliability,
+			reliabilityLowerLimit: t.reliabilityLowerLimit,
+			reliabilityUpperLimit: t.reliabilityUpperLimit,
+			reliabilityLowerBound95: 1 - upperBound(g.failed, g.tests),
+			reliabilityUpperBound95: 1 - lowerBound(g.failed, g.tests),
+			reliabilityTarget: settings.reliabilityTarget,
+			confidence: settings.confidence,
+			minMonths,
+			maxMonths,
+			environments,
+		};
+		return { ...partial, reason: reasonOf(partial) };
+	});
+	out.sort(
+		(a, b) =>
+			compareGroups({ id: a.designation, name: a.designation }, { id: b.designation, name: b.designation }) ||
+			compareGroups({ id: a.department, name: a.department }, { id: b.department, name: b.department }) ||
+			a.currentIntervalMonths - b.currentIntervalMonths,
+	);
+	return { groupBy, today, from, settings, groups: out, totals };
+}

@@ -1,0 +1,244 @@
+/**
+ * Interval recommendations by NCSLI RP-1 method A3 (the interval test), pure.
+ *
+ * No published worked example with numbers was found to check against. Searched: ISG's "Method A3 –
+ * Interval Test Method, Description of the Methodology" (2003–2010; its abstract, read, states the
+ * rule: "Interval testing computes binomial confidence limits from an observed reliability. If the
+ * reliability target falls outside the confidence limits, the interval is said to have failed the
+ * test"; its numbers were not readable), IndySoft's "The A3 Interval Test Method" (read: the three
+ * outcomes extend / no action / reduce, an EOPR target of 89 % as example, no computation), Kuster,
+ * Cenker & Castrup, "Calibration Interval Adjustment Methods: Quantitative Comparison and
+ * Optimization" (NCSLI; read: A1–S1 simulated, no A3 parameter values reached), NASA RP-1342
+ * (read: grouping and serial-number adjustment, no A3 example). NCSLI RP-1 itself was not
+ * available. So what is checked instead:
+ * - the limits against closed forms: with no failure in n, the lower reliability limit is
+ *   (1 − q)^(1/n), q = (1 + C) / 2 (P(X = 0) = R^n); with every result failed, the upper limit is
+ *   1 − (1 − q)^(1/n); and the model's interval then is I · n · ln R* / ln(1 − q), e.g.
+ *   12 · 100 · ln 0.98 / ln 0.25 = 17.49 months for 100 results without failure at C = 0.5;
+ * - ISG's rule as a property: the test fails exactly when the target lies outside the limits;
+ * - properties: the change goes the way the test says, at most ×2 and at least ÷2, within the
+ *   minimum and maximum (the maximum wins), monotone in failures, in results and in confidence;
+ * - the window, same-day, grouping and DGUV V3 Table 1B maximum rules on small accounts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addDays, addMonths } from '../../client/dates';
+import type { RateDevice, RateTestResult } from '../../client/failureRates';
+import { DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, type IntervalSettings } from '../../client/intervals';
+
+const S = DEFAULT_INTERVAL_SETTINGS;
+
+describe('the interval test against closed forms', () => {
+	it('100 results without failure at 12 months, C = 0.5: lower limit 0.25^(1/100), interval 12·100·ln 0.98 / ln 0.25 = 17.49 → 17 months', () => {
+		const t = intervalTest(100, 0, 12, S, 1, 24);
+		expect(t.reliabilityLowerLimit).toBeCloseTo(0.25 ** (1 / 100), 12);
+		expect(t.reliabilityUpperLimit).toBe(1);
+		expect(t.intervalTest).toBe('tooShort');
+		expect(t.modelIntervalMonths).toBeCloseTo((12 * 100 * Math.log(0.98)) / Math.log(0.25), 9);
+		expect(t.modelIntervalMonths).toBeCloseTo(17.4878, 4);
+		expect(t.recommendedIntervalMonths).toBe(17);
+		expect(t.limitedBy).toBe('model');
+	});
+
+	it('every result failed: upper limit 1 − (1 − q)^(1/n); the shortening is bounded at half', () => {
+		const t = intervalTest(4, 4, 12, { reliabilityTarget: 0.98, confidence: 0.9 });
+		expect(t.reliabilityUpperLimit).toBeCloseTo(1 - 0.05 ** (1 / 4), 12);
+		expect(t.reliabilityLowerLimit).toBe(0);
+		expect(t).toMatchObject({ intervalTest: 'tooLong', observedReliability: 0, modelIntervalMonths: 0, recommendedIntervalMonths: 6, limitedBy: 'halving' });
+	});
+
+	it('shortening uses the observed reliability: 10 of 100 failed at 12 months → 12 · ln 0.98 / ln 0.9 = 2.30, bounded at 6', () => {
+		const t = intervalTest(100, 10, 12, S);
+		expect(t.intervalTest).toBe('tooLong');
+		expect(t.modelIntervalMonths).toBeCloseTo((12 * Math.log(0.98)) / Math.log(0.9), 12);
+		expect(t.recommendedIntervalMonths).toBe(6);
+		// 3 of 100 at 24 months: 24 · ln 0.98 / ln 0.97 = 15.92 → 15.
+		expect(intervalTest(100, 3, 24, { reliabilityTarget: 0.98, confidence: 0 }, 1, 24)).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 15, limitedBy: 'model' });
+	});
+
+	it('no result: limits 0 to 1, the interval kept', () => {
+		expect(intervalTest(0, 0, 6, S)).toMatchObject({ intervalTest: 'consistent', observedReliability: null, reliabilityLowerLimit: 0, reliabilityUpperLimit: 1, modelIntervalMonths: null, recommendedIntervalMonths: 6, limitedBy: 'none' });
+	});
+
+	it('the maximum wins over the ×2/÷2 bound and over a consistent test; the minimum over a shortening', () => {
+		expect(intervalTest(0, 0, 24, S, 1, 12)).toMatchObject({ recommendedIntervalMonths: 12, limitedBy: 'maximum' });
+		expect(intervalTest(1000, 0, 6, S, 1, 120)).toMatchObject({ recommendedIntervalMonths: 12, limitedBy: 'doubling' });
+		expect(intervalTest(10, 10, 12, S, 9, 12)).toMatchObject({ recommendedIntervalMonths: 9, limitedBy: 'minimum' });
+	});
+});
+
+const target = fc.constantFrom(0.9, 0.95, 0.98, 0.99);
+const confidence = fc.constantFrom(0, 0.5, 0.8, 0.9, 0.95);
+const counts = fc.integer({ min: 0, max: 400 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })));
+const months = fc.integer({ min: 1, max: 60 });
+
+describe('the interval test: properties', () => {
+	it('fails exactly when the target lies outside the limits (ISG), and the change goes the way the test says', () => {
+		fc.assert(
+			fc.property(counts, months, target, confidence, ([n, x], I, R, C) => {
+				const t = intervalTest(n, x, I, { reliabilityTarget: R, confidence: C });
+				expect(t.reliabilityLowerLimit).toBeLessThanOrEqual(t.reliabilityUpperLimit);
+				if (t.observedReliability !== null) {
+					expect(t.reliabilityLowerLimit).toBeLessThanOrEqual(t.observedReliability + 1e-12);
+					expect(t.reliabilityUpperLimit).toBeGreaterThanOrEqual(t.observedReliability - 1e-12);
+				}
+				expect(t.intervalTest).toBe(R < t.reliabilityLowerLimit ? 'tooShort' : R > t.reliabilityUpperLimit ? 'tooLong' : 'consistent');
+				const r = t.recommendedIntervalMonths;
+				if (t.intervalTest === 'consistent') expect(r).toBe(I);
+				if (t.intervalTest === 'tooShort') expect(r).toBeGreaterThanOrEqual(I);
+				if (t.intervalTest === 'tooLong') expect(r).toBeLessThanOrEqual(I);
+				expect(r).toBeLessThanOrEqual(2 * I);
+				expect(r).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(I / 2)));
+			}),
+		);
+	});
+
+	it('within the minimum and maximum; the maximum wins when they conflict', () => {
+		fc.assert(
+			fc.property(counts, months, fc.integer({ min: 1, max: 120 }), fc.integer({ min: 1, max: 120 }), ([n, x], I, min, max) => {
+				const r = intervalTest(n, x, I, S, min, max).recommendedIntervalMonths;
+				expect(r).toBeLessThanOrEqual(max);
+				expect(r).toBeGreaterThanOrEqual(Math.min(min, max));
+			}),
+		);
+	});
+
+	it('monotone: one more failure never lengthens, one more passed result never shortens, more confidence never changes more', () => {
+		fc.assert(
+			fc.property(counts, months, target, confidence, ([n, x], I, R, C) => {
+				const s = { reliabilityTarget: R, confidence: C };
+				const base = intervalTest(n, x, I, s).recommendedIntervalMonths;
+				if (x < n) expect(intervalTest(n, x + 1, I, s).recommendedIntervalMonths).toBeLessThanOrEqual(base);
+				expect(intervalTest(n + 1, x, I, s).recommendedIntervalMonths).toBeGreaterThanOrEqual(base);
+				const surer = intervalTest(n, x, I, { reliabilityTarget: R, confidence: Math.min(0.99, C + 0.04) }).recommendedIntervalMonths;
+				expect(Math.abs(surer - I)).toBeLessThanOrEqual(Math.abs(base - I));
+			}),
+		);
+	});
+});
+
+const device = (id: number, o: Partial<RateDevice> = {}): RateDevice => ({ id, designation: 'Drill', department: 'Workshop', customerId: null, customerName: null, testIntervalMonths: 12, ...o });
+let nextId = 1;
+const result = (deviceId: number, testDate: string, failed: boolean | null = false): RateTestResult => ({ id: nextId++, deviceId, testDate, failed });
+const TODAY = '2026-06-30';
+const FROM = '2023-07-01';
+
+describe('intervalRecommendations: which results count', () => {
+	it('the window: 0.75 to 1.25 intervals after the previous test of any status; the first test read has none', () => {
+		const start = '2024-01-10';
+		const oneYear = addMonths(start, 12);
+		const results = [
+			result(1, start),
+			result(1, oneYear, true), // 1.0 interval: counted, failed
+			result(1, addDays(oneYear, 60)), // 0.16: outside
+			result(2, '2023-09-01', null), // unknown status, still the previous test
+			result(2, addDays('2023-09-01', 274)), // 274 / 366 = 0.749: outside
+			result(3, '2023-09-01'),
+			result(3, addDays('2023-09-01', 275)), // 275 / 366 = 0.751: counted
+			result(4, '2024-02-01'),
+			result(4, addDays('2024-02-01', 457)), // 457 / 366 = 1.249: counted
+			result(5, '2024-02-01'),
+			result(5, addDays('2024-02-01', 458)), // 1.251: outside
+		];
+		const r = intervalRecommendations(results, [1, 2, 3, 4, 5].map((id) => device(id)), TODAY, FROM, 'designation');
+		expect(r.groups).toHaveLength(1);
+		expect(r.groups[0]).toMatchObject({ resultsUsed: 3, failedUsed: 1, excluded: { noPreviousTest: 4, outsideWindow: 3, unknownStatus: 1, sameDay: 0 }, resultsExcluded: 8 });
+	});
+
+	it('a test before the period is only the previous test of the first one in it: that one counts, the earlier one is neither used nor excluded', () => {
+		const before = addMonths(FROM, -6);
+		const results = [result(1, before), result(1, addMonths(before, 12), true), result(2, addMonths(FROM, -30)), result(2, addMonths(FROM, -18), true)];
+		const [g] = intervalRecommendations(results, [device(1), device(2)], TODAY, FROM, 'designation').groups;
+		expect(g).toMatchObject({ resultsUsed: 1, failedUsed: 1, resultsExcluded: 0, excluded: { noPreviousTest: 0, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } });
+	});
+
+	it('several results of a device on one day are one test, failed when any failed', () => {
+		const results = [result(1, '2024-03-01'), result(1, '2025-03-01', true), result(1, '2025-03-01', false), result(1, '2025-03-01', false)];
+		const [g] = intervalRecommendations(results, [device(1)], TODAY, FROM, 'designation').groups;
+		expect(g).toMatchObject({ resultsUsed: 1, failedUsed: 1, excluded: { sameDay: 2, noPreviousTest: 1 } });
+	});
+
+	it('results dated after today, of unknown devices, of devices without an interval: counted apart, in no group', () => {
+		const results = [result(1, '2026-07-05'), result(99, '2025-01-01'), result(2, '2025-01-01'), result(1, 'someday')];
+		const r = intervalRecommendations(results, [device(1), device(2, { testIntervalMonths: null })], TODAY, FROM, 'designation');
+		expect(r.totals).toEqual({ devicesWithoutInterval: 1, resultsOfDevicesWithoutInterval: 1, unknownDevices: 1, futureTests: 1, invalidTestDate: 1 });
+		expect(r.groups.map((g) => g.resultsExcluded + g.resultsUsed)).toEqual([0]);
+	});
+});
+
+/** `passed` devices tested twice 12 months apart, and `failedN` of them failing at the second test. */
+function account(n: number, failedN: number, o: Partial<RateDevice> = {}, first = 1): { devices: RateDevice[]; results: RateTestResult[] } {
+	const devices: RateDevice[] = [];
+	const results: RateTestResult[] = [];
+	for (let i = 0; i < n; i++) {
+		const d = device(first + i, o);
+		devices.push(d);
+		const interval = d.testIntervalMonths!;
+		results.push(result(d.id, '2024-01-15'), result(d.id, addMonths('2024-01-15', interval), i < failedN));
+	}
+	return { devices, results };
+}
+
+describe('intervalRecommendations: groups, limits, reason', () => {
+	it('one group per device type and current interval; within departments per department', () => {
+		const a = account(3, 0, { testIntervalMonths: 6 }, 1);
+		const b = account(2, 0, { testIntervalMonths: 12, department: 'Office' }, 10);
+		const c = account(2, 0, { designation: 'Kettle', testIntervalMonths: 12 }, 20);
+		const all = { devices: [...a.devices, ...b.devices, ...c.devices], results: [...a.results, ...b.results, ...c.results] };
+		const byType = intervalRecommendations(all.results, all.devices, TODAY, FROM, 'designation').groups;
+		expect(byType.map((g) => [g.designation, g.department, g.currentIntervalMonths, g.devices])).toEqual([
+			['Drill', null, 6, 3],
+			['Drill', null, 12, 2],
+			['Kettle', null, 12, 2],
+		]);
+		const within = intervalRecommendations(all.results, all.devices, TODAY, FROM, 'designationDepartment').groups;
+		expect(within.map((g) => [g.designation, g.department, g.currentIntervalMonths])).toEqual([
+			['Drill', 'Office', 12],
+			['Drill', 'Workshop', 6],
+			['Kettle', 'Workshop', 12],
+		]);
+	});
+
+	it('DGUV V3 Table 1B maxima by environment: an office 24 months, a workshop 12; set per department; a type across departments takes the strictest', () => {
+		const office = account(120, 0, { department: 'Office' }, 1);
+		const shop = account(200, 0, { department: 'Workshop' }, 1000);
+		const o = intervalRecommendations(office.results, office.devices, TODAY, FROM, 'designationDepartment', { ...S, departments: { Office: { environment: 'office' } } }).groups[0];
+		expect(o).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 20, limitedBy: 'model', maxMonths: 24, environments: ['office'] });
+		const w = intervalRecommendations(shop.results, shop.devices, TODAY, FROM, 'designationDepartment').groups[0];
+		expect(w).toMatchObject({ change: 'keep', recommendedIntervalMonths: 12, limitedBy: 'maximum', maxMonths: 12, environments: ['workshop'] });
+		const both = intervalRecommendations([...office.results, ...shop.results], [...office.devices, ...shop.devices], TODAY, FROM, 'designation', { ...S, departments: { Office: { environment: 'office' } } }).groups[0];
+		expect(both).toMatchObject({ maxMonths: 12, environments: ['office', 'workshop'], recommendedIntervalMonths: 12 });
+		const set = intervalRecommendations(shop.results, shop.devices, TODAY, FROM, 'designation', { ...S, departments: { Workshop: { maxMonths: 18, minMonths: 3 } } }).groups[0];
+		expect(set).toMatchObject({ recommendedIntervalMonths: 18, limitedBy: 'maximum', minMonths: 3, maxMonths: 18 });
+	});
+
+	it('a current interval above the maximum is brought down to it, and the reason says why', () => {
+		const a = account(5, 0, { testIntervalMonths: 24 });
+		const [g] = intervalRecommendations(a.results, a.devices, TODAY, FROM, 'designation').groups;
+		expect(g).toMatchObject({ intervalTest: 'consistent', change: 'shorten', recommendedIntervalMonths: 12, limitedBy: 'maximum' });
+		expect(g.reason).toContain('the maximum for the group: 12 months, DGUV V3 Table 1B for workshop');
+	});
+
+	it('the reason names the counts, limits, target, method and that the employer decides', () => {
+		const a = account(100, 0);
+		const [g] = intervalRecommendations(a.results, a.devices, TODAY, FROM, 'designation', { ...S, departments: { Workshop: { environment: 'office' } } }).groups;
+		expect(g).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 17, observedReliability: 1 });
+		expect(g.reason).toBe(
+			'Device type "Drill", current interval 12 months: 100 tests near the interval (0.75 to 1.25 intervals after the previous one), 0 failed: observed reliability 100.0 %, 50 % confidence limits 98.6 % to 100.0 %, one-sided 95 % lower bound 97.0 %. ' +
+				'The target 98.0 % lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer. Recommended: 17 months (constant failure rate model, whole months rounded down). ' +
+				'With 95 % confidence the reliability is only shown to be at least 97.0 %, below the target. ' +
+				'Not counted: 100 without an earlier test read, 0 outside the window, 0 of an unknown status, 0 further results on the same day. ' +
+				"A recommendation, not applied to the service: Setting a test interval is the employer's decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these failure rates are evidence for that decision, not the decision.",
+		);
+	});
+
+	it('bad settings are refused naming the setting and what would be valid', () => {
+		const bad = (s: Partial<IntervalSettings>) => () => intervalRecommendations([], [], TODAY, FROM, 'designation', { ...S, ...s });
+		expect(bad({ reliabilityTarget: 98 })).toThrow(/reliabilityTarget: must be a share above 0.5 and below 1 \(0.98 for 98 %\), got 98/);
+		expect(bad({ confidence: 1 })).toThrow(/confidence: must be a share from 0 to 0.99/);
+		expect(bad({ minMonths: 0 })).toThrow(/minMonths: must be a whole number of months from 1 to 120, got 0/);
+		expect(bad({ departments: { IT: { environment: 'garden' as never } } })).toThrow(/departments\[IT\].environment: must be one of office, workshop, constructionSite/);
+		expect(bad({ departments: { IT: { minMonths: 13 } } })).toThrow(/departments\[IT\]: its minimum \(13 months\) must not exceed its maximum \(12 months\)/);
+		expect(() => intervalRecommendations([], [], TODAY, FROM, 'customer' as never)).toThrow(/groupBy: must be one of designation, designationDepartment/);
+	});
+});

@@ -1,0 +1,116 @@
+/**
+ * Compliance → Get Interval Recommendations in n8n's engine against the sandbox: every group's
+ * recommendation is the one client/intervals.ts gives for the sandbox's own record of its devices
+ * and results (whatever the demo data holds), valid for the output schema, every result of the
+ * period used or counted as excluded; a group built here with a known answer; department limits;
+ * nothing written to the service; bad parameters refused by name.
+ */
+import Ajv from 'ajv';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { addDays, addMonths, intervalRecommendations, DEFAULT_INTERVAL_SETTINGS, type RateDevice, type RateTestResult } from '../../client';
+import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
+import { DEVICE } from '../../sandbox/properties';
+import type { Sandbox } from '../../sandbox/server';
+import { jsonOf, run, runUtc, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getIntervalRecommendations.json'), 'utf8')));
+
+/** The sandbox's record as the recommendations read it, straight from its maps (not through the client's reader). */
+function record(s: Sandbox): { devices: RateDevice[]; results: RateTestResult[] } {
+	const devices = [...s.account.data.devices.values()].map((d) => ({
+		id: d.id,
+		designation: (d.values[DEVICE.designation] as string | undefined) ?? null,
+		department: (d.values[DEVICE.department] as string | undefined) ?? null,
+		customerId: null,
+		customerName: null,
+		testIntervalMonths: (d.values[DEVICE.testInterval] as number | undefined) ?? null,
+	}));
+	const results = [...s.account.data.testResults.values()].map((r) => ({
+		id: r.id,
+		deviceId: r.device_id,
+		testDate: r.test_date.slice(0, 10),
+		failed: r.status === 'failed' ? true : r.status === 'passed' ? false : null,
+	}));
+	return { devices, results };
+}
+
+describe('Compliance → Get Interval Recommendations', () => {
+	it.each(['designation', 'designationDepartment'] as const)('grouped by %s: each item is the recommendation for the sandbox’s own record, every result of the period accounted for', async (groupBy) => {
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy });
+		expect(error).toBeUndefined();
+		expect(items.length).toBeGreaterThan(0);
+		const today = sandbox.account.today();
+		const from = addDays(addMonths(today, -36), 1);
+		const { devices, results } = record(sandbox);
+		const inPeriod = results.filter((r) => r.testDate >= from);
+		// Every result the sandbox holds: those before the period are the previous tests of its first ones.
+		const expected = intervalRecommendations(results, devices, today, from, groupBy, DEFAULT_INTERVAL_SETTINGS);
+		const got = jsonOf(items);
+		expect(got.map((g) => ({ ...g, months: undefined, from: undefined, to: undefined, today: undefined, window: undefined, skippedRecords: undefined, ...Object.fromEntries(Object.keys(expected.totals).map((k) => [k, undefined])) }))).toEqual(
+			expected.groups.map((g) => ({ ...g, months: undefined, from: undefined, to: undefined, today: undefined, window: undefined, skippedRecords: undefined, ...Object.fromEntries(Object.keys(expected.totals).map((k) => [k, undefined])) })),
+		);
+		for (const g of got) {
+			expect(validate(g), JSON.stringify(validate.errors)).toBe(true);
+			expect(g).toMatchObject({ months: 36, from, to: today, today, window: { from: 0.75, to: 1.25 }, reliabilityTarget: 0.98, confidence: 0.5 });
+			expect(g.reason).toMatch(/A recommendation, not applied to the service: Setting a test interval is the employer's decision/);
+		}
+		// Every result of a device with an interval, in the period and not in the future, is used or excluded once.
+		const withInterval = new Set(devices.filter((d) => Number.isInteger(d.testIntervalMonths) && d.testIntervalMonths! >= 1 && d.testIntervalMonths! <= 120).map((d) => d.id));
+		const counted = inPeriod.filter((r) => withInterval.has(r.deviceId) && r.testDate <= today).length;
+		expect(got.reduce((n, g) => n + (g.resultsUsed as number) + (g.resultsExcluded as number), 0)).toBe(counted);
+		expect(got.some((g) => (g.resultsUsed as number) > 0)).toBe(true);
+	});
+
+	it('a type tested 150 times at its 12-month interval without a failure: 24 months in an office (doubling), 12 in a workshop (DGUV V3 maximum); nothing written', async () => {
+		const today = sandbox.account.today();
+		const [template] = sandbox.account.data.devices.values();
+		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		let rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
+		const base = { customer_id: null, project_id: null, tester: 'A. Weber', test_sequence: 'DGUV V3' };
+		for (let n = 0; n < 150; n++) {
+			sandbox.account.data.devices.set(id + n, { ...template, id: id + n, values: { ...template.values, [DEVICE.designation]: 'Interval check', [DEVICE.department]: 'Front office', [DEVICE.testInterval]: 12 } });
+			const second = addDays(today, -(n % 30));
+			for (const day of [addMonths(second, -12), second]) {
+				sandbox.account.data.testResults.set(rid, { ...base, id: rid, device_id: id + n, test_date: day, synced_time: `${day}T12:00:00Z`, status: 'passed' });
+				rid++;
+			}
+		}
+		const before = JSON.stringify([...sandbox.account.data.devices.values()]);
+		const params = { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy: 'designationDepartment', onlyChanges: false };
+		const shop = jsonOf((await runUtc(sandbox, params)).items).find((g) => g.designation === 'Interval check')!;
+		// 150 · ln 0.98 / ln 0.25 · 12 = 26.2 months: doubled at most, then the maximum.
+		expect(shop).toMatchObject({ department: 'Front office', currentIntervalMonths: 12, resultsUsed: 150, failedUsed: 0, intervalTest: 'tooShort', recommendedIntervalMonths: 12, change: 'keep', limitedBy: 'maximum', maxMonths: 12, environments: ['workshop'] });
+		expect(shop.modelIntervalMonths as number).toBeCloseTo((12 * 150 * Math.log(0.98)) / Math.log(0.25), 9);
+		const { items, error } = await runUtc(sandbox, { ...params, onlyChanges: true, departmentLimits: { department: [{ name: 'Front office', environment: 'office', minMonths: 0, maxMonths: 0 }] } });
+		expect(error).toBeUndefined();
+		const office = jsonOf(items).find((g) => g.designation === 'Interval check')!;
+		expect(office).toMatchObject({ recommendedIntervalMonths: 24, change: 'lengthen', limitedBy: 'doubling', maxMonths: 24, environments: ['office'] });
+		expect(jsonOf(items).every((g) => g.change !== 'keep')).toBe(true);
+		expect(office.reason).toContain('Recommended: 24 months (the model allows more; at most twice the current interval)');
+		expect(JSON.stringify([...sandbox.account.data.devices.values()])).toBe(before);
+	});
+
+	it('today is the workflow’s day, not the service’s: the period ends and starts by the day in its time zone', async () => {
+		const now = sandbox.account.now();
+		// A zone whose day differs from the sandbox's (UTC) at this hour: a day ahead from 10:00 UTC, a day behind before 11:00.
+		const ahead = new Date(now).getUTCHours() >= 10;
+		const timezone = ahead ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+		const day = addDays(sandbox.account.today(), ahead ? 1 : -1);
+		const { items, error } = await run(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy: 'designation' }, { workflowSettings: { timezone } });
+		expect(error).toBeUndefined();
+		expect(items.length).toBeGreaterThan(0);
+		for (const g of jsonOf(items)) expect(g).toMatchObject({ today: day, to: day, from: addDays(addMonths(day, -36), 1) });
+	});
+
+	it('bad parameters are refused naming the parameter and what would be valid', async () => {
+		const p = { resource: 'compliance', operation: 'getIntervalRecommendations' };
+		expect((await run(sandbox, { ...p, reliabilityTarget: 98 })).error?.message).toMatch(/Reliability Target: must be a share above 0.5 and below 1 \(0.98 for 98 %\), got 98/);
+		expect((await run(sandbox, { ...p, months: 12 })).error?.message).toMatch(/Period: must be 24, 36, 48, 60 months, got 12/);
+		expect((await run(sandbox, { ...p, groupBy: 'customer' })).error?.message).toMatch(/Group By: must be one of designation, designationDepartment/);
+		const dept = await run(sandbox, { ...p, departmentLimits: { department: [{ name: 'IT', environment: 'workshop', minMonths: 13, maxMonths: 0 }] } });
+		expect(dept.error?.message).toMatch(/Department Limits \(IT\): its minimum \(13 months\) must not exceed its maximum \(12 months\)/);
+	});
+});

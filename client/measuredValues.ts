@@ -6,7 +6,8 @@
  *
  * Rules (docs/compliance.md, "Warnings from measured values"):
  * - share of an upper limit: value ÷ limit; of a lower limit (insulation resistance): limit ÷ value;
- *   with both limits, the larger of the two (the nearer limit binds), its side named;
+ *   with both limits, the larger of the two (the nearer limit binds), its side named; rounded to
+ *   12 decimals, so a value at exactly 80 % of its limit is at a threshold of 0.8;
  * - a measurement is skipped and counted, never guessed, when its value is missing (`noValue`) or
  *   not a number (`nonNumericValue`: a number or a plain decimal text such as "0.12" is one);
  *   when it has no limit (`noLimit`); when a limit is not a positive number or the lower is not
@@ -59,14 +60,17 @@ function numberOf(v: unknown): number | 'absent' | 'invalid' {
 	return 'invalid';
 }
 
+const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
+
 /** The share of its limit a value uses, or the reason it has none. */
 export function limitShare(value: number, lowLimit: number | null, highLimit: number | null): { limitUsed: number; limitSide: LimitSide } | SkipReason {
 	if (lowLimit === null && highLimit === null) return 'noLimit';
 	if ((lowLimit !== null && !(lowLimit > 0)) || (highLimit !== null && !(highLimit > 0))) return 'invalidLimit';
 	if (lowLimit !== null && highLimit !== null && !(lowLimit < highLimit)) return 'invalidLimit';
 	if (value < 0 || (value === 0 && lowLimit !== null)) return 'nonPositiveValue';
-	const high = highLimit === null ? -Infinity : value / highLimit;
-	const low = lowLimit === null ? -Infinity : lowLimit / value;
+	// Rounded to 12 decimals: 0.24 Ω of 0.3 Ω is 80 %, not the 79.999… % of binary division.
+	const high = highLimit === null ? -Infinity : round12(value / highLimit);
+	const low = lowLimit === null ? -Infinity : round12(lowLimit / value);
 	return high >= low ? { limitUsed: high, limitSide: 'high' } : { limitUsed: low, limitSide: 'low' };
 }
 

@@ -190,12 +190,16 @@ export interface StepTrend {
  */
 export async function readMeasurementTrend(
 	client: ServiceClient,
-	deviceId: number,
+	deviceIdText: number | string,
 	results = TREND_RESULTS,
 ): Promise<{ device: MeasuredDevice; steps: StepTrend[]; resultsUsed: number; counts: MeasurementReadCounts }> {
 	if (!(Number.isSafeInteger(results) && results >= 3 && results <= 50)) throw new ValidationError('results', `must be a whole number from 3 to 50 (a trend needs 3), got ${JSON.stringify(results)}`);
-	const raw = await client.call('device.get', { pathParams: { id: deviceId }, parameter: 'Device' });
-	const device = measuredDeviceOf(raw, client) ?? { id: deviceId, designation: null, nextTestDate: null };
+	// The path check names Device for an ID that is not one; the record's own ID wins.
+	const raw = await client.call('device.get', { pathParams: { id: deviceIdText }, parameter: 'Device' });
+	const given = positive(deviceIdText);
+	const device = measuredDeviceOf(raw, client) ?? (given === null ? undefined : { id: given, designation: null, nextTestDate: null });
+	if (!device) throw new ValidationError('Device', `must be a device ID (a whole number above 0), got ${JSON.stringify(deviceIdText)}`);
+	const deviceId = device.id;
 	const reader = new Reader(client);
 	const { trends, used } = await reader.trends(deviceId, results);
 	reader.counts.resultsRead = used.length;

@@ -5,14 +5,22 @@
  * day-by-day scan of the textbook formula gives; bad measurements are skipped and counted; each
  * detail is read once; bad parameters name themselves.
  */
+import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
+import { NODE_SCHEMA_DIR, NODE_SCHEMA_VERSION, nodeOutputSchemas } from '../../contract/nodeSchemas';
 import { addDays, epochDay } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
 import { renderTestResultDetail } from '../../sandbox/render';
 import { byId, jsonOf, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
+
+/** Every item as the operation's output schema (__schema__) describes it. */
+function expectSchema(resource: string, operation: string, items: IDataObject[]) {
+	const validate = new Ajv({ strict: false, allErrors: true }).compile(nodeOutputSchemas()[`${NODE_SCHEMA_DIR}/${NODE_SCHEMA_VERSION}/${resource}/${operation}.json`] as object);
+	for (const item of items) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
+}
 const PE = 'Protective conductor resistance';
 const RISO = 'Insulation resistance';
 
@@ -64,6 +72,7 @@ describe('Compliance → Get Measurement Warnings', () => {
 		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', returnAll: true });
 		expect(error).toBeUndefined();
 		const got = jsonOf(items);
+		expectSchema('compliance', 'getMeasurementWarnings', got);
 		expect(got.map((w) => `${w.testResultId}/${w.step}/${w.value}`).sort()).toEqual(expected.sort());
 		expect(expected.length).toBeGreaterThan(0);
 		for (const w of got) {
@@ -176,6 +185,7 @@ describe('Device → Get Measurement Trend', () => {
 		await upload({ device_id: deviceId, test_date: today, measurements: [{ step: RISO, value: 180, unit: 'MΩ', low_limit: 1 }] });
 		const { items, error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId), results: 6 });
 		expect(error).toBeUndefined();
+		expectSchema('device', 'getMeasurementTrend', jsonOf(items));
 		const byStep = new Map(jsonOf(items).map((s) => [s.step, s]));
 		const iso = byStep.get(RISO)!;
 		const isoValues = [...riso.slice(0, 4), 180];

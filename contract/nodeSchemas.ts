@@ -177,8 +177,68 @@ const emailItem = (kind: string, content: string) =>
 		content: z.record(z.string(), z.unknown()).meta({ description: content }),
 	});
 
+const day = z.string().meta({ description: 'YYYY-MM-DD' });
+const limitValue = z.number().nullable();
+const skippedMeasurements = z
+	.object({ noValue: count, nonNumericValue: count, noLimit: count, invalidLimit: count, nonPositiveValue: count, repeated: count, noName: count })
+	.meta({ description: 'Measurements skipped by reason (docs/compliance.md, Warnings from measured values)' });
+
+/** What Compliance → Get Measurement Warnings puts in each item: one result's one measured step at or above the threshold (client/measurementWarnings.ts). */
+const MeasurementWarning = z.object({
+	testResultId: z.number().int(),
+	deviceId: z.number().int(),
+	step: z.string().meta({ description: "The step's name" }),
+	measurement: z.string().nullable().meta({ description: "The measurement's own name, when it differs from the step's" }),
+	value: z.number(),
+	unit: z.string().nullable(),
+	lowLimit: limitValue.meta({ description: 'The lower limit stored with the result' }),
+	highLimit: limitValue.meta({ description: 'The upper limit stored with the result' }),
+	limitUsed: z.number().min(0).meta({ description: 'value ÷ highLimit, or lowLimit ÷ value (the larger with both)' }),
+	limitSide: z.enum(['high', 'low']),
+	testDate: day,
+	predictedLimitDate: day.nullable().meta({ description: "The first day the device's trend's one-sided 95 % prediction bound reaches the limit; null without a trend or drift toward it" }),
+	nextTestDate: day.nullable().meta({ description: "The device's next due date" }),
+	testEarlier: z.boolean().meta({ description: 'predictedLimitDate comes before nextTestDate' }),
+	run: z.object({
+		from: day,
+		today: day,
+		threshold: z.number(),
+		resultsRead: count,
+		detailsRead: count,
+		unreadableRecords: count,
+		unknownDevices: count.meta({ description: 'Results of devices not in the device list, skipped' }),
+		goneDetails: count.meta({ description: 'Results whose detail answered 404, skipped' }),
+		skippedMeasurements,
+	}),
+});
+
+/** What Device → Get Measurement Trend puts in each item: one measured step of the device (client/measurementTrend.ts). */
+const MeasurementTrendStep = z.object({
+	deviceId: z.number().int(),
+	designation: z.string().nullable(),
+	step: z.string(),
+	measurement: z.string().nullable(),
+	unit: z.string().nullable(),
+	lowLimit: limitValue.meta({ description: "The latest result's lower limit" }),
+	highLimit: limitValue.meta({ description: "The latest result's upper limit" }),
+	points: z.array(z.object({ testResultId: z.number().int(), testDate: day, value: z.number(), lowLimit: limitValue, highLimit: limitValue })).meta({ description: 'One per test day, oldest first' }),
+	sameDay: count.meta({ description: 'Results left out because a later one was on the same day' }),
+	noTrend: z.enum(['tooFewResults', 'unitChanged']).nullable(),
+	fit: z
+		.object({ points: count, slopePerDay: z.number(), fittedAtLast: z.number(), residualSd: z.number(), tQuantile: z.number(), confidence: z.number() })
+		.nullable()
+		.meta({ description: 'Ordinary least squares of the value over the test day; null without a trend' }),
+	boundAtLast: z.number().nullable().meta({ description: "The one-sided prediction bound on the latest result's day" }),
+	predictedLimitDate: day.nullable(),
+	predictedLimitSide: z.enum(['high', 'low']).nullable(),
+	nextTestDate: day.nullable(),
+	testEarlier: z.boolean(),
+	resultsUsed: count,
+	skippedMeasurements,
+});
+
 export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
-	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth, getIntervalRecommendations: IntervalRecommendation },
+	compliance: { getSummary: ComplianceSummary, getFailureRates: FailureRateGroup, getForecast: ForecastMonth, getIntervalRecommendations: IntervalRecommendation, getMeasurementWarnings: MeasurementWarning },
 	email: {
 		digest: emailItem('digest', 'What the digest says: its rows per section'),
 		failedTest: emailItem('failedTest', 'The failed result, its device and its failed steps with their limits'),
@@ -186,7 +246,7 @@ export const NODE_OUTPUTS: Record<string, Record<string, z.ZodType>> = {
 		customerNotices: emailItem('customerNotice', 'The customer and every device listed'),
 	},
 	customer: { create: Customer, update: Customer, delete: DeleteResult, getAll: Customer },
-	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult },
+	device: { create: Device, update: Device, updateMany: Device, get: Device, getAll: Device, delete: DeleteResult, getMeasurementTrend: MeasurementTrendStep },
 	file: { download: DownloadedFile },
 	overdueDevice: { getAll: OverdueDevice },
 	project: { getAll: Project },

@@ -357,6 +357,7 @@ export class Account {
 		tester?: string;
 		project_id?: number | null;
 		performed?: TestResult['performed'];
+		measured?: TestResult['measured'];
 	}): TestResult {
 		const device = this.get('device', input.device_id);
 		const testDate = input.test_date ?? this.today();
@@ -372,6 +373,7 @@ export class Account {
 			tester: input.tester ?? 'A. Weber',
 			test_sequence: 'VDE 0701-0702',
 			...(input.performed ? { performed: input.performed } : {}),
+			...(input.measured ? { measured: input.measured } : {}),
 		};
 		this.data.testResults.set(result.id, result);
 		const last = device.values[DEVICE.lastTested];

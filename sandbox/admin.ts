@@ -4,6 +4,7 @@ import { ApiError, SCOPES, type Account, type Environment, type LicenseState } f
 import type { Faults, FaultInput } from './faults';
 import type { LiveMode } from './live';
 import type { PagingSettings, Stats } from './stats';
+import type { UploadedMeasurement } from './model';
 
 export const ADMIN_ROOT = '/_admin';
 
@@ -140,6 +141,7 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				if (failedSteps !== undefined && (!Number.isSafeInteger(failedSteps) || failedSteps < 0 || failedSteps > (steps ?? 5))) {
 					throw new ApiError(400, 'failed_steps: expected a whole number from 0 to steps.');
 				}
+				const measured = uploadedMeasurements(b.measurements);
 				reply.status(201);
 				return account.syncTestResult({
 					device_id: Number(b.device_id),
@@ -147,6 +149,7 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 					test_date: typeof b.test_date === 'string' ? b.test_date : undefined,
 					synced_time: typeof b.synced_time === 'string' ? b.synced_time : undefined,
 					performed: steps === undefined && failedSteps === undefined ? undefined : { steps: steps ?? 5, failedSteps: failedSteps ?? (b.status === 'failed' ? 1 : 0) },
+					measured,
 				});
 			});
 			admin.post('/projects/:id/touch', async (request) => {
@@ -174,4 +177,19 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 		},
 		{ prefix },
 	);
+}
+
+/**
+ * `measurements: [{step, value, unit, low_limit, high_limit}]` of an upload: a step needs a name;
+ * the rest is served as given (numbers, texts, nulls), so a test can send a series with known
+ * numbers or a bad measurement.
+ */
+function uploadedMeasurements(raw: unknown): UploadedMeasurement[] | undefined {
+	if (raw === undefined) return undefined;
+	if (!Array.isArray(raw) || raw.length > 100) throw new ApiError(400, 'measurements: expected a list of up to 100 {step, value, unit, low_limit, high_limit}.');
+	return raw.map((m, i) => {
+		const o = (m ?? {}) as Record<string, unknown>;
+		if (typeof o.step !== 'string' || o.step === '') throw new ApiError(400, `measurements[${i}].step: expected the step's name.`);
+		return { step: o.step, value: o.value ?? null, unit: o.unit ?? null, low_limit: o.low_limit ?? null, high_limit: o.high_limit ?? null };
+	});
 }

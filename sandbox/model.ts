@@ -22,6 +22,16 @@ export interface TestResult {
 	test_sequence: string;
 	/** Uploads through the admin API may ask for a longer sequence and several failed steps (not rendered in lists). */
 	performed?: { steps: number; failedSteps: number };
+	/** Measured values given with an admin upload, served as they are (a series with known numbers, or bad input). */
+	measured?: UploadedMeasurement[];
+}
+
+export interface UploadedMeasurement {
+	step: string;
+	value: unknown;
+	unit: unknown;
+	low_limit: unknown;
+	high_limit: unknown;
 }
 
 export interface Project {

@@ -58,7 +58,7 @@ export function renderOverdue(account: Account, d: PropRecord, today: string, en
 }
 
 export function renderTestResult(account: Account, r: TestResult) {
-	const { performed: _performed, ...fields } = r;
+	const { performed: _performed, measured: _measured, ...fields } = r;
 	const status = account.extraFields && r.status === 'passed' && r.id % 5 === 0 ? 'passed_with_remarks' : r.status;
 	return versioned(account, { ...fields, status }, r.id);
 }
@@ -79,6 +79,19 @@ const STEPS: Array<{ name: string; measure?: { unit: string; low: number | null;
 	{ name: 'Protective conductor current', measure: { unit: 'mA', low: null, high: 3.5, good: [0.05, 2.5], bad: [3.8, 9] } },
 	{ name: 'Function test' },
 ];
+
+/** The measured steps of an admin upload, one step each between the visual inspection and the function test, as given. */
+function uploadedSteps(r: TestResult) {
+	const passed = r.status !== 'failed';
+	const status = passed ? 'passed' : 'failed';
+	const measured = (r.measured ?? []).map((m, i) => ({
+		step: i + 2,
+		name: m.step,
+		status,
+		measurements: [{ name: m.step, value: m.value, unit: m.unit, low_limit: m.low_limit, high_limit: m.high_limit, passed }],
+	}));
+	return [{ step: 1, name: 'Visual inspection', status, measurements: [] }, ...measured, { step: measured.length + 2, name: 'Function test', status, measurements: [] }];
+}
 
 /** Performed steps with measured values and limits, consistent with the result's status. */
 export function renderTestResultDetail(account: Account, r: TestResult) {
@@ -103,13 +116,14 @@ export function renderTestResultDetail(account: Account, r: TestResult) {
 		}
 		return { step: i + 1, name: s.name, status: passed ? 'passed' : 'failed', measurements };
 	});
+	const served = r.measured ? uploadedSteps(r) : steps;
 	const device = account.data.devices.get(r.device_id);
 	return {
 		...renderTestResult(account, r),
 		device: device
 			? { id: device.id, designation: device.values[DEVICE.designation] ?? null, id_barcode: device.values[DEVICE.idBarcode] ?? null }
 			: null,
-		steps,
+		steps: served,
 		files: [
 			{ id: r.id * 10 + 1, file_name: `test-report-${r.id}.pdf`, mime_type: 'application/pdf' },
 			{ id: r.id * 10 + 2, file_name: `measurements-${r.id}.csv`, mime_type: 'text/csv' },

@@ -134,10 +134,10 @@ describe('editor methods (loadOptions, listSearch)', () => {
 
 describe('node and credential as n8n loads them', () => {
 	const EXPECTED: Record<string, string[]> = {
-		compliance: ['getFailureRates', 'getForecast', 'getIntervalRecommendations', 'getSummary'],
+		compliance: ['getFailureRates', 'getForecast', 'getIntervalRecommendations', 'getMeasurementWarnings', 'getSummary'],
 		email: ['complianceReport', 'customerNotices', 'digest', 'failedTest'],
 		customer: ['create', 'delete', 'getAll', 'update'],
-		device: ['create', 'delete', 'get', 'getAll', 'update', 'updateMany'],
+		device: ['create', 'delete', 'get', 'getAll', 'getMeasurementTrend', 'update', 'updateMany'],
 		overdueDevice: ['getAll'],
 		testResult: ['get', 'getAll'],
 		project: ['getAll'],

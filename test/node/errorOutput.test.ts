@@ -28,6 +28,8 @@ const CASES: { [P in TestEquipmentCloudType as `${P['resource']}.${P['operation'
 	'device.delete': { deviceId: byId(1) },
 	'device.get': { deviceId: byId(1) },
 	'device.getAll': { limit: 1 },
+	'device.getMeasurementTrend': { deviceId: byId(1) },
+	'compliance.getMeasurementWarnings': { days: 30 },
 	'device.update': { deviceId: byId(1), inputMode: 'fields', propertyValues: { property: [{ key: DEVICE.location, value: 'Shelf' }] }, fields: mapped(DEVICE.location, 'Shelf') },
 	'email.complianceReport': { to: 'quality@lab.example.com' },
 	'email.customerNotices': { options: { replyTo: 'booking@lab.example.com' } },

@@ -102,6 +102,26 @@ describe('performed test detail /tests_performed/detailed/{id}/', () => {
 		expect(await count()).toBe(before + 3);
 	});
 
+	it('the admin upload takes measured values: served as given, one step each between the visual inspection and the function test; a step without a name is 400', async () => {
+		const measurements = [
+			{ step: 'Insulation resistance', value: 3.2, unit: 'MΩ', low_limit: 1, high_limit: null },
+			{ step: 'Protective conductor resistance', value: 'n/a', unit: 'Ω', high_limit: 0.3 },
+		];
+		const up = await api.admin.call('POST', '/test-results', { device_id: 3, test_date: '2026-03-10', measurements });
+		expect(up.status).toBe(201);
+		const d = (await api.get(`/tests_performed/detailed/${(up.body as unknown as Item).id}/`)).body as unknown as Detail;
+		expect(d.steps.map((s) => [s.step, s.name, s.status])).toEqual([
+			[1, 'Visual inspection', 'passed'],
+			[2, 'Insulation resistance', 'passed'],
+			[3, 'Protective conductor resistance', 'passed'],
+			[4, 'Function test', 'passed'],
+		]);
+		expect(d.steps[1].measurements).toEqual([{ name: 'Insulation resistance', value: 3.2, unit: 'MΩ', low_limit: 1, high_limit: null, passed: true }]);
+		expect(d.steps[2].measurements[0]).toMatchObject({ value: 'n/a', low_limit: null, high_limit: 0.3 });
+		expectError(await api.admin.call('POST', '/test-results', { device_id: 3, measurements: [{ value: 1 }] }), 400, 'measurements[0].step');
+		expectError(await api.admin.call('POST', '/test-results', { device_id: 3, measurements: 'many' }), 400, 'measurements');
+	});
+
 	it('an unknown test result is 404 with a description', async () => {
 		expectError(await api.get('/tests_performed/detailed/999999/'), 404);
 	});

@@ -4,13 +4,20 @@ import * as getFailureRates from './getFailureRates.operation';
 import * as getForecast from './getForecast.operation';
 import * as getIntervalRecommendations from './getIntervalRecommendations.operation';
 import * as getSummary from './getSummary.operation';
+import * as getMeasurementWarnings from './getMeasurementWarnings.operation';
 
-export const operations = { getSummary, getFailureRates, getForecast, getIntervalRecommendations };
+export const operations = { getSummary, getFailureRates, getForecast, getIntervalRecommendations, getMeasurementWarnings };
 
 export const description: INodeProperties[] = resourceDescription(
 	'compliance',
 	operations,
 	{
+		getMeasurementWarnings: {
+			name: 'Get Measurement Warnings',
+			description:
+				'List the measured values of the passed tests of the last N days at or above a share of their limit (default 80 %), one item per result and step, with the predicted day the device’s trend reaches the limit; one request per result read',
+			action: 'Get measurement warnings',
+		},
 		getSummary: {
 			name: 'Get Summary',
 			description:

@@ -4,10 +4,11 @@ import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as getMeasurementTrend from './getMeasurementTrend.operation';
 import * as update from './update.operation';
 import * as updateMany from './updateMany.operation';
 
-export const operations = { create, delete: del, get, getAll, update, updateMany };
+export const operations = { create, delete: del, get, getAll, getMeasurementTrend, update, updateMany };
 
 export const description: INodeProperties[] = resourceDescription(
 	'device',
@@ -32,6 +33,12 @@ export const description: INodeProperties[] = resourceDescription(
 			name: 'Get Many',
 			description: 'List devices under test (ID, properties) with filters on properties, sort and search',
 			action: 'Get many devices',
+		},
+		getMeasurementTrend: {
+			name: 'Get Measurement Trend',
+			description:
+				'Follow one device’s measured values by device ID or barcode: per step its latest passed results, the least-squares trend, its 95 % prediction bound and the day it reaches the limit, against the next test date',
+			action: 'Get the measurement trend of a device',
 		},
 		update: {
 			name: 'Update',

@@ -1,0 +1,85 @@
+import { binomialCdf, lowerBound, upperBound } from './binomial';
+
+/**
+ * Devices whose failures stand out from their group's, pure: the "dogs" (failing more often
+ * than the group's rate makes probable) and "gems" (consistently better), as calibration
+ * management tools flag them. A device of n tests with x failures is compared with the rest of its
+ * group (the group's other devices, so a dog does not raise its own yardstick):
+ *
+ * - dog: x ≥ 1 and P(X ≥ x | n, p⁺) < OUTLIER_TAIL, where p⁺ is the rest's one-sided 95 % upper
+ *   Clopper–Pearson bound: its failures are improbable even at the highest rate the group's
+ *   record supports, so a group with few tests flags nobody;
+ * - gem: n · p⁻ ≥ 1 and P(X ≤ x | n, p⁻) < OUTLIER_TAIL, where p⁻ is the rest's one-sided 95 %
+ *   lower bound: at least one failure was expected even at the lowest rate the record supports,
+ *   and so few came that it is improbable;
+ * - a result of a status the rates do not know (`failed: null`) is not a test; a result of a
+ *   device not in the list is skipped and counted (`unknownDevices`); a group needs tests of
+ *   other devices, else nobody in it is judged.
+ */
+
+export const OUTLIER_TAIL = 0.05;
+
+export interface OutlierResult {
+	deviceId: number;
+	failed: boolean | null;
+}
+
+export interface OutlierDevice {
+	deviceId: number;
+	group: string | null;
+	kind: 'dog' | 'gem';
+	tests: number;
+	failedTests: number;
+	/** Tests and failures of the rest of the group. */
+	groupTests: number;
+	groupFailedTests: number;
+	/** The rest's bound the device was compared with (upper for a dog, lower for a gem). */
+	groupRateBound: number;
+	/** P(X ≥ x) for a dog, P(X ≤ x) for a gem. */
+	tailProbability: number;
+}
+
+export function outlierDevices(
+	results: readonly OutlierResult[],
+	groupOf: ReadonlyMap<number, string | null>,
+): { outliers: OutlierDevice[]; unknownDevices: number } {
+	const perDevice = new Map<number, { tests: number; failed: number }>();
+	const perGroup = new Map<string | null, { tests: number; failed: number }>();
+	let unknownDevices = 0;
+	for (const r of results) {
+		if (!groupOf.has(r.deviceId)) {
+			unknownDevices++;
+			continue;
+		}
+		if (r.failed === null) continue;
+		const d = perDevice.get(r.deviceId) ?? { tests: 0, failed: 0 };
+		d.tests++;
+		if (r.failed) d.failed++;
+		perDevice.set(r.deviceId, d);
+		const group = groupOf.get(r.deviceId) ?? null;
+		const g = perGroup.get(group) ?? { tests: 0, failed: 0 };
+		g.tests++;
+		if (r.failed) g.failed++;
+		perGroup.set(group, g);
+	}
+	const outliers: OutlierDevice[] = [];
+	for (const [deviceId, d] of [...perDevice].sort((a, b) => a[0] - b[0])) {
+		const group = groupOf.get(deviceId) ?? null;
+		const g = perGroup.get(group)!;
+		const groupTests = g.tests - d.tests;
+		const groupFailedTests = g.failed - d.failed;
+		if (groupTests === 0) continue;
+		const base = { deviceId, group, tests: d.tests, failedTests: d.failed, groupTests, groupFailedTests };
+		const upper = upperBound(groupFailedTests, groupTests);
+		const dogTail = d.failed === 0 ? 1 : 1 - binomialCdf(d.failed - 1, d.tests, upper);
+		if (d.failed >= 1 && dogTail < OUTLIER_TAIL) {
+			outliers.push({ ...base, kind: 'dog', groupRateBound: upper, tailProbability: dogTail });
+			continue;
+		}
+		const lower = lowerBound(groupFailedTests, groupTests);
+		if (d.tests * lower < 1) continue;
+		const gemTail = binomialCdf(d.failed, d.tests, lower);
+		if (gemTail < OUTLIER_TAIL) outliers.push({ ...base, kind: 'gem', groupRateBound: lower, tailProbability: gemTail });
+	}
+	return { outliers, unknownDevices };
+}

@@ -1,0 +1,211 @@
+/**
+ * Compliance → Get Measurement Warnings and Device → Get Measurement Trend in n8n's engine against
+ * the sandbox: the warnings equal those counted here from the sandbox's own results and details;
+ * a series uploaded through the sandbox's admin API with known numbers gives the limit day a
+ * day-by-day scan of the textbook formula gives; bad measurements are skipped and counted; each
+ * detail is read once; bad parameters name themselves.
+ */
+import Ajv from 'ajv';
+import { describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+import { NODE_SCHEMA_DIR, NODE_SCHEMA_VERSION, nodeOutputSchemas } from '../../contract/nodeSchemas';
+import { addDays, epochDay } from '../../client';
+import { DEVICE } from '../../sandbox/properties';
+import { renderTestResultDetail } from '../../sandbox/render';
+import { byId, jsonOf, runUtc, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+
+/** Every item as the operation's output schema (__schema__) describes it. */
+function expectSchema(resource: string, operation: string, items: IDataObject[]) {
+	const validate = new Ajv({ strict: false, allErrors: true }).compile(nodeOutputSchemas()[`${NODE_SCHEMA_DIR}/${NODE_SCHEMA_VERSION}/${resource}/${operation}.json`] as object);
+	for (const item of items) expect(validate(item), JSON.stringify(validate.errors)).toBe(true);
+}
+const PE = 'Protective conductor resistance';
+const RISO = 'Insulation resistance';
+
+async function upload(body: IDataObject): Promise<number> {
+	const res = await fetch(`${sandbox.adminUrl}/test-results`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	expect(res.status, await res.clone().text()).toBe(201);
+	return ((await res.json()) as { id: number }).id;
+}
+
+/** A device with no results but the ones a test uploads. */
+function cleanDevice(): number {
+	const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number');
+	for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
+	return device.id;
+}
+
+/**
+ * The first day on or after the last one when the one-sided 95 % upper bound of the least-squares
+ * line (t(0.95; n − 2) given) reaches `limit`: written out and scanned day by day.
+ */
+function scannedLimitDay(days: number[], values: number[], t: number, limit: number, side: 'high' | 'low'): number {
+	const n = days.length;
+	const mx = days.reduce((a, b) => a + b) / n;
+	const my = values.reduce((a, b) => a + b) / n;
+	const sxx = days.reduce((a, x) => a + (x - mx) ** 2, 0);
+	const b = days.reduce((a, x, i) => a + (x - mx) * (values[i] - my), 0) / sxx;
+	const s = Math.sqrt(days.reduce((a, x, i) => a + (values[i] - my - b * (x - mx)) ** 2, 0) / (n - 2));
+	const bound = (x: number) => my + b * (x - mx) + (side === 'high' ? 1 : -1) * t * s * Math.sqrt(1 + 1 / n + (x - mx) ** 2 / sxx);
+	let day = Math.max(...days);
+	while (side === 'high' ? bound(day) < limit : bound(day) > limit) day++;
+	return day;
+}
+
+describe('Compliance → Get Measurement Warnings', () => {
+	it('lists exactly the measured steps of the last 30 days’ passed results at or above 80 % of the limit stored with them, as counted here from the sandbox', async () => {
+		const today = sandbox.account.today();
+		const from = addDays(today, -29);
+		const expected: string[] = [];
+		for (const r of sandbox.account.data.testResults.values()) {
+			if (r.status !== 'passed' || r.test_date < from || r.test_date > today || !sandbox.account.data.devices.has(r.device_id)) continue;
+			for (const s of renderTestResultDetail(sandbox.account, r).steps) {
+				for (const m of s.measurements) {
+					const value = m.value as number;
+					const share = typeof m.high_limit === 'number' ? value / m.high_limit : value > 0 ? (m.low_limit as number) / value : 0;
+					if (Math.round(share * 1e12) / 1e12 >= 0.8) expected.push(`${r.id}/${s.name}/${m.value}`);
+				}
+			}
+		}
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', returnAll: true });
+		expect(error).toBeUndefined();
+		const got = jsonOf(items);
+		expectSchema('compliance', 'getMeasurementWarnings', got);
+		expect(got.map((w) => `${w.testResultId}/${w.step}/${w.value}`).sort()).toEqual(expected.sort());
+		expect(expected.length).toBeGreaterThan(0);
+		for (const w of got) {
+			expect(w.limitUsed as number).toBeGreaterThanOrEqual(0.8);
+			expect((w.testDate as string) >= from && (w.testDate as string) <= today).toBe(true);
+			expect(w.run).toMatchObject({ from, today, threshold: 0.8 });
+		}
+		// Newest first.
+		const dates = got.map((w) => w.testDate as string);
+		expect([...dates].sort().reverse()).toEqual(dates);
+	});
+
+	it('a series uploaded with known numbers: the warning carries the day its upper 95 % bound reaches 0.3 Ω, before the next due date; a failed test before it starts the series anew', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		const offsets = [-540, -360, -180, 0];
+		const pe = [0.1, 0.15, 0.21, 0.24];
+		// Before the repair: a passed result, then a failed one; neither is in the series.
+		await upload({ device_id: deviceId, test_date: addDays(today, -800), measurements: [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		await upload({ device_id: deviceId, status: 'failed', test_date: addDays(today, -700), measurements: [{ step: PE, value: 2.5, unit: 'Ω', high_limit: 0.3 }] });
+		const ids: number[] = [];
+		for (const [i, offset] of offsets.entries()) {
+			ids.push(await upload({ device_id: deviceId, test_date: addDays(today, offset), measurements: [{ step: PE, value: pe[i], unit: 'Ω', low_limit: null, high_limit: 0.3 }] }));
+		}
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 1, threshold: 0.8 });
+		expect(error).toBeUndefined();
+		const mine = jsonOf(items).filter((w) => w.deviceId === deviceId);
+		const limitDay = scannedLimitDay(offsets.map((o) => epochDay(addDays(today, o))!), pe, 2.919986, 0.3, 'high');
+		const nextTest = sandbox.account.data.devices.get(deviceId)!.values[DEVICE.nextTest] as string;
+		expect(mine).toHaveLength(1);
+		expect(mine[0]).toMatchObject({ testResultId: ids[3], deviceId, step: PE, value: 0.24, unit: 'Ω', lowLimit: null, highLimit: 0.3, limitUsed: 0.8, limitSide: 'high', testDate: today, nextTestDate: nextTest });
+		expect(mine[0].predictedLimitDate).toBe(addDays('1970-01-01', limitDay));
+		expect(mine[0].testEarlier).toBe((mine[0].predictedLimitDate as string) < nextTest);
+		expect(mine[0].testEarlier).toBe(true);
+	});
+
+	it('bad measurements are skipped and counted, never a warning: no value, text, no limit, a zero against a lower limit, a negative, a bad limit; a deleted device’s result is skipped; each detail is read once', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		for (const [id] of sandbox.account.data.testResults) if (sandbox.account.data.testResults.get(id)!.test_date === today) sandbox.account.data.testResults.delete(id);
+		await upload({
+			device_id: deviceId,
+			test_date: today,
+			measurements: [
+				{ step: 'A', value: null, unit: 'Ω', high_limit: 0.3 },
+				{ step: 'B', value: 'n/a', unit: 'Ω', high_limit: 0.3 },
+				{ step: 'C', value: 0.29, unit: 'Ω' },
+				{ step: 'D', value: 0, unit: 'MΩ', low_limit: 1 },
+				{ step: 'E', value: -0.2, unit: 'Ω', high_limit: 0.3 },
+				{ step: 'F', value: 0.29, unit: 'Ω', low_limit: 0.5, high_limit: 0.3 },
+				{ step: 'G', value: 0.29, unit: 'Ω', low_limit: 0.01, high_limit: 0.3 },
+			],
+		});
+		const [other] = [...sandbox.account.data.devices.values()].filter((d) => d.id !== deviceId);
+		await upload({ device_id: other.id, test_date: today, measurements: [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		sandbox.account.data.devices.delete(other.id);
+		const before = { ...sandbox.stats.byPath };
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 1, returnAll: true });
+		expect(error).toBeUndefined();
+		const got = jsonOf(items);
+		// G has both limits: the upper one binds (0.29 / 0.3).
+		expect(got.map((w) => [w.step, w.limitSide])).toEqual([['G', 'high']]);
+		expect(got[0].run).toMatchObject({ unknownDevices: 1, resultsRead: 1, skippedMeasurements: { noValue: 1, nonNumericValue: 1, noLimit: 1, nonPositiveValue: 2, invalidLimit: 1, repeated: 0, noName: 0 } });
+		const detailReads = Object.entries(sandbox.stats.byPath)
+			.filter(([path]) => path.startsWith('/api/v1/tests_performed/detailed/') || path.includes('/tests_performed/detailed/'))
+			.reduce((a, [path, n]) => a + n - (before[path] ?? 0), 0);
+		// The result's own detail, read once though its trend needs it again; the deleted device's never.
+		expect(detailReads).toBe(1);
+	});
+
+	it('Limit: the newest warnings only, and fewer details read', async () => {
+		const today = sandbox.account.today();
+		const devices = [...sandbox.account.data.devices.keys()].slice(0, 3);
+		for (const [i, deviceId] of devices.entries()) await upload({ device_id: deviceId, test_date: addDays(today, -i), measurements: [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		const all = jsonOf((await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 3, returnAll: true })).items);
+		expect(all.length).toBeGreaterThan(1);
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 3, returnAll: false, limit: 1 });
+		expect(error).toBeUndefined();
+		expect(jsonOf(items).map((w) => [w.testResultId, w.step])).toEqual([[all[0].testResultId, all[0].step]]);
+		expect((items[0].json.run as IDataObject).resultsRead as number).toBeLessThan((all[0].run as IDataObject).resultsRead as number);
+	});
+
+	it('bad parameters are refused naming the parameter and the valid values', async () => {
+		const threshold = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', threshold: 1.5 });
+		expect(threshold.error?.message).toMatch(/Threshold: must be a share of the limit above 0 and at most 1.*got 1.5/);
+		const days = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 0 });
+		expect(days.error?.message).toMatch(/Days: must be a whole number of days from 1 to 3660, got 0/);
+	});
+});
+
+describe('Device → Get Measurement Trend', () => {
+	it('per step the series, fit and prediction: insulation resistance falling toward 1 MΩ, protective-conductor resistance rising toward 0.3 Ω, a unit that changes gives no trend; two results on one day keep the later', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		const offsets = [-720, -540, -360, -180, 0];
+		const riso = [520, 430, 380, 260, 190];
+		const pe = [0.05, 0.06, 0.05, 0.07, 0.06];
+		for (const [i, offset] of offsets.entries()) {
+			await upload({
+				device_id: deviceId,
+				test_date: addDays(today, offset),
+				measurements: [
+					{ step: RISO, value: riso[i], unit: 'MΩ', low_limit: 1 },
+					{ step: PE, value: pe[i], unit: 'Ω', high_limit: 0.3 },
+					{ step: 'Leakage', value: i === 2 ? 900 : 0.9, unit: i === 2 ? 'µA' : 'mA', high_limit: i === 2 ? 3500 : 3.5 },
+				],
+			});
+		}
+		// The same day as the last, uploaded later: it replaces the last in the series.
+		await upload({ device_id: deviceId, test_date: today, measurements: [{ step: RISO, value: 180, unit: 'MΩ', low_limit: 1 }] });
+		const { items, error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId), results: 6 });
+		expect(error).toBeUndefined();
+		expectSchema('device', 'getMeasurementTrend', jsonOf(items));
+		const byStep = new Map(jsonOf(items).map((s) => [s.step, s]));
+		const iso = byStep.get(RISO)!;
+		const isoValues = [...riso.slice(0, 4), 180];
+		expect((iso.points as IDataObject[]).map((p) => p.value)).toEqual(isoValues);
+		expect(iso.sameDay).toBe(1);
+		expect(iso.fit).toMatchObject({ points: 5, confidence: 0.95 });
+		expect((iso.fit as IDataObject).tQuantile as number).toBeCloseTo(2.353, 3);
+		const isoDay = scannedLimitDay(offsets.map((o) => epochDay(addDays(today, o))!), isoValues, 2.353363, 1, 'low');
+		expect(iso.predictedLimitDate).toBe(addDays('1970-01-01', isoDay));
+		expect(iso).toMatchObject({ predictedLimitSide: 'low', lowLimit: 1, highLimit: null, unit: 'MΩ', noTrend: null });
+		expect(iso.testEarlier).toBe((iso.predictedLimitDate as string) < (iso.nextTestDate as string));
+		const peStep = byStep.get(PE)!;
+		expect(peStep).toMatchObject({ noTrend: null, highLimit: 0.3 });
+		expect(peStep.testEarlier).toBe(peStep.predictedLimitDate !== null && (peStep.predictedLimitDate as string) < (peStep.nextTestDate as string));
+		expect(byStep.get('Leakage')).toMatchObject({ noTrend: 'unitChanged', fit: null, predictedLimitDate: null, testEarlier: false });
+	});
+
+	it('a device that does not exist is a 404 naming it', async () => {
+		const { error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(987654) });
+		expect(error?.message).toMatch(/404/);
+		expect(JSON.stringify(error)).toMatch(/Device 987654 does not exist/);
+	});
+});

@@ -11,7 +11,7 @@ export interface PollerStateProps {
 	 * default: the synth cannot see a deployed stack, and a name set on a table that has CloudFormation's
 	 * replaces it with an empty one (the kept one orphaned), silently. A fixed name makes an update
 	 * that would replace the table fail, naming it; a deploy after `cdk destroy` fails either way, on
-	 * the kept backup vault's name (README, "Remove": how to adopt both).
+	 * the kept backup vault's name (docs/aws-deployment.md, "Remove": how to adopt both).
 	 */
 	tableName?: string;
 	/** false where no poller reads the stack's own token secret (pollersReadStackToken): not created, so no token goes where nothing reads it. */

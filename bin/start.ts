@@ -16,7 +16,7 @@ import { startSandbox, type Sandbox } from '../sandbox/server';
  */
 const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECONDS] [--budget SECONDS] [--state PATH] [--webhook URL] [--port N]
                     [--due-soon-days 30,7] [--outbox DIR] [--email-config FILE] [--digest-now] [--profile FILE] [--report-now] [--notices-now] [--accounts FILE]
-  --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; README, "Many accounts"),
+  --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; docs/alerts.md#many-accounts),
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).

@@ -5,7 +5,7 @@ import { TestEquipmentCloudAlerts } from './stack';
 
 /**
  * The CDK app: `npx cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com` (see
- * README, "Deploy on AWS"). Environment-agnostic: the account and region come from the credentials
+ * docs/aws-deployment.md, "Deploy"). Environment-agnostic: the account and region come from the credentials
  * used to deploy. cdk-nag's AWS Solutions and Serverless checks run on every synth.
  */
 const app = new App();

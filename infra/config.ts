@@ -222,7 +222,7 @@ export function parseConfig(input: Record<string, unknown>): AlertsConfig {
 		const issues = [...(parsed.error?.issues ?? []), ...(email.error?.issues ?? []), ...(typeof accounts === 'string' ? [{ message: accounts }] : [])];
 		const problems = issues.map((i) => `  - ${i.message}`).join('\n');
 		throw new ConfigError(
-			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see the README, "Deploy on AWS".`,
+			`The TestEquipmentCloudAlerts settings are not valid:\n${problems}\nSet them with -c key=value (cdk deploy -c baseUrl=https://... -c alertEmails=ops@example.com) or in cdk.json "context"; see docs/aws-deployment.md, "Deploy".`,
 		);
 	}
 	// With an accounts list the accounts say which environment they are; `environment` (cdk.json's
@@ -263,7 +263,7 @@ function readAccounts(
 export const isPlaceholderHost = (host: string): boolean => /(^|\.)example\.(com|org|net)$|\.example$|\.invalid$/i.test(host);
 
 /**
- * The alarm and alert addresses that are still placeholders (cdk.json's, the README's), each
+ * The alarm and alert addresses that are still placeholders (cdk.json's, docs/aws-deployment.md's), each
  * naming its key: e-mail to them bounces, and SES counts bounces against the account.
  */
 export function placeholderWarnings(config: AlertsConfig): string[] {

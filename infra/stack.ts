@@ -15,7 +15,7 @@ import { EMAIL_SERVICE, EmailAlerts } from './constructs/emailAlerts';
 import { ComplianceDashboard } from './constructs/dashboard';
 import { EventBus } from './constructs/eventBus';
 import { N8nWebhook } from './constructs/n8nWebhook';
-import { POLLER_NAMES, POLLER_SERVICE, Pollers, pollerRunMinutes, type PollerName } from './constructs/pollers';
+import { POLLER_NAMES, POLLER_SERVICE, Pollers, pollerRunMinutes, pollersReadStackToken, type PollerName } from './constructs/pollers';
 import { PollerState } from './constructs/state';
 import { StateBackup } from './constructs/stateBackup';
 import { EventSchemaRegistry } from './constructs/eventSchemas';
@@ -38,7 +38,8 @@ export interface TestEquipmentCloudAlertsProps extends StackProps {
 export class TestEquipmentCloudAlerts extends Stack {
 	readonly bus: events.EventBus;
 	readonly table: dynamodb.Table;
-	readonly tokenSecret: secretsmanager.Secret;
+	/** The single-account token secret; none where no poller reads it (several accounts, none named `default`). */
+	readonly tokenSecret?: secretsmanager.Secret;
 	readonly topic: sns.Topic;
 	readonly pollers: { overdueDevices: lambda.Function; testResults: lambda.Function; dueSoon: lambda.Function; dueDates: lambda.Function };
 	readonly schedulerDlq: sqs.Queue;
@@ -63,7 +64,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 
 		const events = new EventBus(this, 'Events');
 		new EventSchemaRegistry(this, 'EventSchemas', { environment: config.environment });
-		const state = new PollerState(this, 'State', { environment: config.environment, tableName: config.stateTableName });
+		const state = new PollerState(this, 'State', { environment: config.environment, tableName: config.stateTableName, tokenSecret: pollersReadStackToken(config) });
 		new StateBackup(this, 'StateBackup', { table: state.table });
 		const pollers = new Pollers(this, 'Pollers', { config, table: state.table, tokenSecret: state.tokenSecret, bus: events.bus });
 		const alerts = new AlertsTopic(this, 'Alerts', { environment: config.environment, emails: config.alertEmails });
@@ -89,7 +90,7 @@ export class TestEquipmentCloudAlerts extends Stack {
 		alarms.function('DueDatesPoller', pollers.functions.dueDates, Duration.hours(1), 'DueDates poller', [3, 2]);
 		if (config.accounts.length === 1) alarms.heartbeat('dueDates', POLLER_SERVICE, 60, expected(['dueDates'], 60));
 		else alarms.accountsDueDatesHeartbeat(config.accounts.map((a) => a.id), POLLER_SERVICE, expected(['dueDates'], 60));
-		alarms.digestHeartbeat(EMAIL_SERVICE);
+		alarms.digestHeartbeat(EMAIL_SERVICE, `daily at ${config.email.digestHour}:00 ${config.timeZone}`);
 		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, accounts: config.accounts.map((a) => a.id), pollers: pollers.functions, emailFunctions: [email.collector, email.digest, ...(email.notices ? [email.notices] : [])] });
 		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
@@ -113,7 +114,10 @@ export class TestEquipmentCloudAlerts extends Stack {
 		new CfnOutput(this, 'TestResultsPollerName', { value: pollers.functions.testResults.functionName });
 		new CfnOutput(this, 'DueSoonPollerName', { value: pollers.functions.dueSoon.functionName });
 		new CfnOutput(this, 'DueDatesPollerName', { value: pollers.functions.dueDates.functionName });
-		new CfnOutput(this, 'TokenSecretArn', { value: state.tokenSecret.secretArn, description: 'Put the access token here (README, "Deploy on AWS")' });
+		if (state.tokenSecret) {
+			const whose = config.accounts.length > 1 ? "account default's access token" : 'the access token';
+			new CfnOutput(this, 'TokenSecretArn', { value: state.tokenSecret.secretArn, description: `Put ${whose} here (docs/aws-deployment.md, "Put the access token in")` });
+		}
 		new CfnOutput(this, 'AlertsTopicArn', { value: alerts.topic.topicArn });
 		new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
 	}

@@ -65,7 +65,7 @@ export const configSchema = once(() =>
 		PAGE_SIZE: whole('PAGE_SIZE', DEFAULT_SETTINGS.pageSize, 1, PROFILE_MAX_PAGE_SIZE),
 		DIGEST_MAX_DEVICES: whole('DIGEST_MAX_DEVICES', DEFAULT_SETTINGS.digestMaxDevices, 1, 5000),
 		SAFETY_MS: whole('SAFETY_MS', DEFAULT_SETTINGS.safetyMs, 1000, 600_000),
-		// How long a run waits for its account's other poller (docs/architecture.md, "One account's pollers never overlap").
+		// How long a run waits for its account's other poller (docs/architecture.md, "Processes sharing one token, and one account's pollers never at once").
 		ACCOUNT_LEASE_WAIT_MS: whole('ACCOUNT_LEASE_WAIT_MS', DEFAULT_ACCOUNT_LEASE_WAIT_MS, 0, 900_000),
 		DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
 		// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.

@@ -16,7 +16,7 @@ import {
  * one language), search, ordering, paging in the profile's style (limit/offset or page numbers),
  * field names as the profile names them on the wire.
  *
- * Semantics (documented in the README's sandbox section):
+ * Semantics (documented in docs/sandbox.md, "The sandbox": its choices where the specification is silent):
  * - Text compares case-insensitively (Unicode lower case); a missing value counts as "".
  * - Number compares numerically; a missing value matches only notEquals.
  * - Date compares calendar days (the date part of a date or timestamp); a missing value matches

@@ -85,7 +85,7 @@ export const API_ROOT = '/api/v1';
 
 type Handler = (ctx: { request: FastifyRequest; reply: FastifyReply; token: TokenInfo; account: Account; served: SandboxAccount }) => unknown;
 
-/** Scope each operation needs (documented in the README's sandbox section). */
+/** Scope each operation needs (documented in docs/sandbox.md, "The sandbox": tokens and scopes). */
 const SCOPE: Record<OperationId, Scope | Scope[]> = {
 	'customer.list': 'customers:read',
 	'customer.create': 'customers:write',

@@ -70,13 +70,16 @@ export class Alarms extends Construct {
 	/**
 	 * The digest's heartbeat: fires when no digest run has completed in 26 hours (a day, and the hour
 	 * a daylight-saving change moves it): schedule disabled, failing, or throttled. RunCompleted of the
-	 * e-mail service, hourly; missing data counts as none.
+	 * e-mail service, hourly; missing data counts as none. So after a first deploy it is in ALARM
+	 * until the first digest (`firstRun`, e.g. "daily at 6:00 Europe/Berlin"): CloudWatch cannot tell
+	 * hours before a first run from missed runs, and missing data that does not breach would silence
+	 * a digest that stops for good (the metric is sent only by a complete run). Its e-mail says so.
 	 */
-	digestHeartbeat(service: string): cloudwatch.Alarm {
+	digestHeartbeat(service: string, firstRun: string): cloudwatch.Alarm {
 		const runs = new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: RUN_COMPLETED_METRIC, dimensionsMap: { service }, statistic: 'Sum', period: Duration.hours(1) });
 		return this.register(
 			new cloudwatch.Alarm(this, 'DigestHeartbeat', {
-				alarmDescription: 'The daily e-mail digest has not completed a run in 26 hours: its schedule disabled, failing or throttled (see its log group). No digest is not "nothing to report".',
+				alarmDescription: `The daily e-mail digest has not completed a run in 26 hours: its schedule disabled, failing or throttled (see its log group). No digest is not "nothing to report". After a first deploy this alarm is in ALARM until the first digest has run (${firstRun}): CloudWatch counts the hours before it as missed runs; an OK follows that run.`,
 				metric: runs,
 				threshold: 1,
 				comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,

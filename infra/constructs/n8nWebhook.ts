@@ -32,7 +32,7 @@ export class N8nWebhook extends Construct {
 		});
 		Validations.of(headerSecret).acknowledge({
 			id: 'AwsSolutions-SMG4',
-			reason: 'A key shared with the n8n Header Auth credential: it must change on both sides at once, so it is rotated by hand (README, "Deploy on AWS"), not by a rotation Lambda.',
+			reason: 'A key shared with the n8n Header Auth credential: it must change on both sides at once, so it is rotated by hand (docs/aws-deployment.md, "Send events to n8n"), not by a rotation Lambda.',
 		});
 		const connection = new events.Connection(this, 'Connection', {
 			description: 'n8n Webhook node (API key header; EventBridge keeps the value in its own Secrets Manager secret)',

@@ -60,10 +60,19 @@ export const MAX_ACCOUNTS_PER_STACK = 55;
 /** Where the stack keeps an account's token (several accounts): one secret per account, under one prefix. */
 export const accountSecretName = (stackName: string, id: string) => `tec-token/${stackName}/${id}`;
 
+/**
+ * Whether a poller reads the stack's own token secret (the single-account one): the one account
+ * unless it names its own `tokenSecretArn`; with several, the account named `default` (what the
+ * single-account settings become) unless it names one. Else the stack creates no such secret.
+ */
+export const pollersReadStackToken = (config: AlertsConfig): boolean =>
+	config.accounts.length === 1 ? !config.accounts[0].tokenSecretArn : config.accounts.some((a) => a.id === 'default' && !a.tokenSecretArn);
+
 export interface PollersProps {
 	config: AlertsConfig;
 	table: dynamodb.ITable;
-	tokenSecret: secretsmanager.ISecret;
+	/** The stack's own token secret, where `pollersReadStackToken` (else unused). */
+	tokenSecret?: secretsmanager.ISecret;
 	bus: events.IEventBus;
 }
 
@@ -91,7 +100,8 @@ export class Pollers extends Construct {
 			throw new Error(`accounts: at most ${MAX_ACCOUNTS_PER_STACK} accounts per stack (CloudFormation's 500 resources), got ${config.accounts.length}; split the list over several stacks (docs/scale.md)`);
 		}
 		const one = config.accounts[0];
-		const tokenSecret = !several && one.tokenSecretArn ? secretsmanager.Secret.fromSecretCompleteArn(this, 'AccountToken', one.tokenSecretArn) : props.tokenSecret;
+		if (pollersReadStackToken(config) && !props.tokenSecret) throw new Error("Pollers: the stack's token secret is read here (see pollersReadStackToken) but was not given");
+		const tokenSecret = !several && one.tokenSecretArn ? secretsmanager.Secret.fromSecretCompleteArn(this, 'AccountToken', one.tokenSecretArn) : props.tokenSecret!;
 		const environment = {
 			...(several
 				? { TEC_ACCOUNTS: 'schedule' }
@@ -224,9 +234,9 @@ export class Pollers extends Construct {
 	}
 
 	/** An account's token secret: given by ARN, the single-account secret for `default`, else one of its own. */
-	private accountSecret(a: AccountSettings, single: secretsmanager.ISecret): secretsmanager.ISecret {
+	private accountSecret(a: AccountSettings, single: secretsmanager.ISecret | undefined): secretsmanager.ISecret {
 		if (a.tokenSecretArn) return secretsmanager.Secret.fromSecretCompleteArn(this, `Token-${a.id}`, a.tokenSecretArn);
-		if (a.id === 'default') return single;
+		if (a.id === 'default') return single!;
 		const secret = new secretsmanager.Secret(this, `AccessToken-${a.id}`, {
 			secretName: accountSecretName(Stack.of(this).stackName, a.id),
 			description: `Test Equipment Cloud access token of account ${a.id} (${a.environment}) for the pollers: put {"token":"..."} or the plain token in it`,

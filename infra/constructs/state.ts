@@ -11,19 +11,21 @@ export interface PollerStateProps {
 	 * default: the synth cannot see a deployed stack, and a name set on a table that has CloudFormation's
 	 * replaces it with an empty one (the kept one orphaned), silently. A fixed name makes an update
 	 * that would replace the table fail, naming it; a deploy after `cdk destroy` fails either way, on
-	 * the kept backup vault's name (README, "Remove": how to adopt both).
+	 * the kept backup vault's name (docs/aws-deployment.md, "Remove": how to adopt both).
 	 */
 	tableName?: string;
+	/** false where no poller reads the stack's own token secret (pollersReadStackToken): not created, so no token goes where nothing reads it. */
+	tokenSecret?: boolean;
 }
 
 /**
- * What the pollers keep between runs: the state table and the access token secret. Both keep the
- * logical IDs they had before the stack was split into constructs, so an update of a deployed
- * stack keeps the data and the token instead of replacing them.
+ * What the pollers keep between runs: the state table and the access token secret (where a poller
+ * reads it). Both keep the logical IDs they had before the stack was split into constructs, so an
+ * update of a deployed stack keeps the data and the token instead of replacing them.
  */
 export class PollerState extends Construct {
 	readonly table: dynamodb.Table;
-	readonly tokenSecret: secretsmanager.Secret;
+	readonly tokenSecret?: secretsmanager.Secret;
 
 	constructor(scope: Construct, id: string, props: PollerStateProps) {
 		super(scope, id);
@@ -41,7 +43,8 @@ export class PollerState extends Construct {
 		});
 		(this.table.node.defaultChild as CfnResource).overrideLogicalId('State1C20CC9A');
 
-		// Created without a value; the README says how to put the token in it.
+		if (props.tokenSecret === false) return;
+		// Created without a value; docs/aws-deployment.md says how to put the token in it.
 		this.tokenSecret = new secretsmanager.Secret(this, 'AccessToken', {
 			description: `Test Equipment Cloud access token (${props.environment}) for the pollers: put {"token":"..."} or the plain token in it`,
 			// CloudFormation needs a value source; this one generates an unused random field and

@@ -11,5 +11,5 @@ export async function readToken(secrets: SecretsProvider, arn: string): Promise<
 		const token = (JSON.parse(text) as { token?: unknown }).token;
 		if (typeof token === 'string' && token !== '') return token;
 	} else if (text !== '') return text;
-	throw new Error('The access token secret is empty: put the token in it (see README, "Deploy on AWS")');
+	throw new Error('The access token secret is empty: put the token in it (see docs/aws-deployment.md, "Put the access token in")');
 }

@@ -13,14 +13,15 @@
  * longer is no timeout), a body that is a Node stream of Buffers and can be destroyed. Node's
  * fetch publishes undici's diagnostics channels too, which the Powertools Tracer records.
  *
- * Two differences stay. Fetch decodes the content codings it knows (gzip, deflate, br), whatever
- * was asked, and cannot be told not to: identity is asked for unless the caller asks
+ * Two differences stay. Fetch decodes the content codings it knows (gzip, deflate, br, and zstd
+ * where the runtime's zlib has it: Node.js 24), whatever was asked, and cannot be told not to: identity is asked for unless the caller asks
  * otherwise, and an answer that comes coded all the same is handed over decoded, without its
  * `content-encoding` and `content-length` (they describe the coded body), where undici's `request`
  * hands over the coded bytes. And fetch refuses the ports the Fetch standard blocks (1, 22, 25,
  * 6000, …): client/baseUrl.ts refuses a base URL on one of them.
  */
 import { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 
 type RequestOptions = Pick<Dispatcher.RequestOptions, 'headers' | 'body' | 'headersTimeout' | 'bodyTimeout'> & { method?: Dispatcher.HttpMethod };
@@ -76,8 +77,8 @@ function bodyStream(body: ReadableStream<Uint8Array> | null, bodyTimeout: number
 	});
 }
 
-/** The codings Node.js's fetch decodes (a coding it does not know leaves the body coded). */
-const DECODED = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+/** The codings Node.js's fetch decodes (a coding it does not know leaves the body coded); zstd only where zlib has it, as in undici. */
+const DECODED = new Set(['gzip', 'x-gzip', 'deflate', 'br', ...(typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function' ? ['zstd'] : [])]);
 
 export async function request(url: string | URL, options: RequestOptions = {}): Promise<Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>> {
 	const abort = new AbortController();

@@ -115,3 +115,43 @@ describe('the links of the README and docs/*.md', () => {
 		expect(slug("Compliance figures against the sandbox's record")).toBe('compliance-figures-against-the-sandboxs-record');
 	});
 });
+
+/** The source a person reads messages or help from (the CLI's help, errors, stack outputs, comments). */
+const SOURCE_DIRS = ['bin', 'infra', 'lambdas', 'sandbox', 'client', 'nodes', 'email', 'doctor', 'contract', 'credentials'];
+function sourceFiles(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'node_modules' ? [] : sourceFiles(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+/** What is wrong with one pointer of the source into the docs: `docs/<page>.md`, with `#anchor` or `, "Heading"` (a heading that starts so). */
+function brokenPointer(pointer: string): string | undefined {
+	const m = /^(docs\/[\w-]+\.md)(?:#([\w-]+)|, "([^"]+)")?$/.exec(pointer);
+	if (!m) return `${pointer} (not a pointer)`;
+	const [, page, anchor, heading] = m;
+	if (anchor !== undefined) return brokenLink(README, `${page}#${anchor}`);
+	if (!existsSync(join(ROOT, page))) return `${pointer} (no such file)`;
+	if (heading !== undefined && ![...withoutCode(read(join(ROOT, page))).matchAll(/^#{1,6} +(.+?) *$/gm)].some((h) => h[1].startsWith(heading))) return `${pointer} (no such heading in ${page})`;
+	return undefined;
+}
+
+describe("the source's pointers into the docs", () => {
+	const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(join(ROOT, dir)));
+
+	it("point at the docs page that holds the section, never at the README (it only links to them): the CLI's help, errors, outputs and comments", () => {
+		const readme = files.flatMap((file) => read(file).split('\n').map((line, i) => ({ at: `${relative(ROOT, file)}:${i + 1}`, line })).filter(({ line }) => /\bREADME\b/.test(line)));
+		expect(readme.map(({ at, line }) => `${at}: ${line.trim()}`)).toEqual([]);
+	});
+
+	it('each names a page that exists and, where it names one, a heading of that page', () => {
+		const pointers = files.flatMap((file) => [...read(file).matchAll(/docs\/[\w-]+\.md(?:#[\w-]+|, "[^"]+")?/g)].map((m) => ({ file, pointer: m[0] })));
+		expect(pointers.length).toBeGreaterThan(10);
+		expect(pointers.map(({ file, pointer }) => brokenPointer(pointer) && `${relative(ROOT, file)}: ${brokenPointer(pointer)}`).filter(Boolean)).toEqual([]);
+	});
+
+	it('the check itself finds a missing page, anchor and heading', () => {
+		expect(brokenPointer('docs/no-such-page.md')).toContain('no such file');
+		expect(brokenPointer('docs/alerts.md#no-such-heading')).toContain('no such heading');
+		expect(brokenPointer('docs/alerts.md, "No such heading"')).toContain('no such heading');
+		expect(brokenPointer('docs/alerts.md#many-accounts')).toBeUndefined();
+		expect(brokenPointer('docs/architecture.md, "Many accounts"')).toBeUndefined();
+	});
+});

@@ -59,12 +59,12 @@ describe('several accounts in one stack', () => {
 		// The single-account secret (kept for `default`) and site-b's own; site-c's is given.
 		expect(secrets).toHaveLength(2);
 		expect(secrets.map(([, s]) => s.Properties.Name)).toContain('tec-token/AccountsPollers/site-b');
-		expect(small.construct.pollers.accountSecrets.default).toBe(small.construct.state.tokenSecret);
+		expect(small.construct.pollers.accountSecrets.default).toBe(small.construct.state.tokenSecret!);
 		const fn = small.construct.pollers.functions.overdueDevices;
 		const read = roleStatements(small, roleOf(small, small.id(fn))).find((s) => s.Sid === 'ReadAccessToken');
 		expect(JSON.stringify(read.Resource)).toContain('tec-token/');
 		expect(read.Resource).toContainEqual(arn);
-		expect(read.Resource).toContainEqual({ Ref: small.id(small.construct.state.tokenSecret) });
+		expect(read.Resource).toContainEqual({ Ref: small.id(small.construct.state.tokenSecret!) });
 	});
 
 	it('the pollers take the account from the schedule: no single account in their environment', () => {
@@ -123,6 +123,13 @@ describe('the whole stack with several accounts', () => {
 		expect(heartbeats.filter(([id]) => !id.includes('AccountHeartbeat')).map(([id]) => id)).toEqual([expect.stringContaining('DueDatesHeartbeat'), expect.stringContaining('DigestHeartbeat')]);
 	});
 
+	it("the single-account token secret for the account named default: its logical ID, its output, default's pollers read it", () => {
+		expect(ofType(whole, 'AWS::SecretsManager::Secret').map(([id]) => id)).toContain('AccessToken4AAD9E79');
+		expect((whole.json.Outputs as Record<string, { Value: unknown }>).TokenSecretArn.Value).toEqual({ Ref: 'AccessToken4AAD9E79' });
+		const read = roleStatements(whole, roleOf(whole, whole.id(whole.stack.pollers.overdueDevices))).find((x) => x.Sid === 'ReadAccessToken');
+		expect(read.Resource).toContainEqual({ Ref: 'AccessToken4AAD9E79' });
+	});
+
 	it("the due-date history's heartbeat watches each account's runs (one account's silence is not hidden by the others')", () => {
 		const [[, dueDates]] = ofType(whole, 'AWS::CloudWatch::Alarm').filter(([id]) => id.includes('DueDatesHeartbeat'));
 		const watched = (dueDates.Properties.Metrics as Json[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric.Dimensions);
@@ -163,6 +170,15 @@ describe('the whole stack with several accounts', () => {
 			expect(propsOf(whole, whole.id(fn)).Environment.Variables.TEC_ENVIRONMENT).toBe('production');
 			expect(routing.map((r) => (r as { environment?: string }).environment)).toEqual([undefined, 'sandbox', undefined]);
 		}
+	});
+});
+
+describe('several accounts, none named default: no single-account token secret', () => {
+	const withoutDefault = synth({ ...BASE_CONFIG, accounts: ACCOUNTS.slice(1) }, 'TecAccountsNoDefault');
+	it('neither the secret nor its output TokenSecretArn (a token put there would be read by nothing), only the accounts\' own', () => {
+		expect(ofType(withoutDefault, 'AWS::SecretsManager::Secret').map(([, x]) => x.Properties.Name)).toEqual(['tec-token/TecAccountsNoDefault/site-b']);
+		expect(Object.keys(withoutDefault.json.Outputs as object)).not.toContain('TokenSecretArn');
+		expect(withoutDefault.stack.tokenSecret).toBeUndefined();
 	});
 });
 

@@ -130,6 +130,8 @@ describe('heartbeats where no UTC hour is active in full, every season (Australi
 			ComparisonOperator: 'LessThanThreshold',
 			TreatMissingData: 'breaching',
 		});
+		// Missing data breaches from the deploy on (CloudWatch cannot wait for a first run): the e-mail it sends says so, and when the first digest comes.
+		expect(digest.AlarmDescription).toContain(`After a first deploy this alarm is in ALARM until the first digest has run (daily at ${s.config.email.digestHour}:00 ${s.config.timeZone})`);
 	});
 
 	it('a dead-letter queue alarms on messages arriving, not on its depth: it returns to OK and alarms again on the next failure', () => {

@@ -89,7 +89,7 @@ describe('stack settings (context or props)', () => {
 		expect(message).toContain('n8nWebhookUrl must use https');
 		expect(message).toContain('reminderDays must be a whole number from 0 to 365, got "-1"');
 		expect(message).toContain('lookbackDays must be a whole number from 1 to 90, got "1.5"');
-		expect(message).toContain('Deploy on AWS');
+		expect(message).toContain('see docs/aws-deployment.md, "Deploy"');
 	});
 
 	it('refuses a baseUrl on a port fetch refuses, alone or in the accounts list, saying why', () => {

@@ -30,11 +30,11 @@ describe('the customer re-test notices on AWS', () => {
 	it("one account: a function with the account's address, its token secret (read only), the state table and SES as the sender; daily at the digest hour", () => {
 		const fn = one.id(one.stack.email.notices!);
 		const vars = propsOf(one, fn).Environment.Variables;
-		expect(vars).toMatchObject({ TEC_BASE_URL: BASE_CONFIG.baseUrl, TEC_ENVIRONMENT: 'sandbox', TEC_TOKEN_SECRET_ARN: ref(one.id(one.stack.tokenSecret)), STATE_TABLE: ref(one.id(one.stack.table)), TIME_ZONE: 'Europe/Berlin' });
+		expect(vars).toMatchObject({ TEC_BASE_URL: BASE_CONFIG.baseUrl, TEC_ENVIRONMENT: 'sandbox', TEC_TOKEN_SECRET_ARN: ref(one.id(one.stack.tokenSecret!)), STATE_TABLE: ref(one.id(one.stack.table)), TIME_ZONE: 'Europe/Berlin' });
 		expect(JSON.parse(vars.EMAIL_SETTINGS).customerNotices).toMatchObject(notices);
 		expect(propsOf(one, fn).Timeout).toBe(NOTICES_TIMEOUT.toSeconds());
 		const st = roleStatements(one, roleOf(one, fn));
-		expect(st.find((x: Json) => x.Sid === 'ReadAccessToken')).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: ref(one.id(one.stack.tokenSecret)) });
+		expect(st.find((x: Json) => x.Sid === 'ReadAccessToken')).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: ref(one.id(one.stack.tokenSecret!)) });
 		expect(st.find((x: Json) => x.Sid === 'ReadSendingRate')).toMatchObject({ Action: 'ses:GetAccount', Resource: '*' });
 		expect(st.find((x: Json) => x.Sid === 'SendAsTheSender').Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
 		expect(st.find((x: Json) => x.Sid === 'StateWrite').Resource).toEqual(getAtt(one.id(one.stack.table)));

@@ -44,7 +44,7 @@ describe('the pollers', () => {
 
 	it('have a 5 minute timeout, 512 MB and their configuration', () => {
 		const tableId = basic.id(basic.construct.state.table);
-		const secretId = basic.id(basic.construct.state.tokenSecret);
+		const secretId = basic.id(basic.construct.state.tokenSecret!);
 		const busId = basic.id(basic.construct.events.bus);
 		for (const fn of Object.values(fns)) {
 			const p = propsOf(basic, basic.id(fn));
@@ -87,7 +87,7 @@ describe('the pollers', () => {
 	it('may use items of the state table, PutEvents on the bus, the token secret and their own logs; nothing else', () => {
 		const tableId = basic.id(basic.construct.state.table);
 		const busId = basic.id(basic.construct.events.bus);
-		const secretId = basic.id(basic.construct.state.tokenSecret);
+		const secretId = basic.id(basic.construct.state.tokenSecret!);
 		for (const fn of Object.values(fns)) {
 			const fnId = basic.id(fn);
 			const logGroupId = propsOf(basic, fnId).LoggingConfig.LogGroup.Ref as string;

@@ -125,3 +125,12 @@ describe("docs/aws-deployment.md's resource list and costs, counted from the tem
 		}
 	});
 });
+
+describe("docs/aws-deployment.md on the alarms of a first deploy", () => {
+	it('says that the digest heartbeat is in ALARM until the first digest, and why, where the alarm subscriptions are confirmed', () => {
+		const section = /## Confirm the alarm subscriptions\n([\s\S]*?)\n## /.exec(deployment())?.[1] ?? '';
+		expect(section).toMatch(/digest heartbeat[^.]*in ALARM until the first digest/);
+		expect(section).toMatch(/missing data[^.]*as a missed run/i);
+		expect(section).toMatch(/poller heartbeats[^.]*token/i);
+	});
+});

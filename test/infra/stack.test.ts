@@ -216,7 +216,7 @@ describe('outputs', () => {
 		const base = ['AlertsTopicArn', 'ArchiveArn', 'DueDatesPollerName', 'DueSoonPollerName', 'EventBusArn', 'EventBusName', 'OverdueDevicesPollerName', 'SchemaRegistryName', 'StateTableName', 'TestResultsPollerName', 'TokenSecretArn'];
 		expect(Object.keys(basic.json.Outputs as object).sort()).toEqual(base);
 		expect(Object.keys(full.json.Outputs as object).sort()).toEqual([...base, 'N8nConnectionName', 'WebhookKeySecretArn', 'WebhookRuleArn'].sort());
-		expect((basic.json.Outputs as Record<string, { Value: unknown }>).TokenSecretArn.Value).toEqual(ref(basic.id(basic.stack.tokenSecret)));
+		expect((basic.json.Outputs as Record<string, { Value: unknown }>).TokenSecretArn.Value).toEqual(ref(basic.id(basic.stack.tokenSecret!)));
 	});
 });
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as zlib from 'node:zlib';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,10 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 	} else if (path === '/gzip-always') {
 		// Compressed whatever was asked (a proxy that compresses on its own).
 		res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync(Buffer.from('plain body')));
+	} else if (path === '/zstd-always') {
+		// zstd whatever was asked, where this Node.js can compress it; elsewhere bytes labelled zstd.
+		const coded = ZSTD ? ZSTD(Buffer.from('plain body')) : NOT_DECODED;
+		res.writeHead(200, { 'content-encoding': 'zstd', 'content-length': coded.length, 'content-type': 'text/plain' }).end(coded);
 	} else if (path === '/large') {
 		// All of it at once: whatever the reader does next, the server is done.
 		res.writeHead(200).end(Buffer.alloc(LARGE, 'x'));
@@ -47,6 +52,11 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 		res.writeHead(404).end();
 	}
 }
+
+/** zlib's zstd where the runtime has it (Node.js 22.15+, 24): Node.js's fetch then decodes zstd too. */
+const ZSTD = (zlib as { zstdCompressSync?: (data: Buffer) => Buffer }).zstdCompressSync;
+/** A body labelled zstd for a runtime without it: fetch leaves a coding it does not know as it came. */
+const NOT_DECODED = Buffer.from('not decoded');
 
 /** More than a Readable buffers ahead of its reader (16 KiB): the reader's pause holds the rest back. */
 const LARGE = 512 * 1024;
@@ -112,6 +122,17 @@ describe("the Lambda bundles' request over the runtime's undici", () => {
 			expect(ours.headers['content-encoding'], path).toBeUndefined();
 			expect(ours.headers['content-length'], path).toBeUndefined();
 			expect(await read(ours.body)).toBe('plain body');
+		}
+		// zstd: decoded (and said so) where the runtime's zlib has it, as gzip; elsewhere left coded, labelled as it came.
+		const zstd = await runtimeRequest(`${base}/zstd-always`);
+		if (ZSTD) {
+			expect(zstd.headers['content-encoding']).toBeUndefined();
+			expect(zstd.headers['content-length']).toBeUndefined();
+			expect(await read(zstd.body)).toBe('plain body');
+		} else {
+			expect(zstd.headers['content-encoding']).toBe('zstd');
+			expect(zstd.headers['content-length']).toBe(String(NOT_DECODED.length));
+			expect(await read(zstd.body)).toBe('not decoded');
 		}
 	});
 

@@ -70,7 +70,11 @@ describe("docs/aws-deployment.md's resource list and costs, counted from the tem
 		const every5 = schedules.filter((e) => /^cron\(\S+\/5 /.test(e)).length;
 		const hourly = schedules.filter((e) => /^cron\(\d+ \* /.test(e)).length;
 		expect(pollers).toHaveLength(4);
-		expect(readme).toContain(`the ${WORDS[pollers.length]} pollers (`);
+		const flat = readme.replace(/\s+/g, ' ');
+		expect(flat).toContain(`- ${WORDS[pollers.length]} pollers (`);
+		expect(flat).toContain(`: ${WORDS[every5]} (overdue devices, devices due soon, test results) every 5 minutes`);
+		expect(hourly).toBe(1);
+		expect(flat).toContain('and the fourth, the due-date history (compliance), hourly');
 		expect(costs).toContain(`${WORDS[every5][0].toUpperCase()}${WORDS[every5].slice(1)} pollers × 12 runs an hour × 24 × 30 days = **${(every5 * 12 * 24 * 30).toLocaleString('en-US')} runs a month**`);
 		expect(costs).toContain(`and the due-date history ${hourly === 1 ? 'once an hour' : `${hourly} times an hour`} (720 runs)`);
 	});

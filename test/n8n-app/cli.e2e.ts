@@ -15,7 +15,7 @@ import {
 	itemsOf,
 	readWorkflow,
 	startSandbox,
-	type BinaryRef,
+	storedBinary,
 	type ExecuteOutcome,
 	type SandboxProcess,
 	type WorkflowJson,
@@ -238,7 +238,7 @@ describe('the package in the n8n app (CLI)', () => {
 			const link = await sandbox.api<{ url: string }>(`/files/download_link/${file.id}/`, 'PUT');
 			const original = Buffer.from(await (await fetch(link.url)).arrayBuffer());
 			expect(report!.fileName).toBe(file.file_name);
-			expect(storedBinary(report!)).toEqual(original);
+			expect(storedBinary(inject('userFolder'), report!)).toEqual(original);
 		}
 	});
 
@@ -352,13 +352,6 @@ describe('the package in the n8n app (CLI)', () => {
 		for (const file of notExecutable) expect(examples[file].nodes.some((n) => n.type.startsWith('n8n-nodes-test-equipment-cloud.'))).toBe(true);
 	});
 });
-
-/** The bytes of a binary item: inline base64, or n8n's filesystem store under the user folder. */
-function storedBinary(ref: BinaryRef): Buffer {
-	if (ref.id?.startsWith('filesystem-v2:')) return readFileSync(join(inject('userFolder'), '.n8n', 'storage', ref.id.slice('filesystem-v2:'.length)));
-	if (ref.id?.startsWith('filesystem:')) return readFileSync(join(inject('userFolder'), '.n8n', 'binaryData', ref.id.slice('filesystem:'.length)));
-	return Buffer.from(String(ref.data), 'base64');
-}
 
 function manualWorkflow(name: string, nodes: WorkflowJson['nodes']): WorkflowJson {
 	const all = [{ id: 'b1f1a0de-0000-4000-8000-000000000001', name: TRIGGER, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, ...nodes];

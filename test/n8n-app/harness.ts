@@ -5,6 +5,7 @@
  * workflows executed with `n8n execute`, and `n8n start` for the editor and webhooks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -161,6 +162,14 @@ export class N8n {
 		await this.cliOk(['import:credentials', `--input=${file}`]);
 	}
 
+	/** Imports credentials of any type (plain data: import:credentials encrypts it with the instance's key). */
+	async importCredentials(credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>): Promise<void> {
+		const file = join(this.userFolder, 'credentials-import.json');
+		writeFileSync(file, JSON.stringify(credentials));
+		await this.cliOk(['import:credentials', `--input=${file}`]);
+		rmSync(file, { force: true });
+	}
+
 	/** Imports workflows with the given ids in one CLI call (`import:workflow --separate`). */
 	async importWorkflows(workflows: Record<string, WorkflowJson>): Promise<void> {
 		const dir = mkdtempSync(join(this.userFolder, 'import-'));
@@ -265,6 +274,13 @@ export function itemsOf(outcome: ExecuteOutcome, node: string) {
 	return runs[0]?.data?.main[0] ?? [];
 }
 
+/** The bytes of a binary item: inline base64, or n8n's filesystem store under the user folder. */
+export function storedBinary(userFolder: string, ref: BinaryRef): Buffer {
+	if (ref.id?.startsWith('filesystem-v2:')) return readFileSync(join(userFolder, '.n8n', 'storage', ref.id.slice('filesystem-v2:'.length)));
+	if (ref.id?.startsWith('filesystem:')) return readFileSync(join(userFolder, '.n8n', 'binaryData', ref.id.slice('filesystem:'.length)));
+	return Buffer.from(String(ref.data), 'base64');
+}
+
 // ---- n8n start ----------------------------------------------------------------------------------
 
 export class N8nServer {
@@ -318,6 +334,28 @@ export class N8nServer {
 		return { status: r.status, body: parsed as T, headers: r.headers };
 	}
 
+	/**
+	 * What the editor's "Execute workflow" button does: a manual run of the saved workflow from its
+	 * trigger (the trigger's own manual mode: a Schedule Trigger fires at once, a polling trigger
+	 * fetches a real record), then the finished execution's run data as n8n recorded it.
+	 */
+	async runFromTrigger(workflowId: string, trigger: string, n8nDir: string, timeoutMs = 180_000): Promise<RecordedExecution> {
+		const started = await this.rest<{ data: { executionId?: string } }>('POST', `/workflows/${workflowId}/run`, { triggerToStartFrom: { name: trigger } });
+		const executionId = started.body?.data?.executionId;
+		if (started.status !== 200 || !executionId) throw new Error(`POST /rest/workflows/${workflowId}/run: ${started.status} ${JSON.stringify(started.body)}`);
+		const { parse } = createRequire(join(n8nDir, 'package.json'))('flatted') as { parse: (s: string) => unknown };
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const r = await this.rest<{ data: { data: string; status: string; finished: boolean } }>('GET', `/executions/${executionId}`);
+			const status = r.body?.data?.status;
+			if (r.status === 200 && status && !['new', 'running', 'waiting'].includes(status)) {
+				return { id: executionId, status, data: parse(r.body.data.data) as RecordedExecution['data'] };
+			}
+			if (Date.now() > deadline) throw new Error(`execution ${executionId} of ${workflowId} did not finish within ${timeoutMs} ms (last: ${r.status} ${status})`);
+			await new Promise((done) => setTimeout(done, 500));
+		}
+	}
+
 	/** Creates the owner account (first start) or logs in with it. */
 	async signIn(owner = OWNER): Promise<void> {
 		const setup = await this.rest('POST', '/owner/setup', owner);
@@ -336,6 +374,12 @@ export class N8nServer {
 		await exited;
 		clearTimeout(timer);
 	}
+}
+
+export interface RecordedExecution {
+	id: string;
+	status: string;
+	data: { resultData: { runData: Record<string, NodeRun[]>; error?: { message?: string; description?: string }; lastNodeExecuted?: string } };
 }
 
 export const OWNER = { email: 'owner@example.com', firstName: 'Tess', lastName: 'Owner', password: 'Sandbox-Owner-1' };

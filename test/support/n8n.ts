@@ -463,12 +463,14 @@ export interface WorkflowJson {
 
 /**
  * Runs an importable workflow file: n8n's Manual Trigger is replaced by the harness trigger (the
- * engine starts from it the same way); every other node must be of this package.
+ * engine starts from it the same way; it emits `startWith` when given); every other node must be
+ * of this package.
  */
-export async function runWorkflow(json: WorkflowJson, credentials: CredentialStore): Promise<{ run: IRun; error: RunNodeResult['error'] }> {
+export async function runWorkflow(json: WorkflowJson, credentials: CredentialStore, startWith?: INodeExecutionData[]): Promise<{ run: IRun; error: RunNodeResult['error'] }> {
 	const pkg = await loadPackage();
 	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, { ...credentials });
 	const key = `wf-${++executionCounter}`;
+	if (startWith) startItems.set(key, startWith);
 	const nodes = json.nodes.map((node): INode => {
 		if (node.type === 'n8n-nodes-base.manualTrigger') {
 			return { ...node, type: START_TYPE, typeVersion: 1, parameters: { key } };
@@ -485,8 +487,12 @@ export async function runWorkflow(json: WorkflowJson, credentials: CredentialSto
 		settings: { executionOrder: 'v1' },
 	});
 	const workflowData = { id: 'example-wf', name: json.name, nodes, connections: json.connections, settings: {} } as unknown as IWorkflowBase;
-	const run = await new WorkflowExecute(buildAdditionalData(credentialsHelper, workflowData), 'manual').run({ workflow });
-	return { run, error: run.data.resultData.error as RunNodeResult['error'] };
+	try {
+		const run = await new WorkflowExecute(buildAdditionalData(credentialsHelper, workflowData), 'manual').run({ workflow });
+		return { run, error: run.data.resultData.error as RunNodeResult['error'] };
+	} finally {
+		startItems.delete(key);
+	}
 }
 
 // ---- loadOptions / listSearch methods, as the editor calls them ---------------------------------

@@ -181,9 +181,42 @@ function counts(devices: number, t: Tally): FailureRateCounts {
 	};
 }
 
+/** The results as every window reads them: each id once, its test date a day (the others counted). */
+interface ReadResults {
+	results: readonly RateTestResult[];
+	invalidTestDate: number;
+}
+
+function readResults(results: readonly RateTestResult[]): ReadResults {
+	const out: RateTestResult[] = [];
+	let invalidTestDate = 0;
+	const seen = new Set<number>();
+	for (const r of results) {
+		if (seen.has(r.id)) continue;
+		seen.add(r.id);
+		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) invalidTestDate++;
+		else out.push(r);
+	}
+	return { results: out, invalidTestDate };
+}
+
+function add(t: Tally, r: RateTestResult): void {
+	if (r.failed === null) {
+		t.unknown++;
+		return;
+	}
+	t.tests++;
+	if (r.failed) t.failed++;
+	t.tested.add(r.deviceId);
+}
+
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
 export function failureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
 	validate(today, months, groupBy);
+	return ratesOf(readResults(results), devices, today, months, groupBy);
+}
+
+function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
 	const { from, to } = failureRateWindow(today, months);
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
@@ -203,15 +236,7 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 
 	const all = tally();
 	let unknownDevices = 0;
-	let invalidTestDate = 0;
-	const seen = new Set<number>();
-	for (const r of results) {
-		if (seen.has(r.id)) continue;
-		seen.add(r.id);
-		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) {
-			invalidTestDate++;
-			continue;
-		}
+	for (const r of read.results) {
 		const day = r.testDate.slice(0, 10);
 		if (day < from || day > to) continue;
 		const g = groupOfDevice.get(r.deviceId);
@@ -219,15 +244,8 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 			unknownDevices++;
 			continue;
 		}
-		for (const t of [g.tally, all]) {
-			if (r.failed === null) {
-				t.unknown++;
-				continue;
-			}
-			t.tests++;
-			if (r.failed) t.failed++;
-			t.tested.add(r.deviceId);
-		}
+		add(g.tally, r);
+		add(all, r);
 	}
 
 	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
@@ -236,12 +254,15 @@ export function failureRates(results: readonly RateTestResult[], devices: readon
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate } };
+	return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: read.invalidTestDate } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
 export function allFailureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
+	// The results checked once for the six tables (each had read and de-duplicated all of them).
+	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
+	const read = readResults(results);
 	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(read, devices, today, months, g)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(12), 24: per(24) };
 }

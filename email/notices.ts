@@ -54,9 +54,17 @@ const byDue = (a: NoticeDevice, b: NoticeDevice) => (a.nextTestDate ?? '').local
 
 /** Each customer's devices due in `month` and already overdue on `today`, for customers with any due. */
 export function dueByCustomer(input: NoticeInput, month: string): Array<{ customer: NoticeCustomer; due: NoticeDevice[]; overdue: NoticeDevice[] }> {
+	// Grouped in one pass (a filter of every device per customer took 2,000 × 100,000 steps on a large account).
+	const byCustomer = new Map<number, NoticeDevice[]>();
+	for (const d of input.devices) {
+		if (d.customerId === null || d.nextTestDate === null) continue;
+		const list = byCustomer.get(d.customerId);
+		if (list) list.push(d);
+		else byCustomer.set(d.customerId, [d]);
+	}
 	const out = [];
 	for (const customer of [...input.customers].sort((a, b) => a.id - b.id)) {
-		const mine = input.devices.filter((d) => d.customerId === customer.id && d.nextTestDate !== null);
+		const mine = byCustomer.get(customer.id) ?? [];
 		const due = mine.filter((d) => d.nextTestDate!.slice(0, 7) === month).sort(byDue);
 		if (due.length === 0) continue;
 		out.push({ customer, due, overdue: mine.filter((d) => d.nextTestDate! < input.today).sort(byDue) });

@@ -213,15 +213,13 @@ function add(t: Tally, r: RateTestResult): void {
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
 export function failureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
 	validate(today, months, groupBy);
-	return ratesOf(readResults(results), devices, today, months, groupBy);
+	return ratesOf(readResults(results), devices, today, months, [groupBy])[0];
 }
 
-function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy): FailureRates {
-	const { from, to } = failureRateWindow(today, months);
-	const byId = new Map<number, RateDevice>();
-	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
+type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
 
-	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
+/** The devices in groups of one grouping, and each device's group. */
+function groupsOf(byId: ReadonlyMap<number, RateDevice>, groupBy: FailureRateGroupBy): { groups: Map<string, Group>; groupOfDevice: Map<number, Group> } {
 	const groups = new Map<string, Group>();
 	const groupOfDevice = new Map<number, Group>();
 	for (const d of byId.values()) {
@@ -233,36 +231,48 @@ function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: strin
 		g.devices.push(d);
 		groupOfDevice.set(d.id, g);
 	}
+	return { groups, groupOfDevice };
+}
+
+/** The window's rates in each of `groupings`, from one pass over the results (every device is in one group of each). */
+function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupings: readonly FailureRateGroupBy[]): FailureRates[] {
+	const { from, to } = failureRateWindow(today, months);
+	const byId = new Map<number, RateDevice>();
+	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
+	const tables = groupings.map((g) => groupsOf(byId, g));
 
 	const all = tally();
 	let unknownDevices = 0;
 	for (const r of read.results) {
 		const day = r.testDate.slice(0, 10);
 		if (day < from || day > to) continue;
-		const g = groupOfDevice.get(r.deviceId);
-		if (!g) {
+		if (!byId.has(r.deviceId)) {
 			unknownDevices++;
 			continue;
 		}
-		add(g.tally, r);
+		for (const t of tables) add(t.groupOfDevice.get(r.deviceId)!.tally, r);
 		add(all, r);
 	}
 
-	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
-		const intervals = g.devices.map((d) => usableInterval(d.testIntervalMonths));
-		const known = [...new Set(intervals.filter((n): n is number => n !== null))].sort((a, b) => a - b);
-		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
+	return groupings.map((groupBy, i) => {
+		const out: FailureRateGroup[] = [...tables[i].groups.values()].map((g) => {
+			const intervals = g.devices.map((d) => usableInterval(d.testIntervalMonths));
+			const known = [...new Set(intervals.filter((n): n is number => n !== null))].sort((a, b) => a - b);
+			return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
+		});
+		out.sort(compareGroups);
+		return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: read.invalidTestDate } };
 	});
-	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, minTests: MIN_TESTS_FOR_BELOW, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: read.invalidTestDate } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
 export function allFailureRates(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
-	// The results checked once for the six tables (each had read and de-duplicated all of them).
+	// The results checked once for the six tables (each had read and de-duplicated all of them), one pass per window.
 	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
 	const read = readResults(results);
-	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(read, devices, today, months, g)])) as Record<FailureRateGroupBy, FailureRates>;
+	const per = (months: FailureRateMonths) => {
+		const tables = ratesOf(read, devices, today, months, FAILURE_RATE_GROUP_BY);
+		return Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g, i) => [g, tables[i]])) as Record<FailureRateGroupBy, FailureRates>;
+	};
 	return { 12: per(12), 24: per(24) };
 }

@@ -4,6 +4,7 @@ import { machine, scaleFromEnv, type BenchRow, type Scale } from './lib';
 import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './docs';
 import { benchAccounts } from './accounts';
 import { benchBundles } from './bundles';
+import { benchEmails } from './emails';
 import { benchNode } from './node-return-all';
 import { benchPollers } from './pollers';
 import { benchProfile } from './profile';
@@ -30,6 +31,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	rebuild: benchRebuild,
 	sharedToken: benchSharedToken,
 	sharedTokenBound: benchSharedTokenBound,
+	emails: benchEmails,
 };
 
 async function main(): Promise<void> {

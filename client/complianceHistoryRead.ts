@@ -6,7 +6,7 @@ import { epochDay } from './dates';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import type { ListQuery } from './query';
 import { usableInterval, type RebuildDevice } from './rebuild';
-import { roleValue } from './roles';
+import { roleValues } from './roles';
 
 /**
  * Reading what the rebuilt due-date history needs, for any face: every device (customer,
@@ -26,19 +26,19 @@ function positiveId(value: unknown): number | null {
 }
 
 /** A device record as the rebuild reads it (properties found by the profile's roles); undefined without a usable id. */
-export function historyDeviceOf(raw: unknown, customerNames: ReadonlyMap<number, string>, profile: ServiceProfile = DEFAULT_PROFILE): RebuildDevice | undefined {
+export function historyDeviceOf(raw: unknown, customerNames: ReadonlyMap<number, string>, profile: ServiceProfile = DEFAULT_PROFILE, values = roleValues(raw, profile)): RebuildDevice | undefined {
 	if (!raw || typeof raw !== 'object') return undefined;
 	const r = raw as { id?: unknown; customer_id?: unknown; created_time?: unknown };
 	const id = positiveId(r.id);
 	if (id === null) return undefined;
-	const dept = roleValue(raw, 'department', profile);
+	const dept = values.department;
 	const customerId = positiveId(r.customer_id);
 	return {
 		id,
 		customerId,
 		customerName: customerId === null ? null : (customerNames.get(customerId) ?? null),
 		department: typeof dept === 'string' && dept.trim() !== '' ? dept : null,
-		testIntervalMonths: usableInterval(roleValue(raw, 'testInterval', profile)),
+		testIntervalMonths: usableInterval(values.testInterval),
 		createdOn: dayOf(r.created_time),
 	};
 }

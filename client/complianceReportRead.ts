@@ -1,6 +1,6 @@
 import type { ServiceClient } from './client';
 import type { DueEntry } from './compliance';
-import { historyReach, noHistorySkips, rebuildHistory, type HistoryResult, type HistorySkips } from './complianceHistory';
+import { historyReach, noHistorySkips, rebuildHistory, type HistorySkips } from './complianceHistory';
 import { historyDeviceOf } from './complianceHistoryRead';
 import { readCustomerNames, wholeList } from './complianceSnapshot';
 import { monthBefore } from './compliance';
@@ -8,7 +8,7 @@ import { rateTestResultOf } from './failureRatesRead';
 import type { RateTestResult } from './failureRates';
 import type { ListQuery } from './query';
 import type { RebuildDevice } from './rebuild';
-import { roleValue } from './roles';
+import { roleValues } from './roles';
 
 /**
  * Reading what a monthly compliance report needs without any stored history (the node's Build
@@ -39,10 +39,11 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, ReportInputDevice>();
 	for await (const raw of client.items('device.list', {}, wholeList(client))) {
-		const device = historyDeviceOf(raw, names, client.profile);
+		const values = roleValues(raw, client.profile);
+		const device = historyDeviceOf(raw, names, client.profile, values);
 		if (!device) continue;
-		const due = roleValue(raw, 'nextTestDate', client.profile);
-		devices.set(device.id, { ...device, designation: text(roleValue(raw, 'designation', client.profile)), nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null });
+		const due = values.nextTestDate;
+		devices.set(device.id, { ...device, designation: text(values.designation), nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null });
 	}
 	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's day.
 	const reach = historyReach(monthBefore(month, 12), devices.values());
@@ -50,17 +51,21 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 	const since = reach < ratesFrom ? reach : ratesFrom;
 	const query: ListQuery = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: since }] }], ordering: { key: 'id', direction: 'asc' } };
 	const skips = noHistorySkips();
-	const results: HistoryResult[] = [];
 	const tests = new Map<number, RateTestResult>();
+	const days = new Map<string, string>();
 	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
 		const test = rateTestResultOf(raw);
 		if (!test) {
 			skips.unreadableResults++;
 			continue;
 		}
+		// A few hundred distinct days among 300,000 results: each kept once, not once per result.
+		const day = days.get(test.testDate);
+		if (day === undefined) days.set(test.testDate, test.testDate);
+		else test.testDate = day;
 		tests.set(test.id, test);
-		results.push({ deviceId: test.deviceId, testDate: test.testDate });
 	}
-	const { entries } = rebuildHistory([...devices.values()], results, today, skips);
+	// The rebuild reads the same records (each once, not again where pages overlap): no second list of 300,000 results beside them.
+	const { entries } = rebuildHistory([...devices.values()], tests.values(), today, skips);
 	return { entries, devices: [...devices.values()], tests: [...tests.values()], since, skips };
 }

@@ -213,6 +213,25 @@ function counts(devices: number, t: Tally): FailureRateCounts {
 	};
 }
 
+/** The results as every window reads them: each id once, its test date a day (the others counted). */
+interface ReadResults {
+	results: readonly RateTestResult[];
+	invalidTestDate: number;
+}
+
+function readResults(results: readonly RateTestResult[]): ReadResults {
+	const out: RateTestResult[] = [];
+	let invalidTestDate = 0;
+	const seen = new Set<number>();
+	for (const r of results) {
+		if (seen.has(r.id)) continue;
+		seen.add(r.id);
+		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) invalidTestDate++;
+		else out.push(r);
+	}
+	return { results: out, invalidTestDate };
+}
+
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
 export function failureRates(
 	results: readonly RateTestResult[],
@@ -223,6 +242,10 @@ export function failureRates(
 	scrapped: readonly RateScrappedDevice[] = [],
 ): FailureRates {
 	validate(today, months, groupBy);
+	return ratesOf(readResults(results), devices, today, months, groupBy, scrapped);
+}
+
+function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
 	const { from, to } = failureRateWindow(today, months);
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
@@ -262,16 +285,8 @@ export function failureRates(
 
 	const all = tally();
 	let unknownDevices = 0;
-	let invalidTestDate = 0;
-	const seen = new Set<number>();
 	const failedIn = new Set<number>();
-	for (const r of results) {
-		if (seen.has(r.id)) continue;
-		seen.add(r.id);
-		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) {
-			invalidTestDate++;
-			continue;
-		}
+	for (const r of read.results) {
 		const day = r.testDate.slice(0, 10);
 		if (day < from || day > to) continue;
 		const g = groupOfDevice.get(r.deviceId);
@@ -308,7 +323,7 @@ export function failureRates(
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate, scrappedNotGrouped } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: read.invalidTestDate, scrappedNotGrouped } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
@@ -318,7 +333,10 @@ export function allFailureRates(
 	today: string,
 	scrapped: readonly RateScrappedDevice[] = [],
 ): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
+	// The results checked and de-duplicated once for the six tables (each did it on its own before).
+	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
+	const read = readResults(results);
 	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, failureRates(results, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(read, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(12), 24: per(24) };
 }

@@ -2,7 +2,7 @@ import type { ServiceClient } from './client';
 import { wholeList } from './complianceSnapshot';
 import { todayOf } from './dates';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
-import { roleValue } from './roles';
+import { roleValues } from './roles';
 
 /**
  * Reading what a customer re-test notice needs from the service's lists, for any face, as of
@@ -47,7 +47,8 @@ function positive(v: unknown): number | null {
 export function noticeCustomerOf(raw: unknown, profile: ServiceProfile = DEFAULT_PROFILE): NoticeCustomer | undefined {
 	const id = positive((raw as { id?: unknown } | null)?.id);
 	if (id === null) return undefined;
-	return { id, name: text(roleValue(raw, 'customerName', profile)) ?? `#${id}`, email: text(roleValue(raw, 'customerEmail', profile)) };
+	const values = roleValues(raw, profile);
+	return { id, name: text(values.customerName) ?? `#${id}`, email: text(values.customerEmail) };
 }
 
 /** A device record as the notices read it; undefined without a usable id. */
@@ -55,14 +56,15 @@ export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_P
 	const r = raw as { id?: unknown; customer_id?: unknown } | null;
 	const id = positive(r?.id);
 	if (id === null) return undefined;
-	const due = roleValue(raw, 'nextTestDate', profile);
+	const values = roleValues(raw, profile);
+	const due = values.nextTestDate;
 	return {
 		id,
 		customerId: positive(r?.customer_id),
-		designation: text(roleValue(raw, 'designation', profile)),
-		idBarcode: text(roleValue(raw, 'idBarcode', profile)),
-		department: text(roleValue(raw, 'department', profile)),
-		location: text(roleValue(raw, 'location', profile)),
+		designation: text(values.designation),
+		idBarcode: text(values.idBarcode),
+		department: text(values.department),
+		location: text(values.location),
 		nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null,
 	};
 }

@@ -2,7 +2,7 @@ import type { ServiceClient } from './client';
 import { ValidationError } from './errors';
 import { DEFAULT_PROFILE, type PropertyRole, type ServiceProfile } from './profile';
 import { forEachProperty } from './records';
-import { holdsRole, roleNames } from './wire';
+import { holdsRole, roleIndex, roleNames } from './wire';
 
 /**
  * Finding the properties that hold a role of the service profile (designation, ID barcode, next
@@ -18,6 +18,25 @@ export function roleValue(record: unknown, role: PropertyRole, profile: ServiceP
 			seen = true;
 			found = value;
 		}
+	});
+	return found;
+}
+
+/**
+ * The value of each role's property in a record (the first property found per role, as `roleValue`
+ * finds it), in one walk over its properties: a whole-list read of 100,000 devices looking for five
+ * roles walked each record five times.
+ */
+export function roleValues(record: unknown, profile: ServiceProfile = DEFAULT_PROFILE): Partial<Record<PropertyRole, unknown>> {
+	const index = roleIndex(profile);
+	const found: Partial<Record<PropertyRole, unknown>> = {};
+	const take = (role: PropertyRole | undefined, value: unknown) => {
+		if (role !== undefined && !(role in found)) found[role] = value;
+	};
+	forEachProperty(record, (key, value, keyId) => {
+		const id = typeof keyId === 'number' ? keyId : typeof keyId === 'string' && /^\d+$/.test(keyId) ? Number(keyId) : undefined;
+		take(id === undefined ? undefined : index.byKeyId.get(id), value);
+		take(index.byName.get(key.trim().toLowerCase())?.role, value);
 	});
 	return found;
 }

@@ -46,3 +46,23 @@ export function withinBudget<T extends { html: string }>(render: (rows: number) 
 	}
 	return best ?? render(0);
 }
+
+/**
+ * The most characters a text from the service (a name, a barcode, a step, a unit) shows in an
+ * e-mail's subject and body. The row budget above cannot shorten one field that stands in the
+ * subject, the title and the body (a name of 45 KB broke it): a longer text shows its first
+ * FIELD_MAX_CHARS − 1 characters and "…". Even then, each of the ten or so places a failed test's
+ * fields stand costs at most 6 bytes per character (a quote, escaped): 500 keeps it within the
+ * budget. The CSV attachments hold every field whole.
+ */
+export const FIELD_MAX_CHARS = 500;
+
+/** `text` as an e-mail shows it: at most FIELD_MAX_CHARS characters (code points, never half an emoji). */
+export function clipField(text: string): string {
+	if (text.length <= FIELD_MAX_CHARS) return text;
+	const chars = [...text];
+	return chars.length <= FIELD_MAX_CHARS ? text : `${chars.slice(0, FIELD_MAX_CHARS - 1).join('')}…`;
+}
+
+/** The same for a value that may be missing. */
+export const clipOptional = (text: string | null): string | null => (text === null ? null : clipField(text));

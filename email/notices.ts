@@ -1,6 +1,6 @@
 import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../client/noticesRead';
 import { renderNotice, type NoticeTexts, type RenderedNotice } from './noticesRender';
-import { isEmailAddress, normalName } from './routing';
+import { hasAsciiLocalPart, isEmailAddress, normalName } from './routing';
 import type { Locale } from './texts';
 
 /**
@@ -54,9 +54,17 @@ const byDue = (a: NoticeDevice, b: NoticeDevice) => (a.nextTestDate ?? '').local
 
 /** Each customer's devices due in `month` and already overdue on `today`, for customers with any due. */
 export function dueByCustomer(input: NoticeInput, month: string): Array<{ customer: NoticeCustomer; due: NoticeDevice[]; overdue: NoticeDevice[] }> {
+	// Grouped in one pass (a filter of every device per customer took 2,000 × 100,000 steps on a large account).
+	const byCustomer = new Map<number, NoticeDevice[]>();
+	for (const d of input.devices) {
+		if (d.customerId === null || d.nextTestDate === null) continue;
+		const list = byCustomer.get(d.customerId);
+		if (list) list.push(d);
+		else byCustomer.set(d.customerId, [d]);
+	}
 	const out = [];
 	for (const customer of [...input.customers].sort((a, b) => a.id - b.id)) {
-		const mine = input.devices.filter((d) => d.customerId === customer.id && d.nextTestDate !== null);
+		const mine = byCustomer.get(customer.id) ?? [];
 		const due = mine.filter((d) => d.nextTestDate!.slice(0, 7) === month).sort(byDue);
 		if (due.length === 0) continue;
 		out.push({ customer, due, overdue: mine.filter((d) => d.nextTestDate! < input.today).sort(byDue) });
@@ -67,11 +75,15 @@ export function dueByCustomer(input: NoticeInput, month: string): Array<{ custom
 /** The customer's address: the settings' (by name) before the service's contact e-mail; or why there is none. */
 export function addressOf(addresses: Record<string, string>, customer: NoticeCustomer): { address: string } | { reason: string } {
 	const configured = byName(addresses, customer.name);
-	if (configured) return { address: configured };
+	if (configured) return hasAsciiLocalPart(configured) ? { address: configured } : { reason: notAscii(`the address "${configured.slice(0, 100)}"`) };
 	if (customer.email === null) return { reason: 'no contact e-mail in the service' };
 	if (!isEmailAddress(customer.email)) return { reason: `contact e-mail "${customer.email.slice(0, 100)}" is not an e-mail address` };
-	return { address: customer.email.trim().toLowerCase() };
+	const address = customer.email.trim().toLowerCase();
+	return hasAsciiLocalPart(address) ? { address } : { reason: notAscii(`contact e-mail "${customer.email.trim().slice(0, 100)}"`) };
 }
+
+/** Why an address whose local part is not 7-bit ASCII gets no notice (email/routing.ts, hasAsciiLocalPart). */
+export const notAscii = (what: string) => `${what} has a local part that is not 7-bit ASCII (Amazon SES and many mail servers cannot send to it)`;
 
 /**
  * Every notice of `month`. `locale`: the language of customers without one of their own;

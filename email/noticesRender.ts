@@ -1,5 +1,5 @@
 import type { NoticeDevice } from '../client/noticesRead';
-import { withinBudget } from './budget';
+import { clipField, clipOptional, withinBudget } from './budget';
 import { csvFile } from './csv';
 import { esc } from './render';
 import { fill, formatDay, formatMonth, formOf, plural, type Locale } from './texts';
@@ -51,8 +51,11 @@ const FONT = 'Arial,Helvetica,sans-serif';
 
 export function renderNotice(c: NoticeContent, s: NoticeTexts): RenderedNotice {
 	const t = noticesTextsFor(c.locale);
-	// At most maxRows per section, fewer when the HTML would outgrow its budget (email/budget.ts).
-	const body = withinBudget((rows) => noticeWith(c, s, rows), s.maxRows);
+	// At most maxRows per section, fewer when the HTML would outgrow its budget, each text from the
+	// service at most FIELD_MAX_CHARS (email/budget.ts); the CSV below holds them whole.
+	const clip = (d: NoticeDevice): NoticeDevice => ({ ...d, designation: clipOptional(d.designation), idBarcode: clipOptional(d.idBarcode), department: clipOptional(d.department), location: clipOptional(d.location) });
+	const shown = { ...c, customerName: clipField(c.customerName), due: c.due.map(clip), overdue: c.overdue.map(clip) };
+	const body = withinBudget((rows) => noticeWith(shown, s, rows), s.maxRows);
 	const col = t.columns;
 	// The CSV: every device, due and overdue, whatever the body shows.
 	const csvRows = [

@@ -1,4 +1,4 @@
-import { withinBudget } from './budget';
+import { clipOptional, withinBudget } from './budget';
 import type { DueDevice, FailedDevice, FailedStep, OverdueDevice } from './devices';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
@@ -70,7 +70,24 @@ export function digestCounts(c: DigestContent, locale: Locale): Array<{ n: numbe
 }
 
 export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail {
-	return withinBudget((rows) => digestWith(c, locale, rows, Math.min(rows * 2, MAX_STEP_ROWS)), MAX_ROWS);
+	const shown = { ...c, newlyOverdue: c.newlyOverdue.map(clipDevice), stillOverdue: c.stillOverdue.map(clipDevice), dueSoon: c.dueSoon.map(clipDevice), failedTests: c.failedTests.map(clipFailed) };
+	return withinBudget((rows) => digestWith(shown, locale, rows, Math.min(rows * 2, MAX_STEP_ROWS)), MAX_ROWS);
+}
+
+/** A device's texts as the e-mails show them: each at most FIELD_MAX_CHARS (email/budget.ts). */
+function clipDevice<T extends { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }>(d: T): T {
+	return { ...d, designation: clipOptional(d.designation), idBarcode: clipOptional(d.idBarcode), customerName: clipOptional(d.customerName), department: clipOptional(d.department) };
+}
+
+/** A failed test's texts as the e-mails show them: the device's, the tester, the sequence, each step's and measurement's. */
+function clipFailed(f: FailedTestItem): FailedTestItem {
+	return {
+		...f,
+		device: clipDevice(f.device),
+		tester: clipOptional(f.tester),
+		testSequence: clipOptional(f.testSequence),
+		failedSteps: f.failedSteps.map((s) => ({ ...s, name: clipOptional(s.name), measurements: s.measurements.map((m) => ({ ...m, name: clipOptional(m.name), unit: clipOptional(m.unit) })) })),
+	};
 }
 
 /** The digest with at most `rows` rows per section and `steps` failed steps per failed test. */
@@ -128,7 +145,8 @@ function digestWith(c: DigestContent, locale: Locale, rows: number, steps: numbe
 
 /** The immediate e-mail of one failed test. */
 export function renderFailedTest(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string; locale?: Locale }): RenderedEmail {
-	return withinBudget((steps) => failedTestWith(f, o, steps), MAX_STEP_ROWS);
+	const shown = clipFailed(f);
+	return withinBudget((steps) => failedTestWith(shown, o, steps), MAX_STEP_ROWS);
 }
 
 function failedTestWith(f: FailedTestItem, o: { environment: 'sandbox' | 'production'; timeZone: string; locale?: Locale }, steps: number): RenderedEmail {

@@ -14,6 +14,16 @@ export function isEmailAddress(value: string): boolean {
 	return EMAIL.test(value.trim());
 }
 
+/**
+ * Whether an address's local part (before the last @) is printable 7-bit ASCII. One beyond it
+ * needs SMTPUTF8, which Amazon SES and many mail servers do not offer: such an address is no usable
+ * address for a customer on any face (the Lambdas could never send to it, and the node gives no
+ * item for it). A domain with umlauts is fine (it goes out in Punycode).
+ */
+export function hasAsciiLocalPart(address: string): boolean {
+	return !/[^\x20-\x7e]/.test(address.slice(0, address.lastIndexOf('@')));
+}
+
 /** Names match whatever their case and surrounding or doubled spaces. */
 export function normalName(name: string): string {
 	return name.trim().replace(/\s+/g, ' ').toLowerCase();

@@ -1,6 +1,6 @@
 import * as z from 'zod/v4-mini';
 import { superRefine, transform } from '../../client/node/zodMini';
-import { isEmailAddress } from '../../email/routing';
+import { hasAsciiLocalPart, isEmailAddress } from '../../email/routing';
 import { checkTemplate, LOCALES } from '../../email/texts';
 import { once } from '../once';
 
@@ -36,7 +36,7 @@ const noticeAddress = (key: string, asciiLocalPart = false) =>
 				return z.NEVER;
 			}
 			// Every notice carries it: SES would refuse each one (a customer's own address is only that customer's "no usable address").
-			if (asciiLocalPart && /[^\x20-\x7e]/.test(v.slice(0, v.lastIndexOf('@')))) {
+			if (asciiLocalPart && !hasAsciiLocalPart(v.trim())) {
 				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" has a local part that is not 7-bit ASCII, which SES cannot send with (expected e.g. service@lab.example.com; a domain with umlauts is fine)` });
 				return z.NEVER;
 			}

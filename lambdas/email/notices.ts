@@ -91,7 +91,8 @@ export class NoticesError extends Error {
 	}
 }
 
-import { noticeMonthOf } from '../../email/notices';
+import { noticeMonthOf, notAscii } from '../../email/notices';
+import { hasAsciiLocalPart } from '../../email/routing';
 export { dueByCustomer, noticeMonthOf } from '../../email/notices';
 
 /**
@@ -102,7 +103,7 @@ export { dueByCustomer, noticeMonthOf } from '../../email/notices';
 export function sendable(address: string, what: string): { address: string } | { reason: string } {
 	const at = address.lastIndexOf('@');
 	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
-	if (/[\u0080-\uFFFF]/.test(local)) return { reason: `${what} has a local part that is not 7-bit ASCII (SES cannot send to it)` };
+	if (!hasAsciiLocalPart(address)) return { reason: notAscii(what) };
 	const ascii = domainToASCII(domain.toLowerCase());
 	if (ascii === '') return { reason: `${what} has a domain that is not a valid internationalized domain name` };
 	return { address: `${local.toLowerCase()}@${ascii}` };

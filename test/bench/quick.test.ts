@@ -62,6 +62,13 @@ describe('npm run bench, quick mode', () => {
 			expect.stringMatching(/given a phase of its own/),
 		]);
 
+		// The E-mail resource on a large account, through n8n-core: time and CPU against the ideal read, heap against 256 MiB, each beside the bare read.
+		for (const name of ['Build Customer Re-Test Notices', 'Build Monthly Compliance Report']) {
+			const email = rows.filter((r) => r.bench.startsWith(`${name}, `));
+			expect(email.map((r) => r.measure)).toEqual([expect.stringMatching(/through n8n-core at 5 req\/s: wall time ÷ the ideal read/), expect.stringMatching(/^CPU .* ÷ the ideal read$/), expect.stringMatching(/^peak heap .* ÷ 256 MiB$/)]);
+			for (const row of email) expect(row.baseline).toMatch(/^client reading the same lists: /);
+		}
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

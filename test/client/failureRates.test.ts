@@ -234,6 +234,17 @@ describe('failure rates (rules at the edges)', () => {
 		expect(all[12].designation.totals.tests).toBe(1);
 	});
 
+	it('all windows and groupings at once are the single ones, whatever the results (repeated ids, unknown devices, dates outside or not days)', () => {
+		const device = fc.record({ id: fc.integer({ min: 1, max: 8 }), designation: fc.constantFrom('Drill', 'Saw', null), department: fc.constantFrom('Lab', null), customerId: fc.constantFrom(1, 2, null), customerName: fc.constantFrom('Acme', null), testIntervalMonths: fc.constantFrom(12, 24, null) });
+		const result = fc.record({ id: fc.integer({ min: 1, max: 30 }), deviceId: fc.integer({ min: 1, max: 10 }), testDate: fc.constantFrom('2024-02-01', '2025-01-10', '2025-06-30', '2026-03-31', '2026-04-01', '2026-02-31', 'soon'), failed: fc.constantFrom(true, false, null) });
+		fc.assert(
+			fc.property(fc.array(device, { maxLength: 10 }), fc.array(result, { maxLength: 40 }), (ds, rs) => {
+				const all = allFailureRates(rs, ds, TODAY);
+				for (const months of FAILURE_RATE_MONTHS) for (const by of FAILURE_RATE_GROUP_BY) expect(all[months][by]).toEqual(failureRates(rs, ds, TODAY, months, by));
+			}),
+		);
+	});
+
 	it('records: status failed / passed in any case, other statuses unknown; unreadable records none', () => {
 		expect([failedOf('FAILED'), failedOf(' passed '), failedOf('aborted'), failedOf(undefined)]).toEqual([true, false, null, null]);
 		expect(rateTestResultOf({ id: 5, device_id: '7', test_date: '2026-01-02T10:00:00Z', status: 'failed' })).toEqual({ id: 5, deviceId: 7, testDate: '2026-01-02', failed: true });

@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HTML_BUDGET_BYTES, utf8Bytes, withinBudget } from '../../email/budget';
+import { clipField, FIELD_MAX_CHARS, HTML_BUDGET_BYTES, utf8Bytes, withinBudget } from '../../email/budget';
 import type { FailedStep } from '../../email/devices';
 import { renderNotice } from '../../email/noticesRender';
-import { renderDigest, renderFailedTest } from '../../email/render';
+import { esc, renderDigest, renderFailedTest } from '../../email/render';
 import { LOCALES } from '../../email/texts';
 import { readCsv } from '../support/csv';
 import { device, INSULATION_STEP } from '../support/emailEvents';
@@ -70,5 +70,63 @@ describe.each(LOCALES)('every kind stays under 100 KB (%s)', (locale) => {
 		const rows = readCsv(n.csv.slice(1), locale === 'de' ? ';' : ',');
 		expect(rows).toHaveLength(4001);
 		expect(rows[1].slice(3, 5)).toEqual(['Werkstatt; Süd', 'Halle 3, Regal 2']);
+	});
+});
+
+/**
+ * One field from the service holding anything (a name of 45 KB and more once broke the budget: it
+ * stands in the subject, the title, the preheader and the body): a text longer than
+ * FIELD_MAX_CHARS is cut to its first FIELD_MAX_CHARS − 1 characters and "…" (email/budget.ts).
+ */
+describe('one field of any size', () => {
+	// The costliest characters to escape or encode: a quote (6 bytes as &quot;), an umlaut (2), a CJK character (3), an emoji (4 for 2 UTF-16 units).
+	const field = fc.record({ unit: fc.constantFrom('"', 'a', 'ü', '検', '😀', '<b>'), length: fc.oneof(fc.integer({ min: 0, max: 2 * FIELD_MAX_CHARS }), fc.integer({ min: 0, max: 200_000 })) }).map(({ unit, length }) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length));
+	const shown = (value: string) => (value.length > FIELD_MAX_CHARS ? clipField(value) : value);
+
+	it('clipField keeps a text of FIELD_MAX_CHARS or fewer characters, cuts a longer one to FIELD_MAX_CHARS with "…", never inside a character', () => {
+		fc.assert(
+			fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 2 * FIELD_MAX_CHARS }), field), (value) => {
+				const clipped = clipField(value);
+				const chars = [...value];
+				if (chars.length <= FIELD_MAX_CHARS) expect(clipped).toBe(value);
+				else expect(clipped).toBe(`${chars.slice(0, FIELD_MAX_CHARS - 1).join('')}…`);
+				expect([...clipped].length).toBeLessThanOrEqual(FIELD_MAX_CHARS);
+			}),
+		);
+	});
+
+	it.each(LOCALES)('the failed-test e-mail (%s): under the budget whatever one field holds, and the field shown by the rule', (locale) => {
+		const base = previewContent().failedTests[0];
+		const fields = ['designation', 'idBarcode', 'customerName', 'department', 'tester', 'testSequence', 'stepName', 'measurementName', 'unit'] as const;
+		fc.assert(
+			fc.property(fc.constantFrom(...fields), field, (which, value) => {
+				const step: FailedStep = {
+					...INSULATION_STEP,
+					name: which === 'stepName' ? value : INSULATION_STEP.name,
+					measurements: [{ ...INSULATION_STEP.measurements[0], name: which === 'measurementName' ? value : 'R iso', unit: which === 'unit' ? value : 'MΩ' }],
+				};
+				const device = ['designation', 'idBarcode', 'customerName', 'department'].includes(which) ? { ...base.device, [which]: value } : base.device;
+				const item = { ...base, device, tester: which === 'tester' ? value : base.tester, testSequence: which === 'testSequence' ? value : base.testSequence, failedSteps: [step], failedStepCount: 1, truncatedSteps: 0 };
+				const email = renderFailedTest(item, { environment: 'sandbox', timeZone: 'UTC', locale });
+				expect(utf8Bytes(email.html)).toBeLessThanOrEqual(HTML_BUDGET_BYTES);
+				if (value !== '') expect(email.html).toContain(esc(shown(value)));
+			}),
+			{ numRuns: 60 },
+		);
+	});
+
+	it.each(LOCALES)('the customer notice (%s): under the budget whatever one field holds, and the field shown by the rule', (locale) => {
+		const fields = ['customerName', 'designation', 'idBarcode', 'department', 'location'] as const;
+		fc.assert(
+			fc.property(fc.constantFrom(...fields), field, (which, value) => {
+				const devices = Array.from({ length: 3 }, (_, i) => ({ id: i + 1, customerId: 1, designation: `Device ${i}`, idBarcode: `TE-${i}`, department: 'Werkstatt', location: 'Halle 3', nextTestDate: '2026-12-10', ...(which === 'customerName' ? {} : { [which]: value }) }));
+				const n = renderNotice({ customerName: which === 'customerName' ? value : 'Müller & Söhne', month: '2026-12', due: devices.slice(0, 2), overdue: devices.slice(2), locale, replyTo: 'booking@lab.example.com', companyName: 'Prüfdienst', environment: 'production' }, { maxRows: 100 });
+				expect(utf8Bytes(n.html)).toBeLessThanOrEqual(HTML_BUDGET_BYTES);
+				if (value !== '') expect(n.html).toContain(esc(shown(value)));
+				// The CSV holds the field whole (an attachment has no budget).
+				if (which !== 'customerName' && value.trim() !== '') expect(n.csv).toContain(value.replace(/"/g, '""'));
+			}),
+			{ numRuns: 60 },
+		);
 	});
 });

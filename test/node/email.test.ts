@@ -86,6 +86,32 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 		}
 	});
 
+	it('a contact e-mail whose local part is not 7-bit ASCII is no usable address on both faces: no item, named in the hint and output as the Lambdas report it', async () => {
+		const customers = sandbox.account.table('customer');
+		const month = noticeMonthOf(sandbox.account.today());
+		const first = (await lambdaNotices(month)).report.sent[0];
+		const record = customers.get(first.customerId)!;
+		const was = record.values[CUSTOMER.contactEmail];
+		record.values[CUSTOMER.contactEmail] = 'Jörg.Müller@lab.example';
+		try {
+			const lambda = await lambdaNotices(month);
+			const reported = lambda.report.noAddress.find((c) => c.customerId === first.customerId);
+			expect(reported?.reason).toContain('has a local part that is not 7-bit ASCII');
+			const plain = await run(sandbox, noticeParameters(month), IN_UTC);
+			expect(plain.error).toBeUndefined();
+			const noticeOf = (i: INodeExecutionData) => (i.json.content as { customer?: { id: number } } | undefined)?.customer?.id;
+			expect(plain.items.filter((i) => noticeOf(i) === first.customerId)).toEqual([]);
+			// The same e-mails as the Lambdas send, and no other.
+			expect(plain.items.map((i) => i.json.to).sort()).toEqual(lambda.sent.map((e) => e.to).sort());
+			const hints = plain.run.data.resultData.runData['Test Equipment Cloud'][0].hints ?? [];
+			expect(hints.map((h) => h.message).join('\n')).toContain(`${first.customerName} (${reported!.reason})`);
+			const asked = await run(sandbox, noticeParameters(month, { outputWithoutAddress: true }), IN_UTC);
+			expect(asked.items.filter((i) => i.json.kind === 'customerWithoutAddress' && i.json.customerId === first.customerId).map((i) => i.json.reason)).toEqual([reported!.reason]);
+		} finally {
+			record.values[CUSTOMER.contactEmail] = was;
+		}
+	});
+
 	it('customers without a usable address: no e-mail item, named in an execution hint, output as items when asked; names escaped in the HTML', async () => {
 		const customers = sandbox.account.table('customer');
 		const month = noticeMonthOf(sandbox.account.today());

@@ -213,3 +213,51 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		expect(error?.message).toContain(message);
 	});
 });
+
+describe('E-mail › To is required unless the routing rules route every device', () => {
+	const names = () => [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
+	const month = () => monthBefore(sandbox.account.today().slice(0, 7));
+	const cases = [
+		['digest', () => ({ failedSince: new Date(Date.now() - 30 * 86_400_000).toISOString() })],
+		['complianceReport', () => ({ month: month() })],
+	] as const;
+
+	it.each(cases)('%s: rules for one customer and an empty To is an error naming To and the devices no rule routes', async (operation, extra) => {
+		const [one] = names();
+		const rules = { customers: { [one]: ['custodian@acme.example'] } };
+		const { items, error } = await run(sandbox, { resource: 'email', operation, to: '', recipients: JSON.stringify(rules), language: 'en', ...extra() }, IN_UTC);
+		expect(items).toEqual([]);
+		expect(error?.message).toMatch(/^To: required: \d+ devices? no routing rule routes/);
+	});
+
+	it.each(cases)('%s: rules for every customer route every device, and To may stay empty', async (operation, extra) => {
+		const rules = { customers: Object.fromEntries(names().map((n) => [n, ['custodian@acme.example']])) };
+		const { items, error } = await run(sandbox, { resource: 'email', operation, to: '', recipients: JSON.stringify(rules), language: 'en', ...extra() }, IN_UTC);
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.json.to)).toEqual(['custodian@acme.example']);
+	});
+});
+
+describe('E-mail › Build Customer Re-Test Notices › Opted-Out Customers', () => {
+	it('takes one name per line or the settings’ JSON array, so a name with a comma can be opted out; opted-out customers get no item', async () => {
+		const month = noticeMonthOf(sandbox.account.today());
+		const all = await run(sandbox, noticeParameters(month), IN_UTC);
+		const [first, second] = all.items.map((i) => (i.json.content as { customer: { id: number; name: string } }).customer);
+		const record = sandbox.account.table('customer').get(first.id)!;
+		const was = record.values[CUSTOMER.name];
+		record.values[CUSTOMER.name] = 'Meier, Schulz & Co. KG';
+		try {
+			const names = (items: INodeExecutionData[]) => items.map((i) => (i.json.content as { customer: { name: string } }).customer.name);
+			for (const optOut of ['Meier, Schulz & Co. KG', `Meier, Schulz & Co. KG\n${second.name}`, JSON.stringify(['Meier, Schulz & Co. KG', second.name])]) {
+				const { items, error } = await run(sandbox, noticeParameters(month, { optOut }), IN_UTC);
+				expect(error).toBeUndefined();
+				expect(names(items)).not.toContain('Meier, Schulz & Co. KG');
+				expect(items).toHaveLength(all.items.length - (optOut.includes(second.name) ? 2 : 1));
+			}
+			const { error } = await run(sandbox, noticeParameters(month, { optOut: '["Meier", 7]' }), IN_UTC);
+			expect(error?.message).toMatch(/^Options › Opted-Out Customers: /);
+		} finally {
+			record.values[CUSTOMER.name] = was;
+		}
+	});
+});

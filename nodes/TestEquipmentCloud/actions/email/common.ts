@@ -1,7 +1,7 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { ValidationError } from '../../../../client';
 import { parseAddressList, parseRecipients } from '../../../../email/recipientsInput';
-import type { Recipients } from '../../../../email/routing';
+import { route, type Recipients, type Routable } from '../../../../email/routing';
 import { LOCALES, type Locale } from '../../../../email/texts';
 import { CREDENTIAL_TYPE } from '../../transport';
 
@@ -112,6 +112,24 @@ export function recipientsOf(ctx: IExecuteFunctions, i: number): Recipients {
 		throw new ValidationError('To', 'required: an address for every device no routing rule routes (or routing rules for customers or departments)');
 	}
 	return recipients;
+}
+
+/**
+ * With To empty, a device no routing rule routes would reach nobody: To is then required (the
+ * parameter's description says so), and the error names whose devices they are.
+ */
+export function requireToForUnrouted(recipients: Recipients, devices: Iterable<Routable>): void {
+	if (recipients.default.length > 0) return;
+	let count = 0;
+	const whose = new Set<string>();
+	for (const d of devices) {
+		if (route(recipients, d).length > 0) continue;
+		count++;
+		whose.add([d.customerName, d.department].filter(Boolean).join(' / ') || 'no customer or department');
+	}
+	if (count === 0) return;
+	const named = [...whose].slice(0, 5).join('; ') + (whose.size > 5 ? `; and ${whose.size - 5} more` : '');
+	throw new ValidationError('To', `required: ${count} ${count === 1 ? 'device' : 'devices'} no routing rule routes (${named}) would reach nobody; give To, or rules for their customers or departments`);
 }
 
 /** The credential's environment: the e-mails mark a sandbox account's. */

@@ -6,7 +6,7 @@ import { complianceAttachments, renderComplianceReport } from '../../../../email
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
-import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, requireToForUnrouted, timeZoneOf, toParameter } from './common';
 
 const properties: INodeProperties[] = [
 	{
@@ -43,6 +43,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the current month in the workflow’s time zone), got "${month}"`);
 	const input = await readComplianceReportInput(client, month, laterDay(today, await readServiceDay(client))!);
 	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
+	requireToForUnrouted(recipients, devices.values());
 	const context = { settings: { recipients }, timeZone, environment };
 	const items: INodeExecutionData[] = [];
 	for (const recipient of allRecipients(recipients)) {

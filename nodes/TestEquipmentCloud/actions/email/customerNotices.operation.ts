@@ -31,7 +31,7 @@ const properties: INodeProperties[] = [
 			{ displayName: 'Languages per Customer', name: 'locales', type: 'json', default: '{}', description: 'Customer name → en or de, e.g. {"Acme GmbH": "de"}' },
 			{ displayName: 'Max Rows', name: 'maxRows', type: 'number', typeOptions: { minValue: 1, maxValue: 1000 }, default: 100, description: 'Devices listed per section in the e-mail; the CSV attachment holds every device' },
 			maxRetryWaitOption,
-			{ displayName: 'Opted-Out Customers', name: 'optOut', type: 'string', default: '', description: 'Names of customers who get no notice, comma-separated' },
+			{ displayName: 'Opted-Out Customers', name: 'optOut', type: 'string', typeOptions: { rows: 3 }, default: '', placeholder: 'e.g. Meier, Schulz & Co. KG', description: 'Names of customers who get no notice, one per line (a name may hold commas), or the settings’ JSON array of names' },
 			{ displayName: 'Output Customers Without Address', name: 'outputWithoutAddress', type: 'boolean', default: false, description: 'Whether customers owed a notice but without a usable address are output as items of their own (kind "customerWithoutAddress"); they are always named in the execution hint' },
 			{ displayName: 'Reply To', name: 'replyTo', type: 'string', default: '', placeholder: 'e.g. service@lab.example.com', description: 'Where a customer’s reply goes to book a date (said in the notice, and the items’ replyTo)' },
 			{ displayName: 'Signature', name: 'signature', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'The lines under the closing; empty: the company name' },
@@ -47,10 +47,26 @@ interface Options {
 	companyName?: string;
 	locales?: unknown;
 	maxRows?: number;
-	optOut?: string;
+	optOut?: unknown;
 	outputWithoutAddress?: boolean;
 	replyTo?: string;
 	signature?: string;
+}
+
+/** Opted-out customers' names: one per line, or a JSON array of names (the settings' form, or an expression's array). */
+function optOutNames(value: unknown): string[] {
+	const parameter = 'Options › Opted-Out Customers';
+	let list: unknown = value ?? '';
+	if (typeof list === 'string' && list.trim().startsWith('[')) {
+		try {
+			list = JSON.parse(list);
+		} catch {
+			throw new ValidationError(parameter, `a value starting with "[" must be a JSON array of names, e.g. ["Acme GmbH", "Meier, Schulz & Co. KG"]; got ${JSON.stringify(value)}`);
+		}
+	}
+	if (typeof list === 'string') return list.split(/\r?\n/).map((n) => n.trim()).filter(Boolean);
+	if (Array.isArray(list) && list.every((n) => typeof n === 'string')) return list.map((n) => n.trim()).filter(Boolean);
+	throw new ValidationError(parameter, `expected names one per line or a JSON array of names, e.g. ["Acme GmbH", "Meier, Schulz & Co. KG"]; got ${JSON.stringify(value)}`);
 }
 
 function jsonObject(value: unknown, parameter: string, example: string): Record<string, unknown> {
@@ -86,7 +102,7 @@ function noticeSettings(o: Options): NoticeSettings {
 	const maxRows = o.maxRows ?? 100;
 	if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > 1000) throw new ValidationError('Options › Max Rows', `expected a whole number from 1 to 1000, got ${JSON.stringify(o.maxRows)}`);
 	const signature = o.signature?.trim() ? o.signature : undefined;
-	const optOut = (o.optOut ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+	const optOut = optOutNames(o.optOut);
 	return { addresses, locales, maxRows, optOut, ...(signature === undefined ? {} : { signature }) };
 }
 

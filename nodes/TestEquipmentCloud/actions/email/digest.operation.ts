@@ -7,7 +7,7 @@ import { renderDigest } from '../../../../email/render';
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
-import { emailItem, instantIn, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, timeZoneOf, toParameter } from './common';
+import { emailItem, instantIn, environmentOf, languageOf, languageParameter, recipientsOf, recipientsParameter, requireToForUnrouted, timeZoneOf, toParameter } from './common';
 
 const DAY_MS = 86_400_000;
 
@@ -91,6 +91,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		}),
 	);
 	const rows = digestRows({ devices: input.devices, failedTests, today: input.today, day, sinceDay: dayIn(since, timeZone), stages });
+	requireToForUnrouted(recipients, [...rows.newlyOverdue, ...rows.stillOverdue, ...rows.dueSoon, ...rows.failedTests.map((f) => f.device)]);
 	const items: INodeExecutionData[] = [];
 	for (const recipient of allRecipients(recipients)) {
 		const content = digestContent({ day, recipient, environment, timeZone, escalationDays: recipients.escalation?.afterDays }, rowsFor(recipients, recipient, rows));

@@ -174,7 +174,7 @@ describe('the e-mail templates in the n8n app, sent through Send Email to a real
 		expect(result.json.status).toBe('failed');
 		const items = itemsOf(execution, TEMPLATES.failedTest.build);
 		expect(items).toHaveLength(1);
-		expect(items[0].json).toMatchObject({ to: 'quality@example.com', kind: 'failedTest', dedupeKey: `failedTest:${String(result.json.id)}:quality@example.com` });
+		expect(items[0].json).toMatchObject({ to: 'quality@example.com', kind: 'failedTest', dedupeKey: `failedTest:sandbox:${String(result.json.id)}:quality@example.com` });
 		expect(messages).toHaveLength(1);
 		const message = messageFor(messages, items[0]);
 		expectSentAsBuilt(message, items[0]);

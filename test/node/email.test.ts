@@ -16,8 +16,8 @@ import { parseEmailSettings } from '../../lambdas/email/settings';
 import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
-import { getBinaryBuffer } from '../support/n8n';
-import { run, useSandbox } from './helpers';
+import { getBinaryBuffer, runNode } from '../support/n8n';
+import { credentialsFor, run, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 
@@ -62,7 +62,7 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 			expect(item.json.html).toBe(email.html);
 			expect(item.json.text).toBe(email.text);
 			const customer = (email.data as { customer: { id: number } }).customer;
-			expect(item.json.dedupeKey).toBe(`customerNotice:${month}:${customer.id}`);
+			expect(item.json.dedupeKey).toBe(`customerNotice:sandbox:${month}:${customer.id}`);
 			expect(item.json.content).toEqual(email.data);
 			const [csv] = await attachments(item);
 			expect(csv).toEqual({ field: 'attachment_0', fileName: email.attachments![0].filename, mimeType: 'text/csv', text: email.attachments![0].content });
@@ -190,7 +190,7 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		expect(items.map((i) => i.json.to)).toEqual(sent.map((e) => e.to));
 		for (const [n, item] of items.entries()) {
 			const email = sent[n];
-			expect(item.json).toMatchObject({ subject: email.subject, kind: 'complianceReport', language: 'en', dedupeKey: `complianceReport:${month}:${email.to}`, attachmentFields: 'attachment_0,attachment_1,attachment_2' });
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'complianceReport', language: 'en', dedupeKey: `complianceReport:sandbox:${month}:${email.to}`, attachmentFields: 'attachment_0,attachment_1,attachment_2' });
 			expect(item.json.html).toBe(email.html);
 			expect(item.json.text).toBe(email.text);
 			expect(item.json.content).toEqual(JSON.parse(JSON.stringify(email.data)));
@@ -259,5 +259,19 @@ describe('E-mail › Build Customer Re-Test Notices › Opted-Out Customers', ()
 		} finally {
 			record.values[CUSTOMER.name] = was;
 		}
+	});
+});
+
+describe('E-mail › dedupeKey', () => {
+	it('differs between the sandbox and production for the same day and recipient: a workflow switched to production sends what the sandbox run already "processed"', async () => {
+		const parameters = { resource: 'email', operation: 'digest', to: 'lead@lab.example.com', failedSince: new Date(Date.now() - 60 * 86_400_000).toISOString(), language: 'en' };
+		const sandboxRun = await run(sandbox, parameters, IN_UTC);
+		const production = { credentials: credentialsFor(sandbox, sandbox.sandboxToken, { environment: 'production', productionBaseUrl: sandbox.url }), ...IN_UTC };
+		const productionRun = await runNode({ ...production, parameters });
+		expect(sandboxRun.error ?? productionRun.error).toBeUndefined();
+		const keys = (r: typeof sandboxRun) => r.items.map((i) => String(i.json.dedupeKey));
+		expect(keys(sandboxRun)).toHaveLength(1);
+		expect(keys(productionRun)).toHaveLength(1);
+		expect(keys(productionRun)[0]).not.toBe(keys(sandboxRun)[0]);
 	});
 });

@@ -119,7 +119,7 @@ describe('E-mail › Build Failed-Test E-mails', () => {
 		expect(items.map((i) => i.json.to)).toEqual(mailer.sent.map((e) => e.to));
 		for (const [n, item] of items.entries()) {
 			const email = mailer.sent[n];
-			expect(item.json).toMatchObject({ subject: email.subject, kind: 'failedTest', language: email.locale ?? 'en', dedupeKey: `failedTest:${bad.id}:${email.to}`, attachmentFields: 'attachment_0' });
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'failedTest', language: email.locale ?? 'en', dedupeKey: `failedTest:sandbox:${bad.id}:${email.to}`, attachmentFields: 'attachment_0' });
 			expect(item.json.html).toBe(email.html);
 			expect(item.json.text).toBe(email.text);
 			expect((item.json.content as IDataObject).failedStepCount).toBe(3);
@@ -170,7 +170,7 @@ describe('E-mail › Build Failed-Test E-mails', () => {
 		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
 		const { outputs, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', to: 'ops@lab.example.com' }, { nodeSettings: { onError: 'continueErrorOutput' }, inputItems: [{ json: { id: bad.id } }, { json: { id: 'x' } }] });
 		expect(error).toBeUndefined();
-		expect(outputs[0].map((i) => i.json.dedupeKey)).toEqual([`failedTest:${bad.id}:ops@lab.example.com`]);
+		expect(outputs[0].map((i) => i.json.dedupeKey)).toEqual([`failedTest:sandbox:${bad.id}:ops@lab.example.com`]);
 		expect(outputs[1][0].json.error).toContain('Test Result ID: expected a test result ID');
 		expect(outputs[1][0].pairedItem).toEqual({ item: 1 });
 	});
@@ -245,7 +245,7 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
 		for (const [n, item] of items.entries()) {
 			const email = lambda.sent[n];
-			expect(item.json).toMatchObject({ subject: email.subject, kind: 'digest', language: 'en', dedupeKey: `digest:${day}:${email.to}`, attachmentFields: '' });
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'digest', language: 'en', dedupeKey: `digest:sandbox:${day}:${email.to}`, attachmentFields: '' });
 			expect(item.json.text).toBe(email.text);
 			expect(item.json.html).toBe(email.html);
 		}

@@ -59,7 +59,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 				text: rendered.text,
 				language: locale,
 				kind: 'complianceReport',
-				dedupeKey: `complianceReport:${month}:${recipient}`,
+				dedupeKey: `complianceReport:${environment}:${month}:${recipient}`,
 				content,
 				attachments: complianceAttachments(month, rendered).map((a) => ({ fileName: a.filename, mimeType: a.contentType, data: a.content })),
 			}),

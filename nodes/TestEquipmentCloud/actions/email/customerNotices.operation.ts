@@ -139,7 +139,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 				text: n.rendered.text,
 				language: n.locale,
 				kind: 'customerNotice',
-				dedupeKey: `customerNotice:${month}:${n.customer.id}`,
+				dedupeKey: `customerNotice:${environment}:${month}:${n.customer.id}`,
 				content: noticeData(month, n),
 				attachments: [{ fileName: n.rendered.csvFilename, mimeType: 'text/csv', data: n.rendered.csv }],
 			}),

@@ -98,7 +98,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		if (!content) continue;
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderDigest(content, locale);
-		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'digest', dedupeKey: `digest:${day}:${recipient}`, content, attachments: [] }));
+		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'digest', dedupeKey: `digest:${environment}:${day}:${recipient}`, content, attachments: [] }));
 	}
 	return items;
 }

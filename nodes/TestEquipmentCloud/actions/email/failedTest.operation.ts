@@ -100,7 +100,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	for (const recipient of to) {
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderFailedTest(item, { environment, timeZone, locale });
-		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'failedTest', dedupeKey: `failedTest:${id}:${recipient}`, content: item, attachments }));
+		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'failedTest', dedupeKey: `failedTest:${environment}:${id}:${recipient}`, content: item, attachments }));
 	}
 	return items;
 }

@@ -58,11 +58,13 @@ function optOutNames(value: unknown): string[] {
 	const parameter = 'Options › Opted-Out Customers';
 	let list: unknown = value ?? '';
 	if (typeof list === 'string' && list.trim().startsWith('[')) {
+		let parsed: unknown = undefined;
 		try {
-			list = JSON.parse(list);
+			parsed = JSON.parse(list);
 		} catch {
-			throw new ValidationError(parameter, `a value starting with "[" must be a JSON array of names, e.g. ["Acme GmbH", "Meier, Schulz & Co. KG"]; got ${JSON.stringify(value)}`);
+			// Named below, as any other value that is not a list of names.
 		}
+		list = parsed;
 	}
 	if (typeof list === 'string') return list.split(/\r?\n/).map((n) => n.trim()).filter(Boolean);
 	if (Array.isArray(list) && list.every((n) => typeof n === 'string')) return list.map((n) => n.trim()).filter(Boolean);

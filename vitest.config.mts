@@ -11,10 +11,11 @@ const require = createRequire(import.meta.url);
 export const ALONE = ['test/reliability/load.test.ts'];
 
 /**
- * Folders whose files keep no state in their modules (the client's pure functions over local
- * servers): one process runs several of them without loading every module again for each file.
+ * Folders whose files leave nothing behind in the modules they share (each starts its own sandbox;
+ * the node's and the trigger's files restore what they patch): one process runs several of them,
+ * without loading n8n-core and every module again for each file.
  */
-export const SHARED = ['test/client/'];
+export const SHARED = ['test/client/', 'test/node/', 'test/trigger/'];
 
 /** Where the long files are (fault matrix, crash runs, months, the quick bench): they start first. */
 const LONG = ['/test/reliability/', '/test/bench/'];

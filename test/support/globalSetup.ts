@@ -24,8 +24,9 @@ export default function setup(): () => void {
 	process.env.N8N_LOG_LEVEL ??= 'silent';
 	process.env.N8N_DIAGNOSTICS_ENABLED ??= 'false';
 	// The Lambda bundles, built once per run and reused by every synth while their inputs stay the same (infra/bundleCache.ts).
-	const bundles = mkdtempSync(join(tmpdir(), 'tec-bundle-cache-'));
-	process.env.TEC_BUNDLE_CACHE ??= bundles;
+	// Each project runs this setup: the first makes the folder, and its teardown removes it.
+	const bundles = process.env.TEC_BUNDLE_CACHE ? undefined : mkdtempSync(join(tmpdir(), 'tec-bundle-cache-'));
+	if (bundles) process.env.TEC_BUNDLE_CACHE = bundles;
 
 	// The node tests run the BUILT package (as n8n loads it): build once when dist/ is stale.
 	const built = existsSync(BUILT_MARKER) ? statSync(BUILT_MARKER).mtimeMs : 0;
@@ -33,5 +34,7 @@ export default function setup(): () => void {
 	if (built < sources) {
 		execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 	}
-	return () => rmSync(bundles, { recursive: true, force: true });
+	return () => {
+		if (bundles) rmSync(bundles, { recursive: true, force: true });
+	};
 }

@@ -10,6 +10,13 @@ const require = createRequire(import.meta.url);
  */
 export const ALONE = ['test/reliability/load.test.ts'];
 
+/**
+ * Folders whose files leave nothing behind in the modules they share (each starts its own sandbox;
+ * the node's and the trigger's files restore what they patch): one process runs several of them,
+ * without loading n8n-core and every module again for each file.
+ */
+export const SHARED = ['test/client/', 'test/node/', 'test/trigger/'];
+
 /** Where the long files are (fault matrix, crash runs, months, the quick bench): they start first. */
 const LONG = ['/test/reliability/', '/test/bench/'];
 
@@ -31,6 +38,7 @@ class LongFirst extends BaseSequencer {
 /** The suite over `include` (globs or files); `npm test` takes every test, `npm run soak` its own. */
 export function suite(include: string[], env: Record<string, string> = {}): ViteUserConfig {
 	const alone = ALONE.filter((file) => include.includes(file) || include.includes('test/**/*.test.ts'));
+	const shared = include.includes('test/**/*.test.ts') ? SHARED.map((dir) => `${dir}**/*.test.ts`) : include.filter((file) => SHARED.some((dir) => file.startsWith(dir)));
 	return defineConfig({
 		resolve: {
 			// One copy of n8n-workflow (its CommonJS build), the one n8n-core and the built node load.
@@ -48,7 +56,8 @@ export function suite(include: string[], env: Record<string, string> = {}): Vite
 			maxConcurrency: 12,
 			env,
 			projects: [
-				{ extends: true, test: { name: 'suite', include, exclude: [...configDefaults.exclude, ...ALONE], sequence: { groupOrder: 0, sequencer: LongFirst } } },
+				{ extends: true, test: { name: 'suite', include, exclude: [...configDefaults.exclude, ...ALONE, ...SHARED.map((dir) => `${dir}**`)], sequence: { groupOrder: 0, sequencer: LongFirst } } },
+				{ extends: true, test: { name: 'shared', include: shared, isolate: false, sequence: { groupOrder: 0, sequencer: LongFirst } } },
 				{ extends: true, test: { name: 'alone', include: alone, sequence: { groupOrder: 1, sequencer: LongFirst } } },
 			],
 		},

@@ -6,6 +6,7 @@ import { basename, join, relative } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { keepBundle, reuseBundle } from './bundleCache';
 
 const ROOT = join(__dirname, '..');
 
@@ -169,6 +170,8 @@ export function handlerCode(entry: string): lambda.Code {
 			local: {
 				// CDK bundles synchronously and esbuild runs plugins only in its async API: one child process.
 				tryBundle(outputDir) {
+					const cache = process.env.TEC_BUNDLE_CACHE;
+					if (cache && reuseBundle(cache, entry, outputDir)) return true;
 					execFileSync(process.execPath, [require.resolve('tsx/cli'), __filename, entry, outputDir], { stdio: ['ignore', 'ignore', 'inherit'] });
 					return true;
 				},
@@ -182,8 +185,11 @@ export const scratchDir = (name: string) => mkdtempSync(join(tmpdir(), `tec-${ba
 
 if (require.main === module) {
 	const [entry, outDir] = process.argv.slice(2);
-	bundleHandler(entry, outDir).catch((error: unknown) => {
-		process.stderr.write(`${String(error)}\n`);
-		process.exit(1);
-	});
+	const cache = process.env.TEC_BUNDLE_CACHE;
+	build(lambdaBuildOptions(entry, join(outDir, 'index.js')))
+		.then((result) => cache && keepBundle(cache, entry, outDir, Object.keys(result.metafile?.inputs ?? {})))
+		.catch((error: unknown) => {
+			process.stderr.write(`${String(error)}\n`);
+			process.exit(1);
+		});
 }

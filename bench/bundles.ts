@@ -8,8 +8,13 @@ import { FULL, median, type BenchRow, type Scale } from './lib';
 
 const ROOT = join(__dirname, '..');
 const HANDLERS_DIR = join(ROOT, 'lambdas', 'handlers');
-/** The size every function's bundle should stay under. */
-const TARGET_KIB = 300;
+/**
+ * The size every function's bundle should stay under (minified, without its source map). 320 KiB:
+ * the digest's function also sends the monthly report, whose failure rates carry their exact
+ * bounds and the method in both languages (310 KB); its init time stays measured against an
+ * empty handler's (target ≤ 10 ×).
+ */
+export const TARGET_KIB = 320;
 
 /**
  * Every Lambda entry: each module of `lambdas/handlers/` that exports `handler` (shared modules

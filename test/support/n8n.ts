@@ -22,6 +22,7 @@ import {
 	getExecutePollFunctions,
 } from 'n8n-core';
 import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow, deepCopy } from 'n8n-workflow';
+import { paceFaster } from './pacing';
 import type {
 	INodeCredentialTestResult,
 	ExecutionError,
@@ -561,13 +562,12 @@ export async function getBinaryBuffer(binary: IBinaryData): Promise<Buffer> {
  * Paces the built node's requests with `token` at `ratePerSecond` for a sandbox started with that
  * rate (tests of what the node makes of a large account, not of pacing). The node keeps its
  * token's pacer in dist/'s process-wide registry; this makes that pacer before the node's first
- * request, on the node's own clock, and widens its window's count.
+ * request, on the node's own clock.
  */
 export function paceNodeFaster(sandboxUrl: string, token: string, ratePerSecond: number): void {
 	// The modules n8n-core's loader required: the node's own instances, not this file's sources.
 	const fromDist = createRequire(path.join(PACKAGE_DIR, 'dist', 'package.json'));
 	const client = fromDist('./client') as typeof import('../../client');
 	const { clock } = fromDist('./nodes/TestEquipmentCloud/transport') as typeof import('../../nodes/TestEquipmentCloud/transport');
-	const pacer = client.sharedPacers.forKey(client.tokenPacingKey(token, 'sandbox', client.parseBaseUrl(sandboxUrl)), clock);
-	Object.assign(pacer, { options: { ...pacer.options, maxRequests: (ratePerSecond * pacer.options.windowMs) / 1000 } });
+	paceFaster(client.sharedPacers.forKey(client.tokenPacingKey(token, 'sandbox', client.parseBaseUrl(sandboxUrl)), clock), ratePerSecond);
 }

@@ -47,7 +47,8 @@ describe('re-test notices on AWS adapters', () => {
 	it('one address SES rejects does not stop the others; the retry sends only it; the sent notices are items under notices:<month>', async () => {
 		await createStateTable(dynamo.client, 'notices-1');
 		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
-		const aws = awsDeps({ table: 'notices-1', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
+		// An SES rate read (50 per second), as the notices function reads it when it starts: this test is not of the pacing.
+		const aws = awsDeps({ table: 'notices-1', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
 		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
 		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
 		const deps: NoticeDeps = { store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') };

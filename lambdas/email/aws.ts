@@ -6,6 +6,7 @@ import { DynamoMailStore } from '../adapters/dynamoMailStore';
 import { DynamoSendBudget } from '../adapters/dynamoSendBudget';
 import { SesMailer } from '../adapters/sesMailer';
 import type { Context } from 'aws-lambda';
+import type { Clock } from '../../client';
 import type { DigestDeps } from './digest';
 import type { EmailEnv } from './env';
 
@@ -39,10 +40,18 @@ export async function sesSendingRate(ses: SESv2Client, log: { warn: (m: string, 
 	return 1;
 }
 
-export function awsDeps(env: EmailEnv, clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number } = {}): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer; budget: DynamoSendBudget; leases: DynamoMailStore } {
+/**
+ * `clock` times the sending budget's slots (the system clock when left out; a simulated month
+ * passes its own, so a send's wait for its slot is simulated time too).
+ */
+export function awsDeps(
+	env: EmailEnv,
+	clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number; clock?: Clock } = {},
+): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer; budget: DynamoSendBudget; leases: DynamoMailStore } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
 	const store = new DynamoMailStore(env.table, dynamo);
-	const budget = new DynamoSendBudget(env.table, dynamo, { rate: clients.maxSendRate });
+	const { clock } = clients;
+	const budget = new DynamoSendBudget(env.table, dynamo, { rate: clients.maxSendRate, ...(clock && { now: () => clock.now(), sleep: async (ms: number) => await clock.sleep(ms) }) });
 	return {
 		store,
 		// The pollers' state lives in the same table: the digest reads today's truth from it.

@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILE, parseBaseUrl, profileDifferences, resolveProfile, type PropertyRole, type ServiceProfile } from '../../client';
+import { DEFAULT_PROFILE, parseBaseUrl, profileDifferences, resolveProfile, sharedPacers, tokenPacingKey, type PropertyRole, type ServiceProfile } from '../../client';
 import { runDoctor, type DoctorResult } from '../../doctor/checks';
 import { connectDoctor } from '../../doctor/connect';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { systemClock } from '../../lambdas/adapters/undiciService';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/server';
+import { paceFaster } from '../support/pacing';
 import { VARIANTS } from '../support/profiles';
 
 const ROOT = join(__dirname, '../..');
@@ -32,8 +34,14 @@ async function doctor(args: string[], extraEnv: Record<string, string> = {}): Pr
 	}
 }
 
+/** Requests per second of the sandboxes the checks read in this process: they test what the doctor finds, not its pacing (the CLI cases keep 5 per second). */
+const RATE = 100;
+const sandboxFor = (options: SandboxOptions) => startSandbox({ port: 0, ratePerSecond: RATE, ...options });
+
 async function check(sandbox: Sandbox, profile: ServiceProfile): Promise<DoctorResult> {
 	const token = sandbox.account.createToken({ label: 'doctor' }).token;
+	// The token's shared pacer, made before connectDoctor's first request on the clock it uses.
+	paceFaster(sharedPacers.forKey(tokenPacingKey(token, 'sandbox', parseBaseUrl(sandbox.url)), systemClock), RATE);
 	return runDoctor(connectDoctor({ baseUrl: parseBaseUrl(sandbox.url), token, environment: 'sandbox', profile }), profile);
 }
 
@@ -50,8 +58,12 @@ function namedBy(result: DoctorResult, leaf: string): boolean {
 }
 
 describe('npm run doctor', () => {
-	it('on the embedded sandbox: every assumption holds, exit 0; --json is one object; --print-profile the default profile; bad arguments exit 2', async () => {
-		const out = await doctor(['--json']);
+	it.concurrent('on the embedded sandbox: every assumption holds, exit 0; --json is one object; --print-profile the default profile; bad arguments exit 2', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-doctor-'));
+		writeFileSync(join(dir, 'bad.json'), '{"paging": {"maxPageSize": 0}}');
+		const BAD = [['--nope'], ['--profile', join(dir, 'bad.json')], ['--base-url', 'https://tec.example.com']];
+		// The runs at once: the embedded sandbox's run paces its requests, the others wait for nothing.
+		const [out, printed, ...bads] = await Promise.all([doctor(['--json']), doctor(['--print-profile']), ...BAD.map(async (args) => await doctor(args))]);
 		expect(out.code, out.stderr).toBe(0);
 		const result = JSON.parse(out.stdout) as DoctorResult;
 		expect(result.checks.length).toBeGreaterThan(30);
@@ -62,23 +74,19 @@ describe('npm run doctor', () => {
 		expect(result.checks.filter((c) => c.status === 'holds').length).toBeGreaterThan(35);
 		expect(result.suggestedProfile).toEqual({ version: 1 });
 
-		const printed = await doctor(['--print-profile']);
 		expect(printed.code).toBe(0);
 		expect(JSON.parse(printed.stdout)).toEqual(DEFAULT_PROFILE);
 
-		const dir = mkdtempSync(join(tmpdir(), 'tec-doctor-'));
-		writeFileSync(join(dir, 'bad.json'), '{"paging": {"maxPageSize": 0}}');
-		for (const args of [['--nope'], ['--profile', join(dir, 'bad.json')], ['--base-url', 'https://tec.example.com']]) {
-			const bad = await doctor(args);
-			expect(bad.code, args.join(' ')).toBe(2);
-			expect(bad.stderr).toMatch(/Usage: npm run doctor/);
+		for (const [i, args] of BAD.entries()) {
+			expect(bads[i].code, args.join(' ')).toBe(2);
+			expect(bads[i].stderr).toMatch(/Usage: npm run doctor/);
 		}
-		expect((await doctor(['--profile', join(dir, 'bad.json')])).stderr).toContain('service profile: paging.maxPageSize: must be a whole number from 1 to 10000, got 0');
+		expect(bads[1].stderr).toContain('service profile: paging.maxPageSize: must be a whole number from 1 to 10000, got 0');
 	}, 60_000);
 
-	it('the order of a sorted list: a service that respects case and puts missing values first differs from the default, and the suggestion holds', async () => {
+	it.concurrent('the order of a sorted list: a service that respects case and puts missing values first differs from the default, and the suggestion holds', async () => {
 		const ordering = { textCase: 'respect', missing: 'first' } as const;
-		const sandbox = await startSandbox({ port: 0, profile: { version: 1, ordering } });
+		const sandbox = await sandboxFor({ profile: { version: 1, ordering } });
 		try {
 			// Designations in both cases, and devices without one to place.
 			let n = 0;
@@ -94,7 +102,7 @@ describe('npm run doctor', () => {
 		}
 	});
 
-	it('a real account given by --base-url and --token: the table, exit 1 when something differs, never the token', async () => {
+	it.concurrent('a real account given by --base-url and --token: the table, exit 1 when something differs, never the token', async () => {
 		const sandbox = await startSandbox({ port: 0, profile: VARIANTS['page-numbers'] });
 		try {
 			const token = sandbox.account.createToken({ label: 'doctor cli' }).token;
@@ -113,7 +121,7 @@ describe('npm run doctor', () => {
 
 	it.concurrent('paging parameters no list of known names holds are discovered from a `next` link', async () => {
 		const layout = resolveProfile({ paging: { limitParam: 'take', offsetParam: 'skip', defaultPageSize: 10 } });
-		const sandbox = await startSandbox({ port: 0, profile: layout });
+		const sandbox = await sandboxFor({ profile: layout });
 		try {
 			const result = await check(sandbox, DEFAULT_PROFILE);
 			expect(result.checks.find((c) => c.id === 'paging')).toMatchObject({ status: 'differs', evidence: expect.stringContaining('take/skip page it (limitOffset)') });
@@ -125,7 +133,7 @@ describe('npm run doctor', () => {
 
 	for (const [name, variant] of Object.entries(VARIANTS)) {
 		it.concurrent(`variant ${name}: the default profile differs, each difference named by its key; the suggestion plus the paths holds`, async () => {
-			const sandbox = await startSandbox({ port: 0, profile: variant });
+			const sandbox = await sandboxFor({ profile: variant });
 			try {
 				const first = await check(sandbox, DEFAULT_PROFILE);
 				const wanted = leaves(profileDifferences(variant)).filter((l) => l !== 'version' && l !== 'paging.defaultPageSize');

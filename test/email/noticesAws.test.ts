@@ -24,6 +24,7 @@ import { accountLeaseName } from '../../lambdas/pollers/context';
 import { silentLog } from '../../lambdas/ports';
 import { LocalSes, mimeParts, useEmailLambdaEnvironment } from '../support/localSes';
 import { pollerClient } from '../reliability/support';
+import { SteppingClock } from '../support/virtualClock';
 
 const RATE = 200;
 let sandbox: Sandbox;
@@ -46,7 +47,8 @@ describe('re-test notices on AWS adapters', () => {
 	it('one address SES rejects does not stop the others; the retry sends only it; the sent notices are items under notices:<month>', async () => {
 		await createStateTable(dynamo.client, 'notices-1');
 		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
-		const aws = awsDeps({ table: 'notices-1', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client() });
+		// An SES rate read (50 per second), as the notices function reads it when it starts: this test is not of the pacing.
+		const aws = awsDeps({ table: 'notices-1', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 50 });
 		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
 		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: RATE });
 		const deps: NoticeDeps = { store: aws.store, mailer: aws.mailer, settings, environment: 'sandbox', now: () => sandbox.account.now(), read: () => readNoticeInput(client, () => sandbox.account.now(), 'UTC') };
@@ -223,6 +225,16 @@ describe('re-test notices on AWS adapters', () => {
 			ses.enforceRate = false;
 		}
 	}, 120_000);
+
+	it('the sending budget waits for its slots on the clock awsDeps is given (a simulated month waits in its own time)', async () => {
+		await createStateTable(dynamo.client, 'notices-15');
+		const settings = parseEmailSettings({ mailFrom: 'service@lab.example.com', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true } }, 'test');
+		const clock = new SteppingClock(1_700_000_000_000);
+		const aws = awsDeps({ table: 'notices-15', settings, timeZone: 'UTC', environment: 'sandbox' }, { dynamo: dynamo.client, ses: ses.client(), maxSendRate: 1, clock });
+		for (let i = 0; i < 3; i++) await aws.budget.slot();
+		// One send a second, with a fifth to spare (DynamoSendBudget): the second and third waited 1.2 s each.
+		expect(clock.now() - 1_700_000_000_000).toBe(2400);
+	});
 
 	it('two runs of the same notices at once: a customer the other run is sending is not a failure, the run does not fail, each customer gets one notice', async () => {
 		await createStateTable(dynamo.client, 'notices-7');

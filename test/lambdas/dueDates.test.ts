@@ -12,7 +12,8 @@ import { NS, dueEntries, stateSchemas, type DueHistory } from '../../lambdas/pol
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
-const world = usePollerWorld({ devices: 60, customers: 4, testResults: 20 });
+// Read at the sandbox's raised rate: these tests are of the history, not of pacing.
+const world = usePollerWorld({ devices: 60, customers: 4, testResults: 20 }, { ratePerSecond: 200 });
 const scenario = useFreshScenarios(world);
 const account = () => world.sandbox.account;
 

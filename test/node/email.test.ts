@@ -19,7 +19,8 @@ import { pollerClient } from '../reliability/support';
 import { getBinaryBuffer, runNode } from '../support/n8n';
 import { credentialsFor, run, useSandbox } from './helpers';
 
-const sandbox = useSandbox();
+// At a raised rate: these tests are of what the node reads and builds, not of pacing.
+const sandbox = useSandbox({ ratePerSecond: 200 });
 
 /** A mailer that keeps what it is given (the Lambdas' e-mails, before MIME). */
 function keepingMailer(): Mailer & { sent: OutgoingEmail[] } {

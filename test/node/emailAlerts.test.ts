@@ -27,7 +27,8 @@ import { pollerClient } from '../reliability/support';
 import { getBinaryBuffer } from '../support/n8n';
 import { run, useSandbox } from './helpers';
 
-const sandbox = useSandbox();
+// At a raised rate: these tests are of the e-mails, not of pacing.
+const sandbox = useSandbox({ ratePerSecond: 200 });
 const TZ = 'Europe/Berlin';
 const dayIn = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: TZ, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
 

@@ -18,7 +18,8 @@ const EXAMPLES_DIR = join(PACKAGE_DIR, 'examples');
 // Workflows started by the polling trigger (*-trigger.json) are run by test/trigger/description.test.ts.
 const files = readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json') && !f.endsWith('-trigger.json')).sort();
 
-const sandbox = useSandbox();
+// At a raised rate: these tests are of what the node reads and builds, not of pacing.
+const sandbox = useSandbox({ ratePerSecond: 200 });
 
 /**
  * n8n's own nodes the examples may hold, at the typeVersion a new node has in the n8n the app

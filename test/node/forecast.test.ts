@@ -14,7 +14,8 @@ import { VARIANTS } from '../support/profiles';
 import { pollerClient } from '../reliability/support';
 import { credentialsFor, runUtc, useSandbox } from './helpers';
 
-const sandbox = useSandbox();
+// At a raised rate: these tests are of what the node reads and builds, not of pacing.
+const sandbox = useSandbox({ ratePerSecond: 200 });
 
 describe('Compliance → Get Forecast', () => {
 	it.each(['all', 'customer', 'department'] as const)('grouped by %s: each group’s months are the sandbox’s own', async (groupBy) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { CREDENTIAL_TYPE, runNode, type RunNodeOptions } from '../support/n8n';
+import { CREDENTIAL_TYPE, paceNodeFaster, runNode, type RunNodeOptions } from '../support/n8n';
 
 export { CREDENTIAL_TYPE };
 
@@ -11,8 +11,9 @@ export { CREDENTIAL_TYPE };
  * wire, more than the pacer's 25 ms margin, so a burst right after it can meet one 429 (which the
  * client waits out). Tests that count requests should not depend on that.
  */
-export async function sandboxForTests(): Promise<Sandbox> {
-	const sandbox = await startSandbox({ port: 0 });
+export async function sandboxForTests(options: { ratePerSecond?: number } = {}): Promise<Sandbox> {
+	const sandbox = await startSandbox({ port: 0, ratePerSecond: options.ratePerSecond });
+	if (options.ratePerSecond) paceNodeFaster(sandbox.url, sandbox.sandboxToken, options.ratePerSecond);
 	await runNode({
 		credentials: credentialsFor(sandbox),
 		parameters: { resource: 'subUser', operation: 'getAll', limit: 1 },
@@ -23,12 +24,13 @@ export async function sandboxForTests(): Promise<Sandbox> {
 
 /**
  * The preamble of a node test file: one sandbox for the file (filled in `beforeAll`), and before
- * each test the demo account reset, no faults, no maintenance.
+ * each test the demo account reset, no faults, no maintenance. `ratePerSecond`: the sandbox's
+ * rate, and the node's with the sandbox's token (for files that test what is read, not pacing).
  */
-export function useSandbox(): Sandbox {
+export function useSandbox(options: { ratePerSecond?: number } = {}): Sandbox {
 	const sandbox = {} as Sandbox;
 	beforeAll(async () => {
-		Object.assign(sandbox, await sandboxForTests());
+		Object.assign(sandbox, await sandboxForTests(options));
 	});
 	afterAll(async () => sandbox.stop());
 	beforeEach(() => {

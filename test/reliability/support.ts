@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PacerRegistry, SERVICE_RATE, ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type RetryOptions, type ServiceProfile } from '../../client';
+import { PacerRegistry, SERVICE_RATE, ServiceClient, parseBaseUrl, sharedPacers, tokenPacingKey, type ClientEvent, type Clock, type RetryOptions, type ServiceProfile } from '../../client';
 import { addDays } from '../../client/dates';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DEVICE } from '../../sandbox/properties';
@@ -27,8 +27,10 @@ const fasterPacers = new Map<number, PacerRegistry>();
 export function pollerClient(
 	sandbox: Sandbox,
 	token: string,
-	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; ratePerSecond?: number; profile?: ServiceProfile } = {},
+	options: { retry?: Partial<RetryOptions>; timeoutMs?: number; onEvent?: (e: ClientEvent) => void; baseUrl?: string; ratePerSecond?: number; profile?: ServiceProfile; clock?: Clock } = {},
 ): ServiceClient {
+	// The token's pacer keeps the clock of the client that made it first.
+	const clock = options.clock ?? systemClock;
 	const baseUrl = parseBaseUrl(options.baseUrl ?? sandbox.url);
 	const rate = options.ratePerSecond ?? SERVICE_RATE.maxRequests;
 	if (rate !== SERVICE_RATE.maxRequests && !fasterPacers.has(rate)) fasterPacers.set(rate, new PacerRegistry({ ...SERVICE_RATE, maxRequests: rate }));
@@ -37,8 +39,8 @@ export function pollerClient(
 		baseUrl,
 		request: undiciRequestFn(token),
 		requestAnonymous: undiciRequestFn(undefined),
-		clock: systemClock,
-		pacer: pacers.forKey(tokenPacingKey(token, 'sandbox', baseUrl), systemClock),
+		clock,
+		pacer: pacers.forKey(tokenPacingKey(token, 'sandbox', baseUrl), clock),
 		retry: options.retry,
 		timeoutMs: options.timeoutMs,
 		onEvent: options.onEvent,

@@ -10,13 +10,23 @@ import { PACKAGE_DIR } from './n8n';
  * milliseconds. Returns the waits asked for.
  */
 export async function withInstantWaits<T>(advance: (ms: number) => void, body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
+	return await withNodeSleep(async () => await new Promise((resolve) => setImmediate(resolve)), advance, body);
+}
+
+/** The built node's waits, recorded as asked and waited out in real time (what the node asked, not how long it took). */
+export async function withRecordedWaits<T>(body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
+	return await withNodeSleep(undefined, () => undefined, body);
+}
+
+/** Runs `body` with the built node's clock sleeping through `sleep` (its own when undefined), each wait recorded. */
+async function withNodeSleep<T>(sleep: ((ms: number) => Promise<void>) | undefined, advance: (ms: number) => void, body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
 	const transport = createRequire(__filename)(path.join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud', 'transport', 'index.js')) as { clock: Clock };
 	const original = transport.clock.sleep;
 	const waits: number[] = [];
 	transport.clock.sleep = async (ms: number) => {
 		waits.push(ms);
 		advance(Math.max(0, ms));
-		await new Promise((resolve) => setImmediate(resolve));
+		await (sleep ?? original)(ms);
 	};
 	try {
 		return { result: await body(), waits };

@@ -221,8 +221,9 @@ export class AwsSystem implements MonthSystem {
 	private start(): void {
 		const { c } = this;
 		const settings = parseEmailSettings(c.settings, 'month');
-		// The rate as the digest and the notices read it from SES (GetAccount) when they start.
-		const aws = awsDeps({ table: this.dynamo.table, settings, timeZone: c.timeZone, environment: 'sandbox' }, { dynamo: this.dynamo.client, ses: this.ses.client(), maxSendRate: this.ses.maxSendRate });
+		// The rate as the digest and the notices read it from SES (GetAccount) when they start; the
+		// budget's slots in the month's time, like the pollers' pacing.
+		const aws = awsDeps({ table: this.dynamo.table, settings, timeZone: c.timeZone, environment: 'sandbox' }, { dynamo: this.dynamo.client, ses: this.ses.client(), maxSendRate: this.ses.maxSendRate, clock: c.clock });
 		// As in Lambda: an unfinished send counts as in progress for the invocation's remaining time.
 		aws.mailer.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 } as Context);
 		const hooks = c.hooks;

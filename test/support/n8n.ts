@@ -7,6 +7,7 @@
  * Needs N8N_USER_FOLDER and N8N_LOG_LEVEL=silent before n8n-core builds any service
  * (test/support/globalSetup.ts sets them, and builds dist/ when the sources are newer).
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Container } from '@n8n/di';
 import { Logger } from '@n8n/backend-common';
@@ -21,6 +22,7 @@ import {
 	getExecutePollFunctions,
 } from 'n8n-core';
 import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow, deepCopy } from 'n8n-workflow';
+import { paceFaster } from './pacing';
 import type {
 	INodeCredentialTestResult,
 	ExecutionError,
@@ -553,4 +555,19 @@ export async function testCredential(data: ICredentialDataDecryptedObject, nodeN
 // ---- binary data ----------------------------------------------------------------------------------
 export async function getBinaryBuffer(binary: IBinaryData): Promise<Buffer> {
 	return await Container.get(BinaryDataService).getAsBuffer(binary);
+}
+
+// ---- pacing of the built node -----------------------------------------------------------------
+/**
+ * Paces the built node's requests with `token` at `ratePerSecond` for a sandbox started with that
+ * rate (tests of what the node makes of a large account, not of pacing). The node keeps its
+ * token's pacer in dist/'s process-wide registry; this makes that pacer before the node's first
+ * request, on the node's own clock.
+ */
+export function paceNodeFaster(sandboxUrl: string, token: string, ratePerSecond: number): void {
+	// The modules n8n-core's loader required: the node's own instances, not this file's sources.
+	const fromDist = createRequire(path.join(PACKAGE_DIR, 'dist', 'package.json'));
+	const client = fromDist('./client') as typeof import('../../client');
+	const { clock } = fromDist('./nodes/TestEquipmentCloud/transport') as typeof import('../../nodes/TestEquipmentCloud/transport');
+	paceFaster(client.sharedPacers.forKey(client.tokenPacingKey(token, 'sandbox', client.parseBaseUrl(sandboxUrl)), clock), ratePerSecond);
 }

@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ServiceProfile } from '../../client';
+import { parseBaseUrl, sharedPacers, tokenPacingKey, type ServiceProfile } from '../../client';
 import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
-import { connectService } from '../../lambdas/adapters/undiciService';
+import { connectService, systemClock } from '../../lambdas/adapters/undiciService';
 import { DEFAULT_SETTINGS, type PollerContext, type PollerSettings } from '../../lambdas/pollers/context';
 import { NS, type RebuildState } from '../../lambdas/pollers/state';
 import type { StateStore } from '../../lambdas/ports';
@@ -11,6 +11,7 @@ import type { DemoSize } from '../../sandbox/demo';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { schemaErrors } from './eventSchemas';
 import { LocalAws, createStateTable, startDynamo } from './localAws';
+import { paceFaster } from './pacing';
 
 let tables = 0;
 
@@ -28,19 +29,21 @@ export interface World {
 	dynamoUrl: string;
 	/** The layout the sandbox serves, which every client of the world is told. */
 	profile?: ServiceProfile;
+	/** The sandbox's rate, which every poller context of the world is paced at (tests of what is read, not of pacing). */
+	ratePerSecond?: number;
 }
 
 /**
  * One sandbox, DynamoDB (dynalite) and EventBridge endpoint for a test file, started before its
  * tests and stopped after them. The returned world is filled in `beforeAll`.
  */
-export function usePollerWorld(size: Partial<DemoSize>, options: { profile?: ServiceProfile } = {}): World {
+export function usePollerWorld(size: Partial<DemoSize>, options: { profile?: ServiceProfile; ratePerSecond?: number } = {}): World {
 	const world = {} as World;
 	let stopDynamo: (() => Promise<void>) | undefined;
 	beforeAll(async () => {
 		const dynamo = await startDynamo();
 		stopDynamo = dynamo.stop;
-		Object.assign(world, { sandbox: await startSandbox({ port: 0, size, profile: options.profile }), profile: options.profile, aws: await new LocalAws().start(), dynamo: dynamo.client, dynamoUrl: dynamo.url });
+		Object.assign(world, { sandbox: await startSandbox({ port: 0, size, profile: options.profile, ratePerSecond: options.ratePerSecond }), profile: options.profile, ratePerSecond: options.ratePerSecond, aws: await new LocalAws().start(), dynamo: dynamo.client, dynamoUrl: dynamo.url });
 	});
 	afterAll(async () => {
 		await world.sandbox?.stop();
@@ -81,8 +84,11 @@ export function pollerContext(
 	table: string,
 	options: { settings?: Partial<PollerSettings>; store?: StateStore; remainingMs?: () => number; runId?: string; token?: string } = {},
 ): PollerContext {
+	const token = options.token ?? world.sandbox.sandboxToken;
+	// The token's shared pacer, as connectService takes it (the system clock), at the world's rate.
+	if (world.ratePerSecond) paceFaster(sharedPacers.forKey(tokenPacingKey(token, 'sandbox', parseBaseUrl(world.sandbox.url)), systemClock), world.ratePerSecond);
 	return {
-		client: connectService({ baseUrl: world.sandbox.url, token: options.token ?? world.sandbox.sandboxToken, environment: 'sandbox', profile: world.profile }),
+		client: connectService({ baseUrl: world.sandbox.url, token, environment: 'sandbox', profile: world.profile }),
 		store: options.store ?? new DynamoStateStore(table, world.dynamo, async () => undefined),
 		publisher: new EventBridgePublisher({ busName: 'tec-test', client: world.aws.eventBridge(), sleep: async () => undefined }),
 		environment: 'sandbox',

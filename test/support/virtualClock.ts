@@ -65,3 +65,16 @@ export class SteppingClock implements Clock {
 		this.t = Math.max(this.t, at);
 	}
 }
+
+/** `clock` with each wait asked of it recorded (and waited as `clock` waits): what the code asked, not how long it took. */
+export function recordingWaits(clock: Clock): Clock & { waits: number[] } {
+	const waits: number[] = [];
+	return {
+		waits,
+		now: () => clock.now(),
+		sleep: async (ms: number) => {
+			waits.push(ms);
+			await clock.sleep(ms);
+		},
+	};
+}

@@ -8,13 +8,14 @@ import { FULL, median, type BenchRow, type Scale } from './lib';
 
 const ROOT = join(__dirname, '..');
 const HANDLERS_DIR = join(ROOT, 'lambdas', 'handlers');
+/** The size every function's bundle should stay under (minified, without its source map). */
+export const TARGET_KIB = 300;
 /**
- * The size every function's bundle should stay under (minified, without its source map). 320 KiB:
- * the digest's function also sends the monthly report, whose failure rates carry their exact
- * bounds and the method in both languages (310 KB); its init time stays measured against an
- * empty handler's (target ≤ 10 ×).
+ * Bundles known to miss TARGET_KIB, each with the ceiling it must not grow past while the miss is
+ * open: the digest's function also sends the monthly report, whose failure rates carry their exact
+ * bounds and the method in both languages (310 KB). The goal stays TARGET_KIB; the bench row says the miss.
  */
-export const TARGET_KIB = 320;
+export const KNOWN_OVER_KIB: Readonly<Record<string, number>> = { digestEmail: 310 };
 
 /**
  * Every Lambda entry: each module of `lambdas/handlers/` that exports `handler` (shared modules

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lambdaEntries, TARGET_KIB } from '../../bench/bundles';
+import { KNOWN_OVER_KIB, lambdaEntries, TARGET_KIB } from '../../bench/bundles';
 import { bundleHandler } from '../../infra/bundling';
 import { captureOutput, useHandlerWorld } from '../support/handlers';
 
@@ -37,7 +37,7 @@ async function withRuntimePath<T>(f: () => Promise<T>): Promise<T> {
 type Handler = (event: unknown, context: Context) => Promise<{ complete: boolean }>;
 
 describe('the poller bundle', () => {
-	it('is at most TARGET_KIB (320 KiB) and polls end to end: service over undici, state in DynamoDB, events to EventBridge', async () => {
+	it('is at most TARGET_KIB (300 KiB) and polls end to end: service over undici, state in DynamoDB, events to EventBridge', async () => {
 		const bytes = await bundleHandler(join(__dirname, '../../lambdas/handlers/overdueDevices.ts'), join(dir, 'overdue'));
 		expect(bytes).toBeLessThanOrEqual(TARGET_KIB * 1024);
 		const { result: report, lines: out } = await withRuntimePath(() => {
@@ -52,11 +52,11 @@ describe('the poller bundle', () => {
 	});
 
 	// Every function, not the poller alone: the notices' and the digest's bundles are the largest (bench/bundles.ts measures them too).
-	it('every Lambda bundle is at most TARGET_KIB (320 KiB)', async () => {
+	it('every Lambda bundle is at most TARGET_KIB (300 KiB), but for the known misses, which may not grow past their ceiling', async () => {
 		const sizes: Record<string, number> = {};
 		for (const [name, entry] of Object.entries(lambdaEntries())) sizes[name] = await bundleHandler(entry, join(dir, 'each', name));
 		expect(Object.keys(sizes)).toEqual(expect.arrayContaining(['customerNotices', 'digestEmail', 'collectEmailEvents']));
-		expect(Object.entries(sizes).filter(([, bytes]) => bytes > TARGET_KIB * 1024)).toEqual([]);
+		expect(Object.entries(sizes).filter(([name, bytes]) => bytes > (KNOWN_OVER_KIB[name] ?? TARGET_KIB) * 1024)).toEqual([]);
 	});
 
 	it('fails the bundle, not the Lambda, when Lambda code imports from undici more than request', async () => {

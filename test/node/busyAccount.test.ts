@@ -45,6 +45,24 @@ describe('a 400 that mentions "limit" is not a refused page size', () => {
 		// One request for five devices, not one per device.
 		expect(await requestsSince(before)).toBe(1);
 	});
+
+	it('Return All with the refused filter is one request with the service\'s description; a Return All of 240 devices then takes one request', async () => {
+		sandbox.account.reset({ size: { devices: 240 } });
+		const noLimit = { text: [{ key: DEVICE.testInterval, conditions: { condition: [{ keyword: 'equals', value: 'no limit' }] } }] };
+		const start = await settledRequests(sandbox);
+		const refused = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, filters: noLimit });
+		expect(refused.error).toMatchObject({ httpCode: '400' });
+		expect(String(refused.error?.description)).toMatch(/no limit.*is not a finite number/);
+		// Sent once: not again with smaller pages taken from the description's numbers.
+		expect(await requestsSince(start)).toBe(1);
+
+		const before = await settledRequests(sandbox);
+		const { items, error } = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(240);
+		// One page of 1000 holds them all: no page size was learned from the filter's 400.
+		expect(await requestsSince(before)).toBe(1);
+	});
 });
 
 describe('Return All with a sort gives each record once while the list changes', () => {
@@ -53,7 +71,12 @@ describe('Return All with a sort gives each record once while the list changes',
 		sandbox.account.reset({ size: DEFAULT_SIZE });
 	});
 
-	it('sorted by Next test while devices are tested and made overdue: every device once, in order', async () => {
+	// Next test soonest first: a device made overdue jumps to the front, one tested to the back.
+	// Last tested newest first: a device tested during the read jumps to the front.
+	it.each([
+		{ name: 'Next test', key: DEVICE.nextTest, direction: 'asc' as const },
+		{ name: 'Last tested', key: DEVICE.lastTested, direction: 'desc' as const },
+	])('sorted by $name ($direction) while devices are tested and made overdue: every device once, in order', async ({ key, direction }) => {
 		sandbox.account.reset({ size: { devices: 2600 } });
 		const expected = [...sandbox.account.data.devices.keys()].sort((a, b) => a - b);
 		sandbox.live.configure({ on: true, seed: 7, changes_per_page: 15, weights: { test: 1, makeOverdue: 1, create: 0, delete: 0, upload: 0, move: 0, interval: 0 } });
@@ -61,34 +84,46 @@ describe('Return All with a sort gives each record once while the list changes',
 			resource: 'device',
 			operation: 'getAll',
 			returnAll: true,
-			options: { sort: { rule: { key: DEVICE.nextTest, direction: 'asc' } } },
+			options: { sort: { rule: { key, direction } } },
 		});
 		expect(error).toBeUndefined();
-		expect(sandbox.live.changes.length).toBeGreaterThan(0);
+		expect(sandbox.live.changes.length).toBeGreaterThanOrEqual(30);
 		const ids = jsonOf(items).map((d) => Number(d.id));
 		expect(new Set(ids).size).toBe(ids.length);
 		expect([...ids].sort((a, b) => a - b)).toEqual(expected);
 		// In the order asked for, by the values the records carry (a device without one comes last).
-		const next = jsonOf(items).map((d) => valuesOf(d)[DEVICE.nextTest] as string | null);
-		const dated = next.filter((v) => v !== null && v !== '');
-		expect(dated).toEqual([...dated].sort());
-		expect(next.slice(0, dated.length)).toEqual(dated);
+		const values = jsonOf(items).map((d) => valuesOf(d)[key] as string | null);
+		const dated = values.filter((v) => v !== null && v !== '');
+		const ascending = [...dated].sort();
+		expect(dated).toEqual(direction === 'asc' ? ascending : ascending.reverse());
+		expect(values.slice(0, dated.length)).toEqual(dated);
 	});
 });
 
 describe('lookup by barcode in a large account', () => {
-	it('finds the exact barcode past the first 100 devices that contain it, and ignores case', async () => {
+	it('finds the exact barcode past the first 100 devices that contain it', async () => {
 		for (let n = 100; n < 220; n++) addDevice({ [DEVICE.idBarcode]: `LAB-${n}` });
 		const id = addDevice({ [DEVICE.idBarcode]: 'LAB-1' });
-		const { items, error } = await run(sandbox, { resource: 'device', operation: 'get', deviceId: barcodeLookup('lab-1') });
+		const { items, error } = await run(sandbox, { resource: 'device', operation: 'get', deviceId: barcodeLookup('LAB-1') });
 		expect(error).toBeUndefined();
 		expect(jsonOf(items).map((d) => d.id)).toEqual([id]);
+	});
+
+	it('a barcode scanned in lower case finds its device (barcodes compare without regard to case)', async () => {
+		const tec42 = [...sandbox.account.data.devices.values()].find((d) => d.values[DEVICE.idBarcode] === 'TEC-000042')!;
+		for (let n = 100; n < 220; n++) addDevice({ [DEVICE.idBarcode]: `LAB-${n}` });
+		const id = addDevice({ [DEVICE.idBarcode]: 'LAB-1' });
+		for (const [scanned, expected] of [['tec-000042', tec42.id], ['lab-1', id], [' Lab-1 ', id]] as const) {
+			const { items, error } = await run(sandbox, { resource: 'device', operation: 'get', deviceId: barcodeLookup(scanned) });
+			expect(error, scanned).toBeUndefined();
+			expect(jsonOf(items).map((d) => d.id)).toEqual([expected]);
+		}
 	});
 
 	it('two devices sharing a barcode, one past the first 100 matches, are the "several devices" error', async () => {
 		const first = addDevice({ [DEVICE.idBarcode]: 'DUP-7' });
 		for (let n = 0; n < 120; n++) addDevice({ [DEVICE.idBarcode]: `DUP-7${n}` });
-		const second = addDevice({ [DEVICE.idBarcode]: 'dup-7' });
+		const second = addDevice({ [DEVICE.idBarcode]: 'DUP-7' });
 		const { error } = await run(sandbox, { resource: 'device', operation: 'get', deviceId: barcodeLookup('DUP-7') });
 		expect(error).toMatchObject({ message: 'Device: 2 devices have the barcode "DUP-7"' });
 		expect(String(error?.description)).toContain(`${first}, ${second}`);

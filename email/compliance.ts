@@ -1,4 +1,5 @@
 import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
+import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { route, type Recipients } from './routing';
 
 /**
@@ -58,6 +59,14 @@ export interface ComplianceReportContent {
 	 * covers, from their next test dates and intervals as the due-date history last saw them.
 	 */
 	forecast: Record<ComplianceGroupBy, Forecast>;
+	/**
+	 * Interval recommendations (NCSLI RP-1 method A3, client/intervals.ts) per device type and per
+	 * device type within department, from the same test records and devices as `failureRates`
+	 * (email/intervalsReport.ts); never applied to the service.
+	 */
+	intervals: ReportIntervals;
+	/** Devices whose failures stand out from the rest of their group (client/measurementOutliers.ts), same records. */
+	outliers: ReportOutliers;
 }
 
 export interface CsvRow {
@@ -187,7 +196,10 @@ export function composeComplianceReport(
 	// The results of the devices routed to the recipient, deleted ones included: those are counted apart
 	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
 	const routed = new Set(devices.keys());
-	const failureRates = allFailureRates(everything ? tests : tests.filter((t) => routed.has(t.deviceId)), covered, addDays(asOf, -1));
+	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
+	const failureRates = allFailureRates(mine, covered, addDays(asOf, -1));
+	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
+	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
 	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	return {
@@ -209,5 +221,7 @@ export function composeComplianceReport(
 		rows,
 		failureRates,
 		forecast,
+		intervals,
+		outliers,
 	};
 }

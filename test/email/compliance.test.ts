@@ -190,6 +190,8 @@ describe('the compliance report, sent', () => {
 			{ filename: 'calibration-compliance-2026-10.csv', contentType: 'text/csv', content: rendered.csv },
 			{ filename: 'failure-rates-2026-10.csv', contentType: 'text/csv', content: rendered.failureRatesCsv },
 			{ filename: 'forecast-2026-10.csv', contentType: 'text/csv', content: rendered.forecastCsv },
+			{ filename: 'interval-recommendations-2026-10.csv', contentType: 'text/csv', content: rendered.intervalsCsv },
+			{ filename: 'devices-out-of-line-2026-10.csv', contentType: 'text/csv', content: rendered.outliersCsv },
 		]);
 		const json = JSON.parse(readFileSync(join(folder, 'manager@example.com.json'), 'utf8'));
 		expect(json.content).toEqual(JSON.parse(JSON.stringify(previewReport())));

@@ -111,7 +111,7 @@ describe('the compliance report: forecast', () => {
 		const eml = mimeParts(readFileSync(join(dir, 'outbox', 'compliance_2026-10', 'manager@example.com.eml'), 'utf8'));
 		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, reportHistory(h))!;
 		const rendered = renderComplianceReport(content, 'de');
-		expect(eml.attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv']);
+		expect(eml.attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv', 'interval-recommendations-2026-10.csv', 'devices-out-of-line-2026-10.csv']);
 		expect(eml.attachments[2]).toEqual({ filename: 'forecast-2026-10.csv', contentType: 'text/csv', content: rendered.forecastCsv });
 		expect(eml.html).toContain(esc('Prüfungen in den nächsten 12 Monaten'));
 		// After the 12-month history chart.

@@ -72,7 +72,7 @@ describe('the deployed e-mail handlers', () => {
 		const reports = ses.sent.slice(before).map((m) => mimeParts(m.raw)).filter((m) => m.headers.subject.startsWith('Calibration compliance'));
 		expect(reports).toHaveLength(1);
 		expect(reports[0].headers.subject).toMatch(/^Calibration compliance October 2026: /);
-		expect(reports[0].attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv']);
+		expect(reports[0].attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv', 'interval-recommendations-2026-10.csv', 'devices-out-of-line-2026-10.csv']);
 		// The next day: no report.
 		const count = ses.sent.length;
 		await digest({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-3'));

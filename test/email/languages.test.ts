@@ -273,9 +273,11 @@ describe('the language per recipient (recipients.locales)', () => {
 			[`calibration-compliance-${PREVIEW_MONTH}.csv`, german.csv],
 			[`failure-rates-${PREVIEW_MONTH}.csv`, german.failureRatesCsv],
 			[`forecast-${PREVIEW_MONTH}.csv`, german.forecastCsv],
+			[`interval-recommendations-${PREVIEW_MONTH}.csv`, german.intervalsCsv],
+			[`devices-out-of-line-${PREVIEW_MONTH}.csv`, german.outliersCsv],
 		]);
 		// The English recipient's (its own devices): commas.
-		expect(quality.attachments.map((a) => bytes(a).split('\r\n')[0])).toEqual([english.csv, english.failureRatesCsv, english.forecastCsv].map((f) => f.split('\r\n')[0]));
+		expect(quality.attachments.map((a) => bytes(a).split('\r\n')[0])).toEqual([english.csv, english.failureRatesCsv, english.forecastCsv, english.intervalsCsv, english.outliersCsv].map((f) => f.split('\r\n')[0]));
 	});
 });
 

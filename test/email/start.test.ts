@@ -74,7 +74,7 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 			expect(content.rebuiltMonths).toEqual((content.trend as Array<{ month: string }>).map((t) => t.month));
 			expect(eml.text).toContain('rest on the history rebuilt from the test results');
 			expect(eml.text).not.toContain('already overdue when the history first saw');
-			expect(eml.attachments.map((a: { filename: string }) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`]);
+			expect(eml.attachments.map((a: { filename: string }) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`]);
 			expect(eml.attachments[0].content.split('\r\n').length - 2).toBe(content.all.due);
 			// The failure rates: every group's tests are the account's results of the window.
 			const rates = content.failureRates[24].designation;

@@ -191,11 +191,11 @@ describe('the e-mail templates in the n8n app, sent through Send Email to a real
 		const items = itemsOf(execution, TEMPLATES.compliance.build);
 		expect(items).toHaveLength(1);
 		const month = (items[0].json.content as { month?: string }).month ?? String(items[0].json.dedupeKey).split(':')[1];
-		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2');
+		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4');
 		expect(messages).toHaveLength(1);
 		const message = messageFor(messages, items[0]);
 		expectSentAsBuilt(message, items[0]);
-		expect(message.attachments.map((a) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`]);
+		expect(message.attachments.map((a) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`]);
 		for (const a of message.attachments) expect(Buffer.from(a.content as ArrayBuffer).subarray(0, 3)).toEqual(BOM);
 	});
 });

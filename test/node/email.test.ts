@@ -16,6 +16,7 @@ import { parseEmailSettings } from '../../lambdas/email/settings';
 import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
+import { readCsv } from '../support/csv';
 import { getBinaryBuffer, runNode } from '../support/n8n';
 import { credentialsFor, run, useSandbox } from './helpers';
 
@@ -191,7 +192,7 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		expect(items.map((i) => i.json.to)).toEqual(sent.map((e) => e.to));
 		for (const [n, item] of items.entries()) {
 			const email = sent[n];
-			expect(item.json).toMatchObject({ subject: email.subject, kind: 'complianceReport', language: 'en', dedupeKey: `complianceReport:sandbox:${month}:${email.to}`, attachmentFields: 'attachment_0,attachment_1,attachment_2' });
+			expect(item.json).toMatchObject({ subject: email.subject, kind: 'complianceReport', language: 'en', dedupeKey: `complianceReport:sandbox:${month}:${email.to}`, attachmentFields: 'attachment_0,attachment_1,attachment_2,attachment_3,attachment_4' });
 			expect(item.json.html).toBe(email.html);
 			expect(item.json.text).toBe(email.text);
 			expect(item.json.content).toEqual(JSON.parse(JSON.stringify(email.data)));
@@ -199,7 +200,33 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 			expect((item.json.content as IDataObject).trend).toHaveLength(12);
 			const files = await attachments(item);
 			expect(files.map((f) => [f.fileName, f.mimeType, f.text])).toEqual(email.attachments!.map((a) => [a.filename, 'text/csv', a.content]));
+			// The interval recommendations and devices out of line: in the content, the body and their own CSVs.
+			const content = item.json.content as IDataObject & { intervals: { groups: { designation: unknown[]; designationDepartment: unknown[] } }; outliers: { devices: unknown[] } };
+			expect(content.intervals.groups.designation.length).toBeGreaterThan(0);
+			expect(item.json.html).toContain('>Interval recommendations (NCSLI RP-1 method A3)</h2>');
+			expect(item.json.html).toContain('>Devices out of line <span');
+			expect(files.map((f) => f.fileName)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`]);
+			expect(files[3].text.split('\r\n').length - 2).toBe(content.intervals.groups.designation.length + content.intervals.groups.designationDepartment.length);
+			expect(files[4].text.split('\r\n').length - 2).toBe(content.outliers.devices.length);
 		}
+	});
+
+	it('German: the same bytes as the Lambdas’ German report, the interval recommendations’ CSV with semicolons and decimal commas', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const sent = await lambdaReports(month, { default: ['quality@lab.example.com'] }, 'de');
+		expect(items).toHaveLength(1);
+		expect(sent).toHaveLength(1);
+		expect(items[0].json.html).toBe(sent[0].html);
+		expect(items[0].json.text).toBe(sent[0].text);
+		expect(items[0].json.html).toContain('>Empfehlungen zum Prüfintervall (NCSLI RP-1, Methode A3)</h2>');
+		const files = await attachments(items[0]);
+		expect(files.map((f) => [f.fileName, f.text])).toEqual(sent[0].attachments!.map((a) => [a.filename, a.content]));
+		expect(files[3].text.startsWith('\uFEFFgroup_by;designation;department;')).toBe(true);
+		const [head, first] = readCsv(files[3].text.slice(1), ';');
+		// A decimal comma, as German Excel reads a number.
+		expect(first[head.indexOf('reliability_target')]).toBe('0,98');
 	});
 
 	it.each([

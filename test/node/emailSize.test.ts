@@ -46,7 +46,11 @@ describe('e-mails of a large account arrive whole', () => {
 		const csv = await csvOf(items[0]);
 		expect(csv.startsWith(`${BOM}month,device_id,designation,`)).toBe(true);
 		expect(csv.split('\r\n').length - 2).toBe(content.rows.length);
-		for (const field of ['attachment_1', 'attachment_2']) expect((await csvOf(items[0], field)).startsWith(BOM)).toBe(true);
+		for (const field of ['attachment_1', 'attachment_2', 'attachment_3', 'attachment_4']) expect((await csvOf(items[0], field)).startsWith(BOM)).toBe(true);
+		// The interval recommendations: every group of both groupings in their CSV, however many the body lists.
+		const intervals = (content as unknown as { intervals: { groups: { designation: unknown[]; designationDepartment: unknown[] } } }).intervals.groups;
+		expect((await csvOf(items[0], 'attachment_3')).trimEnd().split('\r\n').length - 1).toBe(intervals.designation.length + intervals.designationDepartment.length);
+		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4');
 	}, 300_000);
 
 	it('German: the report under 100 KB, its CSVs with semicolons', async () => {
@@ -54,7 +58,7 @@ describe('e-mails of a large account arrive whole', () => {
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de' }, { credentials: credentialsFor(sandbox) });
 		expect(error).toBeUndefined();
 		expect(bytes(items[0])).toBeLessThan(WHOLE);
-		for (const field of ['attachment_0', 'attachment_1', 'attachment_2']) {
+		for (const field of ['attachment_0', 'attachment_1', 'attachment_2', 'attachment_3', 'attachment_4']) {
 			const [head] = (await csvOf(items[0], field)).split('\r\n');
 			expect(head.startsWith(BOM)).toBe(true);
 			expect(head).toContain(';');

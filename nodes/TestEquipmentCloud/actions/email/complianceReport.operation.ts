@@ -27,8 +27,8 @@ export const description = updateDisplayOptions({ show: { resource: ['email'], o
 
 /**
  * One item per recipient with due dates in the month: the monthly compliance report as the
- * Lambdas send it (on-time rate, trend, late devices, failure rates, forecast; the three CSVs
- * attached), from the due-date history rebuilt from the test results (the node keeps none).
+ * Lambdas send it (on-time rate, trend, late devices, failure rates, forecast, interval
+ * recommendations, devices out of line; the five CSVs attached), from the due-date history rebuilt from the test results (the node keeps none).
  */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const timeZone = timeZoneOf(this);

@@ -1,0 +1,94 @@
+import {
+	DEFAULT_INTERVAL_SETTINGS,
+	failureRateWindow,
+	intervalRecommendations,
+	outlierDevices,
+	usableInterval,
+	type IntervalGroupBy,
+	type IntervalRecommendation,
+	type IntervalRecommendations,
+	type IntervalSettings,
+	type OutlierDevice,
+	type RateDevice,
+	type RateTestResult,
+} from '../client';
+
+/**
+ * The monthly report's interval recommendations and devices out of line, pure, from the same test
+ * records and devices as its failure rates (email/compliance.ts passes them routed to the
+ * recipient). The period is the failure rates' 24-month window; results before it serve only as
+ * the previous test of the window's first ones (client/intervals.ts). The report uses the
+ * method's defaults (DEFAULT_INTERVAL_SETTINGS: 98 %, 0.5, workshop); n8n's Compliance → Get
+ * Interval Recommendations sets them.
+ */
+
+export interface ReportIntervals {
+	from: string;
+	to: string;
+	settings: IntervalSettings;
+	/** Per device type, then per device type within department (each with its current interval). */
+	groups: Record<IntervalGroupBy, IntervalRecommendation[]>;
+	/** As the per-type recommendations count them (the same for both groupings). */
+	totals: IntervalRecommendations['totals'];
+}
+
+/** A device whose failures stand out from the rest of its group (device type and current interval). */
+export interface ReportOutlier extends Omit<OutlierDevice, 'group'> {
+	designation: string | null;
+	customerName: string | null;
+	department: string | null;
+	/** The group's interval; null for the devices of a type without a usable one (a group of their own). */
+	testIntervalMonths: number | null;
+}
+
+export interface ReportOutliers {
+	from: string;
+	to: string;
+	/** Dogs first, then gems; each by device id. */
+	devices: ReportOutlier[];
+}
+
+/** `today`: the report's last day (the failure rates' too). */
+export function reportIntervals(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string): ReportIntervals {
+	const { from, to } = failureRateWindow(today, 24);
+	const per = (by: IntervalGroupBy) => intervalRecommendations(tests, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS);
+	const byType = per('designation');
+	return { from, to, settings: DEFAULT_INTERVAL_SETTINGS, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
+}
+
+/**
+ * Every result of the window counts as a test (as the failure rates count them; a result id read
+ * twice once), compared with the rest of its device's group: the same device type and interval.
+ */
+export function reportOutliers(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string): ReportOutliers {
+	const { from, to } = failureRateWindow(today, 24);
+	const byId = new Map(devices.map((d) => [d.id, d]));
+	const groupOf = new Map<number, string>([...byId].map(([id, d]) => [id, JSON.stringify([d.designation, usableInterval(d.testIntervalMonths)])]));
+	const seen = new Set<number>();
+	const inWindow = tests.filter((t) => {
+		if (seen.has(t.id) || typeof t.testDate !== 'string') return false;
+		seen.add(t.id);
+		const day = t.testDate.slice(0, 10);
+		return day >= from && day <= to;
+	});
+	const { outliers } = outlierDevices(inWindow, groupOf);
+	const rows = outliers.map((o): ReportOutlier => {
+		const d = byId.get(o.deviceId)!;
+		return {
+			deviceId: o.deviceId,
+			kind: o.kind,
+			designation: d.designation,
+			customerName: d.customerName,
+			department: d.department,
+			testIntervalMonths: usableInterval(d.testIntervalMonths),
+			tests: o.tests,
+			failedTests: o.failedTests,
+			groupTests: o.groupTests,
+			groupFailedTests: o.groupFailedTests,
+			groupRateBound: o.groupRateBound,
+			tailProbability: o.tailProbability,
+		};
+	});
+	rows.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'dog' ? -1 : 1) || a.deviceId - b.deviceId);
+	return { from, to, devices: rows };
+}

@@ -1,0 +1,237 @@
+/**
+ * The monthly report's "Interval recommendations" and "Devices out of line": composed from the
+ * same test records and devices as its failure rates (routed per recipient), the client's figures
+ * and reasons (English word for word, German from its catalogue), capped rows in the body with the
+ * CSVs holding every one, and the HTML within its budget at many groups.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addDays, addMonths, DEFAULT_INTERVAL_SETTINGS, INTERVAL_DECISION_NOTE, intervalRecommendations, outlierDevices, type RateDevice, type RateTestResult } from '../../client';
+import { HTML_BUDGET_BYTES, utf8Bytes } from '../../email/budget';
+import { composeComplianceReport, type ComplianceReportContent, type ReportDevice } from '../../email/compliance';
+import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
+import { INTERVALS_CSV_HEAD, MAX_INTERVAL_ROWS, OUTLIERS_CSV_HEAD, intervalsHtml, reasonText } from '../../email/intervalsRender';
+import { reportIntervals } from '../../email/intervalsReport';
+import { esc } from '../../email/render';
+import { CATALOGS, fill } from '../../email/texts';
+import { reportHistory } from '../../lambdas/email/complianceRun';
+import { readCsv } from '../support/csv';
+import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories } from '../support/compliancePreview';
+
+const deps = { settings: COMPLIANCE_SETTINGS, timeZone: 'Europe/Berlin', environment: 'production' as const };
+/** The report's last day (sent on 2026-11-01): its 24 months run from 2024-11-01. */
+const LAST_DAY = '2026-10-31';
+const ACME = { customerId: 1, customerName: 'Acme Instruments' };
+const CLINIC = { customerId: 2, customerName: 'Brightwater Clinic' };
+
+interface Kind {
+	designation: string;
+	months: number;
+	devices: number;
+	customer: typeof ACME;
+	department: (k: number) => string;
+	/** Whether the device's n-th test (0: the one before the window) failed. */
+	failed: (k: number, n: number) => boolean;
+}
+
+/**
+ * Four device types beside the preview's: drills tested every 6 months without a failure (longer),
+ * grinders failing one test in five (shorter), saws of which one fails nearly every test (out of
+ * line), lamps tested monthly failing one in three but for one that never fails (consistently better).
+ */
+const KINDS: Kind[] = [
+	{ designation: 'Drill', months: 6, devices: 50, customer: ACME, department: (k) => (k % 2 ? 'Workshop A' : 'Workshop B'), failed: () => false },
+	{ designation: 'Grinder', months: 6, devices: 20, customer: CLINIC, department: () => 'Plant', failed: (k, n) => (k + n) % 5 === 0 },
+	{ designation: 'Saw', months: 6, devices: 30, customer: ACME, department: () => 'Workshop A', failed: (k, n) => k === 0 && n > 0 },
+	{ designation: 'Lamp', months: 1, devices: 10, customer: CLINIC, department: () => 'Wards', failed: (k, n) => k !== 0 && (k + n) % 3 === 0 },
+];
+
+function world(): { devices: Map<number, ReportDevice>; rate: RateDevice[]; tests: RateTestResult[] } {
+	const devices = new Map<number, ReportDevice>();
+	const rate: RateDevice[] = [];
+	const tests: RateTestResult[] = [];
+	let id = 5000;
+	for (const kind of KINDS) {
+		for (let k = 0; k < kind.devices; k++) {
+			const deviceId = id++;
+			const d = { ...kind.customer, department: kind.department(k), designation: kind.designation, testIntervalMonths: kind.months, nextTestDate: '2027-02-01' };
+			devices.set(deviceId, d);
+			rate.push({ id: deviceId, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths });
+			// The first test before the window (only the previous one of the next), then one per interval.
+			for (let n = 0, day = addMonths('2024-10-20', -kind.months + 1); day <= LAST_DAY; n++, day = addMonths(day, kind.months)) tests.push({ id: tests.length + 1, deviceId, testDate: day, failed: kind.failed(k, n) });
+		}
+	}
+	return { devices, rate, tests };
+}
+
+function report(recipient = 'manager@example.com'): { content: ComplianceReportContent; rate: RateDevice[]; tests: RateTestResult[] } {
+	const { devices, rate, tests } = world();
+	const history = reportHistory(previewHistories());
+	const all = new Map([...history.devices, ...devices]);
+	return { content: composeComplianceReport(deps, recipient, PREVIEW_MONTH, { entries: history.entries, devices: all }, undefined, tests)!, rate, tests };
+}
+
+const group = (c: ComplianceReportContent, designation: string) => c.intervals.groups.designation.find((g) => g.designation === designation)!;
+
+describe('interval recommendations in the monthly report, composed', () => {
+	it('per device type and type within department: the client’s recommendations over the failure rates’ 24 months, from the same records', () => {
+		const { content, tests } = report();
+		expect(content.intervals).toMatchObject({ from: '2024-11-01', to: LAST_DAY, settings: DEFAULT_INTERVAL_SETTINGS });
+		expect(content.failureRates[24].designation).toMatchObject({ from: content.intervals.from, to: content.intervals.to });
+		const devices: RateDevice[] = [...reportHistory(previewHistories()).devices, ...world().devices]
+			.filter(([, d]) => d.deletedOn === undefined)
+			.map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
+		for (const by of ['designation', 'designationDepartment'] as const) {
+			expect(content.intervals.groups[by]).toEqual(intervalRecommendations(tests, devices, LAST_DAY, '2024-11-01', by).groups);
+		}
+		expect(group(content, 'Drill')).toMatchObject({ currentIntervalMonths: 6, recommendedIntervalMonths: 12, change: 'lengthen', failedUsed: 0 });
+		expect(group(content, 'Drill').resultsUsed).toBe(50 * 4);
+		expect(group(content, 'Grinder')).toMatchObject({ currentIntervalMonths: 6, recommendedIntervalMonths: 3, change: 'shorten', intervalTest: 'tooLong' });
+		expect(content.intervals.groups.designationDepartment.filter((g) => g.designation === 'Drill').map((g) => g.department)).toEqual(['Workshop A', 'Workshop B']);
+	});
+
+	it('routed as the failure rates: a customer’s list gets the groups of that customer’s devices only', () => {
+		const { content } = report('custodian@acme.example');
+		const types = new Set(content.intervals.groups.designation.map((g) => g.designation));
+		expect(types.has('Drill') && types.has('Saw')).toBe(true);
+		expect(types.has('Grinder') || types.has('Lamp')).toBe(false);
+		expect(content.outliers.devices.map((d) => d.customerName)).toEqual(['Acme Instruments']);
+	});
+
+	it('devices out of line: the client’s dogs and gems within device type and interval, over the same 24 months', () => {
+		const { content, rate, tests } = report();
+		expect(content.outliers.devices.map((d) => [d.designation, d.kind])).toEqual([
+			['Saw', 'dog'],
+			['Lamp', 'gem'],
+		]);
+		const saw = rate.find((d) => d.designation === 'Saw')!;
+		const groupOf = new Map(rate.filter((d) => d.designation === 'Saw').map((d) => [d.id, 'Saw']));
+		const inWindow = tests.filter((t) => t.testDate >= '2024-11-01' && t.testDate <= LAST_DAY && groupOf.has(t.deviceId));
+		const [dog] = outlierDevices(inWindow, groupOf).outliers;
+		expect(content.outliers.devices[0]).toMatchObject({ deviceId: saw.id, tests: dog.tests, failedTests: dog.failedTests, groupTests: dog.groupTests, tailProbability: dog.tailProbability, testIntervalMonths: 6, department: 'Workshop A' });
+	});
+});
+
+describe('interval recommendations in the monthly report, rendered', () => {
+	it('HTML and text: the section with its rule, the statement that nothing is applied and the employer decides, each group’s intervals, reliability and reason', () => {
+		const { content } = report();
+		for (const locale of ['en', 'de'] as const) {
+			const t = CATALOGS[locale];
+			const { html, text } = renderComplianceReport(content, locale);
+			expect(html).toContain(`>${esc(t.intervals.title)}</h2>`);
+			expect(text).toContain(t.intervals.textTitle);
+			expect(html).toContain(`<strong>${esc(t.intervals.decision)}</strong>`);
+			expect(text).toContain(t.intervals.decision);
+			expect(text).toContain(locale === 'en' ? 'a test counts when it lies 0.75 to 1.25 intervals after' : 'Eine Prüfung zählt, wenn sie 0,75 bis 1,25 Intervalle nach');
+			const drill = group(content, 'Drill');
+			expect(text).toContain(locale === 'en' ? '- Drill (6 mo. → 12 mo., lengthen): 100.0 % (limits 99.3 %–100.0 %; 95 %: 98.5 %–100.0 %); 200 used (0 failed), 0 excluded' : '- Drill (6 Mon. → 12 Mon., verlängern): 100,0\u00a0% (Grenzen 99,3\u00a0%–100,0\u00a0%; 95 %: 98,5\u00a0%–100,0\u00a0%); 200 verwendet (0 nicht bestanden), 0 ausgeschlossen');
+			expect(html).toContain(esc(reasonText(drill, locale, false)));
+			expect(text).toContain(reasonText(drill, locale, false));
+			// Changes before the groups kept.
+			expect(text.indexOf('- Drill (')).toBeLessThan(text.indexOf('- Beha-Amprobe PAT Tester ('));
+			expect(html).toContain(`>${esc(t.outliers.title)} <span`);
+			expect(text).toContain(`${t.outliers.textTitle} (2)`);
+			expect(text).toContain(t.outliers.dog);
+			expect(text).toContain(t.outliers.gem);
+		}
+		expect(renderComplianceReport(content).text).toContain('- Saw #5070, Acme Instruments · Workshop A, 6 mo.: 4 of 4 failed; rest of the group 0 of 116, P = < 0.001 — improbably many failures: tested more often?');
+	});
+
+	it('the English reason is the client’s, word for word; the German one says the same in German (any world)', () => {
+		const arb = fc.record({
+			devices: fc.array(fc.record({ designation: fc.constantFrom('A', 'B', null), department: fc.constantFrom('X', null), months: fc.constantFrom(1, 3, 6, 12, 24) }), { minLength: 1, maxLength: 12 }),
+			tests: fc.array(fc.record({ device: fc.nat(), offset: fc.integer({ min: -1100, max: 0 }), failed: fc.constantFrom<boolean | null>(false, false, false, false, true, null) }), { maxLength: 300 }),
+			office: fc.boolean(),
+			min: fc.constantFrom(1, 6, 9),
+		});
+		fc.assert(
+			fc.property(arb, ({ devices, tests, office, min }) => {
+				const ds: RateDevice[] = devices.map((d, i) => ({ id: i + 1, designation: d.designation, department: d.department, customerId: null, customerName: null, testIntervalMonths: d.months }));
+				const rs: RateTestResult[] = tests.map((t, i) => ({ id: i + 1, deviceId: (t.device % ds.length) + 1, testDate: addDays(LAST_DAY, t.offset), failed: t.failed }));
+				const settings = { ...DEFAULT_INTERVAL_SETTINGS, departments: { X: { environment: office ? ('office' as const) : ('constructionSite' as const), minMonths: min } } };
+				for (const by of ['designation', 'designationDepartment'] as const) {
+					for (const r of intervalRecommendations(rs, ds, LAST_DAY, '2024-11-01', by, settings).groups) {
+						expect(reasonText(r, 'en')).toBe(r.reason);
+						expect(reasonText(r, 'en', false)).toBe(r.reason.slice(0, -` A recommendation, not applied to the service: ${INTERVAL_DECISION_NOTE}`.length));
+						const de = reasonText(r, 'de');
+						expect(de).toContain(`aktuelles Prüfintervall ${r.currentIntervalMonths} Monate`);
+						expect(de.endsWith(CATALOGS.de.failureRates.intervalDecision)).toBe(true);
+					}
+				}
+			}),
+			{ numRuns: 60 },
+		);
+	});
+
+	it('names from the service are escaped in the HTML; the CSV keeps them whole', () => {
+		const hostile = '<script>alert("x")</script> & =SUM(A1)';
+		const { content } = report();
+		const bad = { ...content, intervals: { ...content.intervals, groups: { designation: content.intervals.groups.designation.map((g) => ({ ...g, designation: hostile })), designationDepartment: [] } } };
+		const r = renderComplianceReport(bad);
+		expect(r.html).not.toContain('<script>');
+		expect(r.html).toContain(esc(hostile));
+		expect(readCsv(r.intervalsCsv.slice(1), ',')[1][1]).toBe(`${hostile}`);
+	});
+});
+
+describe('interval recommendations: the CSVs', () => {
+	it('interval-recommendations-<month>.csv: every group of both groupings, English with commas; German with a byte-order mark, semicolons and decimal commas, the reason in German', () => {
+		const { content } = report();
+		const en = renderComplianceReport(content, 'en');
+		const de = renderComplianceReport(content, 'de');
+		const files = complianceAttachments(PREVIEW_MONTH, en).map((a) => a.filename);
+		expect(files).toContain(`interval-recommendations-${PREVIEW_MONTH}.csv`);
+		expect(files).toContain(`devices-out-of-line-${PREVIEW_MONTH}.csv`);
+		const rows = readCsv(en.intervalsCsv.slice(1), ',').filter((r) => r.length > 1);
+		expect(en.intervalsCsv.startsWith('\uFEFF')).toBe(true);
+		expect(rows[0]).toEqual(INTERVALS_CSV_HEAD);
+		expect(rows.length - 1).toBe(content.intervals.groups.designation.length + content.intervals.groups.designationDepartment.length);
+		const col = (name: string) => INTERVALS_CSV_HEAD.indexOf(name);
+		const drill = rows.find((r) => r[col('group_by')] === 'designation' && r[col('designation')] === 'Drill')!;
+		expect([drill[col('current_interval_months')], drill[col('recommended_interval_months')], drill[col('change')], drill[col('results_used')]]).toEqual(['6', '12', 'lengthen', '200']);
+		expect(drill[col('reason')]).toBe(group(content, 'Drill').reason);
+		const german = readCsv(de.intervalsCsv.slice(1), ';').filter((r) => r.length > 1);
+		expect(de.intervalsCsv.startsWith('\uFEFF')).toBe(true);
+		expect(german[0]).toEqual(INTERVALS_CSV_HEAD);
+		const deDrill = german.find((r) => r[col('group_by')] === 'designation' && r[col('designation')] === 'Drill')!;
+		expect(deDrill[col('reliability_target')]).toBe('0,98');
+		expect(deDrill[col('reason')]).toBe(reasonText(group(content, 'Drill'), 'de'));
+		// The outliers: their own file, one row per device.
+		const out = readCsv(de.outliersCsv.slice(1), ';').filter((r) => r.length > 1);
+		expect(out[0]).toEqual(OUTLIERS_CSV_HEAD);
+		expect(out.slice(1).map((r) => [r[0], r[2]])).toEqual([
+			['dog', 'Saw'],
+			['gem', 'Lamp'],
+		]);
+		expect(out[1][OUTLIERS_CSV_HEAD.indexOf('finding')]).toBe(CATALOGS.de.outliers.dog);
+	});
+});
+
+describe('interval recommendations: many groups', () => {
+	it(`at most ${MAX_INTERVAL_ROWS} rows per grouping in the body ("…and N more"), the CSV every one, the HTML within its budget (English and German)`, () => {
+		const devices: RateDevice[] = [];
+		const tests: RateTestResult[] = [];
+		for (let k = 0; k < 3000; k++) {
+			const id = 90_000 + k;
+			devices.push({ id, designation: `Device type ${k} ${'Ü'.repeat(40)}`, department: `Department ${k % 70}`, customerId: null, customerName: null, testIntervalMonths: 6 });
+			for (let n = 0; n < 5; n++) tests.push({ id: tests.length + 1, deviceId: id, testDate: addMonths('2024-06-10', 6 * n), failed: (k + n) % 7 === 0 });
+		}
+		const intervals = reportIntervals(tests, devices, LAST_DAY);
+		expect(intervals.groups.designation).toHaveLength(3000);
+		const { content } = report();
+		const big = { ...content, intervals };
+		for (const locale of ['en', 'de'] as const) {
+			const r = renderComplianceReport(big, locale);
+			expect(utf8Bytes(r.html)).toBeLessThanOrEqual(HTML_BUDGET_BYTES);
+			// Text and HTML list as many rows as the HTML's budget holds (fewer than 40 here), then "…and N more".
+			const hidden = /…(?:and|und) ([\d.]+) (?:more|weitere) \(/.exec(r.text.slice(r.text.indexOf(CATALOGS[locale].intervals.textTitle)));
+			const shown = 3000 - Number(hidden![1].replace('.', ''));
+			expect(shown).toBeGreaterThan(0);
+			expect(shown).toBeLessThan(MAX_INTERVAL_ROWS);
+			expect(r.html).toContain(esc(fill(CATALOGS[locale].common.moreCsvHtml, { count: hidden![1] })));
+			expect(readCsv(r.intervalsCsv.slice(1), locale === 'en' ? ',' : ';').filter((row) => row.length > 1)).toHaveLength(1 + 3000 + intervals.groups.designationDepartment.length);
+		}
+		// The section alone, at its full 40 rows per grouping, is larger than a whole e-mail may be: the budget shortened it.
+		expect(utf8Bytes(intervalsHtml(intervals, 'de'))).toBeGreaterThan(HTML_BUDGET_BYTES / 2);
+	});
+});

@@ -91,6 +91,42 @@ describe('an empty filter value under "On Error: Continue" (defect 5)', () => {
 	});
 });
 
+describe('Delete whose first answer is cut off, then Restore from its output (defect 6)', () => {
+	const restoreFrom = async (deleted: Array<{ json: IDataObject }>) =>
+		await run(sandbox, { resource: 'recycleBin', operation: 'restore', entryId: '={{ $json.recycle_bin_id }}' }, { inputItems: deleted.map((item) => ({ json: item.json })) });
+
+	for (const resource of ['device', 'customer'] as const) {
+		it(`${resource}: the output has a plain delete's shape and types, and a Restore chained on it brings the ${resource} back`, async () => {
+			const ids = [...(resource === 'device' ? sandbox.account.data.devices : sandbox.account.data.customers).keys()].slice(-2);
+			const locator = resource === 'device' ? 'deviceId' : 'customerId';
+			const plain = await run(sandbox, { resource, operation: 'delete', [locator]: byId(ids[0]) });
+			sandbox.faults.add({ kind: 'truncate', path: `/data/${resource === 'device' ? 'devices' : 'customers'}/delete/`, count: 1 });
+			const retried = await run(sandbox, { resource, operation: 'delete', [locator]: byId(ids[1]) });
+			expect([plain.error, retried.error]).toEqual([undefined, undefined]);
+			const [a, b] = [plain.items[0].json, retried.items[0].json];
+			for (const key of Object.keys(a)) expect([key, typeof b[key]]).toEqual([key, typeof a[key]]);
+			expect(b).toMatchObject({ id: ids[1], deleted: true, direct_delete: false, recycle_bin_id: sandbox.account.binEntryFor(resource, ids[1])!.id });
+
+			const restored = await restoreFrom(retried.items);
+			expect(restored.error).toBeUndefined();
+			const records = resource === 'device' ? sandbox.account.data.devices : sandbox.account.data.customers;
+			expect(records.has(ids[1])).toBe(true);
+		});
+	}
+
+	it('deleted permanently: the same shape as a plain permanent delete', async () => {
+		const ids = [...sandbox.account.data.devices.keys()].slice(-2);
+		const plain = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(ids[0]), deletePermanently: true });
+		sandbox.faults.add({ kind: 'truncate', path: '/data/devices/delete/', count: 1 });
+		const retried = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(ids[1]), deletePermanently: true });
+		expect([plain.error, retried.error]).toEqual([undefined, undefined]);
+		const [a, b] = [plain.items[0].json, retried.items[0].json];
+		for (const key of Object.keys(a)) expect([key, typeof b[key]]).toEqual([key, typeof a[key]]);
+		expect(b).toMatchObject({ id: ids[1], deleted: true, direct_delete: true });
+		expect(sandbox.account.data.devices.has(ids[1])).toBe(false);
+	});
+});
+
 describe('a download link that expires before it is fetched (defect 7)', () => {
 	const linkRequests = async () => (await settledRequests(sandbox), sandbox.stats.byPath['/api/v1/files/download_link/121/'] ?? 0);
 
@@ -111,6 +147,17 @@ describe('a download link that expires before it is fetched (defect 7)', () => {
 		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '410' });
 		expect(String(error?.message)).toMatch(/fresh link.*expired too/i);
 		expect(String(error?.message)).toMatch(/5 minutes/);
+	});
+
+	it('Build Failed-Test E-mails with the test report attached: a report link that expired once is generated again', async () => {
+		const deviceId = [...sandbox.account.data.devices.keys()][3];
+		const bad = sandbox.account.syncTestResult({ device_id: deviceId, status: 'failed' });
+		sandbox.account.lateLinkFetches = { lateByMs: 5 * 60_000 + 1000, count: 1 };
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'failedTest', to: 'ops@lab.example.com', recipients: '{}', language: 'en', options: { attachReport: true } }, { inputItems: [{ json: { id: bad.id, status: 'failed', device_id: deviceId } }] });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.lateLinkFetches).toBeUndefined();
+		const pdf = items[0].binary!.attachment_0;
+		expect((await getBinaryBuffer(pdf)).toString('latin1')).toMatch(/^%PDF-1\.4/);
 	});
 
 	it('the sandbox\'s admin knob makes the next link fetches late on the account clock', async () => {

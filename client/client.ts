@@ -394,14 +394,31 @@ export class ServiceClient {
 	/**
 	 * Generates the download link (valid 5 minutes) and fetches the file at once. A link that expired
 	 * before it was fetched (410: slow retries of either request can outlast it) is generated again,
-	 * once.
+	 * once; a fresh link that expires too is an error that says so.
 	 */
 	async downloadFile(fileId: unknown, parameter = 'fileId'): Promise<DownloadedFile> {
 		try {
 			return await this.downloadOnce(fileId, parameter);
 		} catch (error) {
-			if (error instanceof ServiceError && error.status === 410) return await this.downloadOnce(fileId, parameter);
-			throw error;
+			if (!(error instanceof ServiceError && error.status === 410)) throw error;
+		}
+		try {
+			return await this.downloadOnce(fileId, parameter);
+		} catch (error) {
+			if (!(error instanceof ServiceError && error.status === 410)) throw error;
+			const { kind, status, description, bodyExcerpt, method, path } = error;
+			throw new ServiceError({
+				kind,
+				status,
+				description,
+				bodyExcerpt,
+				method,
+				path,
+				retryable: false,
+				advice: `a fresh link, generated after the first had expired, expired too before it was fetched: the requests took longer than the link's 5 minutes (lower Timeout or Max Retry Wait, or try again later)`,
+				message: `File ${String(fileId)}: the download link expired before it was fetched, and a fresh link expired too (links are valid for 5 minutes)`,
+				cause: error,
+			});
 		}
 	}
 

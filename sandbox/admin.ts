@@ -10,7 +10,7 @@ export const ADMIN_ROOT = '/_admin';
 
 /**
  * The sandbox's own controls, outside the service's interface: tokens, reset, maintenance,
- * licence, clock, versioning drill, fault injection (incl. odd list answers), page size, simulated test-result uploads.
+ * licence, clock, versioning drill, fault injection (incl. odd list answers), late link fetches, page size, simulated test-result uploads.
  * Only answered on loopback connections.
  */
 export function registerAdmin(app: FastifyInstance, ctx: { account: Account; faults: Faults; stats: Stats; paging: PagingSettings; live: LiveMode }, prefix = ADMIN_ROOT): void {
@@ -105,6 +105,17 @@ export function registerAdmin(app: FastifyInstance, ctx: { account: Account; fau
 				if (typeof b.advance_days === 'number') account.clockOffsetMs += b.advance_days * 86_400_000;
 				if (typeof b.advance_ms === 'number') account.clockOffsetMs += b.advance_ms;
 				return { now: new Date(account.now()).toISOString(), today: account.today() };
+			});
+
+			// Link fetches that arrive late (after slow retries), to see a download link expire: 410.
+			admin.put('/links', async (request) => {
+				const b = body(request);
+				const lateBy = b.late_by_ms;
+				const count = b.count ?? 1;
+				if (!(Number.isSafeInteger(lateBy) && (lateBy as number) >= 0)) throw new ApiError(400, 'late_by_ms: expected a whole number of milliseconds, 0 or more.');
+				if (!(Number.isSafeInteger(count) && (count as number) >= 0)) throw new ApiError(400, 'count: expected a whole number of link fetches, 0 or more.');
+				account.lateLinkFetches = count === 0 ? undefined : { lateByMs: lateBy as number, count: count as number };
+				return { late_by_ms: lateBy, count };
 			});
 
 			admin.get('/paging', async () => ({ max_page_size: paging.maxPageSize ?? null }));

@@ -21,7 +21,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const results = await handler.execute.call(this, i);
 			for (const item of results) output.push({ ...item, pairedItem: { item: i } });
 		} catch (caught) {
-			const error = toNodeError(this.getNode(), caught, i);
+			const error = toNodeError(this.getNode(), caught, i, handler.write);
 			if (this.continueOnFail()) {
 				output.push(errorItem(error, i, this.getNode()));
 				continue;

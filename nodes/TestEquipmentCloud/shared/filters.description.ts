@@ -42,7 +42,14 @@ function keywordOptions(dataType: DataType): INodePropertyOptions[] {
 const KEY_DESCRIPTION =
 	'The property (customers, devices, overdue devices) or field (other lists) to filter on. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.';
 
-function conditionValue(dataType: DataType): INodeProperties {
+/**
+ * The action node's Text values: one left empty on purpose differs from one an expression left
+ * empty for an item (`emptyFromExpression`). The trigger has no items: nothing is added there.
+ */
+const emptyValueNote = (dependsOn: string) =>
+	dependsOn === 'resource' ? '. An expression that gives an empty value is refused (it would match every record); to match on an empty value on purpose, leave Value empty in the form.' : '';
+
+function conditionValue(dataType: DataType, dependsOn: string): INodeProperties {
 	if (dataType === 'Number') {
 		return { displayName: 'Value', name: 'value', type: 'number', default: 0, description: 'The number to compare with' };
 	}
@@ -56,7 +63,7 @@ function conditionValue(dataType: DataType): INodeProperties {
 			description: 'The day to compare with, written YYYY-MM-DD (a full ISO timestamp is cut to its day)',
 		};
 	}
-	return { displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The text to compare with' };
+	return { displayName: 'Value', name: 'value', type: 'string', default: '', description: `The text to compare with${emptyValueNote(dependsOn)}` };
 }
 
 function filterValues(dataType: DataType, dependsOn: string): INodeProperties[] {
@@ -91,7 +98,7 @@ function filterValues(dataType: DataType, dependsOn: string): INodeProperties[] 
 							default: defaultKeyword,
 							description: `How to compare (the keywords that apply to ${dataType} values)`,
 						},
-						conditionValue(dataType),
+						conditionValue(dataType, dependsOn),
 					],
 				},
 			],
@@ -257,7 +264,7 @@ function builderValues(dependsOn: string): INodeProperties[] {
 			name: 'textValue',
 			type: 'string',
 			default: '',
-			description: 'The text to compare with',
+			description: `The text to compare with${emptyValueNote(dependsOn)}`,
 			displayOptions: show('Text'),
 		},
 		// A key from an expression: every keyword, checked against the key's type when the node runs.
@@ -277,7 +284,7 @@ function builderValues(dependsOn: string): INodeProperties[] {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. Workshop, 12 or 2026-03-20',
-			description: 'The text, number or day (YYYY-MM-DD) to compare with',
+			description: `The text, number or day (YYYY-MM-DD) to compare with${emptyValueNote(dependsOn)}`,
 			displayOptions: { show: { type: ['Any'] }, hide: { condition: Object.keys(DATE_PRESETS) } },
 		},
 	];

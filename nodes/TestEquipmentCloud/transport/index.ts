@@ -228,22 +228,42 @@ export function onePage(client: ServiceClient): Array<[string, string]> {
 }
 
 /**
- * A write whose answer was cut off or unreadable (a 2xx), or never came (a timeout, a connection
- * dropped after the request went out): what to check before the item runs again (an error-output
- * branch that retries blindly would do the write twice).
+ * A write the node names (e.g. "Device Create") and how to look for it before it runs again, in
+ * the words of the node's operations ("find the device by its ID Barcode (Device › Get, By Barcode)").
  */
-function writeMayHaveHappened(error: ServiceError): string | undefined {
+export interface WriteCheck {
+	operation: string;
+	check: string;
+}
+
+/** Set on an error's context when the write it reports may have been applied (read by the error items). */
+export const MAY_HAVE_BEEN_APPLIED = 'mayHaveBeenApplied';
+
+/**
+ * A write whose answer was cut off or unreadable (a 2xx), or never came (a timeout, a connection
+ * dropped after the request went out): it may have been applied. Its message says so, and its
+ * description what to check before the item runs again (an error-output branch that retries
+ * blindly would do the write twice).
+ */
+function writeMayHaveHappened(error: ServiceError, write: WriteCheck | undefined): { message: string; description: string } | undefined {
 	const { status, method } = error;
 	if (method === undefined || method === 'GET') return undefined;
-	const check = `Before running this item again, or retrying it from the error output, look for it (for a create: Get Many with a filter on a property you sent, such as the ID Barcode or Name); sending it again may make it twice.`;
+	const what = write?.operation ?? `${method} ${error.path ?? ''}`.trim();
+	const check = `Before running this item again, or retrying it from the error output, look for it: ${write?.check ?? 'for a create, Get Many with a filter on a property you sent, such as the ID Barcode or Name'}; sending it again may make it twice.`;
 	if (error.kind === 'network') {
 		// A connection never made (refused, an unknown host) carried nothing to the service.
 		if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error.message)) return undefined;
-		return `The service did not answer ${method} ${error.path ?? ''}, but the request may have reached it: the change may have been made. ${check}`;
+		return {
+			message: `${what} may have been accepted: ${error.message}`,
+			description: `The service did not answer ${method} ${error.path ?? ''}, but the request may have reached it: the change may have been made. ${check}`,
+		};
 	}
 	if (error.kind !== 'invalidResponse' || status === undefined || status < 200 || status >= 300) return undefined;
 	const answer = error.bodyExcerpt === undefined ? '' : ` The answer began: ${error.bodyExcerpt}`;
-	return `The service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable: the change may have been made. ${check}${answer}`;
+	return {
+		message: `${what} may have been accepted: the service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable`,
+		description: `The change may have been made. ${check}${answer}`,
+	};
 }
 
 /**
@@ -251,7 +271,7 @@ function writeMayHaveHappened(error: ServiceError): string | undefined {
  * parameters caught before any request, NodeApiError (HTTP code and the service's description)
  * for what the service answered. n8n errors pass through unchanged.
  */
-export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+export function toNodeError(node: INode, error: unknown, itemIndex?: number, write?: WriteCheck): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	if (error instanceof ValidationError) {
 		return new NodeOperationError(node, error.message, {
@@ -265,23 +285,23 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		const status = error.status !== undefined && error.status >= 400 ? error.status : undefined;
 		const rule = status !== undefined ? ruleForStatus(status).message : undefined;
 		const shown = rule === undefined ? error.message : rule.includes(`(HTTP ${status})`) ? rule : `${rule} (HTTP ${status})`;
+		const applied = writeMayHaveHappened(error, write);
 		// A redirect refused, or a wait beyond the budget: the client's own words say what happened.
-		const message = error.kind === 'redirect' ? error.message : error.advice !== undefined && rule !== undefined ? `${shown}: ${error.advice}` : shown;
-		const description = error.description ?? writeMayHaveHappened(error) ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
+		const message = applied?.message ?? (error.kind === 'redirect' ? error.message : error.advice !== undefined && rule !== undefined ? `${shown}: ${error.advice}` : shown);
+		const description = applied?.description ?? error.description ?? error.bodyExcerpt ?? (status !== undefined ? error.message : undefined);
+		// A success answer cut off keeps its status: it says the service took the request.
+		const httpCode = status !== undefined ? String(status) : applied !== undefined && error.status !== undefined ? String(error.status) : undefined;
 		const response: JsonObject = {
 			message,
 			kind: error.kind,
-			...(status !== undefined ? { httpCode: String(status) } : {}),
+			...(httpCode !== undefined ? { httpCode } : {}),
 			...(description !== undefined ? { description } : {}),
 			...(error.method !== undefined ? { method: error.method } : {}),
 			...(error.path !== undefined ? { path: error.path } : {}),
 		};
-		return new NodeApiError(node, response, {
-			message,
-			description,
-			httpCode: status !== undefined ? String(status) : undefined,
-			itemIndex,
-		});
+		const nodeError = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+		if (applied !== undefined) nodeError.context[MAY_HAVE_BEEN_APPLIED] = true;
+		return nodeError;
 	}
 	return new NodeOperationError(node, error instanceof Error ? error : String(error), { itemIndex });
 }

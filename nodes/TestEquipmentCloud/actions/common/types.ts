@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import type { NodeResource } from '../../shared/resources';
+import type { WriteCheck } from '../../transport';
 
 /** What each operation file exports as `execute`: the output items of one input item. */
 export type OperationExecute = (this: IExecuteFunctions, i: number) => Promise<INodeExecutionData[]>;
@@ -8,6 +9,8 @@ export type OperationExecute = (this: IExecuteFunctions, i: number) => Promise<I
 export interface OperationModule {
 	description: INodeProperties[];
 	execute: OperationExecute;
+	/** A write: its name and what to look for when its answer was lost (it may have been applied). */
+	write?: WriteCheck;
 }
 
 /** How an operation shows in the Operation list, and what an AI agent reads to choose it. */

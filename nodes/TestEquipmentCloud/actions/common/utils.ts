@@ -215,6 +215,25 @@ export function changedValues(wanted: IDataObject, record: unknown): IDataObject
 	return Object.fromEntries(Object.entries(wanted).filter(([id, value]) => shown(value) !== shown(current.get(id))));
 }
 
+/**
+ * An update with nothing to send, refused in the words of the form the item came through (Device
+ * and Customer Update alike): a success would say it changed something. `unchanged`: the item's
+ * properties were found, and all are the record's current values. `customer`: the form also offers
+ * a customer (Device Update).
+ */
+export function nothingToChange(ctx: IExecuteFunctions, i: number, options: { customer: boolean; unchanged?: 'device' | 'customer' }): ValidationError {
+	const { customer, unchanged } = options;
+	const noCustomer = customer ? ', and no customer is chosen' : '';
+	const orCustomer = customer ? ', or choose a customer' : '';
+	let reason: string;
+	if (unchanged !== undefined) reason = `the properties of input item ${i} are the ${unchanged}'s current values${noCustomer}`;
+	else if (ctx.getNode().typeVersion < 2) reason = `add at least one property to change${orCustomer}`;
+	else if ((ctx.getNodeParameter('fields', i, {}) as { mappingMode?: string }).mappingMode === 'autoMapInputData') {
+		reason = `no input field is named like a property, at the top level or under "properties" (map the properties below instead)${noCustomer}`;
+	} else reason = `give at least one property a value${orCustomer}`;
+	return new ValidationError('Properties', `${reason} (nothing to change for item ${i})`);
+}
+
 /** Form fields → `{ "<property key id>": value }`. */
 export function readPropertyValues(ctx: IExecuteFunctions, i: number, required: boolean): IDataObject {
 	if (ctx.getNode().typeVersion >= 2) return readMappedValues(ctx, i, required);

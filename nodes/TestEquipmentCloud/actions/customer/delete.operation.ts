@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { recordLocator } from '../common/locators';
 import { clientFor, hintUnknownBinEntry, idParameter, toItems } from '../common/utils';
+import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,6 +22,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['delete'] } }, properties);
+
+/** What to look for when the answer was lost: the write may have been applied. */
+export const write: WriteCheck = {
+	operation: 'Customer Delete',
+	check: 'find the customer in the recycle bin (Recycle Bin › Get Many with a filter item_id = its ID)',
+};
 
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const id = idParameter(this, 'customerId', i);

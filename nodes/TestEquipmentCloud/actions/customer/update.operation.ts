@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { recordLocator } from '../common/locators';
 import { writeProperties } from '../common/write.description';
-import { ValidationError } from '../../../../client';
-import { bodyId, clientFor, idParameter, nestedMappedValues, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import { bodyId, clientFor, idParameter, nestedMappedValues, nothingToChange, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -18,6 +18,12 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['update'] } }, properties);
 
+/** What to look for when the answer was lost: the write may have been applied. */
+export const write: WriteCheck = {
+	operation: 'Customer Update',
+	check: 'get the customer (Customer › Get Many with a filter on it) and compare its values with the ones sent',
+};
+
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	let body: IDataObject | IDataObject[];
 	if (this.getNodeParameter('inputMode', i) === 'json') {
@@ -28,7 +34,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		// A record read before (Get Many → change properties.City → Update) carries its values under
 		// "properties". The service has no customer detail to compare with: its values are sent as read.
 		for (const [key, value] of Object.entries(nestedMappedValues(this, i))) if (value !== null && value !== undefined) properties[key] ??= value;
-		if (Object.keys(properties).length === 0) throw new ValidationError('Properties', nothingToChange(this, i));
+		if (Object.keys(properties).length === 0) throw nothingToChange(this, i, { customer: false });
 		body = { id, properties };
 	}
 	const client = await clientFor(this, i);
@@ -36,11 +42,3 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	return toItems(updated, i, wantsSimplify(this, i));
 }
 
-/** Why an update has nothing to send, in the words of the form the item came through. */
-function nothingToChange(ctx: IExecuteFunctions, i: number): string {
-	if (ctx.getNode().typeVersion < 2) return 'add at least one property to change';
-	const mode = (ctx.getNodeParameter('fields', i, {}) as { mappingMode?: string }).mappingMode;
-	return mode === 'autoMapInputData'
-		? 'no input field is named like a property, at the top level or under "properties" (map the properties below instead)'
-		: 'give at least one property a value';
-}

@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { deviceIdOf, recordLocator } from '../common/locators';
 import { writeProperties } from '../common/write.description';
-import { ValidationError } from '../../../../client';
-import { bodyId, changedValues, clientFor, customerIdOf, nestedMappedValues, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import { bodyId, changedValues, clientFor, customerIdOf, nestedMappedValues, nothingToChange, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -17,6 +17,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['update'] } }, properties);
+
+/** What to look for when the answer was lost: the write may have been applied. */
+export const write: WriteCheck = {
+	operation: 'Device Update',
+	check: 'get the device (Device › Get) and compare its values with the ones sent',
+};
 
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const client = await clientFor(this, i);
@@ -36,7 +42,9 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 			for (const [key, value] of Object.entries(changedValues(nested, device))) properties[key] ??= value;
 		}
 		// Nothing to change is refused, as Customer Update refuses it: a success would say it changed.
-		if (Object.keys(properties).length === 0 && customerId === undefined) throw new ValidationError('Properties', nothingToChange(this, i, Object.keys(nested).length > 0));
+		if (Object.keys(properties).length === 0 && customerId === undefined) {
+			throw nothingToChange(this, i, { customer: true, ...(Object.keys(nested).length > 0 ? { unchanged: 'device' as const } : {}) });
+		}
 		const fields: IDataObject = { id, properties };
 		if (customerId !== undefined) fields.customer_id = customerId;
 		body = fields;
@@ -45,12 +53,3 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	return toItems(updated, i, wantsSimplify(this, i));
 }
 
-/** Why an update has nothing to send, in the words of the form the item came through. */
-function nothingToChange(ctx: IExecuteFunctions, i: number, unchanged: boolean): string {
-	if (unchanged) return `the properties of input item ${i} are the device's current values and no customer is chosen: nothing to change`;
-	if (ctx.getNode().typeVersion < 2) return 'add at least one property to change, or choose a customer';
-	const mode = (ctx.getNodeParameter('fields', i, {}) as { mappingMode?: string }).mappingMode;
-	return mode === 'autoMapInputData'
-		? 'no input field is named like a property, at the top level or under "properties" (map the properties below instead), and no customer is chosen: nothing to change'
-		: 'give at least one property a value, or choose a customer';
-}

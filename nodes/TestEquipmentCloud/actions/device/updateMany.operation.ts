@@ -4,6 +4,7 @@ import { ValidationError } from '../../../../client';
 import { requestOptions } from '../common/list.description';
 import { propertyMapperProperty, propertyValuesProperty } from '../common/write.description';
 import { bodyId, clientFor, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,6 +28,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['device'], operation: ['updateMany'] } }, properties);
+
+/** What to look for when the answer was lost: the write may have been applied. */
+export const write: WriteCheck = {
+	operation: 'Device Update Many',
+	check: 'get the devices (Device › Get Many) and compare their values with the ones sent',
+};
 
 function readIds(raw: unknown): Array<number | string> {
 	const list = Array.isArray(raw) ? raw : String(raw ?? '').split(',');

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { clientFor, idParameter, toItems } from '../common/utils';
+import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -17,6 +18,12 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['recycleBin'], operation: ['restore'] } }, properties);
+
+/** What to look for when the answer was lost: the write may have been applied. */
+export const write: WriteCheck = {
+	operation: 'Recycle Bin Restore',
+	check: 'see whether the entry is still in the recycle bin (Recycle Bin › Get Many): a restored entry leaves it',
+};
 
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const id = idParameter(this, 'entryId', i);

@@ -1,6 +1,8 @@
 import { listParams, validateListQuery } from '../client';
 import { generateDemo } from '../sandbox/demo';
 import { startSandbox } from '../sandbox/server';
+import { Account } from '../sandbox/account';
+import { renderTestResultDetail } from '../sandbox/render';
 import { FULL, median, percentile, timed, type BenchRow, type Scale } from './lib';
 
 /**
@@ -15,6 +17,7 @@ export async function benchSandbox(scale: Scale = FULL): Promise<BenchRow[]> {
 	const parses: number[] = [];
 	for (let i = 0; i < 3; i++) parses.push((await timed(() => JSON.parse(json) as unknown)).ms);
 	const parseMs = median(parses);
+	const details = benchDetails(devices);
 	const sandbox = await startSandbox({ port: 0, size: { customers: 200, devices, testResults: 1000 } });
 	try {
 		const query = validateListQuery('device.list', {
@@ -62,8 +65,40 @@ export async function benchSandbox(scale: Scale = FULL): Promise<BenchRow[]> {
 				target: '≤ 8',
 				goal: 8,
 			},
+			details,
 		];
 	} finally {
 		await sandbox.stop();
 	}
+}
+
+/**
+ * The performed steps of a result are computed when its detail is served, from the device's series
+ * (sandbox/series.ts), nothing stored per result: the whole demo's details rendered, against
+ * writing the same details as JSON, which serving each of them costs anyway (the baseline, same
+ * run). Kept when computing the steps costs at most twice writing them.
+ */
+function benchDetails(devices: number): BenchRow {
+	const account = new Account({ size: { customers: 200, devices: Math.min(devices, 20_000) } });
+	const results = [...account.data.testResults.values()];
+	const pass = (f: (r: (typeof results)[number]) => unknown) => {
+		const start = performance.now();
+		for (const r of results) f(r);
+		return performance.now() - start;
+	};
+	pass((r) => renderTestResultDetail(account, r)); // warm the JIT
+	const rendered = results.map((r) => renderTestResultDetail(account, r));
+	let i = 0;
+	const bare = median([0, 1, 2].map(() => ((i = 0), pass(() => JSON.stringify(rendered[i++])))));
+	const detail = median([0, 1, 2].map(() => pass((r) => renderTestResultDetail(account, r))));
+	const ratio = detail / bare;
+	return {
+		bench: 'sandbox',
+		measure: `render the performed steps of ${results.length.toLocaleString('en')} results from their devices' series (median of 3) ÷ JSON.stringify of the same details`,
+		value: `${detail.toFixed(0)} ms (${((detail / results.length) * 1000).toFixed(1)} µs a result; ${account.data.series.drifts.size.toLocaleString('en')} drifts stored)`,
+		baseline: `${bare.toFixed(0)} ms JSON.stringify`,
+		ratio,
+		target: `≤ 2: ${ratio <= 2 ? 'kept' : 'not kept'}`,
+		goal: 2,
+	};
 }

@@ -4,6 +4,7 @@ import type { AccountData, PropRecord, Project, SubUser, TestResult } from './mo
 import { addDays, dayString, isoTime } from '../client/dates';
 import { addMonthsToDay, epochDayOf, startOfDayMs } from './calendar';
 import { ResultLog, newestInUploadOrder, walkHistory, type DeviceRole } from './history';
+import { MeasurementSeries, driftingDevices, limitChangeDayOf } from './series';
 
 export interface DemoSize {
 	customers: number;
@@ -83,6 +84,8 @@ const OLD_AGE: [number, number] = [1470, 2200];
 const YOUNG_AGE: [number, number] = [30, 1400];
 /** A separate stream for histories, so customers, devices and projects draw what they always drew. */
 const HISTORY_STREAM = 0x5eed;
+/** Another for the drifts of the measured values. */
+const SERIES_STREAM = 0xd21f7;
 
 /** The demo data set: deterministic from the seed, the size and the account's "today". */
 export function generateDemo(seed: number, size: DemoSize, now: number): AccountData {
@@ -96,6 +99,9 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 	const keepsResults = size.testResults === undefined || size.testResults > 0;
 	const log = keepsResults ? new ResultLog() : undefined;
 	const roles = deviceRoles(history, size.devices);
+	const series = new MeasurementSeries(seed, limitChangeDayOf(todayDay));
+	const drifts = new Random(seed ^ SERIES_STREAM);
+	const drifting = driftingDevices(drifts, size.devices);
 
 	for (let i = 1; i <= size.customers; i++) {
 		const created = isoTime(now - rnd.int(400, 2000) * 86_400_000);
@@ -127,7 +133,11 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		const old = history.chance(OLD_DEVICES);
 		const minAgeDays = old ? history.int(OLD_AGE[0], OLD_AGE[1]) : history.int(YOUNG_AGE[0], YOUNG_AGE[1]);
 		const failure = Math.min(0.5, FAILURE[designation] * DEPARTMENT_WEAR[department]);
+		const first = log?.size ?? 0;
 		const end = walkHistory(history, { interval, failure, role: roles[i - 1], minAgeDays }, i, todayDay, now, log);
+		// The walk logs newest first; the drift is planned on the whole history, whatever the account keeps.
+		const own = log ? Array.from({ length: log.size - first }, (_, k) => log.size - 1 - k) : [];
+		series.plan(drifts, i, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifting.has(i));
 		const lastTested = end.lastTested === null ? null : days.name(end.lastTested);
 		const created = days.time(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
 		const device: PropRecord = {
@@ -203,7 +213,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		date_joined: isoTime(now - (900 - i * 100) * 86_400_000),
 	}));
 
-	return { customers, devices, testResults, projects, users };
+	return { customers, devices, testResults, projects, users, series };
 }
 
 /** Exactly a fifth overdue and 3 % never tested, on devices chosen by the seed. */

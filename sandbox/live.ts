@@ -1,4 +1,4 @@
-import { addDays } from '../client/dates';
+import { addDays, addMonths, epochDay } from '../client/dates';
 import type { Account } from './account';
 import { DEVICE } from './properties';
 import { Random } from './random';
@@ -6,7 +6,8 @@ import { Random } from './random';
 /**
  * Live mode: the account changes between and while list pages are served, as a real account does
  * while technicians work: devices tested (they leave the overdue list), made overdue, created and
- * deleted; results uploaded with today's and older test dates. Seeded, so a failing round can be
+ * deleted; results uploaded with today's and older test dates, their measured values continuing each
+ * device's series; Last tested is always the device's latest result. Seeded, so a failing round can be
  * replayed. It keeps the ground truth tests compare with: every change, and how often each device
  * entered and left the overdue list.
  */
@@ -139,11 +140,31 @@ export class LiveMode {
 		return ids;
 	}
 
+	/** A device tested long enough ago that a shorter interval (of INTERVALS) makes it overdue. */
+	private canBeOverdue(id: number, today: string): boolean {
+		const last = this.account.data.devices.get(id)!.values[DEVICE.lastTested];
+		return typeof last === 'string' && addMonths(last, INTERVALS[0]) < today;
+	}
+
+	/**
+	 * A result uploaded for the device on `day`: it fails where the device's measured series is past
+	 * its limit that day (the repair ends the drift), else one in five fails.
+	 */
+	private upload(deviceId: number, day: string): number {
+		const series = this.account.data.series;
+		const epoch = epochDay(day)!;
+		const crossed = series.crosses(deviceId, epoch) !== undefined;
+		const failed = this.rnd.chance(0.2) || crossed;
+		const id = this.account.syncTestResult({ device_id: deviceId, status: failed ? 'failed' : 'passed', test_date: day }).id;
+		if (crossed) series.repaired(deviceId, epoch);
+		return id;
+	}
+
 	/** Runs one change, counting the device's moves on and off the overdue list. */
 	private change(kind: LiveChangeKind): LiveChange | undefined {
 		const a = this.account;
 		const today = a.today();
-		const pool = kind === 'test' ? this.devices(true) : kind === 'makeOverdue' ? this.devices(false) : [...a.data.devices.keys()];
+		const pool = kind === 'test' ? this.devices(true) : kind === 'makeOverdue' ? this.devices(false).filter((id) => this.canBeOverdue(id, today)) : [...a.data.devices.keys()];
 		if (kind !== 'create' && pool.length === 0) return undefined;
 		const target = kind === 'create' ? undefined : this.rnd.pick(pool);
 		const before = target !== undefined && a.isOverdue(a.data.devices.get(target)!, today);
@@ -152,16 +173,22 @@ export class LiveMode {
 		switch (kind) {
 			case 'test':
 				// Tested today: the equipment uploads the result, which moves Last tested.
-				resultId = a.syncTestResult({ device_id: deviceId, status: this.rnd.chance(0.2) ? 'failed' : 'passed', test_date: today }).id;
+				resultId = this.upload(deviceId, today);
 				break;
-			case 'makeOverdue':
-				a.edit('device', { id: deviceId, properties: { [DEVICE.lastTested]: addDays(today, -this.rnd.int(800, 1500)) } }, 'live');
+			case 'makeOverdue': {
+				// Its test interval shortened so that Next test has passed: Last tested stays its latest result.
+				const last = a.data.devices.get(deviceId)!.values[DEVICE.lastTested] as string;
+				const interval = [...INTERVALS].reverse().find((months) => addMonths(last, months) < today)!;
+				a.edit('device', { id: deviceId, properties: { [DEVICE.testInterval]: interval } }, 'live');
 				break;
+			}
 			case 'create': {
+				// A device taken over with its latest (passed) result: Last tested is that result's day.
 				const overdue = this.rnd.chance(0.5);
 				const lastTested = addDays(today, overdue ? -this.rnd.int(800, 1500) : -this.rnd.int(0, 200));
-				const record = a.create('device', { properties: { [DEVICE.designation]: `Live device ${this.seq + 1}`, [DEVICE.lastTested]: lastTested, [DEVICE.testInterval]: 12 } }, 'live');
+				const record = a.create('device', { properties: { [DEVICE.designation]: `Live device ${this.seq + 1}`, [DEVICE.testInterval]: 12 } }, 'live');
 				deviceId = record.id;
+				a.syncTestResult({ device_id: deviceId, status: 'passed', test_date: lastTested });
 				break;
 			}
 			case 'delete':
@@ -169,7 +196,7 @@ export class LiveMode {
 				break;
 			case 'upload':
 				// An upload dated today or up to 10 days back (late sync); older dates keep Last tested.
-				resultId = a.syncTestResult({ device_id: deviceId, status: this.rnd.chance(0.2) ? 'failed' : 'passed', test_date: addDays(today, -this.rnd.int(0, 10)) }).id;
+				resultId = this.upload(deviceId, addDays(today, -this.rnd.int(0, 10)));
 				break;
 			case 'move': {
 				// To another customer, or to a department another device has.

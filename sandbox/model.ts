@@ -1,3 +1,5 @@
+import type { MeasurementSeries } from './series';
+
 /** The sandbox's records as it stores them (responses are rendered from these). */
 export type PropValue = string | number | null;
 
@@ -64,6 +66,8 @@ export interface BinEntry {
 }
 
 export interface AccountData {
+	/** Each device's measured values as a series (levels and drifts), computed per result when served. */
+	series: MeasurementSeries;
 	customers: Map<number, PropRecord>;
 	devices: Map<number, PropRecord>;
 	testResults: Map<number, TestResult>;

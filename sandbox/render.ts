@@ -1,7 +1,8 @@
 import type { Account } from './account';
 import type { BinEntry, PropRecord, TestResult } from './model';
 import { CUSTOMER, DEVICE } from './properties';
-import { daysBetween } from '../client/dates';
+import { daysBetween, epochDay } from '../client/dates';
+import { STEP_NAME, STEP_UNIT } from './series';
 
 /** Response shapes. Property lists are self-describing: key id, name, data type, value. */
 
@@ -72,6 +73,7 @@ interface Measurement {
 	passed: boolean;
 }
 
+/** The steps of an admin upload's longer sequence (its values are drawn, not a series). */
 const STEPS: Array<{ name: string; measure?: { unit: string; low: number | null; high: number | null; good: [number, number]; bad: [number, number] } }> = [
 	{ name: 'Visual inspection' },
 	{ name: 'Protective conductor resistance', measure: { unit: 'Ω', low: null, high: 0.3, good: [0.02, 0.25], bad: [0.35, 1.2] } },
@@ -80,28 +82,28 @@ const STEPS: Array<{ name: string; measure?: { unit: string; low: number | null;
 	{ name: 'Function test' },
 ];
 
-/** The measured steps of an admin upload, one step each between the visual inspection and the function test, as given. */
-function uploadedSteps(r: TestResult) {
-	const passed = r.status !== 'failed';
-	const status = passed ? 'passed' : 'failed';
-	const measured = (r.measured ?? []).map((m, i) => ({
+function seriesSteps(account: Account, r: TestResult) {
+	const day = epochDay(r.test_date) ?? 0;
+	const { visualPassed, values } = account.data.series.result(r.device_id, day, r.status === 'failed');
+	const measured = values.map((m, i) => ({
 		step: i + 2,
-		name: m.step,
-		status,
-		measurements: [{ name: m.step, value: m.value, unit: m.unit, low_limit: m.low_limit, high_limit: m.high_limit, passed }],
+		name: STEP_NAME[m.step],
+		status: m.passed ? 'passed' : 'failed',
+		measurements: [{ name: STEP_NAME[m.step], value: m.value, unit: STEP_UNIT[m.step], low_limit: m.low, high_limit: m.high, passed: m.passed }],
 	}));
-	return [{ step: 1, name: 'Visual inspection', status, measurements: [] }, ...measured, { step: measured.length + 2, name: 'Function test', status, measurements: [] }];
+	return [
+		{ step: 1, name: 'Visual inspection', status: visualPassed ? 'passed' : 'failed', measurements: [] },
+		...measured,
+		{ step: measured.length + 2, name: 'Function test', status: 'passed', measurements: [] },
+	];
 }
 
-/** Performed steps with measured values and limits, consistent with the result's status. */
-export function renderTestResultDetail(account: Account, r: TestResult) {
+/** An admin upload's longer sequence: the measured steps repeated, its first `failedSteps` measured steps failed (values drawn per result). */
+function performedSteps(account: Account, r: TestResult, performed: NonNullable<TestResult['performed']>) {
 	const rnd = account.random(r.id);
-	const failing = r.status === 'failed' ? 1 + Math.floor(rnd.next() * 3) : -1;
-	const count = r.performed?.steps ?? STEPS.length;
-	// A longer sequence repeats the measured steps; its first `failedSteps` measured steps fail.
-	const plan = Array.from({ length: count }, (_, i) => (r.performed ? STEPS[1 + (i % 3)] : STEPS[i]));
-	const steps = plan.map((s, i) => {
-		const passed = r.performed ? r.status !== 'failed' || i >= r.performed.failedSteps : i !== failing;
+	const plan = Array.from({ length: performed.steps }, (_, i) => STEPS[1 + (i % 3)]);
+	return plan.map((s, i) => {
+		const passed = r.status !== 'failed' || i >= performed.failedSteps;
 		const measurements: Measurement[] = [];
 		if (s.measure) {
 			const [lo, hi] = passed ? s.measure.good : s.measure.bad;
@@ -116,6 +118,27 @@ export function renderTestResultDetail(account: Account, r: TestResult) {
 		}
 		return { step: i + 1, name: s.name, status: passed ? 'passed' : 'failed', measurements };
 	});
+}
+
+/** The measured steps of an admin upload, one step each between the visual inspection and the function test, as given. */
+function uploadedSteps(r: TestResult) {
+	const passed = r.status !== 'failed';
+	const status = passed ? 'passed' : 'failed';
+	const measured = (r.measured ?? []).map((m, i) => ({
+		step: i + 2,
+		name: m.step,
+		status,
+		measurements: [{ name: m.step, value: m.value, unit: m.unit, low_limit: m.low_limit, high_limit: m.high_limit, passed }],
+	}));
+	return [{ step: 1, name: 'Visual inspection', status, measurements: [] }, ...measured, { step: measured.length + 2, name: 'Function test', status, measurements: [] }];
+}
+
+/**
+ * Performed steps with measured values and limits, consistent with the result's status: the
+ * device's series on the result's day (sandbox/series.ts), computed now, nothing stored per result.
+ */
+export function renderTestResultDetail(account: Account, r: TestResult) {
+	const steps = r.performed ? performedSteps(account, r, r.performed) : seriesSteps(account, r);
 	const served = r.measured ? uploadedSteps(r) : steps;
 	const device = account.data.devices.get(r.device_id);
 	return {

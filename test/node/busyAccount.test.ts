@@ -63,6 +63,20 @@ describe('a 400 that mentions "limit" is not a refused page size', () => {
 		// One page of 1000 holds them all: no page size was learned from the filter's 400.
 		expect(await requestsSince(before)).toBe(1);
 	});
+
+	it.each([
+		{ read: 'Return All', parameters: { returnAll: true } },
+		{ read: 'Limit 5', parameters: { limit: 5 } },
+	])('$read with the value "limit" itself (quoted back by the service) is one refused request, not a refused page size', async ({ parameters }) => {
+		const filters = { text: [{ key: DEVICE.testInterval, conditions: { condition: [{ keyword: 'equals', value: 'limit' }] } }] };
+		await settledRequests(sandbox);
+		const refusedBefore = sandbox.stats.byStatus['400'] ?? 0;
+		const refused = await run(sandbox, { resource: 'device', operation: 'getAll', ...parameters, filters });
+		expect(refused.error).toMatchObject({ httpCode: '400' });
+		expect(String(refused.error?.description)).toContain('"limit" is not a finite number');
+		await settledRequests(sandbox);
+		expect((sandbox.stats.byStatus['400'] ?? 0) - refusedBefore).toBe(1);
+	});
 });
 
 describe('Return All with a sort gives each record once while the list changes', () => {

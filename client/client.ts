@@ -108,6 +108,11 @@ export class ServiceClient {
 		return this.profile.paging.maxPageSize;
 	}
 
+	/** The largest page this service serves as far as this process knows: the size it answered after refusing a larger one, else `maxPageSize`. */
+	get largestPageSize(): number {
+		return Math.min(this.maxPageSize, sharedPageSizes.get(this.base.apiRoot) ?? Number.POSITIVE_INFINITY);
+	}
+
 	/** One operation of the catalogue; resolves with the parsed JSON body (named canonically). */
 	async call(operation: OperationId, options: CallOptions = {}): Promise<unknown> {
 		const { method } = this.profile.operations[operation];

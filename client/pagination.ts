@@ -185,13 +185,15 @@ export function pageBound(announced: number | undefined, pageSize: number): numb
  * (process-wide, like the pacers) so later scans ask for it at once.
  *
  * Quoted text is the caller's own value echoed back (a filter value "no limit"): it is left out
- * before the name is looked for, unless it is the name alone (`"limit" must be at most 500`); so
- * are the values the request sent (`sent`), quoted or not.
+ * before the name is looked for, unless it is the name alone (`"limit" must be at most 500`) and
+ * no value sent is the name alone (a filter value "limit" quoted back); so are the values the
+ * request sent (`sent`), quoted or not.
  */
 export function refusesPageSize(error: unknown, parameter = DEFAULT_PROFILE.paging.limitParam, sent: readonly string[] = []): error is ServiceError {
 	if (!(error instanceof ServiceError) || error.status !== 400) return false;
 	const name = parameter.toLowerCase();
-	const text = withoutEchoes(unquoted((error.description ?? error.message).toLowerCase(), name), name, sent);
+	const sentName = sent.some((value) => value.trim().toLowerCase() === name);
+	const text = withoutEchoes(unquoted((error.description ?? error.message).toLowerCase(), sentName ? undefined : name), name, sent);
 	// The parameter's name as a word of its own (not a part of a longer name).
 	const word = (i: number) => i < 0 || i >= text.length || !/[a-z0-9_]/.test(text[i]);
 	for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
@@ -214,8 +216,8 @@ function withoutEchoes(text: string, name: string, sent: readonly string[]): str
 	return out;
 }
 
-/** The text without its quoted parts ("…", '…', “…”, «…») but the name alone: what the service says, not what it echoes. */
-function unquoted(text: string, name: string): string {
+/** The text without its quoted parts ("…", '…', “…”, «…») but the name alone (when given): what the service says, not what it echoes. */
+function unquoted(text: string, name: string | undefined): string {
 	return text.replace(/"([^"]*)"|“([^”]*)”|«([^»]*)»|(?<![a-z0-9])'([^']*)'(?![a-z0-9])/gi, (quoted, ...inner: unknown[]) => {
 		const content = inner.slice(0, 4).find((v): v is string => typeof v === 'string');
 		return content?.trim() === name ? ` ${name} ` : ' ';

@@ -648,4 +648,26 @@ describe('pages: bounds and guards', () => {
 		expect(refusesPageSize(refusal('limit must be at most 500'), 'limit', ['l', 'i'])).toBe(true);
 		sharedPageSizes.forget(base);
 	});
+
+	it('a filter value that is the parameter\'s name alone ("limit"), echoed in quotes, refuses the filter at once, not the page size', async () => {
+		const base = `${BASE}/api/v1`;
+		sharedPageSizes.forget(base);
+		const { clock, r, client } = setup((req) => {
+			if (req.query.has('5')) return json(400, { description: `5 (property 5): Test interval is a Number; "limit" is not a finite number.` });
+			return json(200, { count: 0, results: [] });
+		});
+		for (const value of ['limit', ' LIMIT ']) {
+			const from = r.calls.length;
+			const refused = client.items('device.list', { filters: [{ key: 5, dataType: 'Text', conditions: [{ keyword: 'equals', value }] }] }, { pageSize: 100 });
+			await expect(clock.run(collect(refused))).rejects.toMatchObject({ status: 400, description: expect.stringContaining('"limit"') });
+			expect(r.calls.slice(from).map((c) => c.query.get('limit')), value).toEqual(['100']);
+		}
+		expect(sharedPageSizes.get(base)).toBeUndefined();
+		const refusal = (description: string) => new ServiceError({ kind: 'badRequest', status: 400, message: 'x', description });
+		expect(refusesPageSize(refusal('“Limit” is not a finite number'), 'limit', ['Limit'])).toBe(false);
+		// The service naming the parameter outside quotes is still a refused page size; so is a quoted name no value sent.
+		expect(refusesPageSize(refusal('"limit" is not a finite number; limit must be at most 500'), 'limit', ['limit'])).toBe(true);
+		expect(refusesPageSize(refusal('"limit" must be at most 500'), 'limit', ['no limit'])).toBe(true);
+		sharedPageSizes.forget(base);
+	});
 });

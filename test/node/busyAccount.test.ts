@@ -63,6 +63,20 @@ describe('a 400 that mentions "limit" is not a refused page size', () => {
 		// One page of 1000 holds them all: no page size was learned from the filter's 400.
 		expect(await requestsSince(before)).toBe(1);
 	});
+
+	it.each([
+		{ read: 'Return All', parameters: { returnAll: true } },
+		{ read: 'Limit 5', parameters: { limit: 5 } },
+	])('$read with the value "limit" itself (quoted back by the service) is one refused request, not a refused page size', async ({ parameters }) => {
+		const filters = { text: [{ key: DEVICE.testInterval, conditions: { condition: [{ keyword: 'equals', value: 'limit' }] } }] };
+		await settledRequests(sandbox);
+		const refusedBefore = sandbox.stats.byStatus['400'] ?? 0;
+		const refused = await run(sandbox, { resource: 'device', operation: 'getAll', ...parameters, filters });
+		expect(refused.error).toMatchObject({ httpCode: '400' });
+		expect(String(refused.error?.description)).toContain('"limit" is not a finite number');
+		await settledRequests(sandbox);
+		expect((sandbox.stats.byStatus['400'] ?? 0) - refusedBefore).toBe(1);
+	});
 });
 
 describe('Return All with a sort gives each record once while the list changes', () => {
@@ -88,15 +102,47 @@ describe('Return All with a sort gives each record once while the list changes',
 		});
 		expect(error).toBeUndefined();
 		expect(sandbox.live.changes.length).toBeGreaterThanOrEqual(30);
-		const ids = jsonOf(items).map((d) => Number(d.id));
-		expect(new Set(ids).size).toBe(ids.length);
-		expect([...ids].sort((a, b) => a - b)).toEqual(expected);
-		// In the order asked for, by the values the records carry (a device without one comes last).
-		const values = jsonOf(items).map((d) => valuesOf(d)[key] as string | null);
-		const dated = values.filter((v) => v !== null && v !== '');
-		const ascending = [...dated].sort();
-		expect(dated).toEqual(direction === 'asc' ? ascending : ascending.reverse());
-		expect(values.slice(0, dated.length)).toEqual(dated);
+		expectEachOnceInOrder(items, expected, key, direction);
+	});
+});
+
+/** Every id of `expected` once, in the order asked for by the values the records carry (a device without one comes last). */
+function expectEachOnceInOrder(items: Array<{ json: IDataObject }>, expected: number[], key: number, direction: 'asc' | 'desc') {
+	const ids = jsonOf(items).map((d) => Number(d.id));
+	expect(new Set(ids).size).toBe(ids.length);
+	expect([...ids].sort((a, b) => a - b)).toEqual(expected);
+	const values = jsonOf(items).map((d) => valuesOf(d)[key] as string | null);
+	const dated = values.filter((v) => v !== null && v !== '');
+	const ascending = [...dated].sort();
+	expect(dated).toEqual(direction === 'asc' ? ascending : ascending.reverse());
+	expect(values.slice(0, dated.length)).toEqual(dated);
+}
+
+describe('a sorted Limit up to 1000 when the service answers pages of at most 100', () => {
+	// Its own sandbox: the page size the node learns here is kept per base URL for the process.
+	const small = useSandbox({ ratePerSecond: 200, maxPageSize: 100 });
+	afterEach(() => small.live.configure({ on: false }));
+
+	it('Limit 900 sorted by Next test while devices are tested and made overdue: every device once, in order, on the run that meets the refused size and on the next', async () => {
+		for (const when of ['the size is refused during the read', 'the size was learned']) {
+			small.account.reset({ size: { devices: 900 } });
+			const expected = [...small.account.data.devices.keys()].sort((a, b) => a - b);
+			const refusedBefore = small.stats.byStatus['400'] ?? 0;
+			small.live.configure({ on: true, seed: 7, changes_per_page: 15, weights: { test: 1, makeOverdue: 1, create: 0, delete: 0, upload: 0, move: 0, interval: 0 } });
+			const { items, error } = await run(small, {
+				resource: 'device',
+				operation: 'getAll',
+				limit: 900,
+				options: { sort: { rule: { key: DEVICE.nextTest, direction: 'asc' } } },
+			});
+			small.live.configure({ on: false });
+			expect(error, when).toBeUndefined();
+			expect(small.live.changes.length, when).toBeGreaterThanOrEqual(30);
+			await settledRequests(small);
+			// The first run meets the refusal (1000 asked, 100 answered); the second asks 100 at once.
+			expect((small.stats.byStatus['400'] ?? 0) - refusedBefore, when).toBe(when === 'the size was learned' ? 0 : 1);
+			expectEachOnceInOrder(items, expected, DEVICE.nextTest, 'asc');
+		}
 	});
 });
 

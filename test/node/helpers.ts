@@ -11,8 +11,8 @@ export { CREDENTIAL_TYPE };
  * wire, more than the pacer's 25 ms margin, so a burst right after it can meet one 429 (which the
  * client waits out). Tests that count requests should not depend on that.
  */
-export async function sandboxForTests(options: { ratePerSecond?: number } = {}): Promise<Sandbox> {
-	const sandbox = await startSandbox({ port: 0, ratePerSecond: options.ratePerSecond });
+export async function sandboxForTests(options: { ratePerSecond?: number; maxPageSize?: number } = {}): Promise<Sandbox> {
+	const sandbox = await startSandbox({ port: 0, ratePerSecond: options.ratePerSecond, maxPageSize: options.maxPageSize });
 	if (options.ratePerSecond) paceNodeFaster(sandbox.url, sandbox.sandboxToken, options.ratePerSecond);
 	await runNode({
 		credentials: credentialsFor(sandbox),
@@ -25,9 +25,10 @@ export async function sandboxForTests(options: { ratePerSecond?: number } = {}):
 /**
  * The preamble of a node test file: one sandbox for the file (filled in `beforeAll`), and before
  * each test the demo account reset, no faults, no maintenance. `ratePerSecond`: the sandbox's
- * rate, and the node's with the sandbox's token (for files that test what is read, not pacing).
+ * rate, and the node's with the sandbox's token (for files that test what is read, not pacing);
+ * `maxPageSize`: the largest page the sandbox answers (a larger one is a 400 naming `limit`).
  */
-export function useSandbox(options: { ratePerSecond?: number } = {}): Sandbox {
+export function useSandbox(options: { ratePerSecond?: number; maxPageSize?: number } = {}): Sandbox {
 	const sandbox = {} as Sandbox;
 	beforeAll(async () => {
 		Object.assign(sandbox, await sandboxForTests(options));

@@ -74,9 +74,11 @@ export async function readListQuery(ctx: IExecuteFunctions, i: number, resource:
  * costs about N / (the largest page) requests at 5 per second. Pages overlap, so a list that changes while
  * it is read gives each record once. Only the record pickers page small.
  *
- * A sort over more than one page is done here: the service's sorted order moves a record whenever
- * its value changes (a device tested during the read), so the list is read in the service's own
- * order, each record once, and sorted after the last page (`sortRecords`).
+ * The service sorts only a Limit that one of its pages holds (`largestPageSize`: the page size it
+ * answered after refusing a larger one, else the profile's). Over more than one page its sorted
+ * order moves a record whenever its value changes (a device tested during the read), so the list
+ * is read in the service's own order, each record once, and sorted after the last page
+ * (`sortRecords`); a sorted Limit whose page the service refuses during the read is read again so.
  */
 export async function executeList(
 	this: IExecuteFunctions,
@@ -90,24 +92,48 @@ export async function executeList(
 	const simplify = isPropertyResource(resource) && wantsSimplify(this, i);
 	const client = await clientFor(this, i);
 	const ordering = query.ordering;
-	const sortHere = ordering !== undefined && (limit === undefined || limit > client.maxPageSize);
-	// Chosen properties without the sort key: it is read too (to sort by), and left out afterwards.
-	const addedKey = sortHere && query.enabled !== undefined && !query.enabled.some((k) => String(k) === String(ordering.key)) ? ordering.key : undefined;
-	const read: ListQuery = sortHere ? { ...query, ordering: undefined, ...(addedKey !== undefined ? { enabled: [...query.enabled!, addedKey] } : {}) } : query;
-	const records: unknown[] = [];
-	// A sorted Limit keeps only its first records while reading, not the whole list.
-	const first = sortHere && limit !== undefined ? new FirstRecords<unknown>(limit, ordering, resource, client.profile) : undefined;
+	if (ordering === undefined || (limit !== undefined && limit <= client.largestPageSize)) {
+		const records = await readInServiceOrder(client, operation, query, limit);
+		if (records !== undefined) return toItems(records, i, simplify);
+	}
+	const sorted = await readAndSort(client, operation, query, ordering!, limit, resource);
+	return toItems(sorted, i, simplify);
+}
+
+const readOptions = (client: ServiceClient, maxItems: number | undefined) =>
 	// A list that cannot be read to its end (odd answers from the service) is an error, not a silent part.
-	for await (const page of client.pages(operation, read, { pageSize: client.maxPageSize, maxItems: sortHere ? undefined : limit, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) })) {
+	({ pageSize: client.maxPageSize, maxItems, incomplete: 'throw', overlap: boundaryOverlap(client.maxPageSize) }) as const;
+
+/**
+ * The records in the order the service gives (its sort, when one page holds the Limit); undefined
+ * when a sorted read would need a second page (the service refused the page size during the read).
+ */
+async function readInServiceOrder(client: ServiceClient, operation: OperationId, query: ListQuery, limit: number | undefined): Promise<unknown[] | undefined> {
+	const records: unknown[] = [];
+	let pages = 0;
+	for await (const page of client.pages(operation, query, readOptions(client, limit))) {
+		records.push(...page);
+		pages++;
+		if (query.ordering !== undefined && records.length < limit! && (pages > 1 || client.largestPageSize < limit!)) return undefined;
+	}
+	return records;
+}
+
+/** The records read in the service's own order (each once), sorted here; a Limit keeps only its first records while reading. */
+async function readAndSort(client: ServiceClient, operation: OperationId, query: ListQuery, ordering: NonNullable<ListQuery['ordering']>, limit: number | undefined, resource: ListResource): Promise<unknown[]> {
+	// Chosen properties without the sort key: it is read too (to sort by), and left out afterwards.
+	const addedKey = query.enabled !== undefined && !query.enabled.some((k) => String(k) === String(ordering.key)) ? ordering.key : undefined;
+	const read: ListQuery = { ...query, ordering: undefined, ...(addedKey !== undefined ? { enabled: [...query.enabled!, addedKey] } : {}) };
+	const records: unknown[] = [];
+	const first = limit !== undefined ? new FirstRecords<unknown>(limit, ordering, resource, client.profile) : undefined;
+	for await (const page of client.pages(operation, read, readOptions(client, undefined))) {
 		for (const record of page) {
 			if (first) first.add(record);
 			else records.push(record);
 		}
 	}
-	if (!sortHere) return toItems(records, i, simplify);
-	let sorted = first ? first.sorted() : sortRecords(records, ordering, resource, client.profile);
-	if (addedKey !== undefined) sorted = sorted.map((record) => withoutProperty(record, addedKey));
-	return toItems(sorted, i, simplify);
+	const sorted = first ? first.sorted() : sortRecords(records, ordering, resource, client.profile);
+	return addedKey === undefined ? sorted : sorted.map((record) => withoutProperty(record, addedKey));
 }
 
 /**

@@ -227,6 +227,19 @@ describe('Customer Update with automatic mapping', () => {
 		expect(error).toBeUndefined();
 		expect(sandbox.account.data.customers.get(id)!.values[CUSTOMER.city]).toBe('Kiel');
 	});
+
+	it.each([
+		['raw', false, (record: IDataObject) => ({ ...record, properties: (record.properties as IDataObject[]).map((p) => (Number(p.key_id) === CUSTOMER.city ? { ...p, value: '' } : p)) })],
+		['simplified', true, (record: IDataObject) => ({ ...record, properties: { ...(record.properties as IDataObject), City: null } })],
+	])('Get Many (%s) → clear the City under properties → Update clears the City (not sent as read and reported done)', async (_name, simplify, clear) => {
+		const got = await run(sandbox, { resource: 'customer', operation: 'getAll', limit: 1, simplify }, { typeVersion: 2 });
+		const record = got.items[0].json as IDataObject;
+		const id = Number(record.id);
+		sandbox.account.data.customers.get(id)!.values[CUSTOMER.city] = 'Lyon';
+		const { error } = await run(sandbox, { resource: 'customer', operation: 'update', inputMode: 'fields', customerId: byId(id), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: clear({ ...record }) }] });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.customers.get(id)!.values[CUSTOMER.city] ?? null).toBeNull();
+	});
 });
 
 describe('an empty filter value from an expression', () => {

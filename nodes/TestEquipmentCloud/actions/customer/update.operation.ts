@@ -32,8 +32,10 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		const id = bodyId(idParameter(this, 'customerId', i), 'Customer');
 		const properties = readPropertyValues(this, i, false);
 		// A record read before (Get Many → change properties.City → Update) carries its values under
-		// "properties". The service has no customer detail to compare with: its values are sent as read.
-		for (const [key, value] of Object.entries(nestedMappedValues(this, i))) if (value !== null && value !== undefined) properties[key] ??= value;
+		// "properties". The service has no customer detail to compare with: its values are sent as read,
+		// a value cleared there (empty or null) included, so clearing a field clears it. A field at the
+		// item's top level wins.
+		for (const [key, value] of Object.entries(nestedMappedValues(this, i))) if (!(key in properties)) properties[key] = value;
 		if (Object.keys(properties).length === 0) throw nothingToChange(this, i, { customer: false });
 		body = { id, properties };
 	}

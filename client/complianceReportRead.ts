@@ -6,6 +6,7 @@ import { readCustomerNames, wholeList } from './complianceSnapshot';
 import { monthBefore } from './compliance';
 import { rateTestResultOf } from './failureRatesRead';
 import type { RateTestResult } from './failureRates';
+import { longestInterval, previousTestsFrom } from './intervals';
 import type { ListQuery } from './query';
 import type { RebuildDevice } from './rebuild';
 import { roleValues } from './roles';
@@ -14,7 +15,8 @@ import { roleValues } from './roles';
  * Reading what a monthly compliance report needs without any stored history (the node's Build
  * Monthly Compliance Report): every device once (as the rebuild, the failure rates and the
  * forecast read it), the customers' names, and the test results from the earliest day any part
- * of the report reaches (the trend's rebuild, the 24 months of failure rates); the due-date
+ * of the report reaches (the trend's rebuild, the 24 months of failure rates, the previous tests
+ * of the interval recommendations: client/intervals.ts previousTestsFrom); the due-date
  * history is rebuilt from them (client/rebuild.ts), as Compliance › Get Summary rebuilds it.
  */
 
@@ -45,10 +47,12 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		const due = values.nextTestDate;
 		devices.set(device.id, { ...device, designation: text(values.designation), nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null });
 	}
-	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's day.
+	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's
+	// day; the interval recommendations the previous tests of those 24 months' first ones (the rule the pollers keep their test records by).
 	const reach = historyReach(monthBefore(month, 12), devices.values());
 	const ratesFrom = `${monthBefore(month, 23)}-01`;
-	const since = reach < ratesFrom ? reach : ratesFrom;
+	const previousFrom = previousTestsFrom(ratesFrom, longestInterval(devices.values()));
+	const since = [reach, ratesFrom, previousFrom].reduce((a, b) => (b < a ? b : a));
 	const query: ListQuery = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: since }] }], ordering: { key: 'id', direction: 'asc' } };
 	const skips = noHistorySkips();
 	const tests = new Map<number, RateTestResult>();

@@ -27,7 +27,8 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  * A result counts when the device was tested near its current interval: the days since its
  * previous test (of any status) are from 0.75 to 1.25 times the days of one interval from that
  * test. Results dated before the period (`from`) only serve as that previous test: neither used
- * nor excluded (the reader reads far enough back for the period's first test to have one). A test found much earlier says little about the interval and overstates its reliability,
+ * nor excluded; results before previousTestsFrom(from, the devices' longest interval) are not
+ * read at all, on both faces. A test found much earlier says little about the interval and overstates its reliability,
  * one found much later understates it. Several results of a device on one day are one test,
  * failed when any of them failed (a passed re-test after a repair does not undo the failure).
  *
@@ -51,6 +52,31 @@ export const DGUV_MAX_MONTHS: Readonly<Record<DguvEnvironment, number>> = { offi
 
 /** The share of one interval a test may lie from it and still count: 0.75 to 1.25 intervals. */
 export const INTERVAL_WINDOW = { from: 0.75, to: 1.25 } as const;
+
+/**
+ * How many months before a period's first day its first tests' previous tests lie at most: a
+ * counted test is at most 1.25 intervals after the previous one (a month more for the months'
+ * lengths). Both faces read (and keep) results that far back, and no further back count.
+ */
+export function previousTestMonths(longestIntervalMonths: number): number {
+	return Math.ceil(Math.max(0, Math.min(longestIntervalMonths, MAX_INTERVAL_MONTHS)) * INTERVAL_WINDOW.to) + 1;
+}
+
+/** The longest usable interval among the devices (0 without one). */
+export function longestInterval(devices: Iterable<{ testIntervalMonths?: unknown }>): number {
+	let longest = 0;
+	for (const d of devices) longest = Math.max(longest, usableInterval(d.testIntervalMonths) ?? 0);
+	return longest;
+}
+
+/**
+ * The first test date read for a period from `from`: far enough back for the period's first test
+ * of each device to have its previous one (previousTestMonths of the longest interval). The rule
+ * of both faces: n8n's reads start there; the pollers keep their test records at least that long.
+ */
+export function previousTestsFrom(from: string, longestIntervalMonths: number): string {
+	return addMonths(from, -previousTestMonths(longestIntervalMonths));
+}
 
 /** The largest change: at most twice or half the current interval. */
 export const MAX_CHANGE_FACTOR = 2;

@@ -71,7 +71,7 @@ function notes(iv: ReportIntervals, locale: Locale): string[] {
 	const environment = x.environments[s.defaultEnvironment];
 	const max = DGUV_MAX_MONTHS[s.defaultEnvironment];
 	return [
-		fill(x.period, { from: formatDay(iv.from, locale), to: formatDay(iv.to, locale) }),
+		fill(x.period, { from: formatDay(iv.from, locale), to: formatDay(iv.to, locale), previousFrom: formatDay(iv.previousFrom, locale) }),
 		fill(x.rule, { target: pct(s.reliabilityTarget, locale), confidence: confidenceText(s.confidence, locale), min: plural(s.minMonths, x.minMonths, locale), environment, max: formatCount(max, locale) }),
 	];
 }

@@ -2,7 +2,9 @@ import {
 	DEFAULT_INTERVAL_SETTINGS,
 	failureRateWindow,
 	intervalRecommendations,
+	longestInterval,
 	outlierDevices,
+	previousTestsFrom,
 	usableInterval,
 	type IntervalGroupBy,
 	type IntervalRecommendation,
@@ -17,13 +19,17 @@ import {
  * The monthly report's interval recommendations and devices out of line, pure, from the same test
  * records and devices as its failure rates (email/compliance.ts passes them routed to the
  * recipient). The period is the failure rates' 24-month window; results before it serve only as
- * the previous test of the window's first ones (client/intervals.ts). The report uses the
+ * the previous test of the window's first ones (client/intervals.ts), and only from
+ * previousTestsFrom on (`previousFrom`): both faces hold every result from there (n8n reads from
+ * there, the pollers keep their test records that long), so both count the same. The report uses the
  * method's defaults (DEFAULT_INTERVAL_SETTINGS: 98 %, 0.5, workshop); n8n's Compliance → Get
  * Interval Recommendations sets them.
  */
 
 export interface ReportIntervals {
 	from: string;
+	/** The first test date used as a previous test: earlier results are not used at all. */
+	previousFrom: string;
 	to: string;
 	settings: IntervalSettings;
 	/** Per device type, then per device type within department (each with its current interval). */
@@ -51,9 +57,11 @@ export interface ReportOutliers {
 /** `today`: the report's last day (the failure rates' too). */
 export function reportIntervals(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string): ReportIntervals {
 	const { from, to } = failureRateWindow(today, 24);
-	const per = (by: IntervalGroupBy) => intervalRecommendations(tests, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS);
+	const previousFrom = previousTestsFrom(from, longestInterval(devices));
+	const read = tests.filter((t) => typeof t.testDate !== 'string' || t.testDate.slice(0, 10) >= previousFrom);
+	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS);
 	const byType = per('designation');
-	return { from, to, settings: DEFAULT_INTERVAL_SETTINGS, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
+	return { from, previousFrom, to, settings: DEFAULT_INTERVAL_SETTINGS, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
 }
 
 /**

@@ -185,7 +185,7 @@ export const de: Catalog = {
 	intervals: {
 		title: 'Empfehlungen zum Prüfintervall (NCSLI RP-1, Methode A3)',
 		textTitle: 'EMPFEHLUNGEN ZUM PRÜFINTERVALL (NCSLI RP-1, METHODE A3)',
-		period: 'Prüfungen vom {from} bis {to} (die 24 Monate der Fehlerquoten); frühere Prüfungen nur als vorige Prüfung der ersten.',
+		period: 'Prüfungen vom {from} bis {to} (die 24 Monate der Fehlerquoten); frühere Prüfungen ab dem {previousFrom} nur als vorige Prüfung der ersten.',
 		rule: 'Je Gerätetyp sowie Gerätetyp innerhalb einer Abteilung und aktuellem Prüfintervall: Eine Prüfung zählt, wenn sie 0,75 bis 1,25 Intervalle nach der vorigen Prüfung des Geräts liegt. Der Intervalltest vergleicht das Zuverlässigkeitsziel ({target}) mit den zweiseitigen {confidence}-Vertrauensgrenzen der beobachteten Zuverlässigkeit: Liegt das Ziel darüber, wird das Intervall verkürzt, liegt es darunter, verlängert, sonst beibehalten; das neue Intervall nimmt eine konstante Ausfallrate an, höchstens das Doppelte oder die Hälfte des aktuellen, von einem Minimum von {min} bis zum Höchstwert der DGUV V3 Tabelle 1B ({environment}: {max} Monate).',
 		decision: 'Nichts davon wird im Dienst übernommen: Das Prüfintervall festzulegen ist Entscheidung des Arbeitgebers, getroffen in seiner Gefährdungsbeurteilung (DGUV Vorschrift 3, BetrSichV); diese Empfehlungen sind Nachweise dafür.',
 		minMonths: { one: '{count} Monat', other: '{count} Monaten' },

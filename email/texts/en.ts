@@ -185,7 +185,7 @@ export const en = {
 	intervals: {
 		title: 'Interval recommendations (NCSLI RP-1 method A3)',
 		textTitle: 'INTERVAL RECOMMENDATIONS (NCSLI RP-1 METHOD A3)',
-		period: 'Tests of {from} to {to} (the failure rates’ 24 months); earlier tests only as the previous test of the first ones.',
+		period: 'Tests of {from} to {to} (the failure rates’ 24 months); earlier tests, from {previousFrom} on, only as the previous test of the first ones.',
 		rule: 'Per device type, and device type within department, and current interval: a test counts when it lies 0.75 to 1.25 intervals after the device’s previous test. The interval test compares the reliability target ({target}) with the observed reliability’s two-sided {confidence} confidence limits: a target above them shortens the interval, one below them lengthens it, else it is kept; the new interval assumes a constant failure rate, at most twice or half the current one, from a minimum of {min} to the DGUV V3 Table 1B maximum ({environment}: {max} months).',
 		decision: 'Nothing here is applied to the service: setting a test interval is the employer’s decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these recommendations are evidence for it.',
 		minMonths: { one: '{count} month', other: '{count} months' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RateTestResult } from '../../client';
+import { longestInterval, monthBefore, previousTestsFrom, type RateTestResult } from '../../client';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
@@ -40,8 +40,11 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		const histories: Array<{ key: string; value: DueHistory }> = [];
 		// The pollers' view (their state: the same table in AWS, the runner's state file under npm start).
 		for await (const item of deps.view.list<DueHistory>(NS.dueDates(where))) histories.push(item);
+		// The records the report uses, as n8n reads them: from the previous tests of its 24 months' first ones
+		// (the pollers keep them longer, for the longest interval there is; the rest stays out of memory).
+		const previousFrom = previousTestsFrom(`${monthBefore(month, 23)}-01`, longestInterval(histories.map((h) => h.value.device)));
 		const tests: RateTestResult[] = [];
-		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
+		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
 		const sendKey = a ? `${key}:${a.account}` : key;
 		for (const recipient of allRecipients(scoped.settings.recipients)) {

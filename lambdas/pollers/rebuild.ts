@@ -1,4 +1,4 @@
-import { addMonths, dayMs, monthBefore, noSkips, rebuildDueEntries, rebuildReach, type DueEntry, type ListQuery, type RebuildDevice, type RebuildSkips } from '../../client';
+import { addMonths, dayMs, MAX_INTERVAL_MONTHS, monthBefore, noSkips, previousTestMonths, previousTestsFrom, rebuildDueEntries, rebuildReach, type DueEntry, type ListQuery, type RebuildDevice, type RebuildSkips } from '../../client';
 import { DAY_MS, budgetedPages, keyScope, type PollerContext, type RunReport } from './context';
 import { passedOf, readableRecords, readingOfTestDay } from './records';
 import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestRecord } from './state';
@@ -6,15 +6,27 @@ import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestR
 /**
  * The due-date history from the first day: on its first run (and each run after until done) the
  * due-date history poller reads the account's test results back to `rebuildReach` (the
- * history's retention plus the account's longest interval), oldest id first, paced by the client
+ * history's retention plus the account's longest interval) or, where it is earlier,
+ * `testRecordsReach` (the previous tests of the monthly report's interval recommendations), oldest id first, paced by the client
  * and within the run's time budget; what it has read is kept (`tests:` namespace) with how far it
  * got (`rebuild` item), so the next run resumes after the last id read. Once every result is read,
  * each device's due dates are rebuilt (client/rebuild.ts) and merged into the history: where the
  * history recorded a due date while watching, its record wins.
  */
 
-/** Test records are kept for the failure rates of 24 months, and the month the report is about. */
-export const TEST_RETENTION_MONTHS = 25;
+/**
+ * Test records are kept for the monthly report: its failure rates' 24 months and the month it is
+ * sent in (25), and before them the previous tests of the interval recommendations' first tests
+ * for the longest interval there is (previousTestMonths(MAX_INTERVAL_MONTHS) = 151): 176 months.
+ * An account's own intervals could grow after a record was written; the longest possible one
+ * keeps n8n's read (client/intervals.ts previousTestsFrom) and this store alike.
+ */
+export const TEST_RETENTION_MONTHS = 25 + previousTestMonths(MAX_INTERVAL_MONTHS);
+
+/** The first test date the monthly report sent this month uses: the previous tests of its 24 months' first ones. */
+export function testRecordsReach(today: string, longestIntervalMonths: number): string {
+	return previousTestsFrom(`${monthBefore(today.slice(0, 7), 24)}-01`, longestIntervalMonths);
+}
 /** A test record older than that stays until the rebuild that reads it is done (it runs once, in a few runs). */
 const REBUILD_HOLD_MS = 30 * DAY_MS;
 
@@ -83,7 +95,9 @@ export async function continueRebuild(ctx: PollerContext, report: RunReport, his
 		const interval = h.device.testIntervalMonths ?? null;
 		if (interval !== null && interval > longest) longest = interval;
 	}
-	const state: RebuildState = stored ?? { since: rebuildReach(today, retentionMonths, longest), startedOn: today, afterId: 0, resultsRead: 0 };
+	const history = rebuildReach(today, retentionMonths, longest);
+	const tests = testRecordsReach(today, longest);
+	const state: RebuildState = stored ?? { since: tests < history ? tests : history, startedOn: today, afterId: 0, resultsRead: 0 };
 	const rebuild: NonNullable<RunReport['rebuild']> = { since: state.since, resultsRead: state.resultsRead, done: false };
 	report.rebuild = rebuild;
 

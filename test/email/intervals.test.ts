@@ -13,7 +13,7 @@ import { complianceAttachments, renderComplianceReport } from '../../email/compl
 import { INTERVALS_CSV_HEAD, MAX_INTERVAL_ROWS, OUTLIERS_CSV_HEAD, intervalsHtml, reasonText } from '../../email/intervalsRender';
 import { reportIntervals } from '../../email/intervalsReport';
 import { esc } from '../../email/render';
-import { CATALOGS, fill } from '../../email/texts';
+import { CATALOGS, fill, formatDay } from '../../email/texts';
 import { reportHistory } from '../../lambdas/email/complianceRun';
 import { readCsv } from '../support/csv';
 import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories } from '../support/compliancePreview';
@@ -88,6 +88,31 @@ describe('interval recommendations in the monthly report, composed', () => {
 		expect(group(content, 'Drill').resultsUsed).toBe(50 * 4);
 		expect(group(content, 'Grinder')).toMatchObject({ currentIntervalMonths: 6, recommendedIntervalMonths: 3, change: 'shorten', intervalTest: 'tooLong' });
 		expect(content.intervals.groups.designationDepartment.filter((g) => g.designation === 'Drill').map((g) => g.department)).toEqual(['Workshop A', 'Workshop B']);
+	});
+
+	it('earlier tests only as the previous test of the first ones, and only from 1.25 longest intervals and a month before the 24 months (the reach both faces hold): an earlier one is not read at all', () => {
+		const saw = (id: number): RateDevice => ({ id, designation: 'Saw', department: 'Workshop A', customerId: 1, customerName: 'Acme Instruments', testIntervalMonths: 6 });
+		// 24 months from 2024-11-01; ⌈1.25 × 6⌉ + 1 = 9 months before: 2024-02-01.
+		const tests: RateTestResult[] = [
+			// Device 1: its previous test lies before the reach, so its first test of the window has none read.
+			{ id: 1, deviceId: 1, testDate: '2024-01-25', failed: false },
+			{ id: 2, deviceId: 1, testDate: '2024-11-20', failed: false },
+			// Device 2: its previous test within the reach, 6 months before: counted.
+			{ id: 3, deviceId: 2, testDate: '2024-05-20', failed: false },
+			{ id: 4, deviceId: 2, testDate: '2024-11-20', failed: true },
+		];
+		const r = reportIntervals(tests, [saw(1), saw(2)], LAST_DAY);
+		expect(r).toMatchObject({ from: '2024-11-01', previousFrom: '2024-02-01', to: LAST_DAY });
+		expect(r.groups.designation).toEqual([expect.objectContaining({ designation: 'Saw', resultsUsed: 1, failedUsed: 1, excluded: { noPreviousTest: 1, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } })]);
+		// The same as from the results of the reach on (what n8n reads), whatever else a store keeps.
+		expect(r.groups.designation).toEqual(intervalRecommendations(tests.slice(1), [saw(1), saw(2)], LAST_DAY, '2024-11-01', 'designation').groups);
+		// The e-mail says from when.
+		const { content } = report();
+		for (const locale of ['en', 'de'] as const) {
+			const iv = content.intervals;
+			expect(renderComplianceReport(content, locale).text).toContain(fill(CATALOGS[locale].intervals.period, { from: formatDay(iv.from, locale), to: formatDay(iv.to, locale), previousFrom: formatDay(iv.previousFrom, locale) }));
+		}
+		expect(CATALOGS.en.intervals.period).toContain('earlier tests, from {previousFrom} on, only as the previous test of the first ones');
 	});
 
 	it('routed as the failure rates: a customer’s list gets the groups of that customer’s devices only', () => {

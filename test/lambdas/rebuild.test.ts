@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays, addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { pollDueDates, RETENTION_MONTHS } from '../../lambdas/pollers/dueDates';
+import { testRecordsReach } from '../../lambdas/pollers/rebuild';
 import { NS, type DueHistory, type RebuildState } from '../../lambdas/pollers/state';
 import type { StateStore } from '../../lambdas/ports';
 import type { Account } from '../../sandbox/account';
@@ -41,7 +42,9 @@ describe('the rebuild of the due-date history', () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
 		const report = await pollDueDates(pollerContext(world, scenario.table(), { store, settings: { pageSize: 50 } }));
 		const today = account().today();
-		const since = rebuildReach(today, RETENTION_MONTHS, longestInterval());
+		// The history's reach, or the interval recommendations' previous tests where those lie earlier (the demo's 24 months: 55 months back).
+		const since = [rebuildReach(today, RETENTION_MONTHS, longestInterval()), testRecordsReach(today, longestInterval())].sort()[0];
+		expect(since).toBe(addMonths(`${monthBefore(today.slice(0, 7), 24)}-01`, -(Math.ceil(longestInterval() * 1.25) + 1)));
 		expect(report.complete).toBe(true);
 		expect(report.rebuild).toMatchObject({ since, done: true, resultsRead: [...account().data.testResults.values()].filter((r) => r.test_date >= since).length });
 		const keepFrom = `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01`;

@@ -4,6 +4,9 @@
  * binary fields), byte for byte the e-mail the Lambdas send for the same inputs; bad parameters
  * are refused by name (or leave by the error output); customers without an address are named.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { laterDay, monthBefore, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
@@ -13,10 +16,15 @@ import type { DigestDeps } from '../../lambdas/email/digest';
 import { noticeMonthOf, runNotices } from '../../lambdas/email/notices';
 import type { Mailer, OutgoingEmail } from '../../lambdas/email/ports';
 import { parseEmailSettings } from '../../lambdas/email/settings';
+import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublisher';
+import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
+import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
+import { pollDueDates } from '../../lambdas/pollers/dueDates';
 import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
 import { readCsv } from '../support/csv';
+import { LocalAws } from '../support/localAws';
 import { getBinaryBuffer, runNode } from '../support/n8n';
 import { credentialsFor, run, useSandbox } from './helpers';
 
@@ -301,5 +309,55 @@ describe('E-mail › dedupeKey', () => {
 		expect(keys(sandboxRun)).toHaveLength(1);
 		expect(keys(productionRun)).toHaveLength(1);
 		expect(keys(productionRun)[0]).not.toBe(keys(sandboxRun)[0]);
+	});
+});
+
+describe('E-mail › Build Monthly Compliance Report › interval recommendations from the pollers’ own test records', () => {
+	/** The section's HTML: from its heading to the next section's. */
+	const section = (html: string) => html.slice(html.indexOf('>Interval recommendations (NCSLI RP-1 method A3)</h2>'), html.indexOf('>Devices out of line <span'));
+
+	it('a real due-date poller run over the demo into the npm start store (test records with their own expiry): the Lambdas’ interval section and CSV are the node’s', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+
+		const aws = await new LocalAws().start();
+		const dir = mkdtempSync(join(tmpdir(), 'tec-intervals-'));
+		try {
+			const now = () => sandbox.account.now();
+			// The store npm start keeps: what has expired (the items' TTL) is not listed.
+			const store = new FileStateStore(join(dir, 'state.json'), { now });
+			const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+			const ctx = {
+				client: pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: 200 }),
+				store,
+				publisher: new EventBridgePublisher({ busName: 'tec-test', client: aws.eventBridge(), sleep: async () => undefined }),
+				environment: 'sandbox' as const,
+				now,
+				remainingMs: () => 600_000,
+				log: quiet,
+				metrics: { count: () => undefined },
+				settings: { ...DEFAULT_SETTINGS, safetyMs: 1000 },
+				runId: 'intervals',
+			};
+			const polled = await pollDueDates(ctx);
+			expect(polled.rebuild?.done).toBe(true);
+			const mailer = keepingMailer();
+			const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale: 'en', recipients: { default: ['quality@lab.example.com'] } }, 'test');
+			await runComplianceReport({ mailer, view: store, settings, timeZone: 'Europe/Berlin', environment: 'sandbox', now } as unknown as DigestDeps, month);
+			expect(mailer.sent).toHaveLength(1);
+			const node = items[0].json.content as IDataObject & { intervals: { groups: { designation: Array<{ resultsUsed: number }> } } };
+			const lambdas = JSON.parse(JSON.stringify(mailer.sent[0].data)) as typeof node;
+			// The demo's devices have earlier tests to count: a section with results in it.
+			expect(node.intervals.groups.designation.reduce((n, g) => n + g.resultsUsed, 0)).toBeGreaterThan(100);
+			expect(lambdas.intervals).toEqual(node.intervals);
+			expect(section(mailer.sent[0].html)).toBe(section(items[0].json.html as string));
+			const files = await attachments(items[0]);
+			const csv = `interval-recommendations-${month}.csv`;
+			expect(mailer.sent[0].attachments!.find((a) => a.filename === csv)!.content).toBe(files.find((f) => f.fileName === csv)!.text);
+		} finally {
+			await aws.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });

@@ -9,12 +9,12 @@ import {
 	intervalRecommendations,
 	readRateInputSince,
 	intervalSettingsProblem,
+	longestInterval,
+	previousTestsFrom,
 	type DepartmentIntervalLimits,
 	type DguvEnvironment,
 	type IntervalGroupBy,
 	type IntervalSettings,
-	type RateDevice,
-	usableInterval,
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
@@ -145,15 +145,6 @@ function settingsOf(ctx: IExecuteFunctions, i: number): IntervalSettings {
 }
 
 /**
- * Where to start reading so that the period's first test of each device has its previous one: a
- * counted test lies at most 1.25 intervals after it (a month more for the months' lengths).
- */
-function previousTestsFrom(from: string, devices: readonly RateDevice[]): string {
-	const longest = Math.max(0, ...devices.map((d) => usableInterval(d.testIntervalMonths) ?? 0));
-	return addMonths(from, -(Math.ceil(longest * INTERVAL_WINDOW.to) + 1));
-}
-
-/**
  * Interval recommendations per device type (or type within department) and current interval by
  * NCSLI RP-1 method A3, the interval test (client/intervals.ts): every device and the results of
  * the period, read at the token's rate ceiling. Nothing is written to the service: each item's
@@ -173,7 +164,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const onlyChanges = this.getNodeParameter('onlyChanges', i, false) === true;
 	const client = await clientFor(this, i);
 	const fromOf = (today: string) => addDays(addMonths(today, -months), 1);
-	const input = await readRateInputSince(client, (today, devices) => previousTestsFrom(fromOf(today), devices), clock.now, this.getTimezone());
+	const input = await readRateInputSince(client, (today, devices) => previousTestsFrom(fromOf(today), longestInterval(devices)), clock.now, this.getTimezone());
 	const r = intervalRecommendations(input.results, input.devices, input.today, fromOf(input.today), groupBy, settings);
 	const common = { months, from: r.from, to: r.today, today: r.today, window: { ...INTERVAL_WINDOW }, ...r.totals, skippedRecords: input.skippedRecords };
 	return r.groups

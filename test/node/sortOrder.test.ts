@@ -83,3 +83,34 @@ describe('a sorted Limit above the largest page', () => {
 		}
 	}
 });
+
+describe('a sort key the account does not have', () => {
+	// The service refuses an unknown ordering key (a Limit one page holds is sorted there); a read
+	// sorted here must refuse it too, not keep the read order and report success.
+	const sandbox = {} as Sandbox;
+	beforeAll(async () => {
+		Object.assign(sandbox, await startSandbox({ port: 0, ratePerSecond: 200 }));
+		sandbox.account.reset({ size: { devices: 30 } });
+	});
+	afterAll(async () => sandbox.stop());
+
+	const cases = [
+		{ resource: 'device', key: 99, parameter: 'Property Name or ID' },
+		{ resource: 'customer', key: 99, parameter: 'Property Name or ID' },
+		{ resource: 'testResult', key: 'nosuchfield', parameter: 'Field Name or ID' },
+		{ resource: 'project', key: 'nosuch', parameter: 'Field Name or ID' },
+	];
+	for (const { resource, key, parameter } of cases) {
+		for (const read of [{ returnAll: true }, { limit: 1500 }]) {
+			it(`${resource} sorted by ${key}, ${JSON.stringify(read)}: an error naming Sort › ${parameter}, the key and the item, and no list read`, async () => {
+				// The property keys (one read per execution) are not a list read of the records.
+				const lists = () => Object.entries(sandbox.stats.byPath).filter(([path]) => !path.includes('/properties/')).reduce((n, [, c]) => n + c, 0);
+				const before = lists();
+				const { error, items } = await run(sandbox, { resource, operation: 'getAll', ...read, options: { sort: { rule: { key, direction: 'asc' } } } });
+				expect(items).toEqual([]);
+				expect(error?.message).toMatch(new RegExp(`Sort › ${parameter}.*${key}.*item 0`));
+				expect(lists() - before).toBe(0);
+			});
+		}
+	}
+});

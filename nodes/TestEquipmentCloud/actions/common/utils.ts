@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, fieldsOf, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type Resource, type ServiceClient } from '../../../../client';
 import { filtersFromParameter, isExpression, readFilterBuilder } from '../../shared/filters';
+import { cachedListKeys } from '../../shared/filtersKeys';
 import { isObject, simplifyRecord } from '../../shared/records';
 import { isPropertyResource, type ListResource } from '../../shared/resources';
 import { getClient } from '../../transport';
@@ -96,8 +97,26 @@ export async function executeList(
 		const records = await readInServiceOrder(client, operation, query, limit);
 		if (records !== undefined) return toItems(records, i, simplify);
 	}
+	await checkSortKey(this, i, resource, ordering!.key, client);
 	const sorted = await readAndSort(client, operation, query, ordering!, limit, resource);
 	return toItems(sorted, i, simplify);
+}
+
+/**
+ * A sort done here refuses a key the service would refuse (the service refuses an unknown ordering
+ * key): records without the key would keep the read order, and the run would look sorted.
+ */
+async function checkSortKey(ctx: IExecuteFunctions, i: number, resource: ListResource, key: number | string, client: ServiceClient): Promise<void> {
+	const property = isPropertyResource(resource);
+	const known = property
+		? (await cachedListKeys(ctx, resource))?.map((k) => ({ key: String(k.key), name: k.name }))
+		: fieldsOf(resource as Resource, client.profile)?.map((f) => ({ key: f.name, name: f.name }));
+	if (known === undefined || known.some((k) => k.key === String(key))) return;
+	const listed = known.slice(0, 30).map((k) => (k.key === k.name ? k.key : `${k.key} (${k.name})`));
+	throw new ValidationError(
+		`Options › Sort › ${property ? 'Property Name or ID' : 'Field Name or ID'}`,
+		`${JSON.stringify(key)} (item ${i}) is not ${property ? "one of the account's property keys" : "a field of the list"}; known: ${listed.join(', ')}${known.length > listed.length ? `, and ${known.length - listed.length} more` : ''}`,
+	);
 }
 
 const readOptions = (client: ServiceClient, maxItems: number | undefined) =>

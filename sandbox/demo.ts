@@ -97,8 +97,12 @@ const SCRAP_STREAM = 0x5c4a9;
 /** The days before today the scrapping failure fell on: within the last 24 months, its bin entry too. */
 const SCRAPPED_DAYS_AGO: [number, number] = [15, 695];
 
-/** The demo data set: deterministic from the seed, the size and the account's "today". */
-export function generateDemo(seed: number, size: DemoSize, now: number): AccountData {
+/**
+ * The demo data set: deterministic from the seed, the size and the account's "today".
+ * `series: false` leaves the measured values without drifts (every device at its level): only the
+ * bench's baseline asks for it, to weigh what planning the series adds to a generation.
+ */
+export function generateDemo(seed: number, size: DemoSize, now: number, options: { series?: boolean } = {}): AccountData {
 	const rnd = new Random(seed);
 	const history = new Random(seed ^ HISTORY_STREAM);
 	const today = dayString(now);
@@ -111,7 +115,8 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 	const roles = deviceRoles(history, size.devices);
 	const series = new MeasurementSeries(seed, limitChangeDayOf(todayDay));
 	const drifts = new Random(seed ^ SERIES_STREAM);
-	const drifting = driftingDevices(drifts, size.devices);
+	const plans = options.series !== false;
+	const drifting = plans ? driftingDevices(drifts, size.devices) : new Set<number>();
 
 	for (let i = 1; i <= size.customers; i++) {
 		const created = isoTime(now - rnd.int(400, 2000) * 86_400_000);
@@ -146,8 +151,10 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		const first = log?.size ?? 0;
 		const end = walkHistory(history, { interval, failure, role: roles[i - 1], minAgeDays }, i, todayDay, now, log);
 		// The walk logs newest first; the drift is planned on the whole history, whatever the account keeps.
-		const own = log ? Array.from({ length: log.size - first }, (_, k) => log.size - 1 - k) : [];
-		series.plan(drifts, i, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifting.has(i));
+		if (plans) {
+			const own = log ? Array.from({ length: log.size - first }, (_, k) => log.size - 1 - k) : [];
+			series.plan(drifts, i, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifting.has(i));
+		}
 		const lastTested = end.lastTested === null ? null : days.name(end.lastTested);
 		const created = days.time(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
 		const device: PropRecord = {
@@ -172,7 +179,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		devices.set(i, device);
 	}
 
-	const recycleBin = scrappedDevices(seed, size, todayDay, now, log, series, days);
+	const recycleBin = scrappedDevices(seed, size, todayDay, now, log, plans ? series : undefined, days);
 	const binned = new Map(recycleBin.map((e) => [e.item_id, e.record]));
 
 	const projects: Project[] = [];
@@ -234,7 +241,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
  * test, that failed test its last result, its bin entry dated 0–14 days after it. Half of them
  * drifted into that failure (sandbox/series.ts), the others failed as other failed tests do.
  */
-function scrappedDevices(seed: number, size: DemoSize, todayDay: number, now: number, log: ResultLog | undefined, series: MeasurementSeries, days: DayNames): BinEntry[] {
+function scrappedDevices(seed: number, size: DemoSize, todayDay: number, now: number, log: ResultLog | undefined, series: MeasurementSeries | undefined, days: DayNames): BinEntry[] {
 	const rnd = new Random(seed ^ SCRAP_STREAM);
 	const count = Math.round(size.devices * SCRAPPED_SHARE);
 	const out: BinEntry[] = [];
@@ -250,8 +257,11 @@ function scrappedDevices(seed: number, size: DemoSize, todayDay: number, now: nu
 		record(rnd, log, id, failedOn, true, now);
 		const failure = Math.min(0.5, FAILURE[designation] * DEPARTMENT_WEAR[department]);
 		const end = walkHistory(rnd, { interval, failure, role: 'current', minAgeDays: rnd.int(YOUNG_AGE[0], OLD_AGE[1]) }, id, failedOn - 1, now, log);
-		const own = log ? Array.from({ length: log.size - first }, (_, j) => log.size - 1 - j) : [];
-		series.plan(rnd, id, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), rnd.chance(0.5));
+		const drifts = rnd.chance(0.5);
+		if (series) {
+			const own = log ? Array.from({ length: log.size - first }, (_, j) => log.size - 1 - j) : [];
+			series.plan(rnd, id, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifts);
+		}
 		const created = days.time(startOfDayMs(end.created) + 7 * 3_600_000 + rnd.int(0, 3_600_000));
 		const deleted = days.time(startOfDayMs(failedOn + rnd.int(0, 14)) + 8 * 3_600_000 + rnd.int(0, 9 * 3_600_000));
 		const record_: PropRecord = {

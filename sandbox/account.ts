@@ -109,13 +109,15 @@ export class Account {
 		if (options.size) this.size = { ...this.size, ...options.size };
 		this.data = generateDemo(this.seed, this.size, this.now());
 		this.recycleBin.clear();
+		for (const e of this.data.recycleBin) this.recycleBin.set(e.id, e);
 		this.links.clear();
 		this.lateLinkFetches = undefined;
 		this.nextIds = {
-			device: this.data.devices.size,
+			// The scrapped devices' ids follow the list's: a new device gets the next one after them.
+			device: this.data.devices.size + this.data.recycleBin.length,
 			customer: this.data.customers.size,
 			testResult: this.data.testResults.size,
-			bin: 0,
+			bin: this.data.recycleBin.length,
 		};
 	}
 

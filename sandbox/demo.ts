@@ -1,9 +1,9 @@
 import { Random } from './random';
 import { CUSTOMER, DEVICE } from './properties';
-import type { AccountData, PropRecord, Project, SubUser, TestResult } from './model';
+import type { AccountData, BinEntry, PropRecord, Project, SubUser, TestResult } from './model';
 import { addDays, dayString, isoTime } from '../client/dates';
 import { addMonthsToDay, epochDayOf, startOfDayMs } from './calendar';
-import { ResultLog, newestInUploadOrder, walkHistory, type DeviceRole } from './history';
+import { ResultLog, newestInUploadOrder, record, walkHistory, type DeviceRole } from './history';
 import { MeasurementSeries, driftingDevices, limitChangeDayOf } from './series';
 
 export interface DemoSize {
@@ -19,7 +19,8 @@ export interface DemoSize {
 
 /**
  * 12 customers and 240 devices with their whole histories: with the default seed about 1,500 test
- * results (1,480 on the tests' clock, 2026-03-16; the count moves a little with the day).
+ * results (1,500 on the tests' clock, 2026-03-16, those of the 2 scrapped devices included; the
+ * count moves a little with the day).
  */
 export const DEFAULT_SIZE: DemoSize = { customers: 12, devices: 240 };
 export const DEFAULT_SEED = 20250401;
@@ -86,9 +87,22 @@ const YOUNG_AGE: [number, number] = [30, 1400];
 const HISTORY_STREAM = 0x5eed;
 /** Another for the drifts of the measured values. */
 const SERIES_STREAM = 0xd21f7;
+/**
+ * This share of the device count (rounded) more was scrapped within the last 24 months: each one's
+ * last test failed (the failure that took it out of service), and it went to the recycle bin 0–14
+ * days later. Drawn from a stream of their own after the list's devices, which stay as they were.
+ */
+export const SCRAPPED_SHARE = 0.01;
+const SCRAP_STREAM = 0x5c4a9;
+/** The days before today the scrapping failure fell on: within the last 24 months, its bin entry too. */
+const SCRAPPED_DAYS_AGO: [number, number] = [15, 695];
 
-/** The demo data set: deterministic from the seed, the size and the account's "today". */
-export function generateDemo(seed: number, size: DemoSize, now: number): AccountData {
+/**
+ * The demo data set: deterministic from the seed, the size and the account's "today".
+ * `series: false` leaves the measured values without drifts (every device at its level): only the
+ * bench's baseline asks for it, to weigh what planning the series adds to a generation.
+ */
+export function generateDemo(seed: number, size: DemoSize, now: number, options: { series?: boolean } = {}): AccountData {
 	const rnd = new Random(seed);
 	const history = new Random(seed ^ HISTORY_STREAM);
 	const today = dayString(now);
@@ -101,7 +115,8 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 	const roles = deviceRoles(history, size.devices);
 	const series = new MeasurementSeries(seed, limitChangeDayOf(todayDay));
 	const drifts = new Random(seed ^ SERIES_STREAM);
-	const drifting = driftingDevices(drifts, size.devices);
+	const plans = options.series !== false;
+	const drifting = plans ? driftingDevices(drifts, size.devices) : new Set<number>();
 
 	for (let i = 1; i <= size.customers; i++) {
 		const created = isoTime(now - rnd.int(400, 2000) * 86_400_000);
@@ -136,8 +151,10 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		const first = log?.size ?? 0;
 		const end = walkHistory(history, { interval, failure, role: roles[i - 1], minAgeDays }, i, todayDay, now, log);
 		// The walk logs newest first; the drift is planned on the whole history, whatever the account keeps.
-		const own = log ? Array.from({ length: log.size - first }, (_, k) => log.size - 1 - k) : [];
-		series.plan(drifts, i, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifting.has(i));
+		if (plans) {
+			const own = log ? Array.from({ length: log.size - first }, (_, k) => log.size - 1 - k) : [];
+			series.plan(drifts, i, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifting.has(i));
+		}
 		const lastTested = end.lastTested === null ? null : days.name(end.lastTested);
 		const created = days.time(Math.min(now, startOfDayMs(end.created) + 7 * 3_600_000 + history.int(0, 3_600_000)));
 		const device: PropRecord = {
@@ -162,6 +179,9 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		devices.set(i, device);
 	}
 
+	const recycleBin = scrappedDevices(seed, size, todayDay, now, log, plans ? series : undefined, days);
+	const binned = new Map(recycleBin.map((e) => [e.item_id, e.record]));
+
 	const projects: Project[] = [];
 	for (let i = 1; i <= Math.max(1, Math.min(8, size.customers)); i++) {
 		const created = now - rnd.int(60, 400) * 86_400_000;
@@ -184,7 +204,7 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 			testResults.set(++id, {
 				id,
 				device_id: deviceId,
-				customer_id: devices.get(deviceId)!.customer_id ?? null,
+				customer_id: (devices.get(deviceId) ?? binned.get(deviceId))!.customer_id ?? null,
 				project_id: projects[Math.floor(pick * projects.length)].id,
 				test_date: days.name(log.day[at]),
 				synced_time: days.time(log.synced[at]),
@@ -213,7 +233,69 @@ export function generateDemo(seed: number, size: DemoSize, now: number): Account
 		date_joined: isoTime(now - (900 - i * 100) * 86_400_000),
 	}));
 
-	return { customers, devices, testResults, projects, users, series };
+	return { customers, devices, testResults, projects, users, series, recycleBin };
+}
+
+/**
+ * The scrapped devices (ids after the list's): a history walked up to the day before a failed
+ * test, that failed test its last result, its bin entry dated 0–14 days after it. Half of them
+ * drifted into that failure (sandbox/series.ts), the others failed as other failed tests do.
+ */
+function scrappedDevices(seed: number, size: DemoSize, todayDay: number, now: number, log: ResultLog | undefined, series: MeasurementSeries | undefined, days: DayNames): BinEntry[] {
+	const rnd = new Random(seed ^ SCRAP_STREAM);
+	const count = Math.round(size.devices * SCRAPPED_SHARE);
+	const out: BinEntry[] = [];
+	for (let k = 1; k <= count; k++) {
+		const id = size.devices + k;
+		const designation = weightedPick(rnd, FAILURE);
+		const department = rnd.pick(DEPARTMENT);
+		const interval = rnd.pick(INTERVALS);
+		const customerId = size.customers > 0 ? 1 + rnd.int(0, size.customers - 1) : undefined;
+		const failedOn = todayDay - rnd.int(SCRAPPED_DAYS_AGO[0], SCRAPPED_DAYS_AGO[1]);
+		const first = log?.size ?? 0;
+		// Logged newest first, as the walk logs: the failed test, then the history before it.
+		record(rnd, log, id, failedOn, true, now);
+		const failure = Math.min(0.5, FAILURE[designation] * DEPARTMENT_WEAR[department]);
+		const end = walkHistory(rnd, { interval, failure, role: 'current', minAgeDays: rnd.int(YOUNG_AGE[0], OLD_AGE[1]) }, id, failedOn - 1, now, log);
+		const drifts = rnd.chance(0.5);
+		if (series) {
+			const own = log ? Array.from({ length: log.size - first }, (_, j) => log.size - 1 - j) : [];
+			series.plan(rnd, id, own.map((at) => log!.day[at]), own.map((at) => log!.failed[at] === 1), drifts);
+		}
+		const created = days.time(startOfDayMs(end.created) + 7 * 3_600_000 + rnd.int(0, 3_600_000));
+		const deleted = days.time(startOfDayMs(failedOn + rnd.int(0, 14)) + 8 * 3_600_000 + rnd.int(0, 9 * 3_600_000));
+		const record_: PropRecord = {
+			id,
+			customer_id: customerId,
+			created_time: created,
+			updated_time: deleted,
+			values: {
+				[DEVICE.designation]: designation,
+				[DEVICE.idBarcode]: `TEC-${String(id).padStart(6, '0')}`,
+				[DEVICE.lastTested]: days.name(failedOn),
+				[DEVICE.department]: department,
+				[DEVICE.testInterval]: interval,
+				[DEVICE.manufacturer]: rnd.pick(MANUFACTURER),
+				[DEVICE.serialNumber]: `SN${rnd.int(100000, 999999)}`,
+				[DEVICE.location]: rnd.pick(LOCATION),
+				[DEVICE.nextTest]: days.name(addMonthsToDay(failedOn, interval)),
+				[DEVICE.protectionClass]: PROTECTION_CLASS[designation],
+			},
+		};
+		out.push({ id: k, resource: 'device', item_id: id, name: designation, deleted_time: deleted, record: record_ });
+	}
+	return out;
+}
+
+/** A key drawn with chances proportional to its weight (devices that fail more often are scrapped more often). */
+function weightedPick(rnd: Random, weights: Record<string, number>): string {
+	const keys = Object.keys(weights);
+	let u = rnd.next() * keys.reduce((a, k) => a + weights[k], 0);
+	for (const k of keys) {
+		u -= weights[k];
+		if (u < 0) return k;
+	}
+	return keys[keys.length - 1];
 }
 
 /** Exactly a fifth overdue and 3 % never tested, on devices chosen by the seed. */

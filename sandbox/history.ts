@@ -98,7 +98,8 @@ function offsetFromDue(rnd: Random, interval: number): number {
 	return rnd.int(15, Math.min(120, Math.round(interval * 12)));
 }
 
-function record(rnd: Random, log: ResultLog | undefined, deviceId: number, day: number, failed: boolean, nowMs: number): void {
+/** Logs one result (the walk's, or a result the caller adds before walking on to older ones). */
+export function record(rnd: Random, log: ResultLog | undefined, deviceId: number, day: number, failed: boolean, nowMs: number): void {
 	if (!log) return;
 	const start = startOfDayMs(day);
 	// Uploaded the same working day mostly, sometimes days later; never after the clock.

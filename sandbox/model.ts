@@ -66,6 +66,8 @@ export interface BinEntry {
 }
 
 export interface AccountData {
+	/** The demo's recycle bin: the devices scrapped within its years (sandbox/demo.ts, SCRAPPED_SHARE). */
+	recycleBin: BinEntry[];
 	/** Each device's measured values as a series (levels and drifts), computed per result when served. */
 	series: MeasurementSeries;
 	customers: Map<number, PropRecord>;

@@ -5,12 +5,16 @@
  * deleted devices and of unknown statuses, and bad parameters.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../client';
+import { addDays, addMonths } from '../../client';
+import { SCRAPPED_SHARE } from '../../sandbox/demo';
 import { DEVICE } from '../../sandbox/properties';
 import { expectFailureRatesOf } from '../support/failureRates';
 import { jsonOf, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
+
+/** An id no device has had: past the list's and the recycle bin's (the demo's scrapped devices). */
+const freeDeviceId = () => Math.max(...sandbox.account.data.devices.keys(), ...[...sandbox.account.recycleBin.values()].map((e) => e.item_id)) + 1;
 describe('Compliance → Get Failure Rates', () => {
 	it.each([
 		['designation', 24],
@@ -21,6 +25,24 @@ describe('Compliance → Get Failure Rates', () => {
 		expect(error).toBeUndefined();
 		expect(items.length).toBeGreaterThan(0);
 		expectFailureRatesOf(sandbox, items, groupBy, months);
+	});
+
+	it.each([12, 24] as const)('the demo’s scrapped devices over %i months: each device entry of the recycle bin deleted in the period is counted, once, in its type’s group', async (months) => {
+		const today = sandbox.account.today();
+		const from = addDays(addMonths(today, -months), 1);
+		const inPeriod = [...sandbox.account.recycleBin.values()].filter((e) => e.resource === 'device' && e.deleted_time.slice(0, 10) >= from && e.deleted_time.slice(0, 10) <= today);
+		// The demo scraps within the last 24 months: all of its scrapped devices are in the longer period.
+		if (months === 24) {
+			expect(inPeriod.length).toBe(Math.round(sandbox.account.data.devices.size * SCRAPPED_SHARE));
+			expect(inPeriod.length).toBeGreaterThan(0);
+		}
+		const { items, error } = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months });
+		expect(error).toBeUndefined();
+		expectFailureRatesOf(sandbox, items, 'designation', months);
+		const groups = jsonOf(items);
+		expect(groups.every((g) => g.scrappedCounted === true)).toBe(true);
+		expect(groups.reduce((n, g) => n + (g.scrappedDevices as number), 0)).toBe(inPeriod.length);
+		for (const e of inPeriod) expect((groups.find((g) => g.id === e.name)?.scrappedDevices as number) ?? 0, e.name).toBeGreaterThanOrEqual(1);
 	});
 
 	it('follows changes: a failed test and its same-day re-test are two tests, a deleted device’s results leave the groups, an unknown status is not counted', async () => {
@@ -47,7 +69,7 @@ describe('Compliance → Get Failure Rates', () => {
 	it('a device scrapped (deleted to the recycle bin) after a passed test: one failed test of its type; per department counted apart; without the bin’s permission said, not guessed', async () => {
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
-		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		const id = freeDeviceId();
 		sandbox.account.data.devices.set(id, { ...template, id, values: { ...template.values, [DEVICE.designation]: 'Scrap check', [DEVICE.department]: 'Scrap yard' } });
 		const rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
 		sandbox.account.data.testResults.set(rid, { id: rid, device_id: id, customer_id: null, project_id: null, test_date: addDays(today, -30), synced_time: `${today}T12:00:00Z`, status: 'passed', tester: 'A. Weber', test_sequence: 'DGUV V3' });
@@ -73,7 +95,7 @@ describe('Compliance → Get Failure Rates', () => {
 		// Whatever the demo data: one type with a failed test in one test (above), one never tested (undecided).
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
-		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		const id = freeDeviceId();
 		for (const [n, designation] of [[0, 'Rate check A'], [1, 'Rate check B']] as const) {
 			sandbox.account.data.devices.set(id + n, { ...template, id: id + n, values: { ...template.values, [DEVICE.designation]: designation } });
 		}

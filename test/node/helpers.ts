@@ -1,9 +1,28 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { builtNodeClock } from '../support/instantWaits';
 import { CREDENTIAL_TYPE, paceNodeFaster, runNode, type RunNodeOptions } from '../support/n8n';
 
 export { CREDENTIAL_TYPE };
+
+export interface SandboxForTestsOptions {
+	ratePerSecond?: number;
+	/**
+	 * The instant (ms) the sandbox's clock and the built node's clock start at, both running on
+	 * from it: the demo's dates, and the node's today, are then those of that day on every run
+	 * (FIXED_NOW: the tests' day), not of the day the suite happens to run.
+	 */
+	at?: number;
+	/** The largest page the sandbox answers (a larger one is a 400 naming `limit`). */
+	maxPageSize?: number;
+}
+
+/** A clock that starts at `at` and runs at the real clock's pace (pacing and rate limits still work on it). */
+function shiftedNow(at: number): () => number {
+	const offset = at - Date.now();
+	return () => Date.now() + offset;
+}
 
 /**
  * Starts a sandbox on a free port with the demo account, and warms n8n's HTTP stack up: the
@@ -11,8 +30,10 @@ export { CREDENTIAL_TYPE };
  * wire, more than the pacer's 25 ms margin, so a burst right after it can meet one 429 (which the
  * client waits out). Tests that count requests should not depend on that.
  */
-export async function sandboxForTests(options: { ratePerSecond?: number; maxPageSize?: number } = {}): Promise<Sandbox> {
-	const sandbox = await startSandbox({ port: 0, ratePerSecond: options.ratePerSecond, maxPageSize: options.maxPageSize });
+export async function sandboxForTests(options: SandboxForTestsOptions = {}): Promise<Sandbox> {
+	const now = options.at === undefined ? undefined : shiftedNow(options.at);
+	if (now) builtNodeClock().now = now;
+	const sandbox = await startSandbox({ port: 0, ratePerSecond: options.ratePerSecond, maxPageSize: options.maxPageSize, now });
 	if (options.ratePerSecond) paceNodeFaster(sandbox.url, sandbox.sandboxToken, options.ratePerSecond);
 	await runNode({
 		credentials: credentialsFor(sandbox),
@@ -26,14 +47,20 @@ export async function sandboxForTests(options: { ratePerSecond?: number; maxPage
  * The preamble of a node test file: one sandbox for the file (filled in `beforeAll`), and before
  * each test the demo account reset, no faults, no maintenance. `ratePerSecond`: the sandbox's
  * rate, and the node's with the sandbox's token (for files that test what is read, not pacing);
- * `maxPageSize`: the largest page the sandbox answers (a larger one is a 400 naming `limit`).
+ * `maxPageSize`: the largest page the sandbox answers; `at`: the day the file runs on (the node's
+ * clock is given back after it).
  */
-export function useSandbox(options: { ratePerSecond?: number; maxPageSize?: number } = {}): Sandbox {
+export function useSandbox(options: SandboxForTestsOptions = {}): Sandbox {
 	const sandbox = {} as Sandbox;
+	let realNow: (() => number) | undefined;
 	beforeAll(async () => {
+		realNow = builtNodeClock().now;
 		Object.assign(sandbox, await sandboxForTests(options));
 	});
-	afterAll(async () => sandbox.stop());
+	afterAll(async () => {
+		if (realNow) builtNodeClock().now = realNow;
+		await sandbox.stop();
+	});
 	beforeEach(() => {
 		sandbox.account.reset();
 		sandbox.faults.clear();

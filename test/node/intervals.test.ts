@@ -67,7 +67,8 @@ describe('Compliance → Get Interval Recommendations', () => {
 	it('a type tested 150 times at its 12-month interval without a failure: 24 months in an office (doubling), 12 in a workshop (DGUV V3 maximum); nothing written', async () => {
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
-		const id = Math.max(...sandbox.account.data.devices.keys()) + 1;
+		// Past the list's ids and the recycle bin's (the demo's scrapped devices, whose results stay).
+		const id = Math.max(...sandbox.account.data.devices.keys(), ...[...sandbox.account.recycleBin.values()].map((e) => e.item_id)) + 1;
 		let rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
 		const base = { customer_id: null, project_id: null, tester: 'A. Weber', test_sequence: 'DGUV V3' };
 		for (let n = 0; n < 150; n++) {

@@ -9,9 +9,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { addDays, epochDay } from '../../client';
 import { STEP_NAME } from '../../sandbox/series';
 import { DEVICE } from '../../sandbox/properties';
+import { FIXED_NOW } from '../support/sandbox';
 import { byId, jsonOf, runUtc, useSandbox } from './helpers';
 
-const sandbox = useSandbox({ ratePerSecond: 200 });
+// The tests' day (both the sandbox's and the node's today): the same demo, and the same window, on every run.
+const sandbox = useSandbox({ ratePerSecond: 200, at: FIXED_NOW });
 
 /** The demo's devices drifting now (not repaired), with their latest result. */
 function drifting() {

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, addMonths, dayString, isoTime } from '../../client/dates';
 import { addMonthsToDay } from '../../sandbox/calendar';
-import { DEFAULT_SEED, generateDemo, type DemoSize } from '../../sandbox/demo';
+import { DEFAULT_SEED, SCRAPPED_SHARE, generateDemo, type DemoSize } from '../../sandbox/demo';
 import { FIXED_NOW, useSandbox, type Item } from '../support/sandbox';
-import { brokenRule, daysLate, failureRates, resultsByDevice, type StoryDevice, type StoryResult } from './demoStory';
+import { brokenRule, daysLate, failureRates, resultsByDevice, type StoryBinned, type StoryDevice, type StoryResult } from './demoStory';
 import { PATHS } from './helpers';
 
 /**
@@ -39,6 +39,7 @@ function reader(api: ReturnType<typeof useSandbox>) {
 		devices: (await api.all(PATHS.devices)).map(device),
 		results: (await api.all(PATHS.testResults)) as unknown as StoryResult[],
 		overdue: await api.all(PATHS.overdue),
+		binned: (await api.all(PATHS.bin)).filter((e) => e.resource === 'device').map((e): StoryBinned => ({ id: Number(e.item_id), deletedOn: String(e.deleted_time).slice(0, 10) })),
 	});
 }
 
@@ -47,9 +48,29 @@ describe.each(CASES)('demo history over HTTP: $name', ({ seed, size, now }) => {
 	const read = reader(api);
 
 	it('Last tested is the latest result, Next test follows from it, failed tests are re-tested, uploads in id order', async () => {
-		const { devices, results } = await read();
-		expect(brokenRule(devices, results, now, size?.testResults === undefined)).toBeUndefined();
+		const { devices, results, binned } = await read();
+		expect(brokenRule(devices, results, now, size?.testResults === undefined, binned)).toBeUndefined();
 		if (size?.testResults !== undefined) expect(results.length).toBe(size.testResults);
+	});
+
+	it('1 % of the device count more scrapped within the last 24 months: device entries of the recycle bin, each deleted 0–14 days after its last test, which failed', async () => {
+		const { devices, results, binned } = await read();
+		const bin = await api.all(PATHS.bin);
+		expect(bin.length).toBe(binned.length);
+		expect(binned.length).toBe(Math.round(devices.length * SCRAPPED_SHARE));
+		expect(binned.length).toBeGreaterThan(0);
+		const byDevice = resultsByDevice(results);
+		for (const b of binned) {
+			expect(b.deletedOn > addMonths(dayString(now), -24) && b.deletedOn < dayString(now), `device ${b.id} deleted ${b.deletedOn}`).toBe(true);
+			const last = byDevice.get(b.id)?.at(-1);
+			// Kept results are the newest: a scrapping failure older than them is not among them.
+			if (!last) {
+				expect(size?.testResults).toBeDefined();
+				continue;
+			}
+			expect(last.status, `device ${b.id}`).toBe('failed');
+			expect(last.test_date <= b.deletedOn && addDays(last.test_date, 14) >= b.deletedOn, `device ${b.id}: failed ${last.test_date}, deleted ${b.deletedOn}`).toBe(true);
+		}
 	});
 
 	it('about a fifth overdue now, a few never tested since they were created (recently)', async () => {
@@ -146,7 +167,9 @@ describe('demo history, generator over seeds, sizes and clocks', () => {
 					// Times are written as the service writes them (whole seconds, Z).
 					for (const t of [...storyDevices.map((d) => d.created), ...results.map((r) => r.synced_time)]) expect(isoTime(Date.parse(t))).toBe(t);
 					if (testResults !== undefined) expect(results.length).toBeLessThanOrEqual(testResults);
-					expect(brokenRule(storyDevices, results, now, testResults === undefined)).toBeUndefined();
+					const binned = data.recycleBin.map((e) => ({ id: e.item_id, deletedOn: e.deleted_time.slice(0, 10) }));
+					expect(binned.length).toBe(Math.round(devices * SCRAPPED_SHARE));
+					expect(brokenRule(storyDevices, results, now, testResults === undefined, binned)).toBeUndefined();
 				},
 			),
 			{ numRuns: 60 },

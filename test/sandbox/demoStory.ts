@@ -15,6 +15,12 @@ export interface StoryDevice {
 	nextTest: string | null;
 }
 
+/** A device entry of the recycle bin: a scrapped device (its id, the day it was deleted). */
+export interface StoryBinned {
+	id: number;
+	deletedOn: string;
+}
+
 export interface StoryResult {
 	id: number;
 	device_id: number;
@@ -42,7 +48,7 @@ export function resultsByDevice(results: readonly StoryResult[]): Map<number, St
  * The rules that hold for every seed, size and clock; answers the first one broken (or undefined).
  * `whole`: the account holds every result (no newest-N cut), so histories start at creation.
  */
-export function brokenRule(devices: readonly StoryDevice[], results: readonly StoryResult[], now: number, whole: boolean): string | undefined {
+export function brokenRule(devices: readonly StoryDevice[], results: readonly StoryResult[], now: number, whole: boolean, binned: readonly StoryBinned[] = []): string | undefined {
 	const today = new Date(now).toISOString().slice(0, 10);
 	const byDevice = resultsByDevice(results);
 	const oldestKept = results.reduce((min, r) => (r.test_date < min ? r.test_date : min), '9999-12-31');
@@ -70,7 +76,16 @@ export function brokenRule(devices: readonly StoryDevice[], results: readonly St
 			if (!next || daysBetween(r.test_date, next.test_date) > 7) return `device ${d.id}: failed on ${r.test_date} without a re-test within 7 days`;
 		}
 	}
-	const known = new Set(devices.map((d) => d.id));
+	// A scrapped device's results stay (of a device in the bin): its last one failed, the failure that took it out of service, before it was deleted.
+	for (const b of binned) {
+		if (devices.some((d) => d.id === b.id)) return `device ${b.id}: both in the list and in the recycle bin`;
+		if (b.deletedOn > today) return `device ${b.id}: deleted ${b.deletedOn}, after today ${today}`;
+		const latest = byDevice.get(b.id)?.at(-1);
+		if (!latest) continue;
+		if (latest.test_date > b.deletedOn) return `device ${b.id}: result ${latest.id} on ${latest.test_date}, after it was deleted (${b.deletedOn})`;
+		if (whole && latest.status !== 'failed') return `device ${b.id}: scrapped after a ${latest.status} test (result ${latest.id})`;
+	}
+	const known = new Set([...devices.map((d) => d.id), ...binned.map((b) => b.id)]);
 	const byId = [...results].sort((a, b) => a.id - b.id);
 	for (const [i, r] of byId.entries()) {
 		if (!known.has(r.device_id)) return `result ${r.id}: unknown device ${r.device_id}`;
@@ -88,7 +103,10 @@ export function failureRates(devices: readonly StoryDevice[], results: readonly 
 	const byId = new Map(devices.map((d) => [d.id, d]));
 	const out = new Map<string, { tests: number; failed: number; rate: number }>();
 	for (const r of results) {
-		const key = group(byId.get(r.device_id)!);
+		const device = byId.get(r.device_id);
+		// A scrapped device's results are not the list's: its group is the bin's to tell (the failure rates count it so).
+		if (!device) continue;
+		const key = group(device);
 		const e = out.get(key) ?? { tests: 0, failed: 0, rate: 0 };
 		e.tests++;
 		if (r.status === 'failed') e.failed++;

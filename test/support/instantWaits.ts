@@ -18,9 +18,14 @@ export async function withRecordedWaits<T>(body: () => Promise<T>): Promise<{ re
 	return await withNodeSleep(undefined, () => undefined, body);
 }
 
+/** The built node's clock object (its `now` and `sleep` are what the node's operations and pacing use). */
+export function builtNodeClock(): Clock {
+	return (createRequire(__filename)(path.join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud', 'transport', 'index.js')) as { clock: Clock }).clock;
+}
+
 /** Runs `body` with the built node's clock sleeping through `sleep` (its own when undefined), each wait recorded. */
 async function withNodeSleep<T>(sleep: ((ms: number) => Promise<void>) | undefined, advance: (ms: number) => void, body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
-	const transport = createRequire(__filename)(path.join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud', 'transport', 'index.js')) as { clock: Clock };
+	const transport = { clock: builtNodeClock() };
 	const original = transport.clock.sleep;
 	const waits: number[] = [];
 	transport.clock.sleep = async (ms: number) => {

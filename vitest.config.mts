@@ -12,12 +12,13 @@ export const ALONE = ['test/reliability/load.test.ts'];
 
 /**
  * Folders whose files leave nothing behind in the modules they share: one process runs several of
- * them, without loading every module (n8n-core's among them) again for each file. The built node
+ * them, without loading every module again for each file (n8n-core's; aws-cdk-lib's, whose first
+ * synthesis in a process costs several seconds more than the next ones). The built node
  * keeps per-process memory (pacing per token, learned page sizes per address): before each file it
  * is dropped from Node's require cache (test/support/sharedProcess.ts, held by
  * test/node/sharedProcess.test.ts).
  */
-export const SHARED = ['test/client/', 'test/node/', 'test/trigger/'];
+export const SHARED = ['test/client/', 'test/node/', 'test/trigger/', 'test/infra/'];
 
 /** Where the long files are (fault matrix, crash runs, months, the quick bench): they start first. */
 const LONG = ['/test/reliability/', '/test/bench/'];

@@ -12,12 +12,13 @@ export const ALONE = ['test/reliability/load.test.ts'];
 
 /**
  * Folders whose files leave nothing behind in the modules they share: one process runs several of
- * them, without loading every module again for each file. Not the node's and the trigger's: the
- * built node keeps per-process memory (pacing per token, learned page sizes per address) that a
- * file before could have set, and a list counted in test/node/busyAccount.test.ts came out one
- * request longer in a shared process.
+ * them, without loading every module again for each file (n8n-core's; aws-cdk-lib's, whose first
+ * synthesis in a process costs several seconds more than the next ones). The built node
+ * keeps per-process memory (pacing per token, learned page sizes per address): before each file it
+ * is dropped from Node's require cache (test/support/sharedProcess.ts, held by
+ * test/node/sharedProcess.test.ts).
  */
-export const SHARED = ['test/client/'];
+export const SHARED = ['test/client/', 'test/node/', 'test/trigger/', 'test/infra/'];
 
 /** Where the long files are (fault matrix, crash runs, months, the quick bench): they start first. */
 const LONG = ['/test/reliability/', '/test/bench/'];
@@ -59,7 +60,7 @@ export function suite(include: string[], env: Record<string, string> = {}): Vite
 			env,
 			projects: [
 				{ extends: true, test: { name: 'suite', include, exclude: [...configDefaults.exclude, ...ALONE, ...SHARED.map((dir) => `${dir}**`)], sequence: { groupOrder: 0, sequencer: LongFirst } } },
-				{ extends: true, test: { name: 'shared', include: shared, isolate: false, sequence: { groupOrder: 0, sequencer: LongFirst } } },
+				{ extends: true, test: { name: 'shared', include: shared, isolate: false, setupFiles: ['test/support/sharedProcess.ts'], sequence: { groupOrder: 0, sequencer: LongFirst } } },
 				{ extends: true, test: { name: 'alone', include: alone, sequence: { groupOrder: 1, sequencer: LongFirst } } },
 			],
 		},

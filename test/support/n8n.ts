@@ -7,6 +7,7 @@
  * Needs N8N_USER_FOLDER and N8N_LOG_LEVEL=silent before n8n-core builds any service
  * (test/support/globalSetup.ts sets them, and builds dist/ when the sources are newer).
  */
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Container } from '@n8n/di';
@@ -112,8 +113,14 @@ class HarnessNodeTypes implements INodeTypes {
 }
 
 let loaded: Promise<LoadedPackage> | undefined;
+/** The module of the built node that `loaded` holds, as Node's require cache had it. */
+let loadedModule: NodeJS.Module | undefined;
+const requireCache = createRequire(__filename).cache;
+const BUILT_NODE = path.join(PACKAGE_DIR, 'dist', 'nodes', 'TestEquipmentCloud', 'TestEquipmentCloud.node.js');
 
 export function loadPackage(): Promise<LoadedPackage> {
+	// A file before in this process may have dropped the built node (test/support/sharedProcess.ts): load it anew.
+	if (loaded && loadedModule && requireCache[realpathSync(BUILT_NODE)] !== loadedModule) loaded = loadedModule = undefined;
 	loaded ??= (async () => {
 		const loader = new PackageDirectoryLoader(PACKAGE_DIR);
 		await loader.loadAll();
@@ -123,6 +130,7 @@ export function loadPackage(): Promise<LoadedPackage> {
 			[START_TYPE]: { type: new HarnessManualTrigger(), sourcePath: __filename },
 		};
 		const credentialTypes = Object.fromEntries(Object.entries(loader.credentialTypes).map(([name, c]) => [name, c.type]));
+		loadedModule = requireCache[realpathSync(BUILT_NODE)];
 		return { loader, nodeTypes: new HarnessNodeTypes(data), credentialTypes, packageName: loader.packageName };
 	})();
 	return loaded;

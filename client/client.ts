@@ -551,7 +551,7 @@ export class ServiceClient {
 	}): Promise<HttpResponse> {
 		let { url, request, paced } = a;
 		for (let hop = 0; ; hop++) {
-			if (paced) await this.options.pacer?.acquire(a.budgetLeft);
+			const slot = paced ? await this.options.pacer?.acquire(a.budgetLeft) : undefined;
 			const response = await request({
 				method: a.method,
 				url,
@@ -560,6 +560,9 @@ export class ServiceClient {
 				responseType: a.responseType,
 				timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			});
+			// How long the answer took tells the pacer when the request may really have left (Pacer.windowEnd).
+			// Errors answered at once (a 429) are not a round trip of their kind.
+			if (slot && response.status < 400) this.options.pacer!.answered(slot, `${a.method} ${a.path.replace(/\d+/g, '#')}`);
 			const location = response.headers.location;
 			if (!REDIRECT_STATUSES.has(response.status) || !location) return response;
 			const refuse = (why: string) =>

@@ -45,7 +45,11 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		const device = historyDeviceOf(raw, names, client.profile, values);
 		if (!device) continue;
 		const due = values.nextTestDate;
-		devices.set(device.id, { ...device, designation: text(values.designation), nextTestDate: typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null });
+		// The rebuild's device (a new object) takes the report's two fields: one object per device, not a copy beside it.
+		const reportDevice = device as ReportInputDevice;
+		reportDevice.designation = text(values.designation);
+		reportDevice.nextTestDate = typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null;
+		devices.set(device.id, reportDevice);
 	}
 	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's
 	// day; the interval recommendations the previous tests of those 24 months' first ones (the rule the pollers keep their test records by).

@@ -108,8 +108,26 @@ export interface FailureRateBounds {
 	testsNeeded: number;
 }
 
+/**
+ * Bounds already solved, by their counts: the monthly report's thousands of groups (customers,
+ * departments, types, in two windows) share few pairs of counts, and each pair takes hundreds of
+ * binomial sums. Bounded: cleared when full.
+ */
+const SOLVED = new Map<string, FailureRateBounds>();
+const SOLVED_KEPT = 10_000;
+
 /** The bounds, verdict and tests needed of `failed` failures in `tests` tests. */
 export function boundsOf(tests: number, failed: number): FailureRateBounds {
+	const key = `${tests}:${failed}`;
+	const known = SOLVED.get(key);
+	if (known) return { ...known };
+	const bounds = solvedBounds(tests, failed);
+	if (SOLVED.size >= SOLVED_KEPT) SOLVED.clear();
+	SOLVED.set(key, bounds);
+	return { ...bounds };
+}
+
+function solvedBounds(tests: number, failed: number): FailureRateBounds {
 	const lowerBound95 = lowerBound(failed, tests);
 	const upperBound95 = upperBound(failed, tests);
 	const verdict: FailureRateVerdict = upperBound95 < FAILURE_RATE_LIMIT ? 'below' : lowerBound95 > FAILURE_RATE_LIMIT ? 'above' : 'undecided';
@@ -232,6 +250,40 @@ function readResults(results: readonly RateTestResult[]): ReadResults {
 	return { results: out, invalidTestDate };
 }
 
+/** One device's results in a window: tests of a known status, failed ones, and those of a status not known. */
+interface DeviceTally {
+	tests: number;
+	failed: number;
+	unknown: number;
+}
+
+/** A window's results counted per device: what every grouping of that window sums (the results are walked once, not once per grouping). */
+interface WindowResults {
+	from: string;
+	to: string;
+	invalidTestDate: number;
+	byDevice: Map<number, DeviceTally>;
+}
+
+/** The windows of `months` ending on `today`, each with its results counted per device, in one pass over the results. */
+function windowResults(read: ReadResults, today: string, months: readonly FailureRateMonths[]): WindowResults[] {
+	const windows = months.map((m) => ({ ...failureRateWindow(today, m), invalidTestDate: read.invalidTestDate, byDevice: new Map<number, DeviceTally>() }));
+	for (const r of read.results) {
+		const day = r.testDate.length === 10 ? r.testDate : r.testDate.slice(0, 10);
+		for (const w of windows) {
+			if (day < w.from || day > w.to) continue;
+			let d = w.byDevice.get(r.deviceId);
+			if (!d) w.byDevice.set(r.deviceId, (d = { tests: 0, failed: 0, unknown: 0 }));
+			if (r.failed === null) d.unknown++;
+			else {
+				d.tests++;
+				if (r.failed) d.failed++;
+			}
+		}
+	}
+	return windows;
+}
+
 /** The failure rates of the window of `months` ending on `today`, one entry per group. */
 export function failureRates(
 	results: readonly RateTestResult[],
@@ -242,11 +294,19 @@ export function failureRates(
 	scrapped: readonly RateScrappedDevice[] = [],
 ): FailureRates {
 	validate(today, months, groupBy);
-	return ratesOf(readResults(results), devices, today, months, groupBy, scrapped);
+	return ratesOf(windowResults(readResults(results), today, [months])[0], devices, today, months, groupBy, scrapped);
 }
 
-function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
-	const { from, to } = failureRateWindow(today, months);
+/** Adds a device's tally of the window to a group's (and the totals'). */
+function addDevice(t: Tally, deviceId: number, d: DeviceTally): void {
+	t.tests += d.tests;
+	t.failed += d.failed;
+	t.unknown += d.unknown;
+	if (d.tests > 0) t.tested.add(deviceId);
+}
+
+function ratesOf(window: WindowResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
+	const { from, to } = window;
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
 	// Scrapped in the window and not back in the list (restored); deleted twice, the later one.
@@ -286,24 +346,15 @@ function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: strin
 	const all = tally();
 	let unknownDevices = 0;
 	const failedIn = new Set<number>();
-	for (const r of read.results) {
-		const day = r.testDate.slice(0, 10);
-		if (day < from || day > to) continue;
-		const g = groupOfDevice.get(r.deviceId);
+	for (const [deviceId, d] of window.byDevice) {
+		const g = groupOfDevice.get(deviceId);
 		if (!g) {
-			unknownDevices++;
+			unknownDevices += d.tests + d.unknown;
 			continue;
 		}
-		for (const t of [g.tally, all]) {
-			if (r.failed === null) {
-				t.unknown++;
-				continue;
-			}
-			t.tests++;
-			if (r.failed) t.failed++;
-			t.tested.add(r.deviceId);
-		}
-		if (r.failed === true) failedIn.add(r.deviceId);
+		addDevice(g.tally, deviceId, d);
+		addDevice(all, deviceId, d);
+		if (d.failed > 0) failedIn.add(deviceId);
 	}
 	for (const b of bin.values()) {
 		const g = groupOfDevice.get(b.deviceId);
@@ -323,7 +374,7 @@ function ratesOf(read: ReadResults, devices: readonly RateDevice[], today: strin
 		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: read.invalidTestDate, scrappedNotGrouped } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: window.invalidTestDate, scrappedNotGrouped } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
@@ -335,8 +386,8 @@ export function allFailureRates(
 ): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
 	// The results checked and de-duplicated once for the six tables (each did it on its own before).
 	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
-	const read = readResults(results);
-	const per = (months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(read, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
-	return { 12: per(12), 24: per(24) };
+	const [w12, w24] = windowResults(readResults(results), today, [12, 24]);
+	const per = (window: WindowResults, months: FailureRateMonths) =>
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(window, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
+	return { 12: per(w12, 12), 24: per(w24, 24) };
 }

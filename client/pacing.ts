@@ -29,10 +29,22 @@ const SLOTS_KEPT = 256;
 /** The service's published limit: 5 requests per second per access token. */
 export const SERVICE_RATE: PacingOptions = { maxRequests: 5, windowMs: 1000, marginMs: 25 };
 
-/** A reserved start: planned until its caller wakes, then when the request really left. */
-interface Slot {
+/**
+ * A reserved start: planned until its caller wakes, then when the request was handed to the request
+ * function; once answered, how long the answer took and what kind of request it was.
+ */
+export interface Slot {
 	at: number;
+	roundTripMs?: number;
+	kind?: string;
 }
+
+/** Round trips remembered per kind of request (the fastest of them is that kind's usual). */
+const ROUND_TRIPS_KEPT = 8;
+/** Kinds of request remembered at once (a detail per id is a kind of its own). */
+const KINDS_KEPT = 64;
+/** The most a slow answer moves its start in the window: as far as 429s may widen the margin. */
+const MAX_LATE_MS = 200;
 
 export class Pacer {
 	/** The last reserved slots in the order they were reserved: planned starts, then actual ones. */
@@ -42,6 +54,8 @@ export class Pacer {
 	private learnedMarginMs = 0;
 	private lastCutAt = Number.NEGATIVE_INFINITY;
 	private lone429At = Number.NEGATIVE_INFINITY;
+	/** The last round trips of each kind of request, newest last. */
+	private readonly roundTrips = new Map<string, number[]>();
 	readonly adaptive: AdaptiveRate;
 
 	constructor(
@@ -67,7 +81,7 @@ export class Pacer {
 		const last = this.starts[this.starts.length - 1];
 		if (last !== undefined) at = Math.max(at, last.at);
 		if (this.starts.length >= maxRequests) {
-			at = Math.max(at, this.starts[this.starts.length - maxRequests].at + windowMs + marginMs);
+			at = Math.max(at, this.windowEnd(this.starts[this.starts.length - maxRequests], windowMs, marginMs));
 		}
 		// After a 429: this process's next slot on the shared grid, after the one it last took.
 		if (last !== undefined && this.adaptive.stride(now) !== undefined) at = Math.max(at, this.adaptive.next(last.at + 1));
@@ -83,7 +97,7 @@ export class Pacer {
 	 * Waits for a slot. A pause that another caller's 429 put on the token and that lasts longer
 	 * than `maxPauseMs` (this caller's own retry budget) fails at once instead of hanging.
 	 */
-	async acquire(maxPauseMs = Number.POSITIVE_INFINITY): Promise<void> {
+	async acquire(maxPauseMs = Number.POSITIVE_INFINITY): Promise<Slot> {
 		const paused = this.pausedUntil - this.clock.now();
 		if (paused > maxPauseMs) {
 			const advice = `the service asked this access token to wait ${describeWait(paused)} (Retry-After of an earlier request), longer than the retry budget of ${describeWait(maxPauseMs)}; try again later`;
@@ -104,7 +118,7 @@ export class Pacer {
 			// records when the request really left, and a caller whose window that fills waits on.
 			slot.at = Math.max(slot.at, now);
 			const room = this.roomAfter(slot);
-			if (room <= now) return;
+			if (room <= now) return slot;
 			slot.at = room;
 		}
 	}
@@ -115,7 +129,38 @@ export class Pacer {
 		if (index < 0) return slot.at; // shifted out: SLOTS_KEPT callers reserved after it, so it is long due
 		const { maxRequests, windowMs } = this.options;
 		const earlier = index - maxRequests;
-		return earlier < 0 ? slot.at : Math.max(slot.at, this.starts[earlier].at + windowMs + this.marginMs);
+		return earlier < 0 ? slot.at : Math.max(slot.at, this.windowEnd(this.starts[earlier], windowMs, this.marginMs));
+	}
+
+	/**
+	 * When a start stops counting in the window of the starts after it. The service counts
+	 * arrivals: a request handed over at its slot may leave later (n8n's request helper reads the
+	 * credential and evaluates its header before it sends; a garbage collection may fall in
+	 * between), and arrive within the window of a start five slots on. Its answer tells: a round
+	 * trip longer than the usual one of its kind (the fastest of the last few) by more than the
+	 * margin moves the start by that much (at most MAX_LATE_MS). Answers slow alike move nothing.
+	 */
+	private windowEnd(start: Slot, windowMs: number, marginMs: number): number {
+		let late = 0;
+		if (start.roundTripMs !== undefined && start.kind !== undefined) {
+			const usual = Math.min(...(this.roundTrips.get(start.kind) ?? [start.roundTripMs]));
+			late = Math.min(MAX_LATE_MS, start.roundTripMs - usual);
+		}
+		return start.at + windowMs + Math.max(marginMs, late);
+	}
+
+	/** The answer to the request started at `slot` came now; `kind`: what request it was (its method and path, ids left out). */
+	answered(slot: Slot, kind: string): void {
+		const roundTripMs = Math.max(0, this.clock.now() - slot.at);
+		slot.roundTripMs = roundTripMs;
+		slot.kind = kind;
+		let kept = this.roundTrips.get(kind);
+		if (!kept) {
+			if (this.roundTrips.size >= KINDS_KEPT) this.roundTrips.clear();
+			this.roundTrips.set(kind, (kept = []));
+		}
+		kept.push(roundTripMs);
+		if (kept.length > ROUND_TRIPS_KEPT) kept.shift();
 	}
 
 	/** The safety margin in use: the configured one plus what 429s have taught. */

@@ -126,13 +126,15 @@ interface Routed {
 /** The entries and devices a recipient's report covers. */
 function routedTo(recipients: Recipients, recipient: string, history: ReportHistory): Routed {
 	const everything = recipients.escalation?.to.includes(recipient) ?? false;
-	// Routing looks at the customer and department only: asked once per pair, not once per due date and device.
-	const asked = new Map<string, boolean>();
+	// Routing looks at the customer and department only: asked once per pair, not once per due date
+	// and device (by customer, then department: no key string built per due date).
+	const asked = new Map<string | null, Map<string | null, boolean>>();
 	const mine = (g: { customerName: string | null; department: string | null }) => {
 		if (everything) return true;
-		const key = `${g.customerName === null ? '\u0001' : `=${g.customerName}`}\u0000${g.department === null ? '\u0001' : `=${g.department}`}`;
-		let routed = asked.get(key);
-		if (routed === undefined) asked.set(key, (routed = route(recipients, { customerName: g.customerName, department: g.department, daysOverdue: 0 }).includes(recipient)));
+		let byDepartment = asked.get(g.customerName);
+		if (byDepartment === undefined) asked.set(g.customerName, (byDepartment = new Map()));
+		let routed = byDepartment.get(g.department);
+		if (routed === undefined) byDepartment.set(g.department, (routed = route(recipients, { customerName: g.customerName, department: g.department, daysOverdue: 0 }).includes(recipient)));
 		return routed;
 	};
 	const entries = history.entries.filter(mine);

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Pacer, PacerRegistry, SERVICE_RATE, ServiceClient, pacingKey } from '../../client';
+import type { HttpResponse, RequestFn } from '../../client';
+import { RateLimiter } from '../../sandbox/rateLimit';
 import { BASE, json, newClock, router, text } from './helpers';
 
 /** No `max + 1` starts within any window of `windowMs`. */
@@ -219,5 +221,57 @@ describe('assertPaced', () => {
 	it('detects six starts within a second', () => {
 		expect(() => assertPaced([0, 100, 200, 300, 400, 999])).toThrow();
 		expect(() => assertPaced([0, 100, 200, 300, 400, 1000])).not.toThrow();
+	});
+});
+
+describe('Pacer: requests that leave after their slot', () => {
+	/**
+	 * A caller whose request leaves some time after its slot (n8n's request helper works before it
+	 * sends: credentials, the authentication expression; a garbage collection between slot and send),
+	 * against the sandbox's limiter in virtual time: the service counts arrivals, not slots.
+	 */
+	const serialRun = async (lateMs: (i: number) => number, answerMs = 30, requests = 40) => {
+		const clock = newClock();
+		const limiter = new RateLimiter(5, 1000, () => clock.now());
+		let refused = 0;
+		const arrivals: number[] = [];
+		const request: RequestFn = async (req) => {
+			const i = arrivals.length + refused;
+			await clock.sleep(lateMs(i));
+			const wait = limiter.take('token');
+			if (wait !== undefined) {
+				refused++;
+				return text(429, '', { 'retry-after': '1' });
+			}
+			arrivals.push(clock.now());
+			await clock.sleep(answerMs);
+			return { ...json(200, []), url: req.url } as HttpResponse;
+		};
+		const client = new ServiceClient({ baseUrl: BASE, request, clock, pacer: new Pacer(clock, undefined, { random: () => 0.5 }) });
+		const t0 = clock.now();
+		await clock.run(
+			(async () => {
+				for (let k = 0; k < requests; k++) await client.call('device.list');
+			})(),
+		);
+		return { refused, arrivals, ms: clock.now() - t0 };
+	};
+
+	it('the first requests leave 60 ms after their slots (a cold start): the starts of the next window wait for them, no 429', async () => {
+		const run = await serialRun((i) => (i < 3 ? 60 : 2));
+		expect(run.refused).toBe(0);
+		expect(run.arrivals).toHaveLength(40);
+	});
+
+	it('one request in twenty leaves 60 ms late (a collection between slot and send): no 429', async () => {
+		const run = await serialRun((i) => (i % 20 === 7 ? 60 : 2));
+		expect(run.refused).toBe(0);
+	});
+
+	it('answers that are slow alike (a loaded service, requests leaving on time) wait no longer than the window asks', async () => {
+		const slow = await serialRun(() => 2, 150);
+		expect(slow.refused).toBe(0);
+		// Eight windows of five serial starts: seven windows, then five answers of 152 ms (the run's end).
+		expect(slow.ms).toBeLessThanOrEqual(7 * (1000 + SERVICE_RATE.marginMs) + 5 * 152 + 10);
 	});
 });

@@ -154,24 +154,27 @@ export class ServiceClient {
 			if (error instanceof ServiceError && error.afterUncertainAttempt && isAlreadyDeleted(error, directDelete)) {
 				const resource = ENDPOINTS[operation].resource as 'customer' | 'device';
 				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
-				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId, already_deleted: true };
+				// A 404 on the repeat of a delete to the bin, and the bin read without an entry for the
+				// item: the first attempt did not put it there (it never existed, or was gone before).
+				if (binId === NO_ENTRY && error.status === 404) throw error;
+				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId === NO_ENTRY ? null : binId, already_deleted: true };
 			}
 			throw error;
 		}
 	}
 
-	/** The id of the newest recycle bin entry of an item; null when none is found (or the bin cannot be read). */
-	private async recycleBinEntryOf(resource: 'customer' | 'device', id: unknown): Promise<number | null> {
+	/** The id of the newest recycle bin entry of an item; NO_ENTRY when the bin holds none, null when the bin cannot be read. */
+	private async recycleBinEntryOf(resource: 'customer' | 'device', id: unknown): Promise<number | null | typeof NO_ENTRY> {
 		const filters = [
 			{ key: 'item_id', dataType: 'Number' as const, conditions: [{ keyword: 'equals', value: String(id) }] },
 			{ key: 'resource', dataType: 'Text' as const, conditions: [{ keyword: 'equals', value: resource }] },
 		];
-		let found: number | null = null;
+		let found: number | typeof NO_ENTRY = NO_ENTRY;
 		try {
 			for await (const raw of this.items('recycleBin.list', { filters }, { pageSize: this.maxPageSize })) {
 				const entry = raw as { id?: unknown; item_id?: unknown; resource?: unknown } | null;
 				if (typeof entry?.id !== 'number' || String(entry.item_id) !== String(id) || entry.resource !== resource) continue;
-				if (found === null || entry.id > found) found = entry.id;
+				if (found === NO_ENTRY || entry.id > found) found = entry.id;
 			}
 		} catch {
 			// The delete itself succeeded; without the bin's answer its entry is unknown (null).
@@ -692,6 +695,9 @@ function numericId(id: unknown): unknown {
 function mayHaveActed(error: ServiceError): boolean {
 	return error.kind === 'network' || error.kind === 'invalidResponse' || error.kind === 'server';
 }
+
+/** The recycle bin was read and holds no entry for the item. */
+const NO_ENTRY = Symbol('no recycle bin entry');
 
 /**
  * Assumed (the spec names 412 "precondition failed" without saying when): a DELETE of an item that

@@ -114,6 +114,19 @@ describe('Delete whose first answer is cut off, then Restore from its output (de
 		});
 	}
 
+	for (const resource of ['device', 'customer'] as const) {
+		for (const fault of [{ kind: 'status', status: 503 }, { kind: 'drop' }] as const) {
+			it(`${resource} that does not exist, first attempt ${fault.kind === 'drop' ? 'dropped' : 'answered 503'}: still the 404 error, no "deleted" item and no hint`, async () => {
+				const locator = resource === 'device' ? 'deviceId' : 'customerId';
+				sandbox.faults.add({ ...fault, path: `/data/${resource === 'device' ? 'devices' : 'customers'}/delete/`, count: 1 });
+				const result = await run(sandbox, { resource, operation: 'delete', [locator]: byId(987654) });
+				expect(result.items).toEqual([]);
+				expect(result.error?.message).toContain('404');
+				expect(result.run.data.resultData.runData['Test Equipment Cloud']?.[0]?.hints ?? []).toEqual([]);
+			});
+		}
+	}
+
 	it('deleted permanently: the same shape as a plain permanent delete', async () => {
 		const ids = [...sandbox.account.data.devices.keys()].slice(-2);
 		const plain = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(ids[0]), deletePermanently: true });

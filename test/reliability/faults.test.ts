@@ -116,7 +116,8 @@ function licence(state: 'expired' | 'expired427'): Row['inject'] {
 const server = /Unexpected server error \(HTTP (500|502|503)\)/;
 const serverStatus = (status: number) => new RegExp(`Unexpected server error \\(HTTP ${status}\\)`);
 const licenceError = /licence has expired.*HTTP 42[67]/;
-const notJson = /answered HTTP 201 to POST \/data\/devices\/create\/ with a body that is not valid JSON/;
+// A create whose 201 answer is unreadable: it may have been made (issue 43, defect 8), said so.
+const notJson = /Device Create may have been accepted: the service answered POST \/data\/devices\/create\/ with HTTP 201 \(success\), but the answer was cut off or unreadable/;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** "No response from the service for <method> <path>…: no answer within the timeout of <within>". */
 function noAnswer(method: string, path: string, pathTail = '', within: string | '' = '1 s'): RegExp {

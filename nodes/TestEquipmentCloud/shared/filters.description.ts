@@ -46,8 +46,8 @@ const KEY_DESCRIPTION =
  * The action node's Text values: one left empty on purpose differs from one an expression left
  * empty for an item (`emptyFromExpression`). The trigger has no items: nothing is added there.
  */
-const emptyValueNote = (dependsOn: string) =>
-	dependsOn === 'resource' ? '. An expression that gives an empty value is refused (it would match every record); to match on an empty value on purpose, leave Value empty in the form.' : '';
+export const EMPTY_VALUE_NOTE = '. An expression that gives an empty value is refused (it would match every record); to match on an empty value on purpose, leave Value empty in the form.';
+const emptyValueNote = (dependsOn: string) => (dependsOn === 'resource' ? EMPTY_VALUE_NOTE : '');
 
 function conditionValue(dataType: DataType, dependsOn: string): INodeProperties {
 	if (dataType === 'Number') {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 import { addMonths, laterDay, longestInterval, monthBefore, previousTestsFrom, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
@@ -25,7 +25,7 @@ import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
 import { readCsv } from '../support/csv';
 import { LocalAws } from '../support/localAws';
-import { getBinaryBuffer, runNode } from '../support/n8n';
+import { getBinaryBuffer, loadPackage, runNode } from '../support/n8n';
 import { credentialsFor, run, useSandbox } from './helpers';
 
 // At a raised rate: these tests are of what the node reads and builds, not of pacing.
@@ -217,6 +217,21 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 			expect(files[3].text.split('\r\n').length - 2).toBe(content.intervals.groups.designation.length + content.intervals.groups.designationDepartment.length);
 			expect(files[4].text.split('\r\n').length - 2).toBe(content.outliers.devices.length);
 		}
+	});
+
+	it('the operation’s description in the editor says what the e-mail carries: as many CSV attachments as it attaches, each named', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const files = await attachments(items[0]);
+		const pkg = await loadPackage();
+		const node = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.testEquipmentCloud`).description as INodeTypeDescription;
+		const operations = node.properties.find((p: INodeProperties) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('email'))!;
+		const text = (operations.options as INodePropertyOptions[]).find((o) => o.value === 'complianceReport')!.description!;
+		const count = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][files.length];
+		expect(text).toContain(`${count} CSV attachments`);
+		// Each file by what it holds: calibration-compliance-2026-10.csv is "calibration compliance".
+		for (const f of files) expect(text).toContain(f.fileName!.replace(/-\d{4}-\d{2}\.csv$/, '').replace(/-/g, ' '));
 	});
 
 	it('German: the same bytes as the Lambdas’ German report, the interval recommendations’ CSV with semicolons and decimal commas', async () => {

@@ -7,7 +7,8 @@ import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestR
  * The due-date history from the first day: on its first run (and each run after until done) the
  * due-date history poller reads the account's test results back to `rebuildReach` (the
  * history's retention plus the account's longest interval) or, where it is earlier,
- * `testRecordsReach` (the previous tests of the monthly report's interval recommendations), oldest id first, paced by the client
+ * `testRecordsReach` (the previous tests of the monthly report's interval recommendations, for the
+ * longest possible interval), oldest id first, paced by the client
  * and within the run's time budget; what it has read is kept (`tests:` namespace) with how far it
  * got (`rebuild` item), so the next run resumes after the last id read. Once every result is read,
  * each device's due dates are rebuilt (client/rebuild.ts) and merged into the history: where the
@@ -23,9 +24,13 @@ import { NS, type DueHistory, type RebuildState, type StoredDueEntry, type TestR
  */
 export const TEST_RETENTION_MONTHS = 25 + previousTestMonths(MAX_INTERVAL_MONTHS);
 
-/** The first test date the monthly report sent this month uses: the previous tests of its 24 months' first ones. */
-export function testRecordsReach(today: string, longestIntervalMonths: number): string {
-	return previousTestsFrom(`${monthBefore(today.slice(0, 7), 24)}-01`, longestIntervalMonths);
+/**
+ * The first test date the monthly report sent this month can use: the previous tests of its 24
+ * months' first ones, for the longest possible interval (as TEST_RETENTION_MONTHS and n8n's read):
+ * an interval lengthened after the rebuild must find its earlier tests read.
+ */
+export function testRecordsReach(today: string): string {
+	return previousTestsFrom(`${monthBefore(today.slice(0, 7), 24)}-01`, MAX_INTERVAL_MONTHS);
 }
 /** A test record older than that stays until the rebuild that reads it is done (it runs once, in a few runs). */
 const REBUILD_HOLD_MS = 30 * DAY_MS;
@@ -96,7 +101,7 @@ export async function continueRebuild(ctx: PollerContext, report: RunReport, his
 		if (interval !== null && interval > longest) longest = interval;
 	}
 	const history = rebuildReach(today, retentionMonths, longest);
-	const tests = testRecordsReach(today, longest);
+	const tests = testRecordsReach(today);
 	const state: RebuildState = stored ?? { since: tests < history ? tests : history, startedOn: today, afterId: 0, resultsRead: 0 };
 	const rebuild: NonNullable<RunReport['rebuild']> = { since: state.since, resultsRead: state.resultsRead, done: false };
 	report.rebuild = rebuild;

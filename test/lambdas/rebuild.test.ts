@@ -4,7 +4,7 @@
  * that it resumes where a run's budget ended, what it refuses, and that the live record wins.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, monthBefore, rebuildReach, usableInterval } from '../../client';
+import { addDays, addMonths, MAX_INTERVAL_MONTHS, monthBefore, rebuildReach, usableInterval } from '../../client';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { pollDueDates, RETENTION_MONTHS } from '../../lambdas/pollers/dueDates';
 import { testRecordsReach } from '../../lambdas/pollers/rebuild';
@@ -42,9 +42,10 @@ describe('the rebuild of the due-date history', () => {
 		const store = new DynamoStateStore(scenario.table(), world.dynamo);
 		const report = await pollDueDates(pollerContext(world, scenario.table(), { store, settings: { pageSize: 50 } }));
 		const today = account().today();
-		// The history's reach, or the interval recommendations' previous tests where those lie earlier (the demo's 24 months: 55 months back).
-		const since = [rebuildReach(today, RETENTION_MONTHS, longestInterval()), testRecordsReach(today, longestInterval())].sort()[0];
-		expect(since).toBe(addMonths(`${monthBefore(today.slice(0, 7), 24)}-01`, -(Math.ceil(longestInterval() * 1.25) + 1)));
+		// The history's reach, or the interval recommendations' previous tests where those lie earlier: for the
+		// longest possible interval (an interval lengthened later still finds its earlier tests), 24 + 151 months back.
+		const since = [rebuildReach(today, RETENTION_MONTHS, longestInterval()), testRecordsReach(today)].sort()[0];
+		expect(since).toBe(addMonths(`${monthBefore(today.slice(0, 7), 24)}-01`, -(Math.ceil(MAX_INTERVAL_MONTHS * 1.25) + 1)));
 		expect(report.complete).toBe(true);
 		expect(report.rebuild).toMatchObject({ since, done: true, resultsRead: [...account().data.testResults.values()].filter((r) => r.test_date >= since).length });
 		const keepFrom = `${monthBefore(today.slice(0, 7), RETENTION_MONTHS)}-01`;

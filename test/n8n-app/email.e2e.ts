@@ -7,7 +7,8 @@
  * manual mode (the Schedule Trigger fires at once, the trigger fetches a real failed result).
  * Every message is read back with postal-mime and held against the items our node produced: the
  * recipients, subjects, bodies, attachments with their names and bytes; a second run of the
- * notices and the digest sends nothing (Remove Duplicates remembers across executions).
+ * notices, the digest and the compliance report sends nothing (Remove Duplicates remembers across
+ * executions).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -186,7 +187,7 @@ describe('the e-mail templates in the n8n app, sent through Send Email to a real
 		expect(message.attachments[0].filename).toBe(detail.files[0].file_name);
 	});
 
-	it('email-monthly-compliance-report.json: the report with its three CSVs, names and bytes as the node built them', async () => {
+	it('email-monthly-compliance-report.json: the report with its five CSVs, names and bytes as the node built them; a second run sends nothing', async () => {
 		const { execution, messages } = await run('compliance');
 		const items = itemsOf(execution, TEMPLATES.compliance.build);
 		expect(items).toHaveLength(1);
@@ -197,5 +198,10 @@ describe('the e-mail templates in the n8n app, sent through Send Email to a real
 		expectSentAsBuilt(message, items[0]);
 		expect(message.attachments.map((a) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`]);
 		for (const a of message.attachments) expect(Buffer.from(a.content as ArrayBuffer).subarray(0, 3)).toEqual(BOM);
+
+		const again = await run('compliance');
+		expect(itemsOf(again.execution, TEMPLATES.compliance.build)).toHaveLength(1);
+		expect(itemsOf(again.execution, 'Skip e-mails already sent')).toEqual([]);
+		expect(again.messages).toEqual([]);
 	});
 });

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { laterDay, monthBefore, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
+import type { IDataObject, INodeExecutionData, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import { addMonths, laterDay, longestInterval, monthBefore, previousTestsFrom, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import type { DigestDeps } from '../../lambdas/email/digest';
@@ -21,11 +21,11 @@ import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { pollDueDates } from '../../lambdas/pollers/dueDates';
 import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
-import { CUSTOMER } from '../../sandbox/properties';
+import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
 import { readCsv } from '../support/csv';
 import { LocalAws } from '../support/localAws';
-import { getBinaryBuffer, runNode } from '../support/n8n';
+import { getBinaryBuffer, loadPackage, runNode } from '../support/n8n';
 import { credentialsFor, run, useSandbox } from './helpers';
 
 // At a raised rate: these tests are of what the node reads and builds, not of pacing.
@@ -219,6 +219,21 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		}
 	});
 
+	it('the operation’s description in the editor says what the e-mail carries: as many CSV attachments as it attaches, each named', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const files = await attachments(items[0]);
+		const pkg = await loadPackage();
+		const node = pkg.nodeTypes.getByNameAndVersion(`${pkg.packageName}.testEquipmentCloud`).description as INodeTypeDescription;
+		const operations = node.properties.find((p: INodeProperties) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('email'))!;
+		const text = (operations.options as INodePropertyOptions[]).find((o) => o.value === 'complianceReport')!.description!;
+		const count = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'][files.length];
+		expect(text).toContain(`${count} CSV attachments`);
+		// Each file by what it holds: calibration-compliance-2026-10.csv is "calibration compliance".
+		for (const f of files) expect(text).toContain(f.fileName!.replace(/-\d{4}-\d{2}\.csv$/, '').replace(/-/g, ' '));
+	});
+
 	it('German: the same bytes as the Lambdas’ German report, the interval recommendations’ CSV with semicolons and decimal commas', async () => {
 		const month = monthBefore(sandbox.account.today().slice(0, 7));
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
@@ -355,6 +370,67 @@ describe('E-mail › Build Monthly Compliance Report › interval recommendation
 			const files = await attachments(items[0]);
 			const csv = `interval-recommendations-${month}.csv`;
 			expect(mailer.sent[0].attachments!.find((a) => a.filename === csv)!.content).toBe(files.find((f) => f.fileName === csv)!.text);
+		} finally {
+			await aws.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('an interval lengthened after the first rebuild: the Lambdas count the earlier test the node reads, the same intervals and HTML', async () => {
+		const today = sandbox.account.today();
+		const month = monthBefore(today.slice(0, 7));
+		// The failure rates' 24 months: their first tests' previous tests are what the section counts.
+		const ratesFrom = `${monthBefore(month, 23)}-01`;
+		const devices = [...sandbox.account.table('device').values()];
+		const longestBefore = longestInterval(devices.map((d) => ({ testIntervalMonths: d.values[DEVICE.testInterval] })));
+		const lengthened = 60;
+		expect(lengthened).toBeGreaterThan(longestBefore);
+		const customerId = devices.find((d) => d.customer_id !== undefined)?.customer_id;
+		const probe = sandbox.account.create('device', { customer_id: customerId, properties: { [DEVICE.designation]: 'Lengthened meter', [DEVICE.testInterval]: 12 } }, 'body');
+		// Two passed tests 60 months apart: the later a month into the 24 months, the earlier before
+		// the previous tests of the account's longest interval on the day of the first rebuild.
+		const later = addMonths(ratesFrom, 1);
+		const earlier = addMonths(later, -lengthened);
+		expect(earlier < previousTestsFrom(`${monthBefore(today.slice(0, 7), 24)}-01`, longestBefore)).toBe(true);
+		sandbox.account.syncTestResult({ device_id: probe.id, test_date: earlier, status: 'passed' });
+		sandbox.account.syncTestResult({ device_id: probe.id, test_date: later, status: 'passed' });
+
+		const aws = await new LocalAws().start();
+		const dir = mkdtempSync(join(tmpdir(), 'tec-intervals-'));
+		try {
+			const now = () => sandbox.account.now();
+			const store = new FileStateStore(join(dir, 'state.json'), { now });
+			const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+			const ctx = {
+				client: pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: 200 }),
+				store,
+				publisher: new EventBridgePublisher({ busName: 'tec-test', client: aws.eventBridge(), sleep: async () => undefined }),
+				environment: 'sandbox' as const,
+				now,
+				remainingMs: () => 600_000,
+				log: quiet,
+				metrics: { count: () => undefined },
+				settings: { ...DEFAULT_SETTINGS, safetyMs: 1000 },
+				runId: 'rebuilt',
+			};
+			expect((await pollDueDates(ctx)).rebuild?.done).toBe(true);
+			// The employer lengthens the interval (its risk assessment) after the rebuild; the pollers see it on their next run.
+			sandbox.account.edit('device', { id: probe.id, properties: { [DEVICE.testInterval]: lengthened } }, 'body');
+			await pollDueDates({ ...ctx, runId: 'lengthened' });
+
+			const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+			expect(error).toBeUndefined();
+			const mailer = keepingMailer();
+			const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale: 'en', recipients: { default: ['quality@lab.example.com'] } }, 'test');
+			await runComplianceReport({ mailer, view: store, settings, timeZone: 'Europe/Berlin', environment: 'sandbox', now } as unknown as DigestDeps, month);
+			expect(mailer.sent).toHaveLength(1);
+			type Intervals = { intervals: { groups: { designation: Array<{ designation: string | null; currentIntervalMonths: number; resultsUsed: number }> } } };
+			const node = items[0].json.content as unknown as Intervals;
+			const lambdas = JSON.parse(JSON.stringify(mailer.sent[0].data)) as Intervals;
+			// The node counts the earlier test (the previous test of the later one at 60 months).
+			expect(node.intervals.groups.designation.find((g) => g.designation === 'Lengthened meter')).toMatchObject({ currentIntervalMonths: lengthened, resultsUsed: 1 });
+			expect(lambdas.intervals).toEqual(node.intervals);
+			expect(mailer.sent[0].html).toBe(items[0].json.html);
 		} finally {
 			await aws.stop();
 			rmSync(dir, { recursive: true, force: true });

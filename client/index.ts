@@ -36,3 +36,4 @@ export * from './measurementTrend';
 export * from './measurementOutliers';
 export * from './measurementWarnings';
 export * from './measurementsRead';
+export * from './measurementSeries';

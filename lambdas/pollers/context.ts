@@ -26,6 +26,10 @@ export interface PollerSettings {
 	 * runs an account's pollers one after another itself.
 	 */
 	accountLeaseWaitMs?: number;
+	/** `Test Result Near Limit`: the share of its limit at or above which a passed result's measured step is announced. */
+	nearLimitThreshold: number;
+	/** The first run's backfill of the devices' recent measured values: the share of the token's requests it may take. */
+	backfillShare: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -37,6 +41,8 @@ export const DEFAULT_SETTINGS: PollerSettings = {
 	safetyMs: 15_000,
 	leaseMs: 15 * 60_000,
 	dueSoonStages: [30, 7],
+	nearLimitThreshold: 0.8,
+	backfillShare: 0.5,
 };
 
 export interface PollerContext {

@@ -5,6 +5,7 @@ import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
+import { MeasuredAlerts } from './measuredAlerts';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 import { NS, type ResultsCursor, type SeenResult } from './state';
 
@@ -72,6 +73,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		for await (const item of ctx.store.list<unknown>(seenNs)) seen.add(Number(item.key));
 		const evidence = new FailedEvidence(ctx, report);
 		await evidence.retryPending();
+		const measured = new MeasuredAlerts(ctx, report);
+		await measured.retryPending();
 
 		const query: ListQuery = {
 			filters: from === null ? [] : [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: dayString(readUpTo) }] }],
@@ -123,7 +126,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 					},
 					now,
 				);
-				events.push(recorded, ...(await evidence.eventsFor(recorded)));
+				events.push(recorded, ...(await evidence.eventsFor(recorded)), ...(await measured.eventsFor(recorded)));
 				// Clock sanity: kept relative to the upload when this clock is behind the service.
 				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}
@@ -134,6 +137,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();
+			await measured.record();
 			await ctx.store.putMany(seenNs, writes);
 			// Only the settle window before the newest upload is kept for the boundary.
 			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);

@@ -160,15 +160,15 @@ describe('Device Measurement Drift', () => {
 		}
 		const drift = ofType(DETAIL_TYPES.deviceMeasurementDrift);
 		expect(drift).toHaveLength(1);
-		const data = drift[0].detail.data as Data & { trend: { points: Array<{ testResultId: number }> } };
+		const data = drift[0].detail.data as Omit<Data, 'trend'> & { trend: { points: Array<{ testResultId: number }>; slopePerDay: number; predictedLimitDate: string } };
 		expect(data.testResult.id).toBe(ids[2]);
 		const device = world.sandbox.account.get('device', deviceId);
 		expect(data.device).toMatchObject({ id: deviceId, nextTestDate: device.values[DEVICE.nextTest] });
 		expect(data.measurement).toEqual({ step: RISO, measurement: null, unit: 'MΩ', lowLimit: 1, highLimit: null });
 		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids);
 		expect(data.trend).toMatchObject({ predictedLimitSide: 'low' });
-		expect(data.trend.slopePerDay as unknown as number).toBeLessThan(0);
-		expect((data.trend.predictedLimitDate as unknown as string) < (device.values[DEVICE.nextTest] as string)).toBe(true);
+		expect(data.trend.slopePerDay).toBeLessThan(0);
+		expect(data.trend.predictedLimitDate < (device.values[DEVICE.nextTest] as string)).toBe(true);
 		expect(drift[0].detail.metadata.dedupeKey).toBe(`device-measurement-drift:sandbox:${ids[2]}:${RISO}`);
 		// 3 MΩ uses a third of its 1 MΩ lower limit: no near-limit event.
 		expect(ofType(DETAIL_TYPES.testResultNearLimit)).toEqual([]);

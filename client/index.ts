@@ -37,3 +37,4 @@ export * from './measurementOutliers';
 export * from './measurementWarnings';
 export * from './measurementsRead';
 export * from './measurementSeries';
+export * from './measurementAlertsRead';

@@ -1,21 +1,7 @@
-import {
-	ServiceError,
-	addFailedResult,
-	addPassedResult,
-	emptySeries,
-	mayDrift,
-	measuredValuesOf,
-	resultAlerts,
-	trendsOfResult,
-	type DeviceSeries,
-	type DriftWarning,
-	type MeasurementWarning,
-	SKIP_REASONS,
-} from '../../client';
+import { emptySeries, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
-import { readOverdueDevice } from './records';
 import { NS, type PendingMeasurement } from './state';
 
 /**
@@ -67,48 +53,21 @@ export class MeasuredAlerts {
 		return s;
 	}
 
-	/** A record read by id; undefined when it no longer exists. */
-	private async read(operation: 'testResult.get' | 'device.get', id: number): Promise<unknown> {
-		try {
-			return await this.ctx.client.call(operation, { pathParams: { id } });
-		} catch (error) {
-			if (error instanceof ServiceError && (error.status === 404 || error.status === 412)) return undefined;
-			throw error;
-		}
-	}
-
 	private async nextDueOf(deviceId: number): Promise<string | null> {
-		if (!this.dueDates.has(deviceId)) {
-			const device = readOverdueDevice(await this.read('device.get', deviceId), this.ctx.client.profile);
-			this.dueDates.set(deviceId, device?.nextTestDate ?? null);
-		}
+		if (!this.dueDates.has(deviceId)) this.dueDates.set(deviceId, await readNextDue(this.ctx.client, deviceId));
 		return this.dueDates.get(deviceId)!;
 	}
 
 	/** The events of one result; undefined when its detail or device could not be read now. */
 	private async alerts(recorded: Recorded): Promise<TecEvent[] | undefined> {
 		const { testResult, device } = recorded;
-		if (testResult.passed === false) {
-			this.keep(device.id, addFailedResult(await this.seriesOf(device.id), testResult.testDate));
-			return [];
-		}
-		if (testResult.passed !== true) return [];
 		try {
-			const detail = await this.read('testResult.get', testResult.id);
-			if (detail === undefined) {
-				this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
-				return [];
-			}
-			const { values, skipped } = measuredValuesOf(detail);
-			const skips = SKIP_REASONS.reduce((n, r) => n + skipped[r], 0);
-			if (skips > 0) this.ctx.metrics.count('MeasurementsSkipped', skips);
-			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, values };
-			const series = addPassedResult(await this.seriesOf(device.id), result);
-			const trends = trendsOfResult(series, result);
-			const nextTestDate = mayDrift(trends) ? await this.nextDueOf(device.id) : null;
-			this.keep(device.id, series);
-			const found = resultAlerts(result, trends, this.ctx.settings.nearLimitThreshold, nextTestDate);
-			return [...found.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...found.drift.map((d) => this.driftEvent(recorded, d))];
+			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, passed: testResult.passed };
+			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id));
+			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
+			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
+			this.keep(device.id, read.series);
+			return [...read.alerts.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...read.alerts.drift.map((d) => this.driftEvent(recorded, d))];
 		} catch (error) {
 			this.ctx.log.warn('Could not read the measured values of a test result; the next run retries', { testResultId: testResult.id, error: (error as Error).message });
 			this.ctx.metrics.count('MeasurementsDeferred');

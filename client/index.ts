@@ -38,3 +38,4 @@ export * from './measurementWarnings';
 export * from './measurementsRead';
 export * from './measurementSeries';
 export * from './measurementAlertsRead';
+export * from './sharePacing';

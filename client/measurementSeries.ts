@@ -25,6 +25,8 @@ export interface DeviceSeries {
 	failedOn?: string;
 	/** stepKey → kept values, oldest first. */
 	steps: Record<string, KeptPoint[]>;
+	/** The device's earlier results were read into it (the results poller's first-run backfill). */
+	backfilled?: boolean;
 }
 
 export const emptySeries = (): DeviceSeries => ({ steps: {} });
@@ -39,7 +41,7 @@ export function addFailedResult(series: DeviceSeries, testDate: string): DeviceS
 		const kept = points.filter((p) => p[1] > testDate);
 		if (kept.length > 0) steps[key] = kept;
 	}
-	return { failedOn: testDate, steps };
+	return { ...series, failedOn: testDate, steps };
 }
 
 /** The series with a passed result's values added (at most `max` per step). */

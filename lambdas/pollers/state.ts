@@ -115,6 +115,21 @@ export const stateSchemas = once(() => {
 	const MeasurementSeries = z.looseObject({
 		failedOn: z.optional(calendarDay),
 		steps: z.record(z.string(), z.array(KeptPoint)),
+		backfilled: z.optional(z.boolean()),
+	});
+
+	/** How far the first run's backfill of measured values has got (key `backfill`; pollers/measurementBackfill.ts). */
+	const BackfillState = z.looseObject({
+		/** Devices handled, in the device list's order: the next run reads the list from here (less an overlap). */
+		offset: wholeFrom(0),
+		devicesDone: wholeFrom(0),
+		/** The device list's count when the backfill began; null when the service gave none. */
+		devicesTotal: z.nullable(wholeFrom(0)),
+		detailsRead: wholeFrom(0),
+		requests: wholeFrom(0),
+		startedOn: calendarDay,
+		/** The day it finished; it runs once. */
+		done: z.optional(calendarDay),
 	});
 
 	// ---- due-date history (compliance) -------------------------------------------------------------------
@@ -183,7 +198,7 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
@@ -196,6 +211,7 @@ export type SeenResult = z.infer<StateSchemas['SeenResult']>;
 export type PendingEvidence = z.infer<StateSchemas['PendingEvidence']>;
 export type PendingMeasurement = z.infer<StateSchemas['PendingMeasurement']>;
 export type MeasurementSeries = z.infer<StateSchemas['MeasurementSeries']>;
+export type BackfillState = z.infer<StateSchemas['BackfillState']>;
 export type StoredDueEntry = z.infer<StateSchemas['StoredDueEntry']>;
 export type DueHistory = z.infer<StateSchemas['DueHistory']>;
 export type LatestResult = z.infer<StateSchemas['LatestResult']>;
@@ -243,6 +259,7 @@ export const NS = {
 	failedEvidence: (env: Scope) => `failedEvidence:${env}`,
 	measurementPending: (env: Scope) => `measurementPending:${env}`,
 	measurements: (env: Scope) => `measurements:${env}`,
+	measurementBackfill: (env: Scope) => `measurementBackfill:${env}`,
 	dueDates: (env: Scope) => `dueDates:${env}`,
 	latestResult: (env: Scope) => `latestResult:${env}`,
 	tests: (env: Scope) => `tests:${env}`,
@@ -258,7 +275,7 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
@@ -270,6 +287,7 @@ const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
 		['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
 		['measurementPending:', { keys: 'ids', value: PendingMeasurement }],
 		['measurements:', { keys: 'ids', value: MeasurementSeries, fits: measurementSeriesFits }],
+		['measurementBackfill:', { keys: 'any', value: BackfillState }],
 		['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
 		['latestResult:', { keys: 'ids', value: LatestResult }],
 		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],

@@ -6,6 +6,7 @@ import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, w
 import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
 import { MeasuredAlerts } from './measuredAlerts';
+import { continueBackfill } from './measurementBackfill';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 import { NS, type ResultsCursor, type SeenResult } from './state';
 
@@ -63,6 +64,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
 		if (!cursor) {
 			await startCursor(ctx, report, cursorNs, seenNs);
+			// The first run also begins the backfill of the devices' recent measured values.
+			if (ctx.settings.backfillShare > 0) await continueBackfill(ctx, report);
 			return;
 		}
 		// The cursor comes from the service's own stamps (never past this run's clock, see AHEAD_MS).
@@ -148,6 +151,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			syncedAt === null ? [] : [...recent.entries()].filter(([, at]) => at >= syncedAt - SETTLE_MS && at <= syncedAt);
 		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { syncedAt, boundary } }]);
 		report.complete = complete;
+		// New results first, then the backfill within what is left of the run (saved as it goes).
+		if (complete && ctx.settings.backfillShare > 0) await continueBackfill(ctx, report);
 	});
 }
 

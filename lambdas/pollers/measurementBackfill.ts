@@ -25,7 +25,7 @@ import { NS, type BackfillState } from './state';
  *
  * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
  * token's budget (client/sharePacing.ts), on top of the token's own pacing, so new results' alerts
- * keep the rest. Resumable: the position (devices handled, in the list's order) is saved after each
+ * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices handled, in the list's order) is saved after each
  * device; a run stopped by its time budget or a crash goes on from there (re-reading OVERLAP
  * devices before it, skipped unread when already backfilled: a list that shifted since misses none).
  * A device whose kept values are marked `backfilled` is not read again. Runs while the results
@@ -35,6 +35,12 @@ import { NS, type BackfillState } from './state';
  */
 
 export const BACKFILL_RESULTS = 3;
+/**
+ * The longest a run spends on the backfill: the run then ends and frees the account's lease, so
+ * the account's other pollers (overdue, due soon) are not held up by it (their wait is 2 minutes
+ * at most, context.ts); the next run goes on.
+ */
+export const BACKFILL_SLICE_MS = 20_000;
 /** Devices re-listed before the saved position: deletions since the last run shift the list back. */
 const OVERLAP = 50;
 
@@ -66,13 +72,15 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 		Object.assign(progress, { devicesDone: state.devicesDone, devicesTotal: state.devicesTotal, detailsRead: state.detailsRead, requests: state.requests });
 		await ctx.store.putMany<BackfillState>(ns, [{ key: 'backfill', value: state }]);
 	};
+	const sliceEnd = ctx.now() + BACKFILL_SLICE_MS;
+	const outOfTime = () => ctx.remainingMs() < ctx.settings.safetyMs || ctx.now() >= sliceEnd;
 	const start = Math.max(0, state.offset - OVERLAP);
 	const pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: start });
 	let position = start;
 	let ended = false;
 	try {
 		for (;;) {
-			if (ctx.remainingMs() < ctx.settings.safetyMs) {
+			if (outOfTime()) {
 				report.stoppedForTime = true;
 				await save();
 				ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
@@ -89,7 +97,7 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				const id = positiveId((raw as Record<string, unknown> | null)?.id);
 				const before = id === null ? undefined : ((await ctx.store.get<DeviceSeries>(seriesNs, String(id))) ?? emptySeries());
 				if (id !== null && before && !before.backfilled) {
-					if (ctx.remainingMs() < ctx.settings.safetyMs) {
+					if (outOfTime()) {
 						report.stoppedForTime = true;
 						await save();
 						ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });

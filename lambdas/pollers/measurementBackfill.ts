@@ -36,11 +36,11 @@ import { NS, type BackfillState } from './state';
 
 export const BACKFILL_RESULTS = 3;
 /**
- * The longest a run spends on the backfill: the run then ends and frees the account's lease, so
- * the account's other pollers (overdue, due soon) are not held up by it (their wait is 2 minutes
- * at most, context.ts); the next run goes on.
+ * The longest a run spends on the backfill: below the 2 minutes the account's other pollers
+ * (overdue, due soon) wait for its lease (context.ts), so they are not skipped because of it; the
+ * run then ends and frees the lease, and the next run goes on.
  */
-export const BACKFILL_SLICE_MS = 20_000;
+export const BACKFILL_SLICE_MS = 90_000;
 /** Devices re-listed before the saved position: deletions since the last run shift the list back. */
 const OVERLAP = 50;
 

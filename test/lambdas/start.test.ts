@@ -12,13 +12,11 @@ import { LocalAws } from '../support/localAws';
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
 const cwd = join(__dirname, '..', '..');
-// Every run below goes without the first run's backfill of measured values (BACKFILL_SHARE 0): it would
-// read the embedded demo's details at 2 a second; it has tests of its own (test/lambdas/measurementBackfill.test.ts).
 
 describe('npm start (the pollers on the embedded sandbox)', () => {
 	it('--once prints each event as one JSON line, logs on stderr, and a restart with the same state re-emits nothing', async () => {
 		const state = join(mkdtempSync(join(tmpdir(), 'tec-start-')), 'state.json');
-		const first = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', BACKFILL_SHARE: '0' } });
+		const first = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		const events = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
 		expect(events.length).toBeGreaterThan(5);
 		for (const e of events) {
@@ -31,7 +29,7 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 		expect(started.sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		expect(JSON.parse(readFileSync(state, 'utf8'))).toHaveProperty('overdue:sandbox');
 
-		const second = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', BACKFILL_SHARE: '0' } });
+		const second = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		expect(second.stdout.trim()).toBe('');
 	}, 60_000);
 
@@ -54,7 +52,7 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 		const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook/tec`;
 		const state = join(mkdtempSync(join(tmpdir(), 'tec-start-')), 'state.json');
-		const out = await run(process.execPath, [...START, '--once', '--state', state, '--webhook', url], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', BACKFILL_SHARE: '0' } });
+		const out = await run(process.execPath, [...START, '--once', '--state', state, '--webhook', url], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		server.close();
 		const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
 		expect(received.map((r) => r.dedupe).sort()).toEqual(lines.map((l) => l.detail.metadata.dedupeKey).sort());
@@ -71,7 +69,6 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 					...process.env,
 					TEC_BASE_URL: '',
 					TEC_TOKEN: '',
-					BACKFILL_SHARE: '0',
 					EVENT_BUS_NAME: 'tec-local',
 					AWS_REGION: 'eu-central-1',
 					AWS_ACCESS_KEY_ID: 'test',
@@ -97,7 +94,7 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 				stderr: expect.stringContaining(`--timeout must be a number of seconds of at least 1 (how long one request waits for an answer), got "${timeout}"`),
 			});
 		}
-		const child = spawn(process.execPath, [...START, '--interval', '30', '--state', join(mkdtempSync(join(tmpdir(), 'tec-start-')), 's.json')], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', BACKFILL_SHARE: '0' } });
+		const child = spawn(process.execPath, [...START, '--interval', '30', '--state', join(mkdtempSync(join(tmpdir(), 'tec-start-')), 's.json')], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		let stderr = '';
 		child.stderr.on('data', (c) => (stderr += c));
 		await new Promise<void>((resolve) => {

@@ -81,18 +81,19 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 		const result = newResultOf(record);
 		if (!result) continue;
 		const key = String(result.deviceId);
-		try {
-			const read = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf);
-			series[key] = read.series;
-			if (event === 'testResultNearLimit') items.push(...read.alerts.nearLimit.map(nearLimitItem));
-			else items.push(...read.alerts.drift.map(driftItem));
-		} catch (error) {
-			if (!(error instanceof ServiceError) || POLL_WIDE.has(error.kind)) throw error;
-			if (tries + 1 < MAX_TRIES) {
-				onHeldBack?.(String(result.id), tries + 1, error.message);
-				pending[String(result.id)] = { tries: tries + 1, record };
-			} else run.onWarning?.(`Test result ${result.id}: its measured values could not be read in ${MAX_TRIES} polls (${error.message}); given up`);
-		}
+		// Only the result's own failures are caught; the poll's own ones fail the poll.
+		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf).then(
+			(read) => ({ read, failure: undefined }),
+			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { read: undefined, failure: error } : await Promise.reject(error)),
+		);
+		if (outcome.read) {
+			series[key] = outcome.read.series;
+			if (event === 'testResultNearLimit') items.push(...outcome.read.alerts.nearLimit.map(nearLimitItem));
+			else items.push(...outcome.read.alerts.drift.map(driftItem));
+		} else if (tries + 1 < MAX_TRIES) {
+			onHeldBack?.(String(result.id), tries + 1, outcome.failure.message);
+			pending[String(result.id)] = { tries: tries + 1, record };
+		} else run.onWarning?.(`Test result ${result.id}: its measured values could not be read in ${MAX_TRIES} polls (${outcome.failure.message}); given up`);
 	}
 	const state: MeasuredState = { v: STATE_VERSION, event, key: run.key, from: uploads.from, seen: uploads.seen, series: bounded(series) };
 	if (Object.keys(pending).length > 0) state.pending = pending;

@@ -34,6 +34,8 @@ export interface PollerSettings {
 	 * `npm start`); code that builds its own settings (tests, benches) leaves it off unless it asks.
 	 */
 	backfillShare: number;
+	/** The longest a run spends on the backfill; unset = BACKFILL_SLICE_MS (pollers/measurementBackfill.ts). */
+	backfillSliceMs?: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {

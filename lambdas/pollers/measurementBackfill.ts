@@ -72,7 +72,7 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 		Object.assign(progress, { devicesDone: state.devicesDone, devicesTotal: state.devicesTotal, detailsRead: state.detailsRead, requests: state.requests });
 		await ctx.store.putMany<BackfillState>(ns, [{ key: 'backfill', value: state }]);
 	};
-	const sliceEnd = ctx.now() + BACKFILL_SLICE_MS;
+	const sliceEnd = ctx.now() + (ctx.settings.backfillSliceMs ?? BACKFILL_SLICE_MS);
 	const outOfTime = () => ctx.remainingMs() < ctx.settings.safetyMs || ctx.now() >= sliceEnd;
 	const start = Math.max(0, state.offset - OVERLAP);
 	const pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: start });

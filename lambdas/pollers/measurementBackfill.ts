@@ -28,7 +28,8 @@ import { NS, type BackfillState } from './state';
  * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices handled, in the list's order) is saved after each
  * device; a run stopped by its time budget or a crash goes on from there (re-reading OVERLAP
  * devices before it, skipped unread when already backfilled: a list that shifted since misses none).
- * A device whose kept values are marked `backfilled` is not read again. Runs while the results
+ * A device whose kept values are marked `backfilled` is not read again. Progress: the run report's
+ * `backfill` (devicesDone of devicesTotal, details, requests), a log line per run, metric `BackfillDevices`. Runs while the results
  * poller runs (after its new results), until the list is read to its end; then never again.
  *
  * ASSUMED (with client/measurementsRead.ts): the test results list filters by `device_id` equals.
@@ -109,6 +110,7 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				if (position > state.offset) {
 					state.offset = position;
 					state.devicesDone++;
+					ctx.metrics.count('BackfillDevices');
 					await save();
 				}
 			}

@@ -156,7 +156,8 @@ export class ServiceClient {
 				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
 				// A 404 on the repeat of a delete to the bin, and the bin read without an entry for the
 				// item: the first attempt did not put it there (it never existed, or was gone before).
-				if (binId === NO_ENTRY && error.status === 404) throw error;
+				// The bin was read, so the earlier attempt is known to have done nothing: a plain 404.
+				if (binId === NO_ENTRY && error.status === 404) throw Object.assign(error, { afterUncertainAttempt: false });
 				// A 404 on the repeat of a permanent delete leaves no trace to look up: it is the first
 				// attempt's work only when that attempt surely arrived (a 2xx answer cut off); after a 503
 				// or a dropped connection it may as well be an ID that does not exist.

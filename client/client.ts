@@ -156,7 +156,12 @@ export class ServiceClient {
 				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
 				// A 404 on the repeat of a delete to the bin, and the bin read without an entry for the
 				// item: the first attempt did not put it there (it never existed, or was gone before).
-				if (binId === NO_ENTRY && error.status === 404) throw error;
+				// The bin was read, so the earlier attempt is known to have done nothing: a plain 404.
+				if (binId === NO_ENTRY && error.status === 404) throw Object.assign(error, { afterUncertainAttempt: false });
+				// A 404 on the repeat of a permanent delete leaves no trace to look up: it is the first
+				// attempt's work only when that attempt surely arrived (a 2xx answer cut off); after a 503
+				// or a dropped connection it may as well be an ID that does not exist.
+				if (directDelete && error.status === 404 && !error.afterAcceptedAttempt) throw error;
 				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId === NO_ENTRY ? null : binId, already_deleted: true };
 			}
 			throw error;
@@ -480,6 +485,7 @@ export class ServiceClient {
 		const path = pathOf(url, this.base);
 		let waited = 0;
 		let uncertain = false;
+		let accepted = false;
 		for (let attempt = 1; ; attempt++) {
 			const budgetLeft = this.retry.maxTotalWaitMs - waited;
 			const started = clock.now();
@@ -500,7 +506,7 @@ export class ServiceClient {
 					// The wait the service asked for does not fit the caller's budget: say so at once, and
 					// pause the token no longer than a plain 429 would (the next caller decides for itself).
 					if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(1000, budgetLeft), false);
-					throw beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs);
+					throw marked(beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs), uncertain, accepted);
 				}
 				// The service's limiter always names its Retry-After: only then is the token crowded
 				// (a 429 without one, from a proxy, pauses the token but does not slow it afterwards).
@@ -517,9 +523,9 @@ export class ServiceClient {
 								cause,
 								message: `No response from the service for ${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
 							});
-				if (cause instanceof ServiceError && (cause.kind === 'redirect' || cause.advice !== undefined)) throw cause;
+				if (cause instanceof ServiceError && (cause.kind === 'redirect' || cause.advice !== undefined)) throw marked(cause, uncertain, accepted);
 			}
-			error.afterUncertainAttempt = uncertain;
+			marked(error, uncertain, accepted);
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
 			let wait = Math.max(retryDelay(error, attempt, this.retry), leastDelay(this.retry));
 			const left = this.retry.maxTotalWaitMs - waited;
@@ -528,6 +534,7 @@ export class ServiceClient {
 			if (wait > left && error.retryAfterMs === undefined && left >= leastDelay(this.retry)) wait = left;
 			if (wait > left) throw error;
 			uncertain ||= mayHaveActed(error);
+			accepted ||= error.kind === 'invalidResponse' && error.status !== undefined && error.status >= 200 && error.status < 300;
 			waited += wait;
 			onEvent?.({ type: 'retry', method, path, kind: error.kind, status: error.status, waitMs: wait, attempt });
 			await clock.sleep(wait);
@@ -689,6 +696,13 @@ function sentValues(query: ValidatedListQuery): string[] {
 /** An id given as whole-number text, as the service answers it: a number. */
 function numericId(id: unknown): unknown {
 	return typeof id === 'string' && /^(?:0|[1-9]\d*)$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
+}
+
+/** What the attempts before this failure may have done (see `ServiceError.afterUncertainAttempt`). */
+function marked(error: ServiceError, uncertain: boolean, accepted: boolean): ServiceError {
+	error.afterUncertainAttempt = uncertain;
+	error.afterAcceptedAttempt = accepted;
+	return error;
 }
 
 /** Whether the service may have acted on a request that failed this way (429 and 451 refuse before acting). */

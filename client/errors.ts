@@ -91,6 +91,11 @@ export class ServiceError extends Error {
 	 * (no answer, an unreadable answer or a 5xx): this answer may describe the first attempt's effect.
 	 */
 	afterUncertainAttempt = false;
+	/**
+	 * Set by the client when an earlier attempt got a success (2xx) answer that was cut off or
+	 * unreadable: that request surely arrived and was accepted.
+	 */
+	afterAcceptedAttempt = false;
 
 	constructor(init: ServiceErrorInit) {
 		super(init.message, init.cause === undefined ? undefined : { cause: init.cause });

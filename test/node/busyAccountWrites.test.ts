@@ -122,9 +122,22 @@ describe('Delete whose first answer is cut off, then Restore from its output (de
 				const result = await run(sandbox, { resource, operation: 'delete', [locator]: byId(987654) });
 				expect(result.items).toEqual([]);
 				expect(result.error?.message).toContain('404');
+				// The bin was read: the earlier attempt surely did nothing.
+				expect(result.error?.message).not.toMatch(/may have been accepted/);
 				expect(result.run.data.resultData.runData['Test Equipment Cloud']?.[0]?.hints ?? []).toEqual([]);
 			});
 		}
+	}
+
+	for (const fault of [{ kind: 'status', status: 503 }, { kind: 'drop' }] as const) {
+		it(`deleted permanently, an ID that does not exist, first attempt ${fault.kind === 'drop' ? 'dropped' : 'answered 503'}: the 404 error (the earlier attempt may have deleted it, or the ID does not exist), no "deleted" item`, async () => {
+			sandbox.faults.add({ ...fault, path: '/data/devices/delete/', count: 1 });
+			const result = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(987654), deletePermanently: true });
+			expect(result.items).toEqual([]);
+			expect(result.error?.message).toContain('404');
+			expect(result.error?.message).toMatch(/^Device Delete may have been accepted/);
+			expect(String(result.error?.description)).toMatch(/earlier attempt may have deleted it, or the ID does not exist/);
+		});
 	}
 
 	it('deleted permanently: the same shape as a plain permanent delete', async () => {
@@ -229,6 +242,40 @@ describe('a write whose success answer is cut off (defect 8)', () => {
 		expect(sandbox.account.data.customers.size).toBe(customers + 1);
 		expect(jsonOf(items)).toEqual([expect.objectContaining({ error: expect.stringMatching(/^Customer Create may have been accepted/), mayHaveBeenApplied: true, httpCode: '201' })]);
 		expect(String(items[0].json.description)).toMatch(/Customer › Get Many/);
+	});
+
+	const cutThen503 = (path: string) => {
+		sandbox.faults.add({ kind: 'truncate', path, count: 1 });
+		sandbox.faults.add({ kind: 'status', status: 503, path, skip: 1 });
+	};
+	const mayHaveBeenApplied = (failed: { json: IDataObject }, what: string) => {
+		const json = failed.json as { error: string; details: IDataObject };
+		expect(json.error).toMatch(new RegExp(`^${what} may have been accepted: an earlier attempt's answer was lost or cut off, and the last attempt failed \\(.*503`));
+		expect(json.details).toMatchObject({ mayHaveBeenApplied: true });
+		expect(String(json.details.description)).toMatch(/before running this item again/i);
+	};
+
+	it('Device Update cut off, its repeats answered 503 until Max Retry Wait ends: the error says it may have been accepted; the Location is changed', async () => {
+		cutThen503('/data/devices/edit/');
+		const { outputs, error } = await run(
+			sandbox,
+			{ resource: 'device', operation: 'update', deviceId: byId(2), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Shelf 9' } }, options: { maxRetryWait: 2 } },
+			{ typeVersion: 3, nodeSettings: { onError: 'continueErrorOutput' } },
+		);
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.devices.get(2)!.values[DEVICE.location]).toBe('Shelf 9');
+		expect(outputs[1]).toHaveLength(1);
+		mayHaveBeenApplied(outputs[1][0], 'Device Update');
+	});
+
+	it('Device Delete cut off, its repeats answered 503 until Max Retry Wait ends: the error says it may have been accepted; the device is deleted', async () => {
+		const id = [...sandbox.account.data.devices.keys()].at(-1)!;
+		cutThen503('/data/devices/delete/');
+		const { outputs, error } = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(id), options: { maxRetryWait: 2 } }, { nodeSettings: { onError: 'continueErrorOutput' } });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.devices.has(id)).toBe(false);
+		expect(outputs[1]).toHaveLength(1);
+		mayHaveBeenApplied(outputs[1][0], 'Device Delete');
 	});
 
 	it('a refused write (404) is a plain failure, without mayHaveBeenApplied', async () => {

@@ -241,7 +241,8 @@ export const MAY_HAVE_BEEN_APPLIED = 'mayHaveBeenApplied';
 
 /**
  * A write whose answer was cut off or unreadable (a 2xx), or never came (a timeout, a connection
- * dropped after the request went out): it may have been applied. Its message says so, and its
+ * dropped after the request went out), or whose earlier attempt's answer was (the repeats failing
+ * otherwise): it may have been applied. Its message says so, and its
  * description what to check before the item runs again (an error-output branch that retries
  * blindly would do the write twice).
  */
@@ -250,19 +251,27 @@ function writeMayHaveHappened(error: ServiceError, write: WriteCheck | undefined
 	if (method === undefined || method === 'GET') return undefined;
 	const what = write?.operation ?? `${method} ${error.path ?? ''}`.trim();
 	const check = `Before running this item again, or retrying it from the error output, look for it: ${write?.check ?? 'for a create, Get Many with a filter on a property you sent, such as the ID Barcode or Name'}; sending it again may make it twice.`;
-	if (error.kind === 'network') {
-		// A connection never made (refused, an unknown host) carried nothing to the service.
-		if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error.message)) return undefined;
+	// A connection never made (refused, an unknown host) carried nothing to the service.
+	if (error.kind === 'network' && !/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error.message)) {
 		return {
 			message: `${what} may have been accepted: ${error.message}`,
 			description: `The service did not answer ${method} ${error.path ?? ''}, but the request may have reached it: the change may have been made. ${check}`,
 		};
 	}
-	if (error.kind !== 'invalidResponse' || status === undefined || status < 200 || status >= 300) return undefined;
-	const answer = error.bodyExcerpt === undefined ? '' : ` The answer began: ${error.bodyExcerpt}`;
+	if (error.kind === 'invalidResponse' && status !== undefined && status >= 200 && status < 300) {
+		const answer = error.bodyExcerpt === undefined ? '' : ` The answer began: ${error.bodyExcerpt}`;
+		return {
+			message: `${what} may have been accepted: the service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable`,
+			description: `The change may have been made. ${check}${answer}`,
+		};
+	}
+	// The last attempt failed, but an earlier one went unanswered or was cut off: that one may have
+	// made the change (a repeat answered 503 until the retries end says nothing about it).
+	if (!error.afterUncertainAttempt) return undefined;
+	const found = status === 404 ? (method === 'DELETE' ? ' The last attempt found no such record: the earlier attempt may have deleted it, or the ID does not exist.' : ' The last attempt found no such record: the ID does not exist, or the record was deleted.') : '';
 	return {
-		message: `${what} may have been accepted: the service answered ${method} ${error.path ?? ''} with HTTP ${status} (success), but the answer was cut off or unreadable`,
-		description: `The change may have been made. ${check}${answer}`,
+		message: `${what} may have been accepted: an earlier attempt's answer was lost or cut off, and the last attempt failed (${error.message})`,
+		description: `An earlier attempt of ${method} ${error.path ?? ''} may have reached the service: the change may have been made.${found} ${check}`,
 	};
 }
 

@@ -288,4 +288,21 @@ describe('a write whose success answer is cut off (defect 8)', () => {
 		expect(json.error).not.toMatch(/may have been (accepted|applied)/);
 		expect(json.details?.mayHaveBeenApplied).toBeUndefined();
 	});
+
+	it('a repeat refused after an uncertain first attempt (503, then 404 or 400) is a plain failure: the same request refused could not have been applied the first time', async () => {
+		// A device that does not exist (the service's 404), and a repeat the service refuses as a bad request.
+		for (const [deviceId, refusal] of [[999_999, undefined], [2, 400]] as const) {
+			sandbox.faults.add({ kind: 'status', status: 503, path: '/data/devices/edit/', count: 1 });
+			if (refusal) sandbox.faults.add({ kind: 'status', status: refusal, path: '/data/devices/edit/', skip: 1, count: 1 });
+			const { outputs } = await run(
+				sandbox,
+				{ resource: 'device', operation: 'update', inputMode: 'fields', deviceId: byId(deviceId), propertyValues: { property: [{ key: DEVICE.location, value: 'x' }] } },
+				{ nodeSettings: { onError: 'continueErrorOutput' } },
+			);
+			const json = outputs[1][0].json as { error: string; details?: IDataObject };
+			expect(json.error).toMatch(/HTTP 4\d\d/);
+			expect(json.error).not.toMatch(/may have been (accepted|applied)/);
+			expect(json.details?.mayHaveBeenApplied).toBeUndefined();
+		}
+	});
 });

@@ -266,9 +266,12 @@ function writeMayHaveHappened(error: ServiceError, write: WriteCheck | undefined
 		};
 	}
 	// The last attempt failed, but an earlier one went unanswered or was cut off: that one may have
-	// made the change (a repeat answered 503 until the retries end says nothing about it).
-	if (!error.afterUncertainAttempt) return undefined;
-	const found = status === 404 ? (method === 'DELETE' ? ' The last attempt found no such record: the earlier attempt may have deleted it, or the ID does not exist.' : ' The last attempt found no such record: the ID does not exist, or the record was deleted.') : '';
+	// made the change (a repeat answered 503 until the retries end says nothing about it). A repeat
+	// the service refused (4xx) was the same request: refused now, it was not applied then, but for
+	// a DELETE's 404 (the earlier attempt may have deleted it) and a 408 or 429 (not looked at).
+	const refused = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429 && !(status === 404 && method === 'DELETE');
+	if (!error.afterUncertainAttempt || refused) return undefined;
+	const found = status === 404 ? ' The last attempt found no such record: the earlier attempt may have deleted it, or the ID does not exist.' : '';
 	return {
 		message: `${what} may have been accepted: an earlier attempt's answer was lost or cut off, and the last attempt failed (${error.message})`,
 		description: `An earlier attempt of ${method} ${error.path ?? ''} may have reached the service: the change may have been made.${found} ${check}`,

@@ -13,10 +13,11 @@ export const ALONE = ['test/reliability/load.test.ts'];
 /**
  * Folders whose files leave nothing behind in the modules they share: one process runs several of
  * them, without loading every module again for each file (n8n-core's; aws-cdk-lib's, whose first
- * synthesis in a process costs several seconds more than the next ones). The built node
- * keeps per-process memory (pacing per token, learned page sizes per address): before each file it
- * is dropped from Node's require cache (test/support/sharedProcess.ts, held by
- * test/node/sharedProcess.test.ts).
+ * synthesis in a process costs several seconds more than the next ones). The built node and the
+ * client keep per-process memory (pacing per token, learned page sizes per address): before each
+ * file the built node is dropped from Node's require cache and the client's memory cleared
+ * (test/support/sharedProcess.ts, held by test/node/sharedProcess.test.ts and
+ * test/client/sharedProcess.test.ts).
  */
 export const SHARED = ['test/client/', 'test/node/', 'test/trigger/', 'test/infra/'];
 

@@ -225,6 +225,11 @@ export class PacerRegistry {
 	get size(): number {
 		return this.pacers.size;
 	}
+
+	/** Forgets every pacer (a test file sharing a process starts as a process of its own would). */
+	clear(): void {
+		this.pacers.clear();
+	}
 }
 
 /** The process-wide registry: every face in one process shares a token's budget through it. */

@@ -246,6 +246,11 @@ export class PageSizeMemory {
 	forget(key: string): void {
 		this.sizes.delete(key);
 	}
+
+	/** Forgets every size (a test file sharing a process starts as a process of its own would). */
+	clear(): void {
+		this.sizes.clear();
+	}
 }
 
 /** The process-wide memory of refused page sizes, keyed by API root. */

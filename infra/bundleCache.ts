@@ -9,8 +9,12 @@ import { join, resolve } from 'node:path';
  * so are the bundle settings and esbuild; otherwise the handler is bundled as without the cache.
  */
 const FILES = ['index.js', 'index.js.map'];
-/** What a bundle depends on besides its inputs: the settings and plugins, and esbuild's version. */
-const SETTINGS = [join(__dirname, 'bundling.ts'), __filename, require.resolve('esbuild/package.json')];
+/**
+ * What a bundle depends on besides its inputs: the settings and plugins, esbuild's version, and
+ * what esbuild reads without listing it among the inputs (the repository's tsconfig.json, e.g.
+ * useDefineForClassFields, and package.json).
+ */
+const SETTINGS = [join(__dirname, 'bundling.ts'), __filename, require.resolve('esbuild/package.json'), join(__dirname, '..', 'tsconfig.json'), join(__dirname, '..', 'package.json')];
 
 const hash = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const folderOf = (cache: string, entry: string) => join(cache, hash(resolve(entry)).slice(0, 32));

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PAGING_BOUNDS, ServiceClient, ServiceError, ValidationError, itemBound, refusesPageSize, itemKey, pageBound, pageSignature, readPage, sharedPageSizes, smallerPageSize, valueDeeperThan, type ClientEvent, type ItemKey, type PageMemory, type RememberedPage } from '../../client';
 import { API, BASE, collect, json, newClock, rejected, router, type Handler } from './helpers';
+
+// A page size a test taught the process is forgotten even when the test fails before its own cleanup.
+afterEach(() => sharedPageSizes.forget(`${BASE}/api/v1`));
 
 const LIST = `${API}/data/devices/all/`;
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: from + i + 1, designation: `D${from + i + 1}` }));

@@ -1,4 +1,7 @@
-import { addDays, allFailureRates, allForecasts, daysBetween, daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type Forecast, type MonthFigures, type RateTestResult } from '../client';
+import { daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type MonthFigures } from '../client/compliance';
+import { addDays, daysBetween } from '../client/dates';
+import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateTestResult } from '../client/failureRates';
+import { allForecasts, type Forecast } from '../client/forecast';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { route, type Recipients } from './routing';
 

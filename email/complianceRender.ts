@@ -1,4 +1,4 @@
-import type { MonthFigures } from '../client';
+import type { MonthFigures } from '../client/compliance';
 import type { ComplianceReportContent, CsvRow, LateDevice } from './compliance';
 import { csvCell, csvFile } from './csv';
 import { failureRatesCsv, failureRatesHtml, failureRatesText, MAX_RATE_ROWS, methodText } from './failureRatesRender';

@@ -7,7 +7,7 @@ import {
 	type FailureRateMonths,
 	type FailureRates,
 	type FailureRateVerdict,
-} from '../client';
+} from '../client/failureRates';
 import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, type Locale } from './texts';

@@ -1,4 +1,5 @@
-import { COMPLIANCE_GROUP_BY, type ComplianceGroupBy, type Forecast, type ForecastGroup } from '../client';
+import { COMPLIANCE_GROUP_BY, type ComplianceGroupBy } from '../client/compliance';
+import type { Forecast, ForecastGroup } from '../client/forecast';
 import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatDay, formatMonth, formatNumber, plural, textsFor, type Locale } from './texts';

@@ -1,4 +1,5 @@
-import { DGUV_MAX_MONTHS, INTERVAL_DECISION_NOTE, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client';
+import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
+import { DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
 import { C, esc } from './render';

@@ -1,19 +1,16 @@
+import { failureRateWindow, type RateDevice, type RateTestResult } from '../client/failureRates';
 import {
 	DEFAULT_INTERVAL_SETTINGS,
-	failureRateWindow,
 	intervalRecommendations,
 	longestInterval,
-	outlierDevices,
 	previousTestsFrom,
-	usableInterval,
 	type IntervalGroupBy,
 	type IntervalRecommendation,
 	type IntervalRecommendations,
 	type IntervalSettings,
-	type OutlierDevice,
-	type RateDevice,
-	type RateTestResult,
-} from '../client';
+} from '../client/intervals';
+import { outlierDevices, type OutlierDevice } from '../client/measurementOutliers';
+import { usableInterval } from '../client/rebuild';
 
 /**
  * The monthly report's interval recommendations and devices out of line, pure, from the same test

@@ -96,6 +96,19 @@ const xrayWithoutHostPlugins = replaced(
 );
 
 /**
+ * JMESPath (the package and its function library, 24 KiB): Powertools Idempotency runs it only for
+ * `eventKeyJmesPath` and `payloadValidationJmesPath`, which the Lambdas leave unset: they select
+ * their keys in code (lambdas/adapters/sesMailer.ts, lambdas/email/aws.ts). A search fails loudly;
+ * the default function library Idempotency builds is an empty class.
+ */
+const idempotencyWithoutJmespath = replaced(
+	'idempotency-without-jmespath',
+	/^@aws-lambda-powertools\/jmespath(\/functions)?$/,
+	/[\\/]@aws-lambda-powertools[\\/]idempotency[\\/]lib[\\/]/,
+	"export const search = () => { throw new Error('JMESPath is left out of the Lambda bundles: select the idempotency key in code (infra/bundling.ts)'); };\nexport class PowertoolsFunctions {}\n",
+);
+
+/**
  * The X-Ray SDK's list of AWS SDK request and response fields it records, per service (10 KiB of
  * JSON; S3 and SQS are most of it). Of the services it lists, the Lambdas call DynamoDB only
  * (EventBridge, Secrets Manager and SES v2 are not in it), so their bundles keep that entry, read
@@ -145,7 +158,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
+		plugins: [zodEnglishOnly, zodWithoutJsonSchema, idempotencyWithoutJmespath, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -16,16 +16,18 @@ export const SENT_RECORD_SECONDS = 3 * 86_400;
  */
 export class SesMailer implements Mailer {
 	readonly config: IdempotencyConfig;
-	private readonly send: (request: SendRequest) => Promise<SendReceipt>;
+	private readonly send: (sendKey: [string, string], request: SendRequest) => Promise<SendReceipt>;
 
 	constructor(
 		persistenceStore: BasePersistenceLayer,
 		private readonly ses: SESv2Client = new SESv2Client({}),
 		options: { configurationSetName?: string; budget?: SendBudget } = {},
 	) {
-		this.config = new IdempotencyConfig({ eventKeyJmesPath: '[key, recipient]', expiresAfterSeconds: SENT_RECORD_SECONDS });
+		this.config = new IdempotencyConfig({ expiresAfterSeconds: SENT_RECORD_SECONDS });
+		// Keyed by [key, recipient], selected here (the first argument, hashed as Powertools hashed the
+		// JMESPath selection '[key, recipient]' before: the records stay found); no JMESPath in the bundle.
 		this.send = makeIdempotent(
-			async (request: SendRequest): Promise<SendReceipt> => {
+			async (_sendKey: [string, string], request: SendRequest): Promise<SendReceipt> => {
 				const command = new SendEmailCommand({
 					// The e-mail's own address: a request's recipient names the customer (several may share one address).
 					Destination: { ToAddresses: [request.email.to] },
@@ -38,7 +40,7 @@ export class SesMailer implements Mailer {
 				// Stored with the idempotency record: a run that finds it later records when the e-mail really went out.
 				return { messageId: out.MessageId ?? '', factKeys: request.factKeys, sentAt: new Date().toISOString() };
 			},
-			{ persistenceStore, config: this.config },
+			{ persistenceStore, config: this.config, dataIndexArgument: 0 },
 		);
 	}
 
@@ -49,7 +51,7 @@ export class SesMailer implements Mailer {
 
 	async sendOnce(request: SendRequest): Promise<SendReceipt> {
 		try {
-			return await this.send(request);
+			return await this.send([request.key, request.recipient], request);
 		} catch (error) {
 			if (error instanceof IdempotencyAlreadyInProgressError) throw new SendInProgressError(`Another run is sending ${request.key} to ${request.recipient}`);
 			throw error;

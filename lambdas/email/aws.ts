@@ -74,9 +74,23 @@ export function awsDeps(
 /**
  * `collect` run once per event: Powertools Idempotency on the event's dedupeKey (30 days), so a
  * redelivered event changes nothing. Here with the rest of the AWS side, which the handler loads
- * when the first event gets that far, so Idempotency (JMESPath, zlib) is not part of its init.
+ * when the first event gets that far, so Idempotency is not part of its init. The dedupeKey is
+ * selected here and hashed as Powertools hashed the JMESPath selection 'detail.metadata.dedupeKey'
+ * before (the records stay found); the Lambda bundles leave JMESPath out (infra/bundling.ts).
  */
 export function oncePerEvent<E, R>(collect: (event: E, context: Context) => Promise<R>, persistenceStore: DynamoDBPersistenceLayer) {
-	const config = new IdempotencyConfig({ eventKeyJmesPath: 'detail.metadata.dedupeKey', expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
-	return makeIdempotent(collect, { persistenceStore, config });
+	const config = new IdempotencyConfig({ expiresAfterSeconds: 30 * 86_400, throwOnNoIdempotencyKey: true });
+	// Inline, so the records' key prefix (Powertools adds the function's name) stays the one `collect`'s anonymous function gave.
+	const once = makeIdempotent(async (_dedupeKey: unknown, event: unknown, context: Context) => collect(event as E, context), { persistenceStore, config, dataIndexArgument: 0 });
+	return (event: E, context: Context): Promise<R> => {
+		// Not a handler's (event, context) any more: an unfinished event counts as in progress for this invocation's remaining time.
+		config.registerLambdaContext(context);
+		return once(dedupeKeyOf(event), event, context);
+	};
+}
+
+/** What 'detail.metadata.dedupeKey' selects: null where a step is missing or not an object. */
+function dedupeKeyOf(event: unknown): unknown {
+	const at = (v: unknown, k: string) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? ((v as Record<string, unknown>)[k] ?? null) : null);
+	return at(at(at(event, 'detail'), 'metadata'), 'dedupeKey');
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { longestInterval, monthBefore, previousTestsFrom, type RateTestResult } from '../../client';
+import { monthBefore } from '../../client/compliance';
+import type { RateTestResult } from '../../client/failureRates';
+import { longestInterval, previousTestsFrom } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';

@@ -1,4 +1,4 @@
-import { epochDay } from '../../client';
+import { epochDay } from '../../client/dates';
 
 /**
  * Quick checks of the shapes stored by the hundred thousand (state.ts: DueHistory,

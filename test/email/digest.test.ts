@@ -1,7 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { awsDeps } from '../../lambdas/email/aws';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { awsDeps, idempotencyStore, oncePerEvent } from '../../lambdas/email/aws';
 import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { NS } from '../../lambdas/email/facts';
 import { parseEmailSettings } from '../../lambdas/email/settings';
@@ -265,6 +266,27 @@ describe('correct under failure', () => {
 		const left: string[] = [];
 		for await (const { key } of deps.store.list('mail:inbox:icu@example.com')) left.push(key);
 		expect(left).toEqual([]);
+	});
+
+	// The keys are selected in code, not by a JMESPath expression (the Lambda bundles leave JMESPath
+	// out, infra/bundling.ts); the records stay where Powertools' expressions put them, so a send or
+	// an event recorded before is still found.
+	it('the send and event records keep the keys the JMESPath selections made', async () => {
+		const name = `email-${table}`;
+		const keyOf = (path: string, payload: unknown) => {
+			const layer = idempotencyStore(name, dynamo.client);
+			layer.configure({ config: new IdempotencyConfig({ eventKeyJmesPath: path }) });
+			return (layer as unknown as { getHashedIdempotencyKey(data: unknown): string }).getHashedIdempotencyKey(payload);
+		};
+		const email = { from: 'alerts@lab.example.com', to: 'ops@example.com', subject: 'S', text: 'T', html: '<p>T</p>', messageId: '<1@lab.example.com>', date: new Date(NOW) };
+		const request = { key: `digest:${DAY}`, recipient: 'ops@example.com', factKeys: [], email };
+		await deps.mailer.sendOnce(request);
+		const event = emailEvent(overdue(acme));
+		await oncePerEvent(async () => 'filed', idempotencyStore(name, dynamo.client))(event, { getRemainingTimeInMillis: () => 60_000 } as Context);
+		const items = (await dynamo.client.send(new ScanCommand({ TableName: name }))).Items ?? [];
+		const keys = items.filter((i) => i.pk.S === 'idempotency:email').map((i) => i.sk.S);
+		expect(keys.sort()).toEqual([keyOf('[key, recipient]', request), keyOf('detail.metadata.dedupeKey', event)].sort());
+		expect(ses.sent).toHaveLength(1);
 	});
 
 	it('the send records live in the state table, under their own partition, with a TTL', async () => {

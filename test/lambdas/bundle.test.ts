@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_OVER_KIB, lambdaEntries, TARGET_KIB } from '../../bench/bundles';
-import { bundleHandler } from '../../infra/bundling';
+import { build } from 'esbuild';
+import { bundleHandler, lambdaBuildOptions } from '../../infra/bundling';
 import { captureOutput, useHandlerWorld } from '../support/handlers';
 
 /**
@@ -63,5 +64,17 @@ describe('the poller bundle', () => {
 		const entry = join(dir, 'uses-agent.ts');
 		writeFileSync(entry, "import { Agent } from 'undici';\nexport const handler = async () => new Agent();\n");
 		await expect(bundleHandler(entry, join(dir, 'agent'))).rejects.toThrow(/No matching export.*Agent|"Agent" is not exported/);
+	});
+
+	it('leaves JMESPath out: a Lambda that asks Idempotency for a JMESPath key fails loudly, naming where the key is selected', async () => {
+		const entry = join(dir, 'uses-jmespath.ts');
+		writeFileSync(
+			entry,
+			`import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';\nimport { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';\nexport const handler = async (event: { id: string }) => makeIdempotent(async (e: { id: string }) => e.id, { persistenceStore: new DynamoDBPersistenceLayer({ tableName: 't' }), config: new IdempotencyConfig({ eventKeyJmesPath: 'id' }) })(event);\n`,
+		);
+		// The stack's settings; the entry lies outside the repository, so its packages are found by path.
+		await build({ ...lambdaBuildOptions(entry, join(dir, 'jmespath', 'index.js')), nodePaths: [join(__dirname, '../../node_modules')] });
+		const { handler } = await withRuntimePath(async () => createRequire(join(dir, 'jmespath', 'index.js'))(join(dir, 'jmespath', 'index.js')) as { handler: (e: unknown) => Promise<unknown> });
+		await expect(withRuntimePath(() => handler({ id: 'a' }))).rejects.toThrow(/JMESPath is left out of the Lambda bundles: select the idempotency key in code/);
 	});
 });

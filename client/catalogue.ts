@@ -20,7 +20,8 @@ export type Resource =
 	| 'file'
 	| 'propertyKey';
 
-export type EndpointKind = 'list' | 'detail' | 'write';
+/** `link`: a request that hands out a download link (a PUT that changes nothing a user sees: ASSUMED). */
+export type EndpointKind = 'list' | 'detail' | 'write' | 'link';
 
 export interface Operation {
 	resource: Resource;
@@ -52,7 +53,7 @@ export const ENDPOINTS = {
 	'subUser.list': { resource: 'subUser', kind: 'list', assumed: true },
 	'recycleBin.list': { resource: 'recycleBin', kind: 'list', assumed: true },
 	'recycleBin.restore': { resource: 'recycleBin', kind: 'write', assumed: true },
-	'file.downloadLink': { resource: 'file', kind: 'write', assumed: true },
+	'file.downloadLink': { resource: 'file', kind: 'link', assumed: true },
 	'propertyKey.list': { resource: 'propertyKey', kind: 'list', assumed: true },
 } as const satisfies Record<keyof ServiceProfile['operations'], Operation>;
 

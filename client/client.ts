@@ -119,7 +119,7 @@ export class ServiceClient {
 		const path = resolvePath(operation, options.pathParams, options.parameter, this.profile);
 		const url = `${this.base.apiRoot}${path}${queryString(options.params ?? [])}`;
 		const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-		const value = await this.sendJson(method, url, body);
+		const value = await this.sendJsonRemembered(method, url, body, undefined, undefined, ENDPOINTS[operation].kind === 'write');
 		return operation === 'testResult.get' ? testDetail(this.profile, toCanonical(this.profile, 'testResult', value), false) : value;
 	}
 
@@ -129,13 +129,13 @@ export class ServiceClient {
 	}
 
 	/** `sendJson`, with a page memory: a `Digested` answer (recalled, or parsed with its digest). */
-	private sendJsonRemembered(method: HttpMethod, url: string, body?: string, maxChars?: number, memory?: Remember): Promise<unknown> {
+	private sendJsonRemembered(method: HttpMethod, url: string, body?: string, maxChars?: number, memory?: Remember, writes = method !== 'GET'): Promise<unknown> {
 		if (!sameOrigin(url, this.base)) {
 			return Promise.reject(new ValidationError('url', `only ${this.base.origin} may receive the access token`));
 		}
 		const path = pathOf(url, this.base);
 		// A refused body (too large, too deep) is not retried: the same answer would come again.
-		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars, memory)).then((value) => {
+		return this.attempts(method, url, body, 'text', this.options.request, true, (response) => parseJsonBody(response, method, path, maxChars, memory, writes)).then((value) => {
 			if (value instanceof RefusedBody) throw value.error;
 			return value;
 		});
@@ -154,15 +154,16 @@ export class ServiceClient {
 			if (error instanceof ServiceError && error.afterUncertainAttempt && isAlreadyDeleted(error, directDelete)) {
 				const resource = ENDPOINTS[operation].resource as 'customer' | 'device';
 				const binId = directDelete ? null : await this.recycleBinEntryOf(resource, id);
-				// A 404 on the repeat of a delete to the bin, and the bin read without an entry for the
-				// item: the first attempt did not put it there (it never existed, or was gone before).
-				// The bin was read, so the earlier attempt is known to have done nothing: a plain 404.
-				if (binId === NO_ENTRY && error.status === 404) throw Object.assign(error, { afterUncertainAttempt: false });
+				// A 404 or 412 on the repeat of a delete to the bin, and the bin read without an entry for
+				// the item: the first attempt did not put it there (it never existed, was gone before, or
+				// the 412 meant something else). The bin was read, so the earlier attempt is known to have
+				// done nothing: the repeat's own error.
+				if (binId === NO_ENTRY) throw Object.assign(error, { afterUncertainAttempt: false });
 				// A 404 on the repeat of a permanent delete leaves no trace to look up: it is the first
 				// attempt's work only when that attempt surely arrived (a 2xx answer cut off); after a 503
 				// or a dropped connection it may as well be an ID that does not exist.
 				if (directDelete && error.status === 404 && !error.afterAcceptedAttempt) throw error;
-				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId === NO_ENTRY ? null : binId, already_deleted: true };
+				return { id: numericId(id), deleted: true, direct_delete: directDelete, recycle_bin_id: binId, already_deleted: true };
 			}
 			throw error;
 		}
@@ -656,7 +657,7 @@ class Digested {
 /** A page memory as one answer's reading sees it (its offset given). */
 type Remember = Pick<PageMemory, 'digest'> & { recall(digest: string): RememberedPage | undefined };
 
-function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number, memory?: Remember): unknown {
+function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string, maxChars?: number, memory?: Remember, writes = method !== 'GET'): unknown {
 	const text = bodyText(response.body);
 	if (text.trim() === '') return null;
 	const refuse = (why: string) =>
@@ -678,7 +679,7 @@ function parseJsonBody(response: HttpResponse, method: HttpMethod, path: string,
 		method,
 		path,
 		bodyExcerpt: excerpt(text),
-		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}${mayHaveWritten(method, response.status)}`,
+		message: `The service answered HTTP ${response.status} to ${method} ${path} with a body that is not valid JSON (${text.length} characters): ${excerpt(text)}${writes ? mayHaveWritten(method, response.status) : ''}`,
 	});
 }
 

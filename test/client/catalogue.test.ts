@@ -99,10 +99,10 @@ describe('the catalogue', () => {
 			expect(e.path.endsWith('/'), op).toBe(true);
 			expect(e.path, op).not.toMatch(/\/\/|\/api\/v1|\?/);
 			expect(RESOURCES, op).toContain(e.resource);
-			expect(['list', 'detail', 'write'], op).toContain(e.kind);
+			expect(['list', 'detail', 'write', 'link'], op).toContain(e.kind);
 			expect(typeof e.assumed).toBe('boolean');
 			expect(op.split('.')[0], op).toBe(e.resource);
-			if (e.kind !== 'write') expect(e.method, op).toBe('GET');
+			if (e.kind === 'list' || e.kind === 'detail') expect(e.method, op).toBe('GET');
 			if (e.kind === 'detail') expect(e.path, op).toContain('{id}');
 			if (e.kind === 'list') expect(e.path, op).not.toContain('{');
 			// every placeholder is {id}

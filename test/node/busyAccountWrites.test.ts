@@ -129,6 +129,21 @@ describe('Delete whose first answer is cut off, then Restore from its output (de
 		}
 	}
 
+	for (const resource of ['device', 'customer'] as const) {
+		it(`${resource} still in the account, first attempt answered 503, the repeat 412 with no recycle bin entry: the 412 error, no "deleted" item and no hint`, async () => {
+			const records = resource === 'device' ? sandbox.account.data.devices : sandbox.account.data.customers;
+			const id = [...records.keys()][0];
+			const path = `/data/${resource === 'device' ? 'devices' : 'customers'}/delete/`;
+			sandbox.faults.add({ kind: 'status', status: 503, path, count: 1 });
+			sandbox.faults.add({ kind: 'status', status: 412, path, skip: 1, count: 1 });
+			const result = await run(sandbox, { resource, operation: 'delete', [resource === 'device' ? 'deviceId' : 'customerId']: byId(id) });
+			expect(records.has(id)).toBe(true);
+			expect(result.items).toEqual([]);
+			expect(result.error?.message).toContain('412');
+			expect(result.run.data.resultData.runData['Test Equipment Cloud']?.[0]?.hints ?? []).toEqual([]);
+		});
+	}
+
 	for (const fault of [{ kind: 'status', status: 503 }, { kind: 'drop' }] as const) {
 		it(`deleted permanently, an ID that does not exist, first attempt ${fault.kind === 'drop' ? 'dropped' : 'answered 503'}: the 404 error (the earlier attempt may have deleted it, or the ID does not exist), no "deleted" item`, async () => {
 			sandbox.faults.add({ ...fault, path: '/data/devices/delete/', count: 1 });
@@ -155,6 +170,16 @@ describe('Delete whose first answer is cut off, then Restore from its output (de
 
 describe('a download link that expires before it is fetched (defect 7)', () => {
 	const linkRequests = async () => (await settledRequests(sandbox), sandbox.stats.byPath['/api/v1/files/download_link/121/'] ?? 0);
+
+	for (const kind of ['drop', 'truncate'] as const) {
+		it(`a link request whose answer is ${kind === 'drop' ? 'lost' : 'cut off'} on every attempt: a plain failure, not a write that "may have been accepted"`, async () => {
+			sandbox.faults.add({ kind, path: '/files/download_link/' });
+			const { outputs } = await run(sandbox, { resource: 'file', operation: 'download', fileId: '121', options: { maxRetryWait: 2 } }, { nodeSettings: { onError: 'continueErrorOutput' } });
+			const json = outputs[1][0].json as { error: string; details?: IDataObject };
+			expect(`${json.error} ${JSON.stringify(json.details ?? {})}`).not.toMatch(/may have been accepted|may be done twice|make it twice/);
+			expect(json.details?.mayHaveBeenApplied).toBeUndefined();
+		});
+	}
 
 	it('expired once (410): a fresh link is generated and the file fetched', async () => {
 		const before = await linkRequests();

@@ -248,9 +248,11 @@ export const MAY_HAVE_BEEN_APPLIED = 'mayHaveBeenApplied';
  */
 function writeMayHaveHappened(error: ServiceError, write: WriteCheck | undefined): { message: string; description: string } | undefined {
 	const { status, method } = error;
-	if (method === undefined || method === 'GET') return undefined;
-	const what = write?.operation ?? `${method} ${error.path ?? ''}`.trim();
-	const check = `Before running this item again, or retrying it from the error output, look for it: ${write?.check ?? 'for a create, Get Many with a filter on a property you sent, such as the ID Barcode or Name'}; sending it again may make it twice.`;
+	// Only an operation that writes names what to check (its WriteCheck): a download link's PUT, or
+	// an e-mail operation's reads, make nothing twice.
+	if (method === undefined || method === 'GET' || write === undefined) return undefined;
+	const what = write.operation;
+	const check = `Before running this item again, or retrying it from the error output, look for it: ${write.check}; sending it again may make it twice.`;
 	// A connection never made (refused, an unknown host) carried nothing to the service.
 	if (error.kind === 'network' && !/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error.message)) {
 		return {

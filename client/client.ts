@@ -158,7 +158,7 @@ export class ServiceClient {
 				// the item: the first attempt did not put it there (it never existed, was gone before, or
 				// the 412 meant something else). The bin was read, so the earlier attempt is known to have
 				// done nothing: the repeat's own error.
-				if (binId === NO_ENTRY) throw Object.assign(error, { afterUncertainAttempt: false });
+				if (binId === NO_ENTRY) throw Object.assign(error, { afterUncertainAttempt: false, afterLostAnswer: false });
 				// A 404 on the repeat of a permanent delete leaves no trace to look up: it is the first
 				// attempt's work only when that attempt surely arrived (a 2xx answer cut off); after a 503
 				// or a dropped connection it may as well be an ID that does not exist.
@@ -485,8 +485,7 @@ export class ServiceClient {
 		const { clock, onEvent } = this.options;
 		const path = pathOf(url, this.base);
 		let waited = 0;
-		let uncertain = false;
-		let accepted = false;
+		const before = { uncertain: false, lost: false, accepted: false };
 		for (let attempt = 1; ; attempt++) {
 			const budgetLeft = this.retry.maxTotalWaitMs - waited;
 			const started = clock.now();
@@ -507,7 +506,7 @@ export class ServiceClient {
 					// The wait the service asked for does not fit the caller's budget: say so at once, and
 					// pause the token no longer than a plain 429 would (the next caller decides for itself).
 					if (error.kind === 'rateLimit' && paced) this.options.pacer?.rateLimited(clock.now() + Math.min(1000, budgetLeft), false);
-					throw marked(beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs), uncertain, accepted);
+					throw marked(beyondBudget(error, retryAfter ?? '', this.retry.maxTotalWaitMs), before);
 				}
 				// The service's limiter always names its Retry-After: only then is the token crowded
 				// (a 429 without one, from a proxy, pauses the token but does not slow it afterwards).
@@ -524,9 +523,9 @@ export class ServiceClient {
 								cause,
 								message: `No response from the service for ${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
 							});
-				if (cause instanceof ServiceError && (cause.kind === 'redirect' || cause.advice !== undefined)) throw marked(cause, uncertain, accepted);
+				if (cause instanceof ServiceError && (cause.kind === 'redirect' || cause.advice !== undefined)) throw marked(cause, before);
 			}
-			marked(error, uncertain, accepted);
+			marked(error, before);
 			if (attempt >= this.retry.maxAttempts || !isRetryable(error, method)) throw error;
 			let wait = Math.max(retryDelay(error, attempt, this.retry), leastDelay(this.retry));
 			const left = this.retry.maxTotalWaitMs - waited;
@@ -534,8 +533,9 @@ export class ServiceClient {
 			// the budget is spent, not a backoff earlier. A Retry-After is never shortened (it would be refused again).
 			if (wait > left && error.retryAfterMs === undefined && left >= leastDelay(this.retry)) wait = left;
 			if (wait > left) throw error;
-			uncertain ||= mayHaveActed(error);
-			accepted ||= error.kind === 'invalidResponse' && error.status !== undefined && error.status >= 200 && error.status < 300;
+			before.uncertain ||= mayHaveActed(error);
+			before.lost ||= error.kind === 'network' || error.kind === 'invalidResponse';
+			before.accepted ||= error.kind === 'invalidResponse' && error.status !== undefined && error.status >= 200 && error.status < 300;
 			waited += wait;
 			onEvent?.({ type: 'retry', method, path, kind: error.kind, status: error.status, waitMs: wait, attempt });
 			await clock.sleep(wait);
@@ -700,9 +700,10 @@ function numericId(id: unknown): unknown {
 }
 
 /** What the attempts before this failure may have done (see `ServiceError.afterUncertainAttempt`). */
-function marked(error: ServiceError, uncertain: boolean, accepted: boolean): ServiceError {
-	error.afterUncertainAttempt = uncertain;
-	error.afterAcceptedAttempt = accepted;
+function marked(error: ServiceError, before: { uncertain: boolean; lost: boolean; accepted: boolean }): ServiceError {
+	error.afterUncertainAttempt = before.uncertain;
+	error.afterLostAnswer = before.lost;
+	error.afterAcceptedAttempt = before.accepted;
 	return error;
 }
 

@@ -92,6 +92,11 @@ export class ServiceError extends Error {
 	 */
 	afterUncertainAttempt = false;
 	/**
+	 * Set by the client when an earlier attempt got no answer or one cut off or unreadable (not a
+	 * 5xx the service answered whole): what that attempt did is unknown to the caller.
+	 */
+	afterLostAnswer = false;
+	/**
 	 * Set by the client when an earlier attempt got a success (2xx) answer that was cut off or
 	 * unreadable: that request surely arrived and was accepted.
 	 */

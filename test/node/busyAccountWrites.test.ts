@@ -145,13 +145,18 @@ describe('Delete whose first answer is cut off, then Restore from its output (de
 	}
 
 	for (const fault of [{ kind: 'status', status: 503 }, { kind: 'drop' }] as const) {
-		it(`deleted permanently, an ID that does not exist, first attempt ${fault.kind === 'drop' ? 'dropped' : 'answered 503'}: the 404 error (the earlier attempt may have deleted it, or the ID does not exist), no "deleted" item`, async () => {
+		// A dropped first attempt may have deleted it; a 503 answered whole did nothing: a plain 404.
+		it(`deleted permanently, an ID that does not exist, first attempt ${fault.kind === 'drop' ? 'dropped: the 404 error saying the earlier attempt may have deleted it' : 'answered 503: the plain 404 error'}, no "deleted" item`, async () => {
 			sandbox.faults.add({ ...fault, path: '/data/devices/delete/', count: 1 });
 			const result = await run(sandbox, { resource: 'device', operation: 'delete', deviceId: byId(987654), deletePermanently: true });
 			expect(result.items).toEqual([]);
 			expect(result.error?.message).toContain('404');
-			expect(result.error?.message).toMatch(/^Device Delete may have been accepted/);
-			expect(String(result.error?.description)).toMatch(/earlier attempt may have deleted it, or the ID does not exist/);
+			if (fault.kind === 'drop') {
+				expect(result.error?.message).toMatch(/^Device Delete may have been accepted/);
+				expect(String(result.error?.description)).toMatch(/earlier attempt may have deleted it, or the ID does not exist/);
+			} else {
+				expect(result.error?.message).not.toMatch(/may have been accepted/);
+			}
 		});
 	}
 
@@ -301,6 +306,25 @@ describe('a write whose success answer is cut off (defect 8)', () => {
 		expect(sandbox.account.data.devices.has(id)).toBe(false);
 		expect(outputs[1]).toHaveLength(1);
 		mayHaveBeenApplied(outputs[1][0], 'Device Delete');
+	});
+
+	it('Device Update and Delete answered 503 on every attempt (an outage longer than Max Retry Wait): a plain failure, nothing lost or cut off, nothing applied', async () => {
+		const id = [...sandbox.account.data.devices.keys()].at(-1)!;
+		for (const [path, parameters] of [
+			['/data/devices/edit/', { resource: 'device', operation: 'update', deviceId: byId(2), fields: { mappingMode: 'defineBelow', value: { [DEVICE.location]: 'Shelf 9' } }, options: { maxRetryWait: 2 } }],
+			['/data/devices/delete/', { resource: 'device', operation: 'delete', deviceId: byId(id), options: { maxRetryWait: 2 } }],
+		] as const) {
+			sandbox.faults.clear();
+			sandbox.faults.add({ kind: 'status', status: 503, path });
+			const { outputs } = await run(sandbox, parameters, { typeVersion: 3, nodeSettings: { onError: 'continueErrorOutput' } });
+			const json = outputs[1][0].json as { error: string; details?: IDataObject };
+			expect(json.error).toMatch(/HTTP 503/);
+			expect(json.error).not.toMatch(/may have been (accepted|applied)/);
+			expect(json.details?.mayHaveBeenApplied).toBeUndefined();
+		}
+		sandbox.faults.clear();
+		expect(sandbox.account.data.devices.get(2)!.values[DEVICE.location]).not.toBe('Shelf 9');
+		expect(sandbox.account.data.devices.has(id)).toBe(true);
 	});
 
 	it('a refused write (404) is a plain failure, without mayHaveBeenApplied', async () => {

@@ -272,7 +272,7 @@ function writeMayHaveHappened(error: ServiceError, write: WriteCheck | undefined
 	// the service refused (4xx) was the same request: refused now, it was not applied then, but for
 	// a DELETE's 404 (the earlier attempt may have deleted it) and a 408 or 429 (not looked at).
 	const refused = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429 && !(status === 404 && method === 'DELETE');
-	if (!error.afterUncertainAttempt || refused) return undefined;
+	if (!error.afterLostAnswer || refused) return undefined;
 	const found = status === 404 ? ' The last attempt found no such record: the earlier attempt may have deleted it, or the ID does not exist.' : '';
 	return {
 		message: `${what} may have been accepted: an earlier attempt's answer was lost or cut off, and the last attempt failed (${error.message})`,

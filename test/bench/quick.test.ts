@@ -74,6 +74,16 @@ describe('npm run bench, quick mode', () => {
 			for (const row of email) expect(row.baseline).toMatch(/^client reading the same lists: /);
 		}
 
+		// The backfill of measured values: requests, hours at its share, stored items, memory, each against a limit beside a baseline.
+		const backfill = of('backfill of measured values (100,000 devices)');
+		expect(backfill.map((r) => r.measure)).toEqual([
+			expect.stringMatching(/^requests ÷ the least the data asks for/),
+			expect.stringMatching(/^hours at 5 requests\/s with the default share/),
+			expect.stringMatching(/the largest item ÷ DynamoDB's 400 KB item limit$/),
+			expect.stringMatching(/^memory: peak heap during the backfill ÷ the poller Lambda's memory/),
+		]);
+		for (const row of backfill) expect([row.ideal, row.baseline, row.target].every((c) => typeof c === 'string' && c.length > 0), row.measure).toBe(true);
+
 		const results = of('test-results poller');
 		expect(results).toHaveLength(QUICK.lookbackDays.length + 1);
 		for (const days of QUICK.lookbackDays) expect(results.some((r) => r.measure.includes(`${days} days lookback`))).toBe(true);

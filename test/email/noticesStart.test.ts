@@ -12,6 +12,8 @@ import { mimeParts } from '../support/localSes';
 const run = promisify(execFile);
 const START = ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'start.ts')];
 const cwd = join(__dirname, '..', '..');
+/** These runs are about notices: a sandbox that is not the embedded one would start the first run's backfill of measured values (up to 90 s a run; tested in test/lambdas/measurementBackfill.test.ts). */
+const NO_BACKFILL = { BACKFILL_SHARE: '0' };
 
 describe('npm start: customer re-test notices', () => {
 	it('--notices-now writes one notice per customer, logs each to notices-log.jsonl, the digest says so; a second run sends nothing again', async () => {
@@ -20,7 +22,7 @@ describe('npm start: customer re-test notices', () => {
 			const dir = mkdtempSync(join(tmpdir(), 'tec-notices-start-'));
 			const config = join(dir, 'email.json');
 			writeFileSync(config, JSON.stringify({ mailFrom: 'Lab service <service@lab.example.com>', timeZone: 'UTC', recipients: { default: ['ops@lab.example.com', 'planung@lab.example.com'], locales: { 'planung@lab.example.com': 'de' } }, customerNotices: { enabled: true, replyTo: 'booking@lab.example.com' } }));
-			const env = { ...process.env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken };
+			const env = { ...process.env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken, ...NO_BACKFILL };
 			const args = [...START, '--once', '--notices-now', '--digest-now', '--state', join(dir, 'state', 'runner.json'), '--outbox', join(dir, 'outbox'), '--email-config', config];
 			const first = await run(process.execPath, args, { cwd, env });
 			const month = noticeMonthOf(sandbox.account.today());
@@ -65,7 +67,7 @@ describe('npm start: customer re-test notices', () => {
 				{ id: 'west', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'TEC_TOKEN_WEST' },
 				{ id: 'east', environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: 'TEC_TOKEN_EAST', recipients: { default: ['east@lab.example.com'] } },
 			]));
-			const env = { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', TEC_TOKEN_WEST: sandbox.accounts[0].token, TEC_TOKEN_EAST: sandbox.accounts[1].token };
+			const env = { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '', TEC_TOKEN_WEST: sandbox.accounts[0].token, TEC_TOKEN_EAST: sandbox.accounts[1].token, ...NO_BACKFILL };
 			const args = [...START, '--once', '--notices-now', '--digest-now', '--accounts', accounts, '--state', join(dir, 'state', 'runner.json'), '--outbox', join(dir, 'outbox'), '--email-config', config];
 			const first = await run(process.execPath, args, { cwd, env });
 			const month = noticeMonthOf(sandbox.account.today());

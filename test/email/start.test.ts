@@ -45,7 +45,7 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 			const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
 			const config = join(dir, 'email.json');
 			writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] } }));
-			await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env: { ...env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken } });
+			await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env: { ...env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken, BACKFILL_SHARE: '0' } });
 			const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
 			expect(folder).toMatch(/^compliance_\d{4}-\d{2}-now-\d{6}$/);
 			expect(readdirSync(join(dir, 'outbox', folder)).sort()).toEqual(['ops@example.com.eml', 'ops@example.com.html', 'ops@example.com.json']);

@@ -16,7 +16,9 @@ const cwd = join(__dirname, '..', '..');
 describe('npm start (the pollers on the embedded sandbox)', () => {
 	it('--once prints each event as one JSON line, logs on stderr, and a restart with the same state re-emits nothing', async () => {
 		const state = join(mkdtempSync(join(tmpdir(), 'tec-start-')), 'state.json');
-		const first = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
+		// BACKFILL_SHARE unset, as the README's `npm start` runs it.
+		const { BACKFILL_SHARE: _share, ...unset } = process.env;
+		const first = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...unset, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		const events = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
 		expect(events.length).toBeGreaterThan(5);
 		for (const e of events) {
@@ -28,6 +30,8 @@ describe('npm start (the pollers on the embedded sandbox)', () => {
 		const started = logs.find((l) => l.message.startsWith('Started the embedded sandbox'));
 		expect(started.sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		expect(JSON.parse(readFileSync(state, 'utf8'))).toHaveProperty('overdue:sandbox');
+		// The embedded sandbox's first cycle does not wait for a backfill of measured values.
+		expect(logs.filter((l) => String(l.message).startsWith('Backfill of measured values'))).toEqual([]);
 
 		const second = await run(process.execPath, [...START, '--once', '--state', state], { cwd, env: { ...process.env, TEC_BASE_URL: '', TEC_TOKEN: '' } });
 		expect(second.stdout.trim()).toBe('');

@@ -26,7 +26,8 @@ function setup() {
 	const dir = mkdtempSync(join(tmpdir(), 'tec-start-accounts-'));
 	const file = join(dir, 'accounts.json');
 	writeFileSync(file, JSON.stringify(IDS.map((id, i) => ({ id, environment: 'sandbox', baseUrl: sandbox.url, tokenEnv: `TEC_TOKEN_${i}` }))));
-	const env: Record<string, string> = { ...(process.env as Record<string, string>), TEC_BASE_URL: '', TEC_TOKEN: '' };
+	// Without the first run's backfill of measured values (tested in test/lambdas/measurementBackfill.test.ts).
+	const env: Record<string, string> = { ...(process.env as Record<string, string>), TEC_BASE_URL: '', TEC_TOKEN: '', BACKFILL_SHARE: '0' };
 	sandbox.accounts.forEach((a, i) => (env[`TEC_TOKEN_${i}`] = a.token));
 	return { dir, file, env, state: join(dir, 'runner.json') };
 }

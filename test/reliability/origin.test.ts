@@ -23,7 +23,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { credentialsFor } from '../node/helpers';
 import { MOVED, startFront, type Front, type FrontRule } from '../support/front';
 import { runNode, runPoll, testCredential } from '../support/n8n';
-import { FAST_RETRY, ROOT, START, pollerClient, startForeignHost, trackUnhandled, type ForeignHost } from './support';
+import { FAST_RETRY, NO_BACKFILL, ROOT, START, pollerClient, startForeignHost, trackUnhandled, type ForeignHost } from './support';
 import { soaked } from '../support/soak';
 
 const exec = promisify(execFile);
@@ -96,7 +96,7 @@ async function runFace(face: FaceName, baseUrl: string, token: string): Promise<
 			const state = join(work, `runner-${cell}.json`);
 			const out = await exec(process.execPath, [...START, '--once', '--state', state], {
 				cwd: ROOT,
-				env: { ...process.env, TEC_BASE_URL: baseUrl, TEC_TOKEN: token },
+				env: { ...process.env, ...NO_BACKFILL, TEC_BASE_URL: baseUrl, TEC_TOKEN: token },
 			}).then(
 				(r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
 				(e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),

@@ -25,7 +25,7 @@ import { LocalAws, startDynamo, useLambdaEnvironment } from '../support/localAws
 import { credentialsFor } from '../node/helpers';
 import type { IDataObject } from 'n8n-workflow';
 import { runNode, type RunNodeOptions } from '../support/n8n';
-import { ROOT, START, pollerClient } from './support';
+import { NO_BACKFILL, ROOT, START, pollerClient } from './support';
 
 const run = promisify(execFile);
 const started = Date.now();
@@ -134,7 +134,7 @@ describe('no token leaves its place', () => {
 	it('the `npm start` runner (child process): a cycle with retries, a failed cycle, the state file', async () => {
 		const { token } = await markedToken('secrets-runner');
 		const state = join(work, 'runner-state.json');
-		const env = { ...process.env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: token };
+		const env = { ...process.env, ...NO_BACKFILL, TEC_BASE_URL: sandbox.url, TEC_TOKEN: token };
 		sandbox.faults.add({ kind: 'status', status: 429, count: 2 });
 		const ok = await run(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env });
 		sandbox.faults.clear();

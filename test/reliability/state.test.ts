@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { ROOT, START, makeOverdue, spawnRunner, waitFor, type RunnerChild } from './support';
+import { NO_BACKFILL, ROOT, START, makeOverdue, spawnRunner, waitFor, type RunnerChild } from './support';
 
 const exec = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'tec-state-'));
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const env = () => ({ TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken });
 const once = (state: string) =>
-	exec(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env: { ...process.env, ...env() } }).then(
+	exec(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env: { ...process.env, ...NO_BACKFILL, ...env() } }).then(
 		(r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
 		(e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
 	);

@@ -111,11 +111,13 @@ export interface RunnerChild {
 }
 
 export const START = ['--import', 'tsx', join(ROOT, 'bin', 'start.ts')];
+/** The runner's environment without the first run's backfill of measured values (it has tests of its own: test/lambdas/measurementBackfill.test.ts). */
+export const NO_BACKFILL = { BACKFILL_SHARE: '0' };
 
 export function spawnRunner(args: string[], env: Record<string, string>): RunnerChild {
 	// Without the first run's backfill of measured values (2 requests a second for the first 90 s of a
 	// real account's run) unless a test asks for it: it has tests of its own (test/lambdas/measurementBackfill.test.ts).
-	const child = spawn(process.execPath, [...START, ...args], { cwd: ROOT, env: { ...process.env, BACKFILL_SHARE: '0', ...env } });
+	const child = spawn(process.execPath, [...START, ...args], { cwd: ROOT, env: { ...process.env, ...NO_BACKFILL, ...env } });
 	const stdout: string[] = [];
 	const stderr: string[] = [];
 	const lines = (into: string[]) => {

@@ -20,7 +20,7 @@ import { startFront, type Front } from '../support/front';
 import { withRecordedWaits } from '../support/instantWaits';
 import { runNode, runPoll } from '../support/n8n';
 import { recordingWaits } from '../support/virtualClock';
-import { FAST_RETRY, ROOT, START, pollerClient } from './support';
+import { FAST_RETRY, NO_BACKFILL, ROOT, START, pollerClient } from './support';
 
 const exec = promisify(execFile);
 let sandbox: Sandbox;
@@ -103,7 +103,7 @@ describe('a Retry-After beyond the budget fails at once, naming the wait; the ne
 			front.rule = { kind: 'retryAfter', value: value(), times: 1 };
 			const state = join(mkdtempSync(join(tmpdir(), 'tec-waits-')), 'state.json');
 			const started = Date.now();
-			const out = await exec(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env: { ...process.env, TEC_BASE_URL: front.url, TEC_TOKEN: token } }).then(
+			const out = await exec(process.execPath, [...START, '--once', '--state', state], { cwd: ROOT, env: { ...process.env, ...NO_BACKFILL, TEC_BASE_URL: front.url, TEC_TOKEN: token } }).then(
 				() => ({ code: 0, stderr: '' }),
 				(e: { code: number; stderr: string }) => e,
 			);

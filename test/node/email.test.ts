@@ -219,6 +219,18 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		}
 	});
 
+	it('a recipient at a domain with umlauts: the same address (Punycode, as SES takes it), bytes and dedupeKey as the Lambdas’ report', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'QS@Prüfdienst-Müller.de', language: 'de' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const sent = await lambdaReports(month, { default: ['QS@Prüfdienst-Müller.de'] }, 'de');
+		expect(sent.map((e) => e.to)).toEqual(['qs@xn--prfdienst-mller-0vbj.de']);
+		expect(items.map((i) => i.json.to)).toEqual(sent.map((e) => e.to));
+		expect(items[0].json).toMatchObject({ subject: sent[0].subject, dedupeKey: `complianceReport:sandbox:${month}:qs@xn--prfdienst-mller-0vbj.de` });
+		expect(items[0].json.html).toBe(sent[0].html);
+		expect(items[0].json.text).toBe(sent[0].text);
+	});
+
 	it('the operation’s description in the editor says what the e-mail carries: as many CSV attachments as it attaches, each named', async () => {
 		const month = monthBefore(sandbox.account.today().slice(0, 7));
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
@@ -255,6 +267,9 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 	it.each([
 		[{ to: 'not an address' }, 'To: "not" is not an e-mail address'],
 		[{ to: '' }, 'To: required'],
+		[{ to: 'qs@prüf/dienst.de' }, 'To: "qs@prüf/dienst.de" has a domain that is not a valid (internationalized) domain name'],
+		[{ to: 'jörg@lab.example.com' }, 'To: "jörg@lab.example.com" has a local part that is not 7-bit ASCII'],
+		[{ to: 'quality@lab.example.com', recipients: '{"customers": {"Acme": ["qs@xn--a.de"]}}' }, 'Recipients (Routing Rules) › customers["Acme"]: "qs@xn--a.de" has a domain that is not a valid'],
 		[{ recipients: '{"customers": ' }, 'Recipients (Routing Rules): not valid JSON'],
 		[{ recipients: '{"customer": {}}' }, 'Recipients (Routing Rules): unknown "customer"'],
 		[{ month: '2026-3' }, 'Month: expected a month as YYYY-MM'],

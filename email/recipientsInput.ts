@@ -1,4 +1,5 @@
 import { ValidationError } from '../client/errors';
+import { checkAddress, localeKey } from './addresses';
 import { EMAIL, normalName, type Recipients } from './routing';
 import { LOCALES, type Locale } from './texts';
 
@@ -10,15 +11,16 @@ import { LOCALES, type Locale } from './texts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A list of addresses (an array, or one string split at commas, semicolons and spaces), trimmed, lower-cased, no repeats. */
+/** A list of addresses (an array, or one string split at commas, semicolons and spaces), each as SES takes it (email/addresses.ts), no repeats. */
 export function parseAddressList(value: unknown, parameter: string): string[] {
 	const list = typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : value;
 	if (!Array.isArray(list)) throw new ValidationError(parameter, 'expected a list of e-mail addresses, e.g. lab-lead@example.com, quality@example.com');
 	const out: string[] = [];
 	for (const item of list) {
-		const t = typeof item === 'string' ? item.trim() : '';
-		if (!EMAIL.test(t)) throw new ValidationError(parameter, `${JSON.stringify(item)} is not an e-mail address (expected e.g. lab-lead@example.com)`);
-		if (!out.includes(t.toLowerCase())) out.push(t.toLowerCase());
+		if (typeof item !== 'string') throw new ValidationError(parameter, `${JSON.stringify(item)} is not an e-mail address (expected e.g. lab-lead@example.com)`);
+		const checked = checkAddress(item);
+		if ('problem' in checked) throw new ValidationError(parameter, checked.problem);
+		if (!out.includes(checked.address)) out.push(checked.address);
 	}
 	if (out.length > 50) throw new ValidationError(parameter, 'at most 50 addresses (use a mailing list for more)');
 	return out;
@@ -81,7 +83,7 @@ function parseLocales(value: unknown, parameter: string, r: Recipients): Record<
 		const k = key.trim();
 		if (!LOCALES.some((l) => l === locale)) throw new ValidationError(parameter, `"${key}": ${JSON.stringify(locale)} is not a locale; valid locales are ${LOCALES.join(', ')}`);
 		if (!EMAIL.test(k) && !lists.includes(normalName(k))) throw new ValidationError(parameter, `"${key}" is neither an e-mail address nor a list (valid: an address, "default", "escalation", or a customer or department name of the rules)`);
-		out[EMAIL.test(k) ? k.toLowerCase() : k] = locale as Locale;
+		out[localeKey(k)] = locale as Locale;
 	}
 	return out;
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod/v4-mini';
 import { superRefine, transform } from '../../client/node/zodMini';
-import { hasAsciiLocalPart, isEmailAddress } from '../../email/routing';
-import { checkTemplate, LOCALES } from '../../email/texts';
+import { NOTICE_OPTIONS, type Checked, type NoticeOption } from '../../email/noticeOptions';
+import { isEmailAddress } from '../../email/routing';
+import { checkTemplate } from '../../email/texts';
 import { once } from '../once';
 
 /**
@@ -27,35 +28,28 @@ const template = (key: string) =>
 		}),
 	);
 
-const noticeAddress = (key: string, asciiLocalPart = false) =>
+/** A setting by the rule the node's options follow too (email/noticeOptions.ts), named as the settings name it. */
+const shared = <K extends NoticeOption>(key: K) =>
 	z.pipe(
-		z.string({ error: `${where(key)}: expected an e-mail address` }),
-		transform((v: string, ctx) => {
-			if (!isEmailAddress(v)) {
-				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" is not an e-mail address (expected e.g. service@lab.example.com)` });
-				return z.NEVER;
-			}
-			// Every notice carries it: SES would refuse each one (a customer's own address is only that customer's "no usable address").
-			if (asciiLocalPart && !hasAsciiLocalPart(v.trim())) {
-				ctx.addIssue({ code: 'custom', message: `${where(key)}: "${v}" has a local part that is not 7-bit ASCII, which SES cannot send with (expected e.g. service@lab.example.com; a domain with umlauts is fine)` });
-				return z.NEVER;
-			}
-			return v.trim().toLowerCase();
+		z.unknown(),
+		transform((v: unknown, ctx) => {
+			const checked = NOTICE_OPTIONS[key](v) as Checked<Extract<ReturnType<(typeof NOTICE_OPTIONS)[K]>, { value: unknown }>['value']>;
+			if ('value' in checked) return checked.value;
+			ctx.addIssue({ code: 'custom', message: `${where(key)}: ${checked.problem}` });
+			return z.NEVER;
 		}),
 	);
 
 const KEYS = 'enabled, companyName, replyTo, senderName, logoUrl, closing, signature, subject, introduction, closingText, addresses, optOut, locales, maxRows';
-
-const ROWS = `${where('maxRows')}: expected a whole number from 1 to 1000`;
 
 export const customerNoticesSchema = once(() =>
 	z.strictObject(
 		{
 			enabled: z._default(z.boolean({ error: `${where('enabled')}: expected true or false` }), false),
 			/** The service company's name, as its customers know it ({companyName}). */
-			companyName: z.optional(text('companyName', 200)),
+			companyName: z.optional(shared('companyName')),
 			/** Where a customer's reply goes to book a date (also said in the notice). */
-			replyTo: z.optional(noticeAddress('replyTo', true)),
+			replyTo: z.optional(shared('replyTo')),
 			/** The sender's display name (the address stays mailFrom's). */
 			senderName: z.optional(text('senderName', 200).check(z.refine((v) => !/[\r\n<>"]/.test(v), `${where('senderName')}: no line breaks, angle brackets or quotes`))),
 			logoUrl: z.optional(
@@ -63,21 +57,18 @@ export const customerNoticesSchema = once(() =>
 			),
 			/** The greeting before the signature ("Kind regards"). */
 			closing: z.optional(text('closing', 200)),
-			signature: z.optional(text('signature')),
+			signature: z.optional(shared('signature')),
 			subject: z.optional(template('subject')),
 			introduction: z.optional(template('introduction')),
 			closingText: z.optional(template('closingText')),
 			/** Customer name → address: overrides the customer's contact e-mail property. */
-			addresses: z._default(z.record(z.string(), noticeAddress('addresses'), { error: `${where('addresses')}: expected an object of customer name → address, e.g. {"Acme GmbH": "facilities@acme.example"}` }), {}),
+			addresses: z._default(shared('addresses'), {}),
 			/** Customers (by name) who get no notice. */
-			optOut: z._default(z.array(z.string(), { error: `${where('optOut')}: expected a list of customer names, e.g. ["Acme GmbH"]` }), []),
+			optOut: z._default(shared('optOut'), []),
 			/** Customer name → language of their notice (else the settings' locale). */
-			locales: z._default(
-				z.record(z.string(), z.enum(LOCALES, { error: `${where('locales')}: expected one of ${LOCALES.join(', ')} per customer` }), { error: `${where('locales')}: expected an object of customer name → ${LOCALES.join(' | ')}` }),
-				{},
-			),
+			locales: z._default(shared('locales'), {}),
 			/** Rows in a notice's body per section; the CSV attachment holds every device. */
-			maxRows: z._default(z.number({ error: ROWS }).check(z.int(ROWS), z.gte(1, ROWS), z.lte(1000, ROWS)), 100),
+			maxRows: z._default(shared('maxRows'), 100),
 		},
 		{ error: (issue: { code?: string; keys?: string[] }) => (issue.code === 'unrecognized_keys' ? `customerNotices: unknown ${issue.keys?.map((k) => `"${k}"`).join(', ')}; valid keys are ${KEYS}` : `customerNotices: expected an object with ${KEYS}`) },
 	),

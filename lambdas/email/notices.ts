@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { domainToASCII } from 'node:url';
 import type { NoticeInput } from '../../client/noticesRead';
 import { composeNotices, noticeData } from '../../email/notices';
 import { SendInProgressError, type MailStore, type Mailer } from './ports';
@@ -93,6 +92,7 @@ export class NoticesError extends Error {
 
 import { noticeMonthOf, notAscii } from '../../email/notices';
 import { hasAsciiLocalPart } from '../../email/routing';
+import { asciiDomain } from '../../email/addresses';
 export { dueByCustomer, noticeMonthOf } from '../../email/notices';
 
 /**
@@ -104,8 +104,8 @@ export function sendable(address: string, what: string): { address: string } | {
 	const at = address.lastIndexOf('@');
 	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
 	if (!hasAsciiLocalPart(address)) return { reason: notAscii(what) };
-	const ascii = domainToASCII(domain.toLowerCase());
-	if (ascii === '') return { reason: `${what} has a domain that is not a valid internationalized domain name` };
+	const ascii = asciiDomain(domain);
+	if (ascii === undefined) return { reason: `${what} has a domain that is not a valid internationalized domain name` };
 	return { address: `${local.toLowerCase()}@${ascii}` };
 }
 

@@ -1,9 +1,9 @@
-import { domainToASCII } from 'node:url';
 import * as z from 'zod/v4-mini';
 import { preprocess, superRefine, transform } from '../../client/node/zodMini';
 import { LOCALES, type Locale } from '../../email/texts';
 import { once } from '../once';
 import { EMAIL, normalName } from '../../email/routing';
+import { checkAddress, localeKey } from '../../email/addresses';
 
 export { EMAIL, normalName };
 
@@ -13,30 +13,15 @@ export { EMAIL, normalName };
  * bundles should not carry the rest of the e-mail settings.
  */
 
-/** An address as SES takes it: lower case, an internationalized domain in Punycode (`müller.example` → `xn--mller-kva.example`). */
-const asciiAddress = (t: string) => {
-	const at = t.lastIndexOf('@');
-	return `${t.slice(0, at)}@${domainToASCII(t.slice(at + 1).toLowerCase()) || t.slice(at + 1)}`.toLowerCase();
-};
-
+/** An address as SES takes it (email/addresses.ts: the node's parameters follow the same rule). */
 const address = (where: string) =>
 	z.pipe(
 		z.string({ error: `${where}: expected an e-mail address` }),
 		transform((v: string, ctx) => {
-			const t = v.trim();
-			if (!EMAIL.test(t)) {
-				ctx.addIssue({ code: 'custom', message: `${where}: "${v}" is not an e-mail address (expected e.g. lab-lead@example.com)` });
-				return z.NEVER;
-			}
-			if (!domainToASCII(t.slice(t.lastIndexOf('@') + 1).toLowerCase())) {
-				ctx.addIssue({ code: 'custom', message: `${where}: "${v}" has a domain that is not a valid (internationalized) domain name (expected e.g. lab-lead@example.com)` });
-				return z.NEVER;
-			}
-			if (/[^\x20-\x7e]/.test(t.slice(0, t.lastIndexOf('@')))) {
-				ctx.addIssue({ code: 'custom', message: `${where}: "${v}" has a local part that is not 7-bit ASCII, which SES cannot send to (expected e.g. lab-lead@example.com; a domain with umlauts is fine)` });
-				return z.NEVER;
-			}
-			return asciiAddress(t);
+			const checked = checkAddress(v);
+			if ('address' in checked) return checked.address;
+			ctx.addIssue({ code: 'custom', message: `${where}: ${checked.problem}` });
+			return z.NEVER;
 		}),
 	);
 
@@ -85,7 +70,7 @@ const localesSchema = once(() =>
 				const locale = LOCALES.find((l) => l === value);
 				if (key.trim() === '') ctx.addIssue({ code: 'custom', message: 'recipients.locales: a name is empty' });
 				else if (!locale) ctx.addIssue({ code: 'custom', message: `recipients.locales["${key}"]: ${JSON.stringify(value)} is not a locale; ${LOCALE_VALUES}` });
-				else out[EMAIL.test(key.trim()) ? asciiAddress(key.trim()) : key.trim()] = locale;
+				else out[localeKey(key)] = locale;
 			}
 			return out;
 		}),

@@ -263,8 +263,8 @@ describe('customer notice settings', () => {
 		expect(parseEmailSettings({ mailFrom: 'a@b.example', recipients: { default: ['c@d.example'] } }, 'test').customerNotices.enabled).toBe(false);
 		expect(() => settingsWith({ subject: 'Due in {month} for {customer}' })).toThrow(/customerNotices\.subject: unknown placeholder \{customer\}; valid placeholders are \{customerName\}/);
 		expect(() => settingsWith({ introduction: 'Hello {custmerName}' })).toThrow(/customerNotices\.introduction: unknown placeholder \{custmerName\}/);
-		expect(() => settingsWith({ locales: { Acme: 'fr' } })).toThrow(/customerNotices\.locales: expected one of en, de/);
-		expect(() => settingsWith({ addresses: { Acme: 'nope' } })).toThrow(/customerNotices\.addresses: "nope" is not an e-mail address/);
+		expect(() => settingsWith({ locales: { Acme: 'fr' } })).toThrow(/customerNotices\.locales: "Acme": "fr" is not a language; valid languages are en, de/);
+		expect(() => settingsWith({ addresses: { Acme: 'nope' } })).toThrow(/customerNotices\.addresses: "Acme": "nope" is not an e-mail address/);
 		expect(() => settingsWith({ colour: 'red' })).toThrow(/customerNotices: unknown "colour"; valid keys are/);
 	});
 });

@@ -42,8 +42,8 @@ const REPLY_TO = 'booking@lab.example.com';
 const IN_UTC = { workflowSettings: { timezone: 'UTC' } };
 const noticeParameters = (month: string, options: IDataObject = {}, language = 'en'): IDataObject => ({ resource: 'email', operation: 'customerNotices', month, language, options: { replyTo: REPLY_TO, companyName: 'Lab service', ...options } });
 
-async function lambdaNotices(month: string, locale = 'en') {
-	const settings = parseEmailSettings({ mailFrom: 'Lab service <service@lab.example.com>', locale, recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: REPLY_TO, companyName: 'Lab service' } }, 'test');
+async function lambdaNotices(month: string, locale = 'en', options: IDataObject = {}) {
+	const settings = parseEmailSettings({ mailFrom: 'Lab service <service@lab.example.com>', locale, recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: REPLY_TO, companyName: 'Lab service', ...options } }, 'test');
 	const mailer = keepingMailer();
 	const client = pollerClient(sandbox, sandbox.sandboxToken);
 	const store = { get: async () => undefined, putMany: async () => undefined, list: async function* () {} } as unknown as DigestDeps['store'];
@@ -157,6 +157,47 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 		expect(error?.message).toContain(message);
 	});
 
+	/** The node's option for each `customerNotices` setting, as its errors name it. */
+	const OPTION_NAMES: Record<string, string> = { companyName: 'Company Name', replyTo: 'Reply To', signature: 'Signature', maxRows: 'Max Rows', optOut: 'Opted-Out Customers', addresses: 'Addresses per Customer', locales: 'Languages per Customer' };
+
+	it.each([
+		['braces in the company name', { companyName: 'Lab {service}' }],
+		['an empty signature', { signature: '' }],
+		['a blank signature', { signature: ' \n ' }],
+		['a company name over 200 characters', { companyName: 'L'.repeat(201) }],
+		['a signature over 2,000 characters', { signature: 'S'.repeat(2001) }],
+		['a Reply To whose local part is not 7-bit ASCII', { replyTo: 'jörg@lab.example.com' }],
+		['Max Rows 0', { maxRows: 0 }],
+		['Max Rows 1.5', { maxRows: 1.5 }],
+		['opted-out names with spaces around', { optOut: ['  Nobody GmbH  ', ' '] }],
+		['an address per customer that is none', { addresses: { Acme: 'nobody' } }],
+		['a language per customer that is none', { locales: { Acme: 'fr' } }],
+	])('%s: the same notices from the node’s options as from the Lambdas’ customerNotices settings, or the same error', async (_, options: IDataObject) => {
+		const month = noticeMonthOf(sandbox.account.today());
+		const asNode = Object.fromEntries(Object.entries(options).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : v]));
+		const node = await run(sandbox, noticeParameters(month, asNode), IN_UTC);
+		const settingsError = (() => {
+			try {
+				parseEmailSettings({ mailFrom: 'Lab service <service@lab.example.com>', recipients: { default: ['ops@lab.example.com'] }, customerNotices: { enabled: true, replyTo: REPLY_TO, companyName: 'Lab service', ...options } }, 'test');
+				return undefined;
+			} catch (error) {
+				return (error as Error).message;
+			}
+		})();
+		if (settingsError !== undefined) {
+			const key = Object.keys(options).find((k) => settingsError.includes(`customerNotices.${k}`))!;
+			expect(key).toBeDefined();
+			const reason = settingsError.slice(settingsError.indexOf(`customerNotices.${key}: `) + `customerNotices.${key}: `.length).split('\n')[0];
+			expect(node.error?.message).toBe(`Options › ${OPTION_NAMES[key]}: ${reason}`);
+			return;
+		}
+		expect(node.error).toBeUndefined();
+		const lambda = await lambdaNotices(month, 'en', options);
+		const notices = node.items.filter((i) => i.json.kind === 'customerNotice');
+		expect(lambda.sent.length).toBeGreaterThan(0);
+		expect(notices.map((i) => [i.json.to, i.json.subject, i.json.text, i.json.html])).toEqual(lambda.sent.map((e) => [e.to, e.subject, e.text, e.html]));
+	});
+
 	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when the user chose it', async () => {
 		const { error } = await run(sandbox, noticeParameters('2026-12'), { workflowSettings: { timezone: 'Mars/Olympus' } });
 		expect(error?.message).toContain('Timezone (workflow settings): "Mars/Olympus" is not a time zone');
@@ -219,6 +260,18 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		}
 	});
 
+	it('a recipient at a domain with umlauts: the same address (Punycode, as SES takes it), bytes and dedupeKey as the Lambdas’ report', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'QS@Prüfdienst-Müller.de', language: 'de' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const sent = await lambdaReports(month, { default: ['QS@Prüfdienst-Müller.de'] }, 'de');
+		expect(sent.map((e) => e.to)).toEqual(['qs@xn--prfdienst-mller-0vbj.de']);
+		expect(items.map((i) => i.json.to)).toEqual(sent.map((e) => e.to));
+		expect(items[0].json).toMatchObject({ subject: sent[0].subject, dedupeKey: `complianceReport:sandbox:${month}:qs@xn--prfdienst-mller-0vbj.de` });
+		expect(items[0].json.html).toBe(sent[0].html);
+		expect(items[0].json.text).toBe(sent[0].text);
+	});
+
 	it('the operation’s description in the editor says what the e-mail carries: as many CSV attachments as it attaches, each named', async () => {
 		const month = monthBefore(sandbox.account.today().slice(0, 7));
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
@@ -255,6 +308,9 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 	it.each([
 		[{ to: 'not an address' }, 'To: "not" is not an e-mail address'],
 		[{ to: '' }, 'To: required'],
+		[{ to: 'qs@prüf/dienst.de' }, 'To: "qs@prüf/dienst.de" has a domain that is not a valid (internationalized) domain name'],
+		[{ to: 'jörg@lab.example.com' }, 'To: "jörg@lab.example.com" has a local part that is not 7-bit ASCII'],
+		[{ to: 'quality@lab.example.com', recipients: '{"customers": {"Acme": ["qs@xn--a.de"]}}' }, 'Recipients (Routing Rules) › customers["Acme"]: "qs@xn--a.de" has a domain that is not a valid'],
 		[{ recipients: '{"customers": ' }, 'Recipients (Routing Rules): not valid JSON'],
 		[{ recipients: '{"customer": {}}' }, 'Recipients (Routing Rules): unknown "customer"'],
 		[{ month: '2026-3' }, 'Month: expected a month as YYYY-MM'],

@@ -254,6 +254,21 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(ops.failedTests.length + ops.newlyOverdue.length + ops.stillOverdue.length).toBeGreaterThan(0);
 	});
 
+	it('a recipient at a domain with umlauts: the same address (Punycode, as SES takes it), bytes and dedupeKey as the Lambdas’ digest', async () => {
+		const devices = [...sandbox.account.data.devices.keys()];
+		sandbox.account.syncTestResult({ device_id: devices[0], status: 'failed', performed: { steps: 4, failedSteps: 2 } });
+		const since = Date.now() - 12 * 86_400_000;
+		const day = dayIn(Date.now());
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'QS@Prüfdienst-Müller.de', failedSince: new Date(since).toISOString(), language: 'de' }, { workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+		const lambda = await lambdaDigests(since, day, { default: ['QS@Prüfdienst-Müller.de'] }, 'de');
+		expect(lambda.sent.map((e) => e.to)).toEqual(['qs@xn--prfdienst-mller-0vbj.de']);
+		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		expect(items[0].json).toMatchObject({ subject: lambda.sent[0].subject, dedupeKey: `digest:sandbox:${day}:qs@xn--prfdienst-mller-0vbj.de` });
+		expect(items[0].json.text).toBe(lambda.sent[0].text);
+		expect(items[0].json.html).toBe(lambda.sent[0].html);
+	});
+
 	it('Failed Tests Since without an offset (as n8n’s date picker gives it) is a wall-clock time in the workflow’s time zone', async () => {
 		const zone = 'Pacific/Kiritimati'; // UTC+14: read as UTC it would be 14 hours later
 		const since = Date.now() - 2 * 86_400_000;

@@ -3,8 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { todayOf, ValidationError } from '../../../../client';
 import { readNoticeInput } from '../../../../client/noticesRead';
 import { composeNotices, noticeData, type NoticeSettings } from '../../../../email/notices';
-import { isEmailAddress } from '../../../../email/routing';
-import { checkTemplate, LOCALES, type Locale } from '../../../../email/texts';
+import { NOTICE_OPTIONS, type Checked, type NoticeOption } from '../../../../email/noticeOptions';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
 import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, timeZoneOf } from './common';
@@ -44,68 +43,29 @@ export const description = updateDisplayOptions({ show: { resource: ['email'], o
 
 interface Options {
 	addresses?: unknown;
-	companyName?: string;
+	companyName?: unknown;
 	locales?: unknown;
-	maxRows?: number;
+	maxRows?: unknown;
 	optOut?: unknown;
 	outputWithoutAddress?: boolean;
 	replyTo?: string;
-	signature?: string;
+	signature?: unknown;
 }
 
-/** Opted-out customers' names: one per line, or a JSON array of names (the settings' form, or an expression's array). */
-function optOutNames(value: unknown): string[] {
-	const parameter = 'Options › Opted-Out Customers';
-	let list: unknown = value ?? '';
-	if (typeof list === 'string' && list.trim().startsWith('[')) {
-		let parsed: unknown = undefined;
-		try {
-			parsed = JSON.parse(list);
-		} catch {
-			// Named below, as any other value that is not a list of names.
-		}
-		list = parsed;
-	}
-	if (typeof list === 'string') return list.split(/\r?\n/).map((n) => n.trim()).filter(Boolean);
-	if (Array.isArray(list) && list.every((n) => typeof n === 'string')) return list.map((n) => n.trim()).filter(Boolean);
-	throw new ValidationError(parameter, `expected names one per line or a JSON array of names, e.g. ["Acme GmbH", "Meier, Schulz & Co. KG"]; got ${JSON.stringify(value)}`);
+/** The node's option of each `customerNotices` setting, as its errors name it. */
+const OPTION_NAMES: Record<NoticeOption, string> = { companyName: 'Company Name', replyTo: 'Reply To', signature: 'Signature', maxRows: 'Max Rows', optOut: 'Opted-Out Customers', addresses: 'Addresses per Customer', locales: 'Languages per Customer' };
+
+/** An option by the rule the Lambdas' `customerNotices` settings follow too (email/noticeOptions.ts). */
+function option<K extends NoticeOption>(o: Options, key: K): Extract<ReturnType<(typeof NOTICE_OPTIONS)[K]>, { value: unknown }>['value'] {
+	const checked = NOTICE_OPTIONS[key](o[key]) as Checked<Extract<ReturnType<(typeof NOTICE_OPTIONS)[K]>, { value: unknown }>['value']>;
+	if ('problem' in checked) throw new ValidationError(`Options › ${OPTION_NAMES[key]}`, checked.problem);
+	return checked.value;
 }
 
-function jsonObject(value: unknown, parameter: string, example: string): Record<string, unknown> {
-	let raw = value;
-	if (typeof value === 'string') {
-		if (value.trim() === '') return {};
-		let problem: string | undefined;
-		try {
-			raw = JSON.parse(value) as unknown;
-		} catch (error) {
-			problem = (error as Error).message;
-		}
-		if (problem !== undefined) throw new ValidationError(parameter, `not valid JSON (${problem}); expected an object such as ${example}`);
-	}
-	if (raw === undefined || raw === null) return {};
-	if (typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError(parameter, `expected an object such as ${example}`);
-	return raw as Record<string, unknown>;
-}
-
-/** The options as the notices' settings, checked as the e-mail settings' `customerNotices` are. */
+/** The options as the notices' settings. */
 function noticeSettings(o: Options): NoticeSettings {
-	const addresses: Record<string, string> = {};
-	for (const [name, address] of Object.entries(jsonObject(o.addresses, 'Options › Addresses per Customer', '{"Acme GmbH": "facilities@acme.example"}'))) {
-		if (typeof address !== 'string' || !isEmailAddress(address)) throw new ValidationError('Options › Addresses per Customer', `"${name}": ${JSON.stringify(address)} is not an e-mail address (expected e.g. facilities@acme.example)`);
-		addresses[name] = address.trim().toLowerCase();
-	}
-	const locales: Record<string, Locale> = {};
-	for (const [name, locale] of Object.entries(jsonObject(o.locales, 'Options › Languages per Customer', '{"Acme GmbH": "de"}'))) {
-		const l = LOCALES.find((x) => x === locale);
-		if (!l) throw new ValidationError('Options › Languages per Customer', `"${name}": ${JSON.stringify(locale)} is not a language; valid languages are ${LOCALES.join(', ')}`);
-		locales[name] = l;
-	}
-	const maxRows = o.maxRows ?? 100;
-	if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > 1000) throw new ValidationError('Options › Max Rows', `expected a whole number from 1 to 1000, got ${JSON.stringify(o.maxRows)}`);
-	const signature = o.signature?.trim() ? o.signature : undefined;
-	const optOut = optOutNames(o.optOut);
-	return { addresses, locales, maxRows, optOut, ...(signature === undefined ? {} : { signature }) };
+	const signature = option(o, 'signature');
+	return { addresses: option(o, 'addresses'), locales: option(o, 'locales'), maxRows: option(o, 'maxRows'), optOut: option(o, 'optOut'), ...(signature === undefined ? {} : { signature }) };
 }
 
 /**
@@ -120,22 +80,20 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const language = languageOf(this, i);
 	const o = this.getNodeParameter('options', i, {}) as Options;
 	const settings = noticeSettings(o);
-	const replyTo = (o.replyTo ?? '').trim();
-	if (!isEmailAddress(replyTo)) {
-		throw new ValidationError('Options › Reply To', replyTo === '' ? 'required: the address your customers reply to to book a date, e.g. service@lab.example.com' : `${JSON.stringify(o.replyTo)} is not an e-mail address (expected e.g. service@lab.example.com)`);
-	}
-	const companyName = o.companyName?.trim() || replyTo;
-	if (o.companyName && checkTemplate(o.companyName, []) !== undefined) throw new ValidationError('Options › Company Name', 'no braces { } (they mark placeholders in the notices’ texts)');
+	// Required here: the node has no sender address to fall back on, as the Lambdas' mailFrom.
+	if ((o.replyTo ?? '').trim() === '') throw new ValidationError('Options › Reply To', 'required: the address your customers reply to to book a date, e.g. service@lab.example.com');
+	const replyTo = option(o, 'replyTo');
+	const companyName = option(o, 'companyName') ?? replyTo;
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
 	const input = await readNoticeInput(client, Date.now, timeZone);
-	const composed = composeNotices(input, month, settings, { locale: language, replyTo: replyTo.toLowerCase(), companyName, environment });
+	const composed = composeNotices(input, month, settings, { locale: language, replyTo, companyName, environment });
 	const items: INodeExecutionData[] = [];
 	for (const n of composed.notices) {
 		items.push(
 			await emailItem(this, i, {
 				to: n.address,
-				replyTo: replyTo.toLowerCase(),
+				replyTo,
 				subject: n.rendered.subject,
 				html: n.rendered.html,
 				text: n.rendered.text,

@@ -131,6 +131,8 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  *   and puts a record without a value last in both directions;
  * - `search` finds text without regard to case (the spec says only that it is a string): a
  *   barcode scanned in lower case is looked up By Barcode with the service's search;
+ * - the device property of the `nextTestDate` role is computed by the service (from Last tested and
+ *   the test interval) and cannot be written: an update from a record read before leaves it out;
  * - the overdue list's records carry `next_test_date` and `days_overdue`;
  * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`; a failed
  *   visual inspection is a step of status failed in a result of status `failed` (the result's

@@ -1,5 +1,6 @@
 import { FILTER_KEY_TYPE, type Resource } from './catalogue';
 import { fieldType } from './fields';
+import { itemKey, type ItemKey } from './pagination';
 import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
 import type { Ordering } from './query';
 import { forEachProperty } from './records';
@@ -11,7 +12,8 @@ import { forEachProperty } from './records';
  *
  * In the service's order as the profile describes it (`ordering`): Number values compare as
  * numbers, Text with or without regard to case, Dates as their text; a record without a value goes
- * where `ordering.missing` says; equal values keep the order they were read in.
+ * where `ordering.missing` says; equal values in id order, ascending in both directions (ASSUMED in
+ * client/profile.ts: the service's unsorted order is not id order once a record is restored).
  */
 export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resource, profile: ServiceProfile = DEFAULT_PROFILE, knownType?: unknown): T[] {
 	const { textCase, missing } = profile.ordering;
@@ -19,13 +21,13 @@ export function sortRecords<T>(records: T[], ordering: Ordering, resource: Resou
 	// One type for the whole key (records that do not say theirs take another's, else what the
 	// values are): numbers and texts mixed would make no order at all.
 	const dataType = knownType ?? read.find((r) => isDeclared(r.dataType))?.dataType ?? (read.every((r) => isMissing(r.value) || typeof r.value === 'number') ? 'Number' : 'Text');
-	const keyed = read.map(({ record, value }) => ({ record, value: sortValue(value, dataType, textCase === 'ignore') }));
+	const keyed = read.map(({ record, value }) => ({ record, value: sortValue(value, dataType, textCase === 'ignore'), id: itemKey(record) }));
 	const sign = ordering.direction === 'desc' ? -1 : 1;
 	// A missing value as the lowest (or highest) comes first ascending (or last), and follows the sign.
 	const missingFirst = missing === 'first' || (missing === 'lowest' && sign === 1) || (missing === 'highest' && sign === -1);
 	keyed.sort((a, b) => {
-		if (a.value === undefined || b.value === undefined) return a.value === b.value ? 0 : (a.value === undefined) === missingFirst ? -1 : 1;
-		return sign * (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+		if (a.value === undefined || b.value === undefined) return a.value === b.value ? compareIds(a.id, b.id) : (a.value === undefined) === missingFirst ? -1 : 1;
+		return sign * (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || compareIds(a.id, b.id);
 	});
 	return keyed.map((k) => k.record);
 }
@@ -78,6 +80,13 @@ export function withoutProperty<T>(record: T, key: number | string): T {
 function keyOf(record: unknown, ordering: Ordering, resource: Resource, profile: ServiceProfile): { value: unknown; dataType: unknown } {
 	if (FILTER_KEY_TYPE[resource] === 'propertyKeyId') return propertyOf(record, ordering.key);
 	return { value: (record as Record<string, unknown> | null)?.[String(ordering.key)], dataType: fieldType(resource, String(ordering.key), profile) };
+}
+
+/** Ids ascending: numbers as numbers, before any other key (those compared as text). */
+function compareIds(a: ItemKey, b: ItemKey): number {
+	if (typeof a === 'number' && typeof b === 'number') return a - b;
+	if (typeof a === 'number' || typeof b === 'number') return typeof a === 'number' ? -1 : 1;
+	return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isDeclared(dataType: unknown): boolean {

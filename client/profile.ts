@@ -128,9 +128,12 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  *   it): `limit` 100 by default, at most 1000, answers `{count, next, previous, results}`;
  * - the field lists of the lists filtered by field name (the spec shows only `updated_time`);
  * - a sorted list compares Text without regard to case, Numbers as numbers, Dates as their text,
- *   and puts a record without a value last in both directions;
+ *   and puts a record without a value last in both directions; equal values come in id order
+ *   (ascending in both directions), not in the unsorted order, which a restore changes;
  * - `search` finds text without regard to case (the spec says only that it is a string): a
  *   barcode scanned in lower case is looked up By Barcode with the service's search;
+ * - the device property of the `nextTestDate` role is computed by the service (from Last tested and
+ *   the test interval) and cannot be written: an update from a record read before leaves it out;
  * - the overdue list's records carry `next_test_date` and `days_overdue`;
  * - the detailed test result's `steps` are `{step, name, status, measurements: [...]}`; a failed
  *   visual inspection is a step of status failed in a result of status `failed` (the result's

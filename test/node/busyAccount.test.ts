@@ -189,6 +189,21 @@ describe('Device Update with automatic mapping', () => {
 		expect(sandbox.account.data.devices.get(7)!.values[DEVICE.location]).toBe('Shelf 12');
 	});
 
+	it.each([true, false])('Get (simplify %s) → the device is tested elsewhere → change properties.Location → Update changes the Location, not refused for the computed Next test', async (simplify) => {
+		const got = await run(sandbox, { resource: 'device', operation: 'get', deviceId: byId(7), simplify }, { typeVersion: 2 });
+		const record = got.items[0].json as IDataObject & { properties: IDataObject };
+		// Tested between the Get and the Update: Last tested and the computed Next test change.
+		const dev = sandbox.account.data.devices.get(7)!;
+		dev.values[DEVICE.lastTested] = '2026-11-28';
+		dev.values[DEVICE.nextTest] = '2027-11-28';
+		const properties = Array.isArray(record.properties)
+			? (record.properties as IDataObject[]).map((p) => (Number(p.key_id) === DEVICE.location ? { ...p, value: 'Shelf 3' } : p))
+			: { ...record.properties, Location: 'Shelf 3' };
+		const { error } = await run(sandbox, { resource: 'device', operation: 'update', inputMode: 'fields', deviceId: byId(7), fields: autoMap }, { typeVersion: 2, inputItems: [{ json: { ...record, properties } }] });
+		expect(error).toBeUndefined();
+		expect(sandbox.account.data.devices.get(7)!.values[DEVICE.location]).toBe('Shelf 3');
+	});
+
 	it('Get → Update with nothing changed is refused, and the device is untouched', async () => {
 		const got = await run(sandbox, { resource: 'device', operation: 'get', deviceId: byId(7) }, { typeVersion: 2 });
 		const before = sandbox.account.data.devices.get(7)!.updated_time;

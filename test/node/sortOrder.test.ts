@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { ServiceProfileInput } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { credentialsFor, run } from './helpers';
+import { credentialsFor, run, useSandbox } from './helpers';
 
 const ORDERS: Record<string, ServiceProfileInput['ordering']> = {
 	default: {},
@@ -113,4 +113,24 @@ describe('a sort key the account does not have', () => {
 			});
 		}
 	}
+});
+
+describe('ties on the sort field', () => {
+	const sandbox = useSandbox({ ratePerSecond: 200 });
+
+	it('after a device is restored (no longer in id order unsorted), Return All sorted by Department gives the ids Limit 1000 gives', async () => {
+		// Taken out and put back, as a restore from the recycle bin does: the unsorted order puts it last.
+		const devices = sandbox.account.data.devices;
+		const d = devices.get(3)!;
+		devices.delete(3);
+		devices.set(3, d);
+		const sort = { sort: { rule: { key: DEVICE.department, direction: 'asc' } } };
+		const served = await run(sandbox, { resource: 'device', operation: 'getAll', limit: 1000, options: sort });
+		const here = await run(sandbox, { resource: 'device', operation: 'getAll', returnAll: true, options: sort });
+		expect(served.error).toBeUndefined();
+		expect(here.error).toBeUndefined();
+		expect(served.items.length).toBeGreaterThan(200);
+		const ids = (items: Array<{ json: IDataObject }>) => items.map((i) => String(i.json.id));
+		expect(ids(here.items)).toEqual(ids(served.items));
+	});
 });

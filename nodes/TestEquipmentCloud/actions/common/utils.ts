@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
-import { boundaryOverlap, encodePathId, fieldsOf, FirstRecords, forEachProperty, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type Resource, type ServiceClient } from '../../../../client';
+import { boundaryOverlap, encodePathId, fieldsOf, FirstRecords, forEachProperty, holdsRole, sortRecords, ValidationError, withoutProperty, type FilterInput, type ListQuery, type OperationId, type Resource, type ServiceClient, type ServiceProfile } from '../../../../client';
 import { filtersFromParameter, isExpression, readFilterBuilder } from '../../shared/filters';
 import { cachedListKeys } from '../../shared/filtersKeys';
 import { isObject, simplifyRecord } from '../../shared/records';
@@ -258,6 +258,18 @@ export function changedValues(wanted: IDataObject, record: unknown): IDataObject
 	forEachProperty(record, (name, value, keyId) => current.set(String(keyId ?? name), value));
 	const shown = (v: unknown) => (v === null || v === undefined ? '' : String(mappedValue(v)));
 	return Object.fromEntries(Object.entries(wanted).filter(([id, value]) => shown(value) !== shown(current.get(id))));
+}
+
+/**
+ * `values` without the property the service computes (the profile's Next test, ASSUMED in
+ * client/profile.ts): a record read before carries it, and writing it is refused.
+ */
+export function withoutComputed(values: IDataObject, record: unknown, profile: ServiceProfile): IDataObject {
+	const computed = new Set<string>();
+	forEachProperty(record, (name, _value, keyId) => {
+		if (holdsRole('nextTestDate', name, keyId, profile)) computed.add(String(keyId ?? name));
+	});
+	return Object.fromEntries(Object.entries(values).filter(([id]) => !computed.has(id) && !holdsRole('nextTestDate', undefined, id, profile)));
 }
 
 /**

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions } from '../common/list.description';
 import { deviceIdOf, recordLocator } from '../common/locators';
 import { writeProperties } from '../common/write.description';
-import { bodyId, changedValues, clientFor, customerIdOf, nestedMappedValues, nothingToChange, readJsonInput, readPropertyValues, toItems, wantsSimplify } from '../common/utils';
+import { bodyId, changedValues, clientFor, customerIdOf, nestedMappedValues, nothingToChange, readJsonInput, readPropertyValues, toItems, wantsSimplify, withoutComputed } from '../common/utils';
 import type { WriteCheck } from '../../transport';
 
 const properties: INodeProperties[] = [
@@ -36,10 +36,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		const nested = nestedMappedValues(this, i);
 		if (Object.keys(nested).length > 0) {
 			// A record read before carries every property: only what differs from the device now is
-			// sent, so values the service computes stay as they are (a property someone else changed
-			// since the read differs too, and the item's value is sent back, as automatic mapping does).
+			// sent, never the computed Next test (tested since the read, it differs and is refused). A
+			// property someone else changed since the read differs too: the item's value is sent back.
 			const device = await client.call('device.get', { pathParams: { id }, parameter: 'Device' });
-			for (const [key, value] of Object.entries(changedValues(nested, device))) properties[key] ??= value;
+			const changed = withoutComputed(changedValues(nested, device), device, client.profile);
+			for (const [key, value] of Object.entries(changed)) properties[key] ??= value;
 		}
 		// Nothing to change is refused, as Customer Update refuses it: a success would say it changed.
 		if (Object.keys(properties).length === 0 && customerId === undefined) {

@@ -1,4 +1,5 @@
-import { hasAsciiLocalPart, isEmailAddress } from './routing';
+import { checkAddress } from './addresses';
+import { isEmailAddress } from './routing';
 import { LOCALES, type Locale } from './texts';
 
 /**
@@ -43,10 +44,15 @@ export const NOTICE_OPTIONS = {
 	/** The lines under the closing, as written. */
 	signature: (value: unknown) => optionalText(value, 2000, false),
 
-	/** Where a customer's reply goes: every notice carries it, so SES must be able to send with it (7-bit ASCII local part). */
+	/**
+	 * Where a customer's reply goes: every notice carries it, so SES must be able to send with it
+	 * (the one address rule, email/addresses.ts). As written, lower case: the notice's text shows it
+	 * so, its Reply-To header takes it in Punycode (email/notices.ts replyToHeader).
+	 */
 	replyTo(value: unknown): Checked<string> {
-		if (typeof value !== 'string' || !isEmailAddress(value)) return { problem: `${JSON.stringify(value)} is not an e-mail address (expected e.g. service@lab.example.com)` };
-		if (!hasAsciiLocalPart(value.trim())) return { problem: `"${value}" has a local part that is not 7-bit ASCII, which SES cannot send with (expected e.g. service@lab.example.com; a domain with umlauts is fine)` };
+		if (typeof value !== 'string') return { problem: `${JSON.stringify(value)} is not an e-mail address (expected e.g. service@lab.example.com)` };
+		const checked = checkAddress(value);
+		if ('problem' in checked) return { problem: checked.problem.replace('lab-lead@example.com', 'service@lab.example.com') };
 		return { value: value.trim().toLowerCase() };
 	},
 
@@ -72,14 +78,16 @@ export const NOTICE_OPTIONS = {
 		return { value: list.map((n: string) => n.trim()).filter(Boolean) };
 	},
 
-	/** Customer name → address, overriding the customer's contact e-mail (one beyond 7-bit ASCII is that customer's "no usable address"). */
+	/** Customer name → address, overriding the customer's contact e-mail (one the address rule refuses is that customer's "no usable address"). */
 	addresses(value: unknown): Checked<Record<string, string>> {
 		const object = jsonObject(value, '{"Acme GmbH": "facilities@acme.example"}');
 		if ('problem' in object) return object;
 		const out: Record<string, string> = {};
 		for (const [name, address] of Object.entries(object.value)) {
 			if (typeof address !== 'string' || !isEmailAddress(address)) return { problem: `"${name}": ${JSON.stringify(address)} is not an e-mail address (expected e.g. facilities@acme.example)` };
-			out[name] = address.trim().toLowerCase();
+			// As the address rule writes it; one it refuses is that customer's reason (email/notices.ts addressOf).
+			const checked = checkAddress(address);
+			out[name] = 'address' in checked ? checked.address : address.trim();
 		}
 		return { value: out };
 	},

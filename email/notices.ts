@@ -1,6 +1,7 @@
 import type { NoticeCustomer, NoticeDevice, NoticeInput } from '../client/noticesRead';
 import { renderNotice, type NoticeTexts, type RenderedNotice } from './noticesRender';
-import { hasAsciiLocalPart, isEmailAddress, normalName } from './routing';
+import { checkAddress } from './addresses';
+import { normalName } from './routing';
 import type { Locale } from './texts';
 
 /**
@@ -72,18 +73,30 @@ export function dueByCustomer(input: NoticeInput, month: string): Array<{ custom
 	return out;
 }
 
-/** The customer's address: the settings' (by name) before the service's contact e-mail; or why there is none. */
+/**
+ * The customer's address: the settings' (by name) before the service's contact e-mail, by the one
+ * address rule (email/addresses.ts) as SES takes it; or why there is none (the rule's problem).
+ */
 export function addressOf(addresses: Record<string, string>, customer: NoticeCustomer): { address: string } | { reason: string } {
 	const configured = byName(addresses, customer.name);
-	if (configured) return hasAsciiLocalPart(configured) ? { address: configured } : { reason: notAscii(`the address "${configured.slice(0, 100)}"`) };
+	if (configured) return usable(configured, 'the address');
 	if (customer.email === null) return { reason: 'no contact e-mail in the service' };
-	if (!isEmailAddress(customer.email)) return { reason: `contact e-mail "${customer.email.slice(0, 100)}" is not an e-mail address` };
-	const address = customer.email.trim().toLowerCase();
-	return hasAsciiLocalPart(address) ? { address } : { reason: notAscii(`contact e-mail "${customer.email.trim().slice(0, 100)}"`) };
+	return usable(customer.email, 'contact e-mail');
 }
 
-/** Why an address whose local part is not 7-bit ASCII gets no notice (email/routing.ts, hasAsciiLocalPart). */
-export const notAscii = (what: string) => `${what} has a local part that is not 7-bit ASCII (Amazon SES and many mail servers cannot send to it)`;
+/** An address by checkAddress, its problem naming what it is (the value cut to 100 characters). */
+function usable(value: string, what: string): { address: string } | { reason: string } {
+	const checked = checkAddress(value);
+	if ('address' in checked) return checked;
+	// The problem opens with the value quoted: quoted again here, cut short; a customer's reason needs no example.
+	return { reason: `${what} "${value.trim().slice(0, 100)}"${checked.problem.slice(value.length + 2).replace(/ \(expected e\.g\. [^)]*\)$/, '')}` };
+}
+
+/** The Reply-To header as SES takes it (a domain in Punycode); the notice's text shows the address as written. */
+export function replyToHeader(replyTo: string): string {
+	const checked = checkAddress(replyTo);
+	return 'address' in checked ? checked.address : replyTo;
+}
 
 /**
  * Every notice of `month`. `locale`: the language of customers without one of their own;

@@ -90,24 +90,8 @@ export class NoticesError extends Error {
 	}
 }
 
-import { noticeMonthOf, notAscii } from '../../email/notices';
-import { hasAsciiLocalPart } from '../../email/routing';
-import { asciiDomain } from '../../email/addresses';
+import { noticeMonthOf, replyToHeader } from '../../email/notices';
 export { dueByCustomer, noticeMonthOf } from '../../email/notices';
-
-/**
- * An address as SES takes it (7-bit ASCII): an internationalized domain in Punycode
- * (`müller.example` → `xn--mller-kva.example`); a local part beyond ASCII (SMTPUTF8) SES cannot
- * send to at all, so it is no usable address, named as such, not a send that fails every month.
- */
-export function sendable(address: string, what: string): { address: string } | { reason: string } {
-	const at = address.lastIndexOf('@');
-	const [local, domain] = [address.slice(0, at), address.slice(at + 1)];
-	if (!hasAsciiLocalPart(address)) return { reason: notAscii(what) };
-	const ascii = asciiDomain(domain);
-	if (ascii === undefined) return { reason: `${what} has a domain that is not a valid internationalized domain name` };
-	return { address: `${local.toLowerCase()}@${ascii}` };
-}
 
 /**
  * Whom the mailer sends a notice to once: the customer at its address. Keyed on the customer, not
@@ -128,28 +112,18 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 	const senderName = s.senderName ?? /^\s*"?([^<>"]*?)"?\s*</.exec(deps.settings.mailFrom)?.[1];
 	const companyName = s.companyName ?? s.senderName ?? senderName ?? mailFrom;
 	const replyTo = s.replyTo ?? mailFrom;
-	// The header as SES takes it (an internationalized domain in Punycode); the text shows the address as written.
-	const ascii = sendable(replyTo, 'customerNotices.replyTo');
-	const replyToHeader = 'address' in ascii ? ascii.address : replyTo;
-
-	// Composed as the node composes them (email/notices.ts); each address then as SES takes it.
+	// Composed as the node composes them (email/notices.ts), each address as SES takes it.
 	const composed = composeNotices(input, month, s, { locale: deps.settings.locale, replyTo, companyName, environment: deps.environment });
 	report.optedOut.push(...composed.optedOut);
 	report.noAddress.push(...composed.noAddress);
 	for (const composedNotice of composed.notices) {
-		const { customer, locale, due, overdue, rendered } = composedNotice;
-		const to = sendable(composedNotice.address, `the address "${composedNotice.address.slice(0, 100)}"`);
-		if ('reason' in to) {
-			report.noAddress.push({ customerId: customer.id, customerName: customer.name, reason: to.reason });
-			continue;
-		}
-		const notice = { ...composedNotice, address: to.address };
+		const { customer, address, locale, due, overdue, rendered } = composedNotice;
 		if (sentBefore.has(String(customer.id))) {
 			report.alreadySent.push(customer.name);
 			continue;
 		}
 		try {
-			const recipient = noticeRecipient(to.address, customer.id);
+			const recipient = noticeRecipient(address, customer.id);
 			const key = ns;
 			const id = createHash('sha256').update(`${key}\n${customer.id}`).digest('hex').slice(0, 32);
 			const domain = mailFrom.split('@')[1] ?? 'test-equipment-cloud.invalid';
@@ -159,8 +133,8 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 				factKeys: [],
 				email: {
 					from: senderName ? `${senderName} <${mailFrom}>` : deps.settings.mailFrom,
-					to: to.address,
-					replyTo: replyToHeader,
+					to: address,
+					replyTo: replyToHeader(replyTo),
 					subject: rendered.subject,
 					text: rendered.text,
 					html: rendered.html,
@@ -169,17 +143,17 @@ export async function runNotices(deps: NoticeDeps, month: string): Promise<Notic
 					// The customer's language, not the settings' default (Content-Language).
 					locale,
 					attachments: [{ filename: rendered.csvFilename, contentType: 'text/csv', content: rendered.csv }],
-					data: noticeData(month, notice),
+					data: noticeData(month, composedNotice),
 				},
 			});
-			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address: to.address, locale, messageId: receipt.messageId, sentAt: receipt.sentAt ?? new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
+			const entry: NoticeSent = { month, ...(account === undefined ? {} : { account }), customerId: customer.id, customerName: customer.name, address, locale, messageId: receipt.messageId, sentAt: receipt.sentAt ?? new Date(deps.now()).toISOString(), dueDevices: due.map((d) => d.id), overdueDevices: overdue.map((d) => d.id) };
 			// The audit line before the record: a crash between them repeats the line (its writer keeps one), never loses it.
 			await deps.onSent?.(entry);
 			await deps.store.putMany(ns, [{ key: String(customer.id), value: entry, expiresAt: deps.now() + AUDIT_KEEP_MS }]);
 			report.sent.push(entry);
 		} catch (error) {
 			if (error instanceof SendInProgressError) report.inProgress.push(customer.name);
-			else report.failed.push({ customerId: customer.id, customerName: customer.name, address: to.address, error: (error as Error).message });
+			else report.failed.push({ customerId: customer.id, customerName: customer.name, address, error: (error as Error).message });
 		}
 	}
 	if (report.failed.length > 0) throw new NoticesError(report);

@@ -198,6 +198,39 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 		expect(notices.map((i) => [i.json.to, i.json.subject, i.json.text, i.json.html])).toEqual(lambda.sent.map((e) => [e.to, e.subject, e.text, e.html]));
 	});
 
+	it.each([
+		['a contact e-mail with an internationalized domain', 'Info@Prüfdienst-Müller.de', {}],
+		['a contact e-mail whose domain is none', 'info@lab|x.example', {}],
+		['an address per customer with an internationalized domain', undefined, { addresses: 'Info@Prüfdienst-Müller.de' }],
+		['an address per customer whose domain is none', undefined, { addresses: 'info@lab|x.example' }],
+		['a Reply To with an internationalized domain', undefined, { replyTo: 'Buchung@Prüfdienst-Müller.de' }],
+	])('%s: the node’s item (to, replyTo, content, text) or hint and customerWithoutAddress item equal what the Lambdas send or report', async (_, contactEmail: string | undefined, given: { addresses?: string; replyTo?: string }) => {
+		const customers = sandbox.account.table('customer');
+		const month = noticeMonthOf(sandbox.account.today());
+		const first = (await lambdaNotices(month)).report.sent[0];
+		const record = customers.get(first.customerId)!;
+		const was = record.values[CUSTOMER.contactEmail];
+		if (contactEmail !== undefined) record.values[CUSTOMER.contactEmail] = contactEmail;
+		const options = { ...(given.replyTo ? { replyTo: given.replyTo } : {}), ...(given.addresses ? { addresses: { [first.customerName]: given.addresses } } : {}) };
+		try {
+			const lambda = await lambdaNotices(month, 'en', options);
+			const asNode = Object.fromEntries(Object.entries(options).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : v]));
+			const node = await run(sandbox, noticeParameters(month, { ...asNode, outputWithoutAddress: true }), IN_UTC);
+			expect(node.error).toBeUndefined();
+			const notices = node.items.filter((i) => i.json.kind === 'customerNotice');
+			expect(notices.map((i) => [i.json.to, i.json.replyTo, i.json.content, i.json.text, i.json.html])).toEqual(lambda.sent.map((e) => [e.to, e.replyTo, e.data, e.text, e.html]));
+			const without = node.items.filter((i) => i.json.kind === 'customerWithoutAddress').map((i) => ({ customerId: i.json.customerId, customerName: i.json.customerName, reason: i.json.reason }));
+			expect(without).toEqual(lambda.report.noAddress);
+			const hints = (node.run.data.resultData.runData['Test Equipment Cloud'][0].hints ?? []).map((h) => h.message).join('\n');
+			for (const c of lambda.report.noAddress) expect(hints).toContain(`${c.customerName} (${c.reason})`);
+			if (contactEmail === 'info@lab|x.example' || given.addresses === 'info@lab|x.example') expect(lambda.report.noAddress.map((c) => c.customerId)).toContain(first.customerId);
+			else if (given.replyTo === undefined) expect(notices.find((i) => (i.json.content as { customer: { id: number } }).customer.id === first.customerId)?.json.to).toBe('info@xn--prfdienst-mller-0vbj.de');
+			else expect(notices.every((i) => i.json.replyTo === 'buchung@xn--prfdienst-mller-0vbj.de' && String(i.json.text).includes('buchung@prüfdienst-müller.de'))).toBe(true);
+		} finally {
+			record.values[CUSTOMER.contactEmail] = was;
+		}
+	});
+
 	it('an unknown time zone in the workflow’s settings is refused naming it; on the error output when the user chose it', async () => {
 		const { error } = await run(sandbox, noticeParameters('2026-12'), { workflowSettings: { timezone: 'Mars/Olympus' } });
 		expect(error?.message).toContain('Timezone (workflow settings): "Mars/Olympus" is not a time zone');

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { todayOf, ValidationError } from '../../../../client';
 import { readNoticeInput } from '../../../../client/noticesRead';
-import { composeNotices, noticeData, type NoticeSettings } from '../../../../email/notices';
+import { composeNotices, noticeData, replyToHeader, type NoticeSettings } from '../../../../email/notices';
 import { NOTICE_OPTIONS, type Checked, type NoticeOption } from '../../../../email/noticeOptions';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
@@ -93,7 +93,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		items.push(
 			await emailItem(this, i, {
 				to: n.address,
-				replyTo,
+				// The header as the Lambdas send it (Punycode); the text shows the address as written.
+				replyTo: replyToHeader(replyTo),
 				subject: n.rendered.subject,
 				html: n.rendered.html,
 				text: n.rendered.text,

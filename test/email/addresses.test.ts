@@ -57,7 +57,7 @@ describe('one address rule for the node and the Lambdas', () => {
 
 	it.each([
 		['jörg@lab.example', 'To: "jörg@lab.example" has a local part that is not 7-bit ASCII'],
-		['a@xn--a.com', 'To: "a@xn--a.com" has a domain that is not a valid (internationalized) domain name'],
+		['a@ex|ample.com', 'To: "a@ex|ample.com" has a domain that is not a valid (internationalized) domain name'],
 		['a@lab/x.example', 'To: "a@lab/x.example" has a domain that is not a valid (internationalized) domain name'],
 	])('%s is refused naming the parameter', (value, message) => {
 		expect(() => parseAddressList(value, 'To')).toThrow(message);

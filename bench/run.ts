@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { machine, scaleFromEnv, type BenchRow, type Scale } from './lib';
 import { RESULTS_JSON, resultsMarkdown, writeDocs, type BenchResults } from './docs';
 import { benchAccounts } from './accounts';
+import { benchBackfill } from './backfill';
 import { benchBundles } from './bundles';
 import { benchEmails } from './emails';
 import { benchNode } from './node-return-all';
@@ -32,6 +33,7 @@ export const BENCHES: Record<string, (scale: Scale) => Promise<BenchRow[]>> = {
 	sharedToken: benchSharedToken,
 	sharedTokenBound: benchSharedTokenBound,
 	emails: benchEmails,
+	backfill: benchBackfill,
 };
 
 async function main(): Promise<void> {

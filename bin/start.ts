@@ -19,6 +19,8 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   --accounts FILE: a JSON array of accounts ({"id", "environment", "baseUrl", "tokenEnv"}; docs/alerts.md#many-accounts),
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
+  NEAR_LIMIT_THRESHOLD: the share of its limit at or above which a passed result's measured step is announced (default 0.8).
+  BACKFILL_SHARE: the share of the token's requests the first run's backfill of measured values may take (default 0.5; 0 = none; the embedded sandbox: none unless set).
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
   --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.
@@ -110,6 +112,15 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 
+	// The measured-value events' threshold and the first run's backfill share: environment only, as on AWS.
+	const shares = { NEAR_LIMIT_THRESHOLD: configSchema().shape.NEAR_LIMIT_THRESHOLD.safeParse(process.env.NEAR_LIMIT_THRESHOLD), BACKFILL_SHARE: configSchema().shape.BACKFILL_SHARE.safeParse(process.env.BACKFILL_SHARE) };
+	for (const parsed of Object.values(shares)) {
+		if (!parsed.success) {
+			process.stderr.write(`${parsed.error.issues.map((i) => i.message).join('; ')}\n${USAGE}\n`);
+			process.exit(2);
+		}
+	}
+
 	const profile = profileOption(args.profile ?? process.env.TEC_PROFILE);
 	const logger = { info: (m: string, x?: Record<string, unknown>) => log('info', m, x), warn: (m: string, x?: Record<string, unknown>) => log('warn', m, x), error: (m: string, x?: Record<string, unknown>) => log('error', m, x) };
 	// Several accounts (--accounts FILE): checked, tokens read, before anything starts.
@@ -177,7 +188,14 @@ async function main(): Promise<void> {
 		publishers: [mail.publisher],
 		// Runs here take seconds and one process holds the file (its lock): a lease left by a crash
 		// lapses within about one interval (and is dropped when the next runner takes the lock).
-		settings: { leaseMs: interval * 1000, dueSoonStages: dueSoon.data },
+		settings: {
+			leaseMs: interval * 1000,
+			dueSoonStages: dueSoon.data,
+			nearLimitThreshold: shares.NEAR_LIMIT_THRESHOLD.data!,
+			// The embedded sandbox is for trying things out: its first cycle does not spend 90 s reading the
+			// demo's details unless BACKFILL_SHARE asks for it; a real account backfills at the share.
+			backfillShare: sandbox && process.env.BACKFILL_SHARE === undefined ? 0 : shares.BACKFILL_SHARE.data!,
+		},
 		runBudgetMs: Math.round(budget * 1000),
 		now: clock,
 	});

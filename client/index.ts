@@ -36,3 +36,6 @@ export * from './measurementTrend';
 export * from './measurementOutliers';
 export * from './measurementWarnings';
 export * from './measurementsRead';
+export * from './measurementSeries';
+export * from './measurementAlertsRead';
+export * from './sharePacing';

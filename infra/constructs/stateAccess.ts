@@ -41,7 +41,7 @@ export interface StatePartitions {
 export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
 	overdueDevices: { own: [NS.overdue(ANY), NS.overdueClock(ANY), NS.overduePages(ANY)], leases: true },
 	// It also records each result for the history: the newest test date and the test record.
-	testResults: { own: [NS.seenResults(ANY), NS.resultsCursor(ANY), NS.failedEvidence(ANY), NS.latestResult(ANY), NS.tests(ANY)], leases: true },
+	testResults: { own: [NS.seenResults(ANY), NS.resultsCursor(ANY), NS.failedEvidence(ANY), NS.measurementPending(ANY), NS.measurements(ANY), NS.measurementBackfill(ANY), NS.latestResult(ANY), NS.tests(ANY)], leases: true },
 	dueSoon: { own: [NS.dueSoon(ANY), NS.dueSoonClock(ANY)], leases: true },
 	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY)], reads: [NS.latestResult(ANY)], leases: true },
 };

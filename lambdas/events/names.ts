@@ -11,6 +11,8 @@ export const DETAIL_TYPES = {
 	deviceDueSoon: 'Device Due Soon',
 	testResultRecorded: 'Test Result Recorded',
 	testResultFailed: 'Test Result Failed',
+	testResultNearLimit: 'Test Result Near Limit',
+	deviceMeasurementDrift: 'Device Measurement Drift',
 	overdueDevicesDigest: 'Overdue Devices Digest',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];

@@ -139,6 +139,47 @@ export const eventSchemas = once(() => {
 		}),
 	);
 
+	/** A measured step of a passed result and the share of its limit it uses (client/measuredValues.ts). */
+	const MeasuredStep = z.object({
+		step: described(z.string(), "The step's name (the measurement's when the step has none)"),
+		measurement: described(text(), "The measurement's own name, when it differs from the step's"),
+		value: z.number(),
+		unit: text(),
+		lowLimit: described(z.nullable(z.number()), 'The lower limit stored with the result (insulation resistance)'),
+		highLimit: described(z.nullable(z.number()), 'The upper limit stored with the result'),
+		limitUsed: described(z.number(), 'Share of the binding limit used: value ÷ highLimit, or lowLimit ÷ value'),
+		limitSide: z.enum(['high', 'low']),
+	});
+
+	const MeasuredDevice = z.object({ id: int(), customerId: z.nullable(int()) });
+
+	const TestResultNearLimitDetail = detail(
+		z.object({
+			testResult: TestResultFields,
+			device: MeasuredDevice,
+			measurement: MeasuredStep,
+			threshold: described(z.number(), 'The share of the limit at or above which a passed result is near its limit (default 0.8)'),
+			predictedLimitDate: described(text(), "YYYY-MM-DD: the day the device's trend of this step reaches its limit (95 % prediction bound), when its recent results give one"),
+		}),
+	);
+
+	const TrendPoint = z.object({ testResultId: int(), testDate: described(z.string(), 'YYYY-MM-DD'), value: z.number() });
+
+	const DeviceMeasurementDriftDetail = detail(
+		z.object({
+			testResult: described(TestResultFields, 'The result whose values made the trend reach the limit before the next due date'),
+			device: z.extend(MeasuredDevice, { nextTestDate: described(z.string(), "YYYY-MM-DD: the device's next due date when the result was read") }),
+			measurement: z.object({ step: z.string(), measurement: text(), unit: text(), lowLimit: z.nullable(z.number()), highLimit: z.nullable(z.number()) }),
+			trend: z.object({
+				points: described(z.array(TrendPoint), "The device's recent passed results of the step the trend is fitted to, oldest first (since its latest failed result)"),
+				slopePerDay: described(z.number(), 'Least-squares change of the value per day'),
+				boundAtLast: described(z.nullable(z.number()), "The one-sided 95 % prediction bound on the latest result's day"),
+				predictedLimitDate: described(z.string(), 'YYYY-MM-DD: the first day the prediction bound reaches the limit, before nextTestDate: test earlier'),
+				predictedLimitSide: z.enum(['high', 'low']),
+			}),
+		}),
+	);
+
 	const DigestGroup = z.object({
 		customerName: text(),
 		department: text(),
@@ -162,6 +203,8 @@ export const eventSchemas = once(() => {
 		[DETAIL_TYPES.deviceDueSoon]: DeviceDueSoonDetail,
 		[DETAIL_TYPES.testResultRecorded]: TestResultRecordedDetail,
 		[DETAIL_TYPES.testResultFailed]: TestResultFailedDetail,
+		[DETAIL_TYPES.testResultNearLimit]: TestResultNearLimitDetail,
+		[DETAIL_TYPES.deviceMeasurementDrift]: DeviceMeasurementDriftDetail,
 		[DETAIL_TYPES.overdueDevicesDigest]: OverdueDevicesDigestDetail,
 	};
 
@@ -176,6 +219,8 @@ export const eventSchemas = once(() => {
 		DeviceDueSoonDetail,
 		TestResultRecordedDetail,
 		TestResultFailedDetail,
+		TestResultNearLimitDetail,
+		DeviceMeasurementDriftDetail,
 		OverdueDevicesDigestDetail,
 		DETAIL_SCHEMAS,
 	};
@@ -194,4 +239,6 @@ export type DeviceOverdueResolvedData = z.infer<EventSchemas['DeviceOverdueResol
 export type DeviceDueSoonData = z.infer<EventSchemas['DeviceDueSoonDetail']>['data'];
 export type TestResultFailedData = z.infer<EventSchemas['TestResultFailedDetail']>['data'];
 export type TestResultRecordedData = z.infer<EventSchemas['TestResultRecordedDetail']>['data'];
+export type TestResultNearLimitData = z.infer<EventSchemas['TestResultNearLimitDetail']>['data'];
+export type DeviceMeasurementDriftData = z.infer<EventSchemas['DeviceMeasurementDriftDetail']>['data'];
 export type OverdueDevicesDigestData = z.infer<EventSchemas['OverdueDevicesDigestDetail']>['data'];

@@ -26,6 +26,16 @@ export interface PollerSettings {
 	 * runs an account's pollers one after another itself.
 	 */
 	accountLeaseWaitMs?: number;
+	/** `Test Result Near Limit`: the share of its limit at or above which a passed result's measured step is announced. */
+	nearLimitThreshold: number;
+	/**
+	 * The first run's backfill of the devices' recent measured values: the share of the token's
+	 * requests it may take; 0 = no backfill. Both deployments default to BACKFILL_SHARE (lambdas/config.ts,
+	 * `npm start`); code that builds its own settings (tests, benches) leaves it off unless it asks.
+	 */
+	backfillShare: number;
+	/** The longest a run spends on the backfill; unset = BACKFILL_SLICE_MS (pollers/measurementBackfill.ts). */
+	backfillSliceMs?: number;
 }
 
 export const DEFAULT_SETTINGS: PollerSettings = {
@@ -37,7 +47,12 @@ export const DEFAULT_SETTINGS: PollerSettings = {
 	safetyMs: 15_000,
 	leaseMs: 15 * 60_000,
 	dueSoonStages: [30, 7],
+	nearLimitThreshold: 0.8,
+	backfillShare: 0,
 };
+
+/** The deployments' share of the token's budget for the first run's backfill (AWS and `npm start`): half, so alerts keep flowing. */
+export const DEFAULT_BACKFILL_SHARE = 0.5;
 
 export interface PollerContext {
 	client: ServiceClient;
@@ -84,6 +99,8 @@ export interface RunReport {
 	resolveChecks?: { candidates: number; left: number; stillOverdue: number; deferred: number; massExit?: boolean };
 	/** Due-date history: how far the rebuild from the account's test results has got (pollers/rebuild.ts). */
 	rebuild?: { since: string; resultsRead: number; done: boolean; skipped?: Record<string, number> };
+	/** Test results: how far the first run's backfill of measured values has got (pollers/measurementBackfill.ts). */
+	backfill?: { devicesDone: number; devicesTotal: number | null; detailsRead: number; requests: number; done: boolean };
 	pages: number;
 	/** Overdue poller: pages answered as a run before read them, not parsed again (pageMemory.ts). */
 	pagesRecalled?: number;

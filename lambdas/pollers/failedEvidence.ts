@@ -8,7 +8,8 @@ import { NS, type PendingEvidence } from './state';
 
 /**
  * `Test Result Failed`: the alert for a failed result, with its evidence (the failed steps, their
- * measured values and limits) read from the detailed result. Passed results cost no request.
+ * measured values and limits) read from the detailed result. (A passed result's detail is read by
+ * measuredAlerts.ts, for its measured values: one detail request per new result either way.)
  *
  * A detail request that fails never loses the fact: the result is remembered as pending (written
  * before the result is recorded as seen) and retried at the start of every later run; the event

@@ -2,7 +2,7 @@ import * as z from 'zod/v4-mini';
 import type { DueEntry } from '../../client';
 import { eventSchemas, type DueDevice, type OverdueDevice } from '../events/schemas';
 import { once } from '../once';
-import { dueHistoryFits, testRecordFits } from './stateFits';
+import { dueHistoryFits, measurementSeriesFits, testRecordFits } from './stateFits';
 
 /**
  * What the pollers keep in the state store: one namespace and one schema per thing they remember.
@@ -102,6 +102,36 @@ export const stateSchemas = once(() => {
 		done: z.optional(z.boolean()),
 	});
 
+	/** A passed result whose measured values are still to be read (key: its id; pollers/measuredAlerts.ts). */
+	const PendingMeasurement = z.looseObject({
+		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
+		attempts: wholeFrom(0),
+		done: z.optional(z.boolean()),
+	});
+
+	/** Per device (key: its id): its latest passed results' measured values per step (client/measurementSeries.ts). */
+	const nullableNumber = z.nullable(finite);
+	const KeptPoint = z.tuple([wholeFrom(1), calendarDay, finite, z.nullable(z.string()), nullableNumber, nullableNumber]);
+	const MeasurementSeries = z.looseObject({
+		failedOn: z.optional(calendarDay),
+		steps: z.record(z.string(), z.array(KeptPoint)),
+		backfilled: z.optional(z.boolean()),
+	});
+
+	/** How far the first run's backfill of measured values has got (key `backfill`; pollers/measurementBackfill.ts). */
+	const BackfillState = z.looseObject({
+		/** Devices handled, in the device list's order: the next run reads the list from here (less an overlap). */
+		offset: wholeFrom(0),
+		devicesDone: wholeFrom(0),
+		/** The device list's count when the backfill began; null when the service gave none. */
+		devicesTotal: z.nullable(wholeFrom(0)),
+		detailsRead: wholeFrom(0),
+		requests: wholeFrom(0),
+		startedOn: calendarDay,
+		/** The day it finished; it runs once. */
+		done: z.optional(calendarDay),
+	});
+
 	// ---- due-date history (compliance) -------------------------------------------------------------------
 
 	const nullableText = z.nullable(z.string());
@@ -168,7 +198,7 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
@@ -179,6 +209,9 @@ export type DueSoonClock = z.infer<StateSchemas['DueSoonClock']>;
 export type ResultsCursor = z.infer<StateSchemas['ResultsCursor']>;
 export type SeenResult = z.infer<StateSchemas['SeenResult']>;
 export type PendingEvidence = z.infer<StateSchemas['PendingEvidence']>;
+export type PendingMeasurement = z.infer<StateSchemas['PendingMeasurement']>;
+export type MeasurementSeries = z.infer<StateSchemas['MeasurementSeries']>;
+export type BackfillState = z.infer<StateSchemas['BackfillState']>;
 export type StoredDueEntry = z.infer<StateSchemas['StoredDueEntry']>;
 export type DueHistory = z.infer<StateSchemas['DueHistory']>;
 export type LatestResult = z.infer<StateSchemas['LatestResult']>;
@@ -224,6 +257,9 @@ export const NS = {
 	seenResults: (env: Scope) => `results:${env}`,
 	resultsCursor: (env: Scope) => `cursor:${env}`,
 	failedEvidence: (env: Scope) => `failedEvidence:${env}`,
+	measurementPending: (env: Scope) => `measurementPending:${env}`,
+	measurements: (env: Scope) => `measurements:${env}`,
+	measurementBackfill: (env: Scope) => `measurementBackfill:${env}`,
 	dueDates: (env: Scope) => `dueDates:${env}`,
 	latestResult: (env: Scope) => `latestResult:${env}`,
 	tests: (env: Scope) => `tests:${env}`,
@@ -239,7 +275,7 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
@@ -249,6 +285,9 @@ const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
 		['results:', { keys: 'ids', value: SeenResult }],
 		['cursor:', { keys: 'any', value: ResultsCursor }],
 		['failedEvidence:', { keys: 'ids', value: PendingEvidence }],
+		['measurementPending:', { keys: 'ids', value: PendingMeasurement }],
+		['measurements:', { keys: 'ids', value: MeasurementSeries, fits: measurementSeriesFits }],
+		['measurementBackfill:', { keys: 'any', value: BackfillState }],
 		['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
 		['latestResult:', { keys: 'ids', value: LatestResult }],
 		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],

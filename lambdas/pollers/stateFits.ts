@@ -1,8 +1,8 @@
 import { epochDay } from '../../client';
 
 /**
- * Quick checks of the two shapes stored by the hundred thousand (state.ts: DueHistory,
- * TestRecord), for reading them back without a zod parse per item. Each accepts only values its
+ * Quick checks of the shapes stored by the hundred thousand (state.ts: DueHistory,
+ * TestRecord, MeasurementSeries), for reading them back without a zod parse per item. Each accepts only values its
  * zod schema accepts; anything else goes on to the schema, which accepts it or names the fault.
  */
 
@@ -52,4 +52,14 @@ export function dueHistoryFits(v: unknown): boolean {
 
 export function testRecordFits(v: unknown): boolean {
 	return isObj(v) && id(v.device) && day(v.on) && (v.failed === null || typeof v.failed === 'boolean');
+}
+
+const numberOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+
+function keptPointFits(p: unknown): boolean {
+	return Array.isArray(p) && p.length === 6 && id(p[0]) && day(p[1]) && typeof p[2] === 'number' && Number.isFinite(p[2]) && text(p[3]) && numberOrNull(p[4]) && numberOrNull(p[5]);
+}
+
+export function measurementSeriesFits(v: unknown): boolean {
+	return isObj(v) && optional(v.failedOn, day) && optional(v.backfilled, (b) => typeof b === 'boolean') && isObj(v.steps) && Object.values(v.steps).every((points) => Array.isArray(points) && points.every(keptPointFits));
 }

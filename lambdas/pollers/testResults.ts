@@ -5,6 +5,8 @@ import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
 import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
+import { MeasuredAlerts } from './measuredAlerts';
+import { continueBackfill } from './measurementBackfill';
 import { passedOf, readTestResult, readableRecords, readingOfTestResult } from './records';
 import { NS, type ResultsCursor, type SeenResult } from './state';
 
@@ -62,6 +64,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		const cursor = await ctx.store.get<ResultsCursor>(cursorNs, 'testResults');
 		if (!cursor) {
 			await startCursor(ctx, report, cursorNs, seenNs);
+			// The first run also begins the backfill of the devices' recent measured values.
+			if (ctx.settings.backfillShare > 0) await continueBackfill(ctx, report);
 			return;
 		}
 		// The cursor comes from the service's own stamps (never past this run's clock, see AHEAD_MS).
@@ -72,6 +76,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		for await (const item of ctx.store.list<unknown>(seenNs)) seen.add(Number(item.key));
 		const evidence = new FailedEvidence(ctx, report);
 		await evidence.retryPending();
+		const measured = new MeasuredAlerts(ctx, report);
+		await measured.retryPending();
 
 		const query: ListQuery = {
 			filters: from === null ? [] : [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: dayString(readUpTo) }] }],
@@ -123,7 +129,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 					},
 					now,
 				);
-				events.push(recorded, ...(await evidence.eventsFor(recorded)));
+				events.push(recorded, ...(await evidence.eventsFor(recorded)), ...(await measured.eventsFor(recorded)));
 				// Clock sanity: kept relative to the upload when this clock is behind the service.
 				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}
@@ -134,6 +140,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();
+			await measured.record();
 			await ctx.store.putMany(seenNs, writes);
 			// Only the settle window before the newest upload is kept for the boundary.
 			for (const [id, at] of recent) if (newest !== undefined && at < newest - SETTLE_MS) recent.delete(id);
@@ -144,6 +151,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			syncedAt === null ? [] : [...recent.entries()].filter(([, at]) => at >= syncedAt - SETTLE_MS && at <= syncedAt);
 		await ctx.store.putMany<ResultsCursor>(cursorNs, [{ key: 'testResults', value: { syncedAt, boundary } }]);
 		report.complete = complete;
+		// New results first, then the backfill within what is left of the run (saved as it goes).
+		if (complete && ctx.settings.backfillShare > 0) await continueBackfill(ctx, report);
 	});
 }
 

@@ -29,6 +29,8 @@ const NOTHING_YET: Record<PollSettings['event'], string> = {
 	testResultNew: 'No test result matches the trigger’s settings yet',
 	projectUpdated: 'No project matches the trigger’s filters',
 	deviceDueSoon: 'No device matching the trigger’s filters is due within the lead time',
+	testResultNearLimit: 'None of the newest passed test results has a measured step at or above the threshold',
+	deviceMeasurementDrift: 'No measured drift to show: a drift needs three passed results of a device, which the trigger keeps as they arrive',
 };
 
 /** What "Fetch Test Event" looked at, for the log when nothing matched. */
@@ -46,6 +48,7 @@ interface TriggerOptions {
 	simplify?: boolean;
 	leadDays?: number;
 	includeFailedSteps?: boolean;
+	threshold?: number;
 }
 
 /**
@@ -94,6 +97,10 @@ async function readSettings(ctx: IPollFunctions): Promise<{ settings: PollSettin
 	if (!Number.isSafeInteger(leadDays) || leadDays < 0 || leadDays > 3650) {
 		throw new NodeOperationError(ctx.getNode(), `Lead Time (Days) must be a whole number from 0 to 3650, got ${String(leadDays)}`);
 	}
+	const threshold = options.threshold ?? 0.8;
+	if (event === 'testResultNearLimit' && !(typeof threshold === 'number' && threshold > 0 && threshold <= 1)) {
+		throw new NodeOperationError(ctx.getNode(), `Threshold must be a share of the limit above 0 and at most 1 (0.8 for 80 %), got ${String(threshold)}`);
+	}
 	const { filters, signature } = await readFilters(ctx, event);
 	return {
 		options,
@@ -105,6 +112,7 @@ async function readSettings(ctx: IPollFunctions): Promise<{ settings: PollSettin
 			lookbackDays: lookback,
 			simplify: event === 'deviceOverdue' && options.simplify === true,
 			...(event === 'deviceDueSoon' ? { leadDays } : {}),
+			...(event === 'testResultNearLimit' ? { threshold } : {}),
 		},
 	};
 }
@@ -118,7 +126,7 @@ export class TestEquipmentCloudTrigger implements INodeType {
 		// 2: Filters property first (type inferred), date picker and days from today.
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated", "deviceDueSoon": "Device due soon"}[$parameter["event"]] }}',
+		subtitle: '={{ {"deviceOverdue": "Device overdue", "testResultNew": "New test result", "projectUpdated": "Project updated", "deviceDueSoon": "Device due soon", "testResultNearLimit": "Test result near limit", "deviceMeasurementDrift": "Device measurement drift"}[$parameter["event"]] }}',
 		description: 'Starts the workflow when a device becomes overdue, a test result is uploaded or a project changes in Test Equipment Cloud',
 		defaults: { name: 'Test Equipment Cloud Trigger' },
 		polling: true,
@@ -170,6 +178,7 @@ async function pollOnce(ctx: IPollFunctions): Promise<INodeExecutionData[][] | n
 			onIncomplete: (reason, detail) =>
 				ctx.logger.warn(`The list was not read to its end (${reason}: ${detail}); this poll announces nothing that needs the whole list`),
 			onWarning: (message) => ctx.logger.warn(message),
+			onHeldBack: (id, tries, reason) => ctx.logger.warn(`Test result ${id}: its measured values could not be read (${reason}); held back, try ${tries}, the next poll tries again`),
 		};
 
 		if (ctx.getMode() === 'manual') {

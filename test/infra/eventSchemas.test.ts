@@ -22,6 +22,29 @@ const SAMPLES: Record<DetailType, unknown> = {
 		failedStepCount: 3,
 		truncatedSteps: 2,
 	},
+	[DETAIL_TYPES.testResultNearLimit]: {
+		testResult: { ...result(), status: 'passed', passed: true },
+		device: { id: 1, customerId: 2 },
+		measurement: { step: 'Insulation resistance', measurement: null, value: 1.2, unit: 'MΩ', lowLimit: 1, highLimit: null, limitUsed: 0.833333333333, limitSide: 'low' },
+		threshold: 0.8,
+		predictedLimitDate: null,
+	},
+	[DETAIL_TYPES.deviceMeasurementDrift]: {
+		testResult: { ...result(), status: 'passed', passed: true },
+		device: { id: 1, customerId: null, nextTestDate: '2027-01-05' },
+		measurement: { step: 'Insulation resistance', measurement: null, unit: 'MΩ', lowLimit: 1, highLimit: null },
+		trend: {
+			points: [
+				{ testResultId: 3, testDate: '2024-01-05', value: 400 },
+				{ testResultId: 6, testDate: '2025-01-05', value: 150 },
+				{ testResultId: 9, testDate: '2026-01-05', value: 3 },
+			],
+			slopePerDay: -0.54,
+			boundAtLast: -120.5,
+			predictedLimitDate: '2026-01-05',
+			predictedLimitSide: 'low',
+		},
+	},
 	[DETAIL_TYPES.overdueDevicesDigest]: { count: 1, listed: 1, truncated: 0, groups: [{ customerName: null, department: 'Lab', count: 1, devices: [device({ daysOverdue: 1 })] }] },
 };
 function device(extra: Record<string, unknown>) {

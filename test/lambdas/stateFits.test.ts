@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readingOfTestDay, readingOfTestResult } from '../../lambdas/pollers/records';
 import { stateSchemas } from '../../lambdas/pollers/state';
-import { dueHistoryFits, testRecordFits } from '../../lambdas/pollers/stateFits';
+import { dueHistoryFits, measurementSeriesFits, testRecordFits } from '../../lambdas/pollers/stateFits';
 
 const { DueHistory, TestRecord } = stateSchemas();
 
@@ -90,6 +90,35 @@ describe('a test result read for its day', () => {
 				else expect(day).toEqual(full);
 			}),
 			{ numRuns: 2000 },
+		);
+	});
+});
+
+describe('the kept measured values (MeasurementSeries)', () => {
+	const { MeasurementSeries } = stateSchemas();
+	const value = (odd: boolean) => (odd ? mixed(fc.double({ noNaN: true, noDefaultInfinity: true }), oddValue) : fc.double({ noNaN: true, noDefaultInfinity: true }));
+	const series = (odd: boolean) => {
+		const day = odd ? mixed(validDay, oddDay) : validDay;
+		const limit = odd ? mixed(fc.oneof(fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.constant(null)), oddValue) : fc.oneof(fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.constant(null));
+		const point = fc.tuple(odd ? mixed(fc.integer({ min: 1, max: 10_000 }), oddValue) : fc.integer({ min: 1, max: 10_000 }), day, value(odd), fc.oneof(fc.constant('MΩ'), fc.constant(null)), limit, limit);
+		return fc.record({ failedOn: day, steps: fc.dictionary(fc.string({ maxLength: 6 }), fc.array(odd ? fc.oneof(point, fc.constantFrom<unknown>([1], 'x', null)) : point, { maxLength: 5 })), backfilled: odd ? mixed(fc.boolean(), oddValue) : fc.boolean() }, { requiredKeys: ['steps'] });
+	};
+
+	it('accepts only what the schema accepts (fast-check, odd values included)', () => {
+		fc.assert(
+			fc.property(series(true), (v) => {
+				if (measurementSeriesFits(v)) expect(MeasurementSeries.safeParse(v).success).toBe(true);
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
+	it('takes what the pollers write', () => {
+		fc.assert(
+			fc.property(series(false), (v) => {
+				expect(measurementSeriesFits(v)).toBe(true);
+			}),
+			{ numRuns: 500 },
 		);
 	});
 });

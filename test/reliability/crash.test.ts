@@ -70,6 +70,14 @@ class MemoryStore implements StateStore {
 		if (ns.startsWith('failedEvidence:')) {
 			// Deferred failed results record no page; a retried one is recorded when marked done.
 			for (const i of items) if ((i.value as { done?: boolean }).done) this.inject.unrecorded.delete(`test-result-failed:sandbox:${i.key}`);
+		} else if (ns.startsWith('measurementPending:')) {
+			// Likewise the results whose measured values were deferred: recorded when marked done.
+			for (const i of items) {
+				if (!(i.value as { done?: boolean }).done) continue;
+				for (const k of this.inject.unrecorded) if (k.startsWith(`test-result-near-limit:sandbox:${i.key}:`) || k.startsWith(`device-measurement-drift:sandbox:${i.key}:`)) this.inject.unrecorded.delete(k);
+			}
+		} else if (ns.startsWith('measurements:')) {
+			// The kept measured values are written between publishing a page and recording it: no record of the page.
 		} else if (items.length > 0) this.inject.unrecorded.clear();
 	}
 	async acquireLease(name: string, owner: string, now: number, ms: number) {

@@ -47,7 +47,7 @@ describe('the trigger node', () => {
 	it('has exactly the public event values, Only Failed Results, and a 7-day lookback by default', async () => {
 		const d = await description(TRIGGER_NODE_TYPE);
 		const event = d.properties.find((p) => p.name === 'event')!;
-		expect((event.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual(['deviceDueSoon', 'deviceOverdue', 'projectUpdated', 'testResultNew']);
+		expect((event.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual(['deviceDueSoon', 'deviceMeasurementDrift', 'deviceOverdue', 'projectUpdated', 'testResultNearLimit', 'testResultNew']);
 		const onlyFailed = d.properties.find((p) => p.name === 'onlyFailed')!;
 		expect(onlyFailed).toMatchObject({ displayName: 'Only Failed Results', type: 'boolean', default: false, displayOptions: { show: { event: ['testResultNew'] } } });
 		const options = d.properties.find((p) => p.name === 'options')!.options as INodeProperties[];
@@ -55,6 +55,7 @@ describe('the trigger node', () => {
 		expect(options.find((o) => o.name === 'maxRetryWait')).toBeDefined();
 		expect(options.find((o) => o.name === 'leadDays')).toMatchObject({ type: 'number', default: 30, displayOptions: { show: { '/event': ['deviceDueSoon'] } } });
 		expect(options.find((o) => o.name === 'includeFailedSteps')).toMatchObject({ type: 'boolean', default: false, displayOptions: { show: { '/event': ['testResultNew'] } } });
+		expect(options.find((o) => o.name === 'threshold')).toMatchObject({ type: 'number', default: 0.8, displayOptions: { show: { '/event': ['testResultNearLimit'] } } });
 	});
 
 	it('reuses the action node’s filters UI (same keywords per data type), keyed on the event: type first in version 1, property first from version 2', async () => {

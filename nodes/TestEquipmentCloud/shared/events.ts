@@ -2,9 +2,9 @@ import type { OperationId } from '../../../client';
 import type { ListResource } from './resources';
 
 /** The trigger's events. The values are public API: workflows store them. */
-export type TriggerEvent = 'deviceOverdue' | 'testResultNew' | 'projectUpdated' | 'deviceDueSoon';
+export type TriggerEvent = 'deviceOverdue' | 'testResultNew' | 'projectUpdated' | 'deviceDueSoon' | 'testResultNearLimit' | 'deviceMeasurementDrift';
 
-export const TRIGGER_EVENTS: readonly TriggerEvent[] = ['deviceOverdue', 'testResultNew', 'projectUpdated', 'deviceDueSoon'];
+export const TRIGGER_EVENTS: readonly TriggerEvent[] = ['deviceOverdue', 'testResultNew', 'projectUpdated', 'deviceDueSoon', 'testResultNearLimit', 'deviceMeasurementDrift'];
 
 /** The list each event watches (its filters are that list's filters). */
 export const EVENT_RESOURCE: Record<TriggerEvent, ListResource> = {
@@ -12,6 +12,8 @@ export const EVENT_RESOURCE: Record<TriggerEvent, ListResource> = {
 	testResultNew: 'testResult',
 	projectUpdated: 'project',
 	deviceDueSoon: 'device',
+	testResultNearLimit: 'testResult',
+	deviceMeasurementDrift: 'testResult',
 };
 
 export const EVENT_LIST: Record<TriggerEvent, OperationId> = {
@@ -19,6 +21,8 @@ export const EVENT_LIST: Record<TriggerEvent, OperationId> = {
 	testResultNew: 'testResult.list',
 	projectUpdated: 'project.list',
 	deviceDueSoon: 'device.list',
+	testResultNearLimit: 'testResult.list',
+	deviceMeasurementDrift: 'testResult.list',
 };
 
 export function isTriggerEvent(value: unknown): value is TriggerEvent {

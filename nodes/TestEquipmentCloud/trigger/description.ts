@@ -19,6 +19,12 @@ export const properties: INodeProperties[] = [
 				description: 'A device’s next test date is within the lead time (once per device and due date)',
 			},
 			{
+				name: 'Device Measurement Drift',
+				value: 'deviceMeasurementDrift',
+				description:
+					'A new passed result’s measured values continue a trend whose 95 % prediction bound reaches the limit before the device’s next due date (one item per result and step)',
+			},
+			{
 				name: 'Device Overdue',
 				value: 'deviceOverdue',
 				description: 'A device entered the overdue list (its next test date has passed)',
@@ -32,6 +38,11 @@ export const properties: INodeProperties[] = [
 				name: 'Project Updated',
 				value: 'projectUpdated',
 				description: 'A project changed (its last change time advanced)',
+			},
+			{
+				name: 'Test Result Near Limit',
+				value: 'testResultNearLimit',
+				description: 'A new passed result has a measured step at or above a share of its limit (one item per result and step)',
 			},
 		],
 		default: 'deviceOverdue',
@@ -62,7 +73,16 @@ export const properties: INodeProperties[] = [
 				default: DEFAULT_LOOKBACK_DAYS,
 				description:
 					'How many days of uploads the first poll remembers without triggering. Results are followed by upload time, so each triggers once when it is uploaded, whatever its test date.',
-				displayOptions: { show: { '/event': ['testResultNew'] } },
+				displayOptions: { show: { '/event': ['testResultNew', 'testResultNearLimit', 'deviceMeasurementDrift'] } },
+			},
+			{
+				displayName: 'Threshold',
+				name: 'threshold',
+				type: 'number',
+				typeOptions: { minValue: 0.01, maxValue: 1, numberPrecision: 2 },
+				default: 0.8,
+				description: 'Share of its limit (0.8 = 80 %) at or above which a measured step of a passed result triggers',
+				displayOptions: { show: { '/event': ['testResultNearLimit'] } },
 			},
 			{
 				displayName: 'Lead Time (Days)',

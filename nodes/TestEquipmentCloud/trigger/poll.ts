@@ -3,8 +3,9 @@ import { dueSoonSample, pollDueSoon } from './events/deviceDueSoon';
 import { overdueSample, pollOverdue } from './events/deviceOverdue';
 import { pollProjects, projectsSample } from './events/projectUpdated';
 import { pollResults, resultsSample } from './events/testResultNew';
+import { DEFAULT_THRESHOLD, measuredSample, pollMeasured } from './events/measuredAlerts';
 import type { PollOutcome, PollRun } from './run';
-import type { DueSoonState, OverdueState, ProjectsState, ResultsState, TriggerState } from './state';
+import type { DueSoonState, MeasuredState, OverdueState, ProjectsState, ResultsState, TriggerState } from './state';
 
 /**
  * The trigger's router: each event's poll and sample live in events/<event>.ts over the shared
@@ -22,6 +23,9 @@ export async function pollEvent(run: PollRun, previous: TriggerState | undefined
 			return await pollProjects(run, previous as ProjectsState | undefined);
 		case 'deviceDueSoon':
 			return await pollDueSoon(run, previous as DueSoonState | undefined);
+		case 'testResultNearLimit':
+		case 'deviceMeasurementDrift':
+			return await pollMeasured(run, previous as MeasuredState | undefined, run.settings.threshold ?? DEFAULT_THRESHOLD, run.onHeldBack);
 	}
 }
 
@@ -36,5 +40,8 @@ export async function fetchSample(run: PollRun): Promise<IDataObject | undefined
 			return await projectsSample(run);
 		case 'deviceDueSoon':
 			return await dueSoonSample(run);
+		case 'testResultNearLimit':
+		case 'deviceMeasurementDrift':
+			return await measuredSample(run, run.settings.threshold ?? DEFAULT_THRESHOLD);
 	}
 }

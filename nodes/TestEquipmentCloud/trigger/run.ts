@@ -19,6 +19,8 @@ export interface PollSettings {
 	simplify: boolean;
 	/** deviceDueSoon: days before the due date. */
 	leadDays?: number;
+	/** testResultNearLimit: the share of its limit at or above which a measured step triggers. */
+	threshold?: number;
 }
 
 export interface PollOutcome {
@@ -42,6 +44,8 @@ export interface PollRun {
 	onIncomplete?: (reason: string, detail: string) => void;
 	/** Told of what the poll handled but the workflow's owner should know (a result stamped in the future). */
 	onWarning?: (message: string) => void;
+	/** Told of a result held back for the next poll (its detail could not be read). */
+	onHeldBack?: (id: string, tries: number, reason: string) => void;
 }
 
 export function isObject(value: unknown): value is IDataObject {

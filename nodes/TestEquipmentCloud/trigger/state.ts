@@ -18,6 +18,9 @@
  * - projectUpdated: the newest `updated_time` seen and the ids of the projects updated at
  *   exactly that time (the boundary), so a project updated again later is announced again and
  *   one updated in the same second as the watermark is not lost. A few bytes.
+ * - testResultNearLimit, deviceMeasurementDrift: the memory of testResultNew (without Only Failed
+ *   Results), and per device with a new result its latest passed results' values per step
+ *   (events/measuredAlerts.ts: at most MAX_KEPT_DEVICES devices, a few hundred bytes each).
  * - deviceDueSoon: the latest day a poll ran on and, per due date still ahead, the ids emitted
  *   for it (events/deviceDueSoon.ts). Bounded by the devices due within the lead time.
  *
@@ -25,7 +28,7 @@
  * from 1000), about 1 to 4 characters per id.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { isCalendarDate } from '../../../client';
+import { isCalendarDate, type DeviceSeries } from '../../../client';
 import type { TriggerEvent } from '../shared/events';
 
 export const STATE_VERSION = 1;
@@ -76,7 +79,18 @@ export interface DueSoonState extends StateBase {
 	emitted: Record<string, string>;
 }
 
-export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState;
+export interface MeasuredState extends StateBase {
+	event: 'testResultNearLimit' | 'deviceMeasurementDrift';
+	/** As ResultsState's. */
+	from: string;
+	seen: Record<string, string>;
+	/** Device id → its kept values (client/measurementSeries.ts). */
+	series: Record<string, DeviceSeries>;
+	/** Results held back while their detail could not be read. */
+	pending?: StepsPending;
+}
+
+export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState | MeasuredState;
 
 /** Sorted, unique, non-negative safe integers → compact text (see the file comment). */
 export function encodeIds(ids: Iterable<number>): string {
@@ -146,6 +160,18 @@ function isPending(v: unknown): v is StepsPending {
 	});
 }
 
+function isObjectOf(v: unknown, each: (e: unknown) => boolean): boolean {
+	return !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(each);
+}
+
+/** A device's kept values as client/measurementSeries.ts writes them. */
+function isSeries(v: unknown): boolean {
+	if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+	const s = v as IDataObject;
+	const point = (p: unknown) => Array.isArray(p) && p.length === 6 && Number.isSafeInteger(p[0]) && isString(p[1]) && isCalendarDate(p[1]) && typeof p[2] === 'number';
+	return (s.failedOn === undefined || (isString(s.failedOn) && isCalendarDate(s.failedOn))) && isObjectOf(s.steps, (points) => Array.isArray(points) && points.every(point));
+}
+
 /**
  * The stored memory under `key` (or, written by earlier versions, under `legacyKey`), and when
  * one was stored but is not taken up, why: the settings that decide what is watched changed
@@ -181,6 +207,11 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 			}
 			if (s.pending !== undefined && !isPending(s.pending)) return undefined;
 			return s as ResultsState;
+		}
+		if ((event === 'testResultNearLimit' || event === 'deviceMeasurementDrift') && isString(s.from) && DAY.test(s.from) && isObjectOf(s.seen, isString) && isObjectOf(s.series, isSeries)) {
+			for (const ids of Object.values(s.seen as IDataObject)) decodeIds(ids as string);
+			if (s.pending !== undefined && !isPending(s.pending)) return undefined;
+			return s as MeasuredState;
 		}
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {
 			decodeIds(s.ids);

@@ -1,0 +1,70 @@
+import type { ServiceClient } from './client';
+import { epochDay } from './dates';
+import { ServiceError } from './errors';
+import { SKIP_REASONS, measuredValuesOf } from './measuredValues';
+import { addFailedResult, addPassedResult, mayDrift, resultAlerts, trendsOfResult, type DeviceSeries, type ResultAlerts } from './measurementSeries';
+import { roleValue } from './roles';
+
+/**
+ * One new result's alerts as a face that follows uploads reads them (the results poller, the n8n
+ * trigger): a failed result only clears its device's kept values (no request); a passed one costs
+ * its detail (one request), and, when a kept trend reaches a limit within the horizon, its
+ * device's next due date (`nextDueOf`, which the caller reads at most once per device and run).
+ * Errors other than a gone record (404, 412) are thrown: the caller keeps the result and retries.
+ */
+
+export interface NewResult {
+	id: number;
+	deviceId: number;
+	/** YYYY-MM-DD */
+	testDate: string;
+	/** null: a status this version does not know (neither kept nor announced). */
+	passed: boolean | null;
+}
+
+export interface ReadAlerts {
+	series: DeviceSeries;
+	alerts: ResultAlerts;
+	/** Measurements skipped by the rules of client/measuredValues.ts. */
+	skipped: number;
+	/** The detail no longer exists. */
+	gone: boolean;
+}
+
+const NONE: ResultAlerts = { nearLimit: [], drift: [] };
+
+/** A record by id, or undefined when it no longer exists. */
+export async function readOrGone(client: ServiceClient, operation: 'testResult.get' | 'device.get', id: number): Promise<unknown> {
+	try {
+		return await client.call(operation, { pathParams: { id } });
+	} catch (error) {
+		if (error instanceof ServiceError && (error.status === 404 || error.status === 412)) return undefined;
+		throw error;
+	}
+}
+
+/** A device's next due date (YYYY-MM-DD) read from the service; null when it has none or is gone. */
+export async function readNextDue(client: ServiceClient, deviceId: number): Promise<string | null> {
+	const raw = await readOrGone(client, 'device.get', deviceId);
+	const v = raw === undefined ? undefined : roleValue(raw, 'nextTestDate', client.profile);
+	return typeof v === 'string' && epochDay(v.slice(0, 10)) !== undefined ? v.slice(0, 10) : null;
+}
+
+export async function readResultAlerts(
+	client: ServiceClient,
+	series: DeviceSeries,
+	result: NewResult,
+	threshold: number,
+	nextDueOf: (deviceId: number) => Promise<string | null>,
+): Promise<ReadAlerts> {
+	if (result.passed === false) return { series: addFailedResult(series, result.testDate), alerts: NONE, skipped: 0, gone: false };
+	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false };
+	const detail = await readOrGone(client, 'testResult.get', result.id);
+	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };
+	const { values, skipped } = measuredValuesOf(detail);
+	const read = { ...result, values };
+	const kept = addPassedResult(series, read);
+	const trends = trendsOfResult(kept, read);
+	const nextTestDate = mayDrift(trends) ? await nextDueOf(result.deviceId) : null;
+	return { series: kept, alerts: resultAlerts(read, trends, threshold, nextTestDate), skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
+}

@@ -1,0 +1,124 @@
+import { epochDay } from './dates';
+import { stepKey, type StepValue } from './measuredValues';
+import { measurementTrend, type MeasurementTrend, type TrendPoint } from './measurementTrend';
+import { TREND_RESULTS, isTestEarlier, warningsOf, type MeasurementWarning } from './measurementWarnings';
+
+/**
+ * The alerts of a newly read result, pure, for every face that follows results as they arrive
+ * (the results poller's events, the n8n trigger's): a device's recent measured values kept in a
+ * small memory, the near-limit warnings of a new passed result, and its drift warnings. The
+ * decisions are client/measurementWarnings.ts' (`warningsOf`, `isTestEarlier`) over
+ * client/measurementTrend.ts' trend, so the alerts say what Get Measurement Warnings and Get
+ * Measurement Trend say of the same results.
+ *
+ * The memory (one per device) keeps, per step, the latest TREND_RESULTS passed results' values
+ * since the device's latest failed result (trendResultsOf's rule: a failed device was repaired or
+ * replaced), ordered by test date then result id, whatever order they arrive in. A result already
+ * kept is not added twice, so reading a result again (a run repeated after a crash) changes nothing.
+ */
+
+/** One kept value: [result id, test date YYYY-MM-DD, value, unit, low limit, high limit]. */
+export type KeptPoint = [number, string, number, string | null, number | null, number | null];
+
+export interface DeviceSeries {
+	/** The latest failed result's test date: passed results on or before it are not kept. */
+	failedOn?: string;
+	/** stepKey → kept values, oldest first. */
+	steps: Record<string, KeptPoint[]>;
+	/** The device's earlier results were read into it (the results poller's first-run backfill). */
+	backfilled?: boolean;
+}
+
+export const emptySeries = (): DeviceSeries => ({ steps: {} });
+
+const before = (a: KeptPoint, b: KeptPoint) => (a[1] !== b[1] ? a[1] < b[1] : a[0] < b[0]);
+
+/** The result as a failure: every kept value on or before its day is dropped. */
+export function addFailedResult(series: DeviceSeries, testDate: string): DeviceSeries {
+	if (epochDay(testDate) === undefined || (series.failedOn !== undefined && series.failedOn >= testDate)) return series;
+	const steps: Record<string, KeptPoint[]> = {};
+	for (const [key, points] of Object.entries(series.steps)) {
+		const kept = points.filter((p) => p[1] > testDate);
+		if (kept.length > 0) steps[key] = kept;
+	}
+	return { ...series, failedOn: testDate, steps };
+}
+
+/** The series with a passed result's values added (at most `max` per step). */
+export function addPassedResult(series: DeviceSeries, result: { id: number; testDate: string; values: readonly StepValue[] }, max = TREND_RESULTS): DeviceSeries {
+	if (epochDay(result.testDate) === undefined || (series.failedOn !== undefined && result.testDate <= series.failedOn)) return series;
+	const steps = { ...series.steps };
+	for (const v of result.values) {
+		const key = stepKey(v);
+		const points = steps[key] ?? [];
+		if (points.some((p) => p[0] === result.id)) continue;
+		const point: KeptPoint = [result.id, result.testDate, v.value, v.unit, v.lowLimit, v.highLimit];
+		steps[key] = [...points, point].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(-max);
+	}
+	return { ...series, steps };
+}
+
+/** The kept values of one step as the trend reads them. */
+export function keptPoints(points: readonly KeptPoint[]): TrendPoint[] {
+	return points.map(([testResultId, testDate, value, unit, lowLimit, highLimit]) => ({ testResultId, testDate, value, unit, lowLimit, highLimit }));
+}
+
+export interface DriftWarning {
+	testResultId: number;
+	deviceId: number;
+	step: string;
+	measurement: string | null;
+	/** YYYY-MM-DD */
+	testDate: string;
+	trend: MeasurementTrend;
+	/** The day the trend's prediction bound reaches the limit. */
+	predictedLimitDate: string;
+	nextTestDate: string;
+}
+
+export interface ResultAlerts {
+	/** Each measured step at or above the threshold (Get Measurement Warnings' items). */
+	nearLimit: MeasurementWarning[];
+	/** Each step whose trend reaches its limit before the device's next due date. */
+	drift: DriftWarning[];
+}
+
+/**
+ * The trends a new passed result's steps have in the device's memory (the result already added):
+ * only the steps the result is the latest value of (a late upload of an older test says nothing
+ * about now).
+ */
+export function trendsOfResult(series: DeviceSeries, result: { id: number; values: readonly StepValue[] }): Map<string, MeasurementTrend> {
+	const out = new Map<string, MeasurementTrend>();
+	for (const v of result.values) {
+		const key = stepKey(v);
+		const points = series.steps[key];
+		if (!points || points[points.length - 1]?.[0] !== result.id) continue;
+		out.set(key, measurementTrend(keptPoints(points)));
+	}
+	return out;
+}
+
+/** Whether a result's trends could give a drift warning: then, and only then, its device's next due date is needed. */
+export const mayDrift = (trends: ReadonlyMap<string, MeasurementTrend>): boolean => [...trends.values()].some((t) => t.predictedLimitDate !== null);
+
+/**
+ * The alerts of a new passed result: near-limit warnings at or above `threshold`, and a drift
+ * warning for each step whose prediction bound reaches its limit before `nextTestDate` (none
+ * without a due date).
+ */
+export function resultAlerts(
+	result: { id: number; deviceId: number; testDate: string; values: readonly StepValue[] },
+	trends: ReadonlyMap<string, MeasurementTrend>,
+	threshold: number,
+	nextTestDate: string | null,
+): ResultAlerts {
+	const nearLimit = warningsOf(result, threshold, (key) => trends.get(key), nextTestDate);
+	const drift: DriftWarning[] = [];
+	for (const v of result.values) {
+		const trend = trends.get(stepKey(v));
+		if (!trend?.predictedLimitDate || nextTestDate === null || !isTestEarlier(trend.predictedLimitDate, nextTestDate)) continue;
+		drift.push({ testResultId: result.id, deviceId: result.deviceId, step: v.step, measurement: v.measurement, testDate: result.testDate, trend, predictedLimitDate: trend.predictedLimitDate, nextTestDate });
+	}
+	return { nearLimit, drift };
+}

@@ -1,0 +1,168 @@
+import { emptySeries, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning } from '../../client';
+import { makeEvent, type TecEvent } from '../events/event';
+import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
+import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
+import { NS, type PendingMeasurement } from './state';
+
+/**
+ * `Test Result Near Limit` and `Device Measurement Drift`: what a new passed result's measured
+ * values say, one event per result and step. Each new passed result costs one detail request (a
+ * failed one costs none here: it only clears its device's kept values, client/measurementSeries.ts);
+ * a result whose trend reaches a limit within the horizon costs one device read more, for its next
+ * due date (once per device and run). The decisions are the client's (`resultAlerts`), so the
+ * events say what the node's Get Measurement Warnings says of the same result.
+ *
+ * The kept values (namespace `measurements:`, one item per device, a few hundred bytes) are
+ * written after the page's events are published and before its results are recorded as seen:
+ * a crash repeats the result, which is kept once, with the same events and dedupe keys.
+ * A detail (or device) read that fails keeps the result as pending (namespace
+ * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
+ * when the result no longer exists, it is given up (logged), as no value can be guessed.
+ */
+
+export const MAX_ATTEMPTS = 24;
+
+/** The dedupe key's step part: the step's name, and the measurement's own name when it has one. */
+const stepPart = (v: { step: string; measurement: string | null }) => (v.measurement === null ? v.step : `${v.step}:${v.measurement}`);
+
+type Recorded = TestResultRecordedData;
+
+export class MeasuredAlerts {
+	private readonly seriesNs: string;
+	private readonly pendingNs: string;
+	private readonly series = new Map<number, DeviceSeries>();
+	private readonly dirty = new Set<number>();
+	private readonly dueDates = new Map<number, string | null>();
+	private readonly pending = new Map<number, PendingMeasurement>();
+	private readonly toRecord: Array<{ key: string; value: PendingMeasurement; expiresAt: number }> = [];
+
+	constructor(
+		private readonly ctx: PollerContext,
+		private readonly report: RunReport,
+	) {
+		this.seriesNs = NS.measurements(keyScope(ctx));
+		this.pendingNs = NS.measurementPending(keyScope(ctx));
+	}
+
+	private async seriesOf(deviceId: number): Promise<DeviceSeries> {
+		let s = this.series.get(deviceId);
+		if (!s) {
+			s = (await this.ctx.store.get<DeviceSeries>(this.seriesNs, String(deviceId))) ?? emptySeries();
+			this.series.set(deviceId, s);
+		}
+		return s;
+	}
+
+	private async nextDueOf(deviceId: number): Promise<string | null> {
+		if (!this.dueDates.has(deviceId)) this.dueDates.set(deviceId, await readNextDue(this.ctx.client, deviceId));
+		return this.dueDates.get(deviceId)!;
+	}
+
+	/** The events of one result; undefined when its detail or device could not be read now. */
+	private async alerts(recorded: Recorded): Promise<TecEvent[] | undefined> {
+		const { testResult, device } = recorded;
+		try {
+			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, passed: testResult.passed };
+			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id));
+			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
+			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
+			this.keep(device.id, read.series);
+			return [...read.alerts.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...read.alerts.drift.map((d) => this.driftEvent(recorded, d))];
+		} catch (error) {
+			this.ctx.log.warn('Could not read the measured values of a test result; the next run retries', { testResultId: testResult.id, error: (error as Error).message });
+			this.ctx.metrics.count('MeasurementsDeferred');
+			return undefined;
+		}
+	}
+
+	private keep(deviceId: number, series: DeviceSeries): void {
+		if (series === this.series.get(deviceId)) return;
+		this.series.set(deviceId, series);
+		this.dirty.add(deviceId);
+	}
+
+	private nearLimitEvent(recorded: Recorded, w: MeasurementWarning): TecEvent {
+		const { step, measurement, value, unit, lowLimit, highLimit, limitUsed, limitSide } = w;
+		return makeEvent(
+			DETAIL_TYPES.testResultNearLimit,
+			this.ctx,
+			`test-result-near-limit:${keyScope(this.ctx)}:${recorded.testResult.id}:${stepPart(w)}`,
+			{
+				testResult: recorded.testResult,
+				device: recorded.device,
+				measurement: { step, measurement, value, unit, lowLimit, highLimit, limitUsed, limitSide },
+				threshold: this.ctx.settings.nearLimitThreshold,
+				predictedLimitDate: w.predictedLimitDate,
+			},
+			this.ctx.now(),
+		);
+	}
+
+	private driftEvent(recorded: Recorded, d: DriftWarning): TecEvent {
+		const { trend } = d;
+		return makeEvent(
+			DETAIL_TYPES.deviceMeasurementDrift,
+			this.ctx,
+			`device-measurement-drift:${keyScope(this.ctx)}:${recorded.testResult.id}:${stepPart(d)}`,
+			{
+				testResult: recorded.testResult,
+				device: { ...recorded.device, nextTestDate: d.nextTestDate },
+				measurement: { step: d.step, measurement: d.measurement, unit: trend.unit, lowLimit: trend.lowLimit, highLimit: trend.highLimit },
+				trend: {
+					points: trend.points.map((p) => ({ testResultId: p.testResultId, testDate: p.testDate, value: p.value })),
+					slopePerDay: trend.fit?.slopePerDay ?? 0,
+					boundAtLast: trend.boundAtLast,
+					predictedLimitDate: d.predictedLimitDate,
+					predictedLimitSide: trend.predictedLimitSide ?? 'high',
+				},
+			},
+			this.ctx.now(),
+		);
+	}
+
+	/** Results whose values an earlier run could not read: their events now, or another try later. */
+	async retryPending(): Promise<void> {
+		for await (const item of this.ctx.store.list<PendingMeasurement>(this.pendingNs)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
+		const now = this.ctx.now();
+		for (const [id, p] of this.pending) {
+			const events = await this.alerts(p.recorded);
+			const attempts = p.attempts + 1;
+			if (!events) {
+				const done = attempts >= MAX_ATTEMPTS;
+				if (done) this.ctx.log.error('Giving up reading the measured values of a test result', { testResultId: id, attempts });
+				await this.ctx.store.putMany(this.pendingNs, [{ key: String(id), value: { ...p, attempts, ...(done ? { done } : {}) }, expiresAt: now + 30 * DAY_MS }]);
+				continue;
+			}
+			await this.ctx.publisher.publish(events);
+			countEmitted(this.report, events, this.ctx.metrics);
+			await this.writeSeries();
+			await this.ctx.store.putMany(this.pendingNs, [{ key: String(id), value: { ...p, attempts, done: true }, expiresAt: now }]);
+		}
+	}
+
+	/** The events of a newly recorded result; when its values cannot be read now, it is kept for `record()`. */
+	async eventsFor(recordedEvent: TecEvent): Promise<TecEvent[]> {
+		const recorded = recordedEvent.detail.data as Recorded;
+		if (this.pending.has(recorded.testResult.id)) return [];
+		const events = await this.alerts(recorded);
+		if (events) return events;
+		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1 }, expiresAt: this.ctx.now() + 30 * DAY_MS });
+		return [];
+	}
+
+	private async writeSeries(): Promise<void> {
+		if (this.dirty.size === 0) return;
+		const items = [...this.dirty].map((id) => ({ key: String(id), value: this.series.get(id)! }));
+		this.dirty.clear();
+		await this.ctx.store.putMany(this.seriesNs, items);
+	}
+
+	/** Writes the kept values and the deferred results; call after the page is published and before it is recorded as seen. */
+	async record(): Promise<void> {
+		await this.writeSeries();
+		const items = this.toRecord.splice(0);
+		if (items.length === 0) return;
+		await this.ctx.store.putMany(this.pendingNs, items);
+		for (const i of items) this.pending.set(Number(i.key), i.value);
+	}
+}

@@ -1,0 +1,153 @@
+import {
+	STOPPED_READING,
+	SharePacer,
+	addFailedResult,
+	addPassedResult,
+	dayString,
+	emptySeries,
+	failedOf,
+	measuredValuesOf,
+	readOrGone,
+	readPage,
+	trendResultsOf,
+	type DeviceSeries,
+	type ServiceClient,
+} from '../../client';
+import { keyScope, pageSizeOf, type PollerContext, type RunReport } from './context';
+import { NS, type BackfillState } from './state';
+
+/**
+ * The first run's backfill of measured values: for every device, its last BACKFILL_RESULTS passed
+ * results since its latest failed one (client/measurementWarnings.ts, `trendResultsOf`) are read
+ * into its kept values (client/measurementSeries.ts), so a drift shows from the first new result
+ * on, not only after three more. Requests: the device list (pages), one list of each device's
+ * results, one detail per result read, and at the start one request for the device count.
+ *
+ * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
+ * token's budget (client/sharePacing.ts), on top of the token's own pacing, so new results' alerts
+ * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices handled, in the list's order) is saved after each
+ * device; a run stopped by its time budget or a crash goes on from there (re-reading OVERLAP
+ * devices before it, skipped unread when already backfilled: a list that shifted since misses none).
+ * A device whose kept values are marked `backfilled` is not read again. Progress: the run report's
+ * `backfill` (devicesDone of devicesTotal, details, requests), a log line per run, metric `BackfillDevices`. Runs while the results
+ * poller runs (after its new results), until the list is read to its end; then never again.
+ *
+ * ASSUMED (with client/measurementsRead.ts): the test results list filters by `device_id` equals.
+ */
+
+export const BACKFILL_RESULTS = 3;
+/**
+ * The longest a run spends on the backfill: below the 2 minutes the account's other pollers
+ * (overdue, due soon) wait for its lease (context.ts), so they are not skipped because of it; the
+ * run then ends and frees the lease, and the next run goes on.
+ */
+export const BACKFILL_SLICE_MS = 90_000;
+/** Devices re-listed before the saved position: deletions since the last run shift the list back. */
+const OVERLAP = 50;
+
+function positiveId(v: unknown): number | null {
+	const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN;
+	return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** The device list's count, from a one-item page; null when the service gives none. */
+async function deviceCount(client: ServiceClient): Promise<number | null> {
+	const paging = client.profile.paging;
+	const size: [string, string] = paging.style === 'limitOffset' ? [paging.limitParam, '1'] : [paging.pageSizeParam, '1'];
+	const page = readPage(await client.call('device.list', { params: [size] }), 'device.list', client.profile);
+	return page.shape === 'envelope' && typeof page.count === 'number' ? page.count : null;
+}
+
+export async function continueBackfill(ctx: PollerContext, report: RunReport, onGrant?: (at: number) => void): Promise<void> {
+	const ns = NS.measurementBackfill(keyScope(ctx));
+	const seriesNs = NS.measurements(keyScope(ctx));
+	const stored = await ctx.store.get<BackfillState>(ns, 'backfill');
+	if (stored?.done) return;
+	const pacer = SharePacer.forShare({ now: ctx.now, sleep: ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))) }, ctx.settings.backfillShare, undefined, onGrant);
+	const state: BackfillState = stored ?? { offset: 0, devicesDone: 0, devicesTotal: await pacer.run(() => deviceCount(ctx.client)), detailsRead: 0, requests: 0, startedOn: dayString(ctx.now()) };
+	const progress = { devicesDone: state.devicesDone, devicesTotal: state.devicesTotal, detailsRead: state.detailsRead, requests: state.requests, done: false };
+	report.backfill = progress;
+	const save = async () => {
+		state.requests += pacer.granted;
+		pacer.granted = 0;
+		Object.assign(progress, { devicesDone: state.devicesDone, devicesTotal: state.devicesTotal, detailsRead: state.detailsRead, requests: state.requests });
+		await ctx.store.putMany<BackfillState>(ns, [{ key: 'backfill', value: state }]);
+	};
+	const sliceEnd = ctx.now() + (ctx.settings.backfillSliceMs ?? BACKFILL_SLICE_MS);
+	const outOfTime = () => ctx.remainingMs() < ctx.settings.safetyMs || ctx.now() >= sliceEnd;
+	const start = Math.max(0, state.offset - OVERLAP);
+	const pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: start });
+	let position = start;
+	let ended = false;
+	try {
+		for (;;) {
+			if (outOfTime()) {
+				report.stoppedForTime = true;
+				await save();
+				ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
+				return;
+			}
+			const next = await pacer.run(() => pages.next());
+			if (next.done) {
+				ended = true;
+				break;
+			}
+			for (const raw of next.value) {
+				position++;
+				// A record without an id is passed over (nothing to keep); the position still counts it.
+				const id = positiveId((raw as Record<string, unknown> | null)?.id);
+				const before = id === null ? undefined : ((await ctx.store.get<DeviceSeries>(seriesNs, String(id))) ?? emptySeries());
+				if (id !== null && before && !before.backfilled) {
+					if (outOfTime()) {
+						report.stoppedForTime = true;
+						await save();
+						ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
+						return;
+					}
+					const series = await backfillDevice(ctx, pacer, id, before, state);
+					await ctx.store.putMany<DeviceSeries>(seriesNs, [{ key: String(id), value: { ...series, backfilled: true } }]);
+				}
+				if (position > state.offset) {
+					state.offset = position;
+					state.devicesDone++;
+					ctx.metrics.count('BackfillDevices');
+					await save();
+				}
+			}
+		}
+	} finally {
+		if (!ended) await pages.return(STOPPED_READING);
+	}
+	state.done = dayString(ctx.now());
+	if (state.devicesTotal === null || state.devicesTotal < state.devicesDone) state.devicesTotal = state.devicesDone;
+	await save();
+	progress.done = true;
+	ctx.log.info('Backfill of measured values: done', { ...progress });
+}
+
+/** One device: its results' list, then the details of its last passed ones since its latest failed one. */
+async function backfillDevice(ctx: PollerContext, pacer: SharePacer, deviceId: number, before: DeviceSeries, state: BackfillState): Promise<DeviceSeries> {
+	const listed: Array<{ id: number; testDate: string; failed: boolean | null }> = [];
+	const query = { filters: [{ key: 'device_id', conditions: [{ keyword: 'equals' as const, value: String(deviceId) }] }] };
+	const pages = ctx.client.pages('testResult.list', query, { pageSize: pageSizeOf(ctx) });
+	for (;;) {
+		const next = await pacer.run(() => pages.next());
+		if (next.done) break;
+		for (const raw of next.value) {
+			const r = (raw ?? {}) as Record<string, unknown>;
+			const id = positiveId(r.id);
+			const testDate = typeof r.test_date === 'string' ? r.test_date.slice(0, 10) : null;
+			if (id !== null && testDate !== null && positiveId(r.device_id) === deviceId) listed.push({ id, testDate, failed: failedOf(r.status) });
+		}
+	}
+	let series = before;
+	const latestFailed = listed.filter((r) => r.failed === true).reduce<string | null>((m, r) => (m === null || r.testDate > m ? r.testDate : m), null);
+	if (latestFailed !== null) series = addFailedResult(series, latestFailed);
+	for (const r of trendResultsOf(listed, BACKFILL_RESULTS)) {
+		const detail = await pacer.run(() => readOrGone(ctx.client, 'testResult.get', r.id));
+		if (detail === undefined) continue;
+		state.detailsRead++;
+		series = addPassedResult(series, { id: r.id, testDate: r.testDate, values: measuredValuesOf(detail).values });
+	}
+	return series;
+}

@@ -1,0 +1,193 @@
+/**
+ * `Test Result Near Limit` and `Device Measurement Drift` from the results poller, against the
+ * sandbox over HTTP, dynalite and the local EventBridge endpoint: a passed result at 85 % of its
+ * limit gives one near-limit event and one at 50 % none; three results with a falling insulation
+ * resistance give one drift event; runs again emit nothing new; a detail that cannot be read is
+ * retried by the next run; bad measurements give no event and stop nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServiceClient, addDays } from '../../client';
+import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
+import { DETAIL_TYPES } from '../../lambdas/events/names';
+import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { DEVICE } from '../../sandbox/properties';
+import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+
+const world = usePollerWorld({ devices: 30, customers: 3, testResults: 60 }, { ratePerSecond: 200 });
+const scenario = useFreshScenarios(world);
+let detailRequests = 0;
+
+/** A poller context whose client counts detail requests and gives up after one retry (fast tests). */
+function context() {
+	const ctx = pollerContext(world, scenario.table());
+	const base = undiciRequestFn(world.sandbox.sandboxToken);
+	ctx.client = new ServiceClient({
+		baseUrl: world.sandbox.url,
+		clock: systemClock,
+		retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+		request: async (req) => {
+			const res = await base(req);
+			// Counted as answered: a 429 the client waits out is no second read.
+			if (req.url.includes('/tests_performed/detailed/') && res.status !== 429) detailRequests++;
+			return res;
+		},
+	});
+	return ctx;
+}
+
+const PE = 'Protective conductor resistance';
+const RISO = 'Insulation resistance';
+type Measured = { step: string; value: unknown; unit?: unknown; low_limit?: unknown; high_limit?: unknown };
+const ofType = (type: string) => world.aws.events().filter((e) => e['detail-type'] === type);
+const alerts = () => [...ofType(DETAIL_TYPES.testResultNearLimit), ...ofType(DETAIL_TYPES.deviceMeasurementDrift)];
+type Data = Record<string, Record<string, unknown>>;
+
+/** A device with a test interval and none of the demo's results. */
+function cleanDevice(): number {
+	const [device] = [...world.sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number');
+	for (const [id, r] of world.sandbox.account.data.testResults) if (r.device_id === device.id) world.sandbox.account.data.testResults.delete(id);
+	return device.id;
+}
+
+function upload(deviceId: number, measured: Measured[], testDate = world.sandbox.account.today(), status: 'passed' | 'failed' = 'passed') {
+	return world.sandbox.account.syncTestResult({ device_id: deviceId, status, test_date: testDate, measured: measured as never });
+}
+
+/** The first run (records where the uploads stand), then nothing in EventBridge. */
+async function started(): Promise<void> {
+	await pollTestResults(context());
+	world.aws.accepted.length = 0;
+	detailRequests = 0;
+}
+
+describe('Test Result Near Limit', () => {
+	it('a passed result at 85 % of its limit gives one event for that step; one at 50 % none; each new passed result costs one detail request', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const near = upload(deviceId, [
+			{ step: PE, value: 0.255, unit: 'Ω', high_limit: 0.3 },
+			{ step: RISO, value: 200, unit: 'MΩ', low_limit: 1 },
+		]);
+		const half = upload(deviceId, [{ step: PE, value: 0.15, unit: 'Ω', high_limit: 0.3 }]);
+		const report = await pollTestResults(context());
+		expect(report.complete).toBe(true);
+		expect(detailRequests).toBe(2);
+		const events = ofType(DETAIL_TYPES.testResultNearLimit);
+		expect(events).toHaveLength(1);
+		const data = events[0].detail.data as Data;
+		expect(data.testResult).toMatchObject({ id: near.id, passed: true, testDate: near.test_date });
+		expect(data.device).toEqual({ id: deviceId, customerId: near.customer_id });
+		expect(data.measurement).toMatchObject({ step: PE, value: 0.255, unit: 'Ω', lowLimit: null, highLimit: 0.3, limitSide: 'high' });
+		expect(data.measurement.limitUsed).toBeCloseTo(0.85, 12);
+		expect(data.threshold).toBe(0.8);
+		expect(events[0].detail.metadata.dedupeKey).toBe(`test-result-near-limit:sandbox:${near.id}:${PE}`);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+		expect(half.id).toBeGreaterThan(near.id);
+
+		// A second run emits nothing new and reads nothing again.
+		world.aws.accepted.length = 0;
+		detailRequests = 0;
+		await pollTestResults(context());
+		expect(world.aws.events()).toEqual([]);
+		expect(detailRequests).toBe(0);
+	});
+
+	it('the threshold is the poller’s setting', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		upload(deviceId, [{ step: PE, value: 0.15, unit: 'Ω', high_limit: 0.3 }]);
+		const ctx = context();
+		ctx.settings.nearLimitThreshold = 0.5;
+		await pollTestResults(ctx);
+		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).measurement.limitUsed)).toEqual([0.5]);
+	});
+
+	it('a detail that cannot be read is retried by the next run, not lost; then announced once', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
+		expect((await pollTestResults(context())).complete).toBe(true);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(1);
+		expect(alerts()).toEqual([]);
+		await pollTestResults(context());
+		expect(alerts()).toEqual([]);
+
+		world.sandbox.faults.clear();
+		await pollTestResults(context());
+		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([near.id]);
+		await pollTestResults(context());
+		expect(alerts()).toHaveLength(1);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(1);
+	});
+
+	it('bad measurements give no event and stop nothing: no value, text, no limit, zero against a lower limit, a negative value, a bad limit, a unit changing within a series', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		upload(deviceId, [
+			{ step: 'A', value: null, unit: 'Ω', high_limit: 0.3 },
+			{ step: 'B', value: 'high', unit: 'Ω', high_limit: 0.3 },
+			{ step: 'C', value: 0.29, unit: 'Ω' },
+			{ step: RISO, value: 0, unit: 'MΩ', low_limit: 1 },
+			{ step: 'D', value: -0.29, unit: 'Ω', high_limit: 0.3 },
+			{ step: 'E', value: 0.29, unit: 'Ω', low_limit: 0.5, high_limit: 0.3 },
+		]);
+		// A falling series whose unit changes: no trend, so no drift (and 3 of 300 kΩ is far from 1 MΩ).
+		upload(deviceId, [{ step: 'F', value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -400));
+		upload(deviceId, [{ step: 'F', value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -200));
+		upload(deviceId, [{ step: 'F', value: 3000, unit: 'kΩ', low_limit: 1 }], addDays(today, -1));
+		const good = upload(deviceId, [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }]);
+		const report = await pollTestResults(context());
+		expect(report.complete).toBe(true);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(5);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+		// Only the good result's step.
+		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([good.id]);
+	});
+});
+
+describe('Device Measurement Drift', () => {
+	it('three results with a falling insulation resistance (400, 150, 3 MΩ over 200 days) give one drift event, as they arrive run by run; runs again emit nothing new', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		const values = [400, 150, 3];
+		const ids: number[] = [];
+		for (const [i, value] of values.entries()) {
+			ids.push(upload(deviceId, [{ step: RISO, value, unit: 'MΩ', low_limit: 1 }], addDays(today, -200 + 100 * i)).id);
+			await pollTestResults(context());
+		}
+		const drift = ofType(DETAIL_TYPES.deviceMeasurementDrift);
+		expect(drift).toHaveLength(1);
+		const data = drift[0].detail.data as Omit<Data, 'trend'> & { trend: { points: Array<{ testResultId: number }>; slopePerDay: number; predictedLimitDate: string } };
+		expect(data.testResult.id).toBe(ids[2]);
+		const device = world.sandbox.account.get('device', deviceId);
+		expect(data.device).toMatchObject({ id: deviceId, nextTestDate: device.values[DEVICE.nextTest] });
+		expect(data.measurement).toEqual({ step: RISO, measurement: null, unit: 'MΩ', lowLimit: 1, highLimit: null });
+		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids);
+		expect(data.trend).toMatchObject({ predictedLimitSide: 'low' });
+		expect(data.trend.slopePerDay).toBeLessThan(0);
+		expect(data.trend.predictedLimitDate < (device.values[DEVICE.nextTest] as string)).toBe(true);
+		expect(drift[0].detail.metadata.dedupeKey).toBe(`device-measurement-drift:sandbox:${ids[2]}:${RISO}`);
+		// 3 MΩ uses a third of its 1 MΩ lower limit: no near-limit event.
+		expect(ofType(DETAIL_TYPES.testResultNearLimit)).toEqual([]);
+
+		world.aws.accepted.length = 0;
+		await pollTestResults(context());
+		await pollTestResults(context());
+		expect(world.aws.events()).toEqual([]);
+	});
+
+	it('a failed result starts the series over: values before it give no trend', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		upload(deviceId, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -300));
+		upload(deviceId, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -200));
+		upload(deviceId, [{ step: RISO, value: 0.5, unit: 'MΩ', low_limit: 1 }], addDays(today, -100), 'failed');
+		upload(deviceId, [{ step: RISO, value: 3, unit: 'MΩ', low_limit: 1 }], today);
+		await pollTestResults(context());
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+	});
+});

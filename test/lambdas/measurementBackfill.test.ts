@@ -1,0 +1,186 @@
+/**
+ * The results poller's first-run backfill of measured values, against the sandbox over HTTP and
+ * dynalite: each device's last passed results since its latest failed one are kept as the client's
+ * rule says; interrupted (time budget, crash) it resumes without re-reading finished devices and
+ * without losing any; it never takes more than its share of the token's budget, counted on an
+ * injected clock (its grants per window) and on the sandbox's own request count.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServiceClient, keptPoints, measuredValuesOf, trendResultsOf, failedOf, stepKey, type DeviceSeries } from '../../client';
+import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
+import { continueBackfill, BACKFILL_RESULTS } from '../../lambdas/pollers/measurementBackfill';
+import { newReport, type PollerContext } from '../../lambdas/pollers/context';
+import { NS, type BackfillState } from '../../lambdas/pollers/state';
+import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { renderTestResultDetail } from '../../sandbox/render';
+import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+
+const world = usePollerWorld({ devices: 24, customers: 2, testResults: 90 }, { ratePerSecond: 200 });
+const scenario = useFreshScenarios(world);
+/** A shorter slice than the deployments' 90 s, so that these 24 devices take several runs. */
+const SLICE_MS = 20_000;
+
+/** A virtual clock: sleeps move it on at once (the share is counted on it, never on real time). */
+function virtualClock(start: number) {
+	let t = start;
+	return { now: () => t, sleep: async (ms: number) => void (t += Math.max(0, ms)) };
+}
+
+/** A context on a virtual clock with the backfill on, counting detail reads per result and every request. */
+function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number } = {}) {
+	const ctx = pollerContext(world, scenario.table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: 0.5, backfillSliceMs: options.sliceMs } });
+	const clock = virtualClock(world.sandbox.account.now());
+	ctx.now = clock.now;
+	ctx.sleep = clock.sleep;
+	const base = undiciRequestFn(world.sandbox.sandboxToken);
+	const counts = { requests: 0, details: new Map<number, number>() };
+	ctx.client = new ServiceClient({
+		baseUrl: world.sandbox.url,
+		clock: systemClock,
+		retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+		request: async (req) => {
+			counts.requests++;
+			const m = /\/tests_performed\/detailed\/(\d+)\//.exec(req.url);
+			if (m) counts.details.set(Number(m[1]), (counts.details.get(Number(m[1])) ?? 0) + 1);
+			return base(req);
+		},
+	});
+	return { ctx, counts };
+}
+
+/** What the backfill should keep for each device, from the sandbox's own results (the client's rule). */
+function expectedSeries(): Map<number, Record<string, number[]>> {
+	const out = new Map<number, Record<string, number[]>>();
+	const account = world.sandbox.account;
+	for (const device of account.data.devices.values()) {
+		const results = [...account.data.testResults.values()].filter((r) => r.device_id === device.id).map((r) => ({ id: r.id, testDate: r.test_date, failed: failedOf(r.status) }));
+		const steps: Record<string, number[]> = {};
+		for (const r of trendResultsOf(results, BACKFILL_RESULTS)) {
+			for (const v of measuredValuesOf(renderTestResultDetail(account, account.data.testResults.get(r.id)!)).values) (steps[stepKey(v)] ??= []).push(r.id);
+		}
+		out.set(device.id, steps);
+	}
+	return out;
+}
+
+async function keptSeries(ctx: PollerContext): Promise<Map<number, DeviceSeries>> {
+	const out = new Map<number, DeviceSeries>();
+	for await (const item of ctx.store.list<DeviceSeries>(NS.measurements('sandbox'))) out.set(Number(item.key), item.value);
+	return out;
+}
+
+function checkKept(kept: Map<number, DeviceSeries>): void {
+	const expected = expectedSeries();
+	expect([...kept.keys()].sort((a, b) => a - b)).toEqual([...expected.keys()].sort((a, b) => a - b));
+	for (const [id, steps] of expected) {
+		const series = kept.get(id)!;
+		expect(series.backfilled).toBe(true);
+		const got = Object.fromEntries(Object.entries(series.steps).map(([k, points]) => [k, keptPoints(points).map((p) => p.testResultId)]));
+		expect(got, `device ${id}`).toEqual(steps);
+	}
+}
+
+describe('the backfill of measured values', () => {
+	it('the first run begins it, later runs go on (at most a slice each, here 20 s) until done; each device’s last passed results since its latest failed one are kept, each detail read once, progress as done/total', async () => {
+		const reads = new Map<number, number>();
+		const progress: Array<{ devicesDone: number; devicesTotal: number | null }> = [];
+		for (let run = 1; ; run++) {
+			const { ctx, counts } = context({ sliceMs: SLICE_MS });
+			const began = ctx.now();
+			const report = await pollTestResults(ctx);
+			for (const [id, n] of counts.details) reads.set(id, (reads.get(id) ?? 0) + n);
+			// The slice, and at most one device (a list and 3 details at 2 a second) begun before its end.
+			expect(ctx.now() - began).toBeLessThan(SLICE_MS + 3 * 1025);
+			progress.push(report.backfill!);
+			if (report.backfill!.done) break;
+			expect(run).toBeLessThan(10);
+		}
+		expect(progress.length).toBeGreaterThan(1);
+		expect(progress.map((p) => p.devicesTotal)).toEqual(progress.map(() => 24));
+		for (let i = 1; i < progress.length; i++) expect(progress[i].devicesDone).toBeGreaterThan(progress[i - 1].devicesDone);
+		expect(progress[progress.length - 1].devicesDone).toBe(24);
+		const { ctx, counts } = context();
+		checkKept(await keptSeries(ctx));
+		expect([...reads.values()].every((n) => n === 1)).toBe(true);
+		const after = await pollTestResults(ctx);
+		expect(after.backfill).toBeUndefined();
+		expect(counts.details.size).toBe(0);
+	});
+
+	it('stopped by its time budget mid-way, it resumes where it stopped: no finished device read again, none lost', async () => {
+		const reads = new Map<number, number>();
+		let runs = 0;
+		for (;;) {
+			runs++;
+			// Each run may handle about 5 devices: the budget drops below the safety margin after that many checks.
+			let checks = 0;
+			const { ctx, counts } = context({ remainingMs: () => (++checks > 8 ? 0 : 600_000) });
+			const report = newReport('testResults');
+			await continueBackfill(ctx, report);
+			for (const [id, n] of counts.details) reads.set(id, (reads.get(id) ?? 0) + n);
+			if (report.backfill?.done) break;
+			expect(report.stoppedForTime).toBe(true);
+			expect(runs).toBeLessThan(30);
+		}
+		expect(runs).toBeGreaterThan(2);
+		const { ctx } = context();
+		checkKept(await keptSeries(ctx));
+		expect([...reads.entries()].filter(([, n]) => n > 1)).toEqual([]);
+		const state = await ctx.store.get<BackfillState>(NS.measurementBackfill('sandbox'), 'backfill');
+		expect(state).toMatchObject({ devicesDone: 24, devicesTotal: 24 });
+		expect(state!.done).toBeDefined();
+	});
+
+	it('a crash mid-way: the next run goes on; only the device in hand is read again', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo, async () => undefined);
+		const crashing = Object.create(store) as DynamoStateStore;
+		let written = 0;
+		crashing.putMany = async (ns, items) => {
+			if (ns.startsWith('measurements:') && ++written > 7) throw new Error('process killed');
+			return store.putMany(ns, items);
+		};
+		const first = context({ store: crashing });
+		await expect(continueBackfill(first.ctx, newReport('testResults'))).rejects.toThrow('process killed');
+		const later = new Set<number>();
+		for (let run = 1; ; run++) {
+			const next = context();
+			const report = newReport('testResults');
+			await continueBackfill(next.ctx, report);
+			for (const id of next.counts.details.keys()) later.add(id);
+			if (report.backfill?.done) break;
+			expect(run).toBeLessThan(10);
+		}
+		checkKept(await keptSeries(context().ctx));
+		const twice = [...later].filter((id) => first.counts.details.has(id));
+		// The eighth device's details (being written when the run died) at most.
+		const eighth = new Set([...world.sandbox.account.data.testResults.values()].filter((r) => r.device_id === [...world.sandbox.account.data.devices.keys()][7]).map((r) => r.id));
+		for (const id of twice) expect(eighth.has(id), `result ${id} read again`).toBe(true);
+	});
+
+	it('never more than its share: with a share of one half, at most 2 of its requests start in any 1,025 ms of a run’s injected clock, and every request the sandbox counts was granted', async () => {
+		let granted = 0;
+		let requests = 0;
+		const before = world.sandbox.stats.requests;
+		for (let run = 1; ; run++) {
+			const { ctx, counts } = context();
+			const grants: number[] = [];
+			const report = newReport('testResults');
+			await continueBackfill(ctx, report, (at) => grants.push(at));
+			for (let i = 2; i < grants.length; i++) expect(grants[i] - grants[i - 2]).toBeGreaterThanOrEqual(1025);
+			// The share is what limits it: 2 per window, so the injected clock moved on about half a window per request.
+			expect(grants[grants.length - 1] - grants[0]).toBeGreaterThanOrEqual(Math.floor((grants.length - 1) / 2) * 1025);
+			granted += grants.length;
+			requests += counts.requests;
+			if (report.backfill?.done) {
+				expect(report.backfill.requests).toBe(granted);
+				break;
+			}
+			expect(run).toBeLessThan(10);
+		}
+		// Every request the sandbox answered was granted (a grant whose list had ended sends none).
+		expect(world.sandbox.stats.requests - before).toBe(requests);
+		expect(requests).toBeLessThanOrEqual(granted);
+		expect(requests).toBeGreaterThan(24);
+	});
+});

@@ -1,0 +1,128 @@
+/**
+ * Events "testResultNearLimit" and "deviceMeasurementDrift" through n8n's engine against the
+ * sandbox: the cases of the results poller's events (test/lambdas/measuredAlerts.test.ts), decided
+ * by the same client code.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+import { addDays } from '../../client/dates';
+import { DEVICE } from '../../sandbox/properties';
+import { Poller, useWorld } from '../support/trigger';
+
+const world = useWorld({ testResults: 60, devices: 30 });
+const PE = 'Protective conductor resistance';
+const RISO = 'Insulation resistance';
+type Measured = { step: string; value: unknown; unit?: unknown; low_limit?: unknown; high_limit?: unknown };
+
+/** A device with a test interval and none of the demo's results. */
+function cleanDevice(): number {
+	const [device] = [...world.sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number');
+	for (const [id, r] of world.sandbox.account.data.testResults) if (r.device_id === device.id) world.sandbox.account.data.testResults.delete(id);
+	return device.id;
+}
+
+function upload(deviceId: number, measured: Measured[], testDate = world.today(), status: 'passed' | 'failed' = 'passed') {
+	return world.sandbox.account.syncTestResult({ device_id: deviceId, status, test_date: testDate, measured: measured as never });
+}
+
+async function started(parameters: IDataObject): Promise<Poller> {
+	const poller = new Poller(world, parameters);
+	expect(await poller.poll()).toEqual([]);
+	return poller;
+}
+
+describe('Test Result Near Limit (trigger)', () => {
+	it('a passed result at 85 % of its limit triggers once for that step; one at 50 % not; a second poll emits nothing', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit' });
+		const near = upload(deviceId, [
+			{ step: PE, value: 0.255, unit: 'Ω', high_limit: 0.3 },
+			{ step: RISO, value: 200, unit: 'MΩ', low_limit: 1 },
+		]);
+		upload(deviceId, [{ step: PE, value: 0.15, unit: 'Ω', high_limit: 0.3 }]);
+		const items = await poller.poll();
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({ testResultId: near.id, deviceId, step: PE, value: 0.255, unit: 'Ω', lowLimit: null, highLimit: 0.3, limitSide: 'high', testDate: near.test_date });
+		expect(items[0].limitUsed as number).toBeCloseTo(0.85, 12);
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('the Threshold option decides', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit', options: { threshold: 0.5 } });
+		upload(deviceId, [{ step: PE, value: 0.15, unit: 'Ω', high_limit: 0.3 }]);
+		expect((await poller.poll()).map((i) => i.limitUsed)).toEqual([0.5]);
+		const bad = new Poller(world, { event: 'testResultNearLimit', options: { threshold: 1.5 } });
+		const tick = await bad.tick();
+		expect(tick.error?.message).toMatch(/Threshold must be a share of the limit above 0 and at most 1/);
+	});
+
+	it('a detail that cannot be read holds its result back; the next poll emits it, once', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit', options: { maxRetryWait: 0 } });
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
+		expect(await poller.poll()).toEqual([]);
+		world.sandbox.faults.clear();
+		expect((await poller.poll()).map((i) => i.testResultId)).toEqual([near.id]);
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('bad measurements trigger nothing and stop nothing', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit' });
+		upload(deviceId, [
+			{ step: 'A', value: null, unit: 'Ω', high_limit: 0.3 },
+			{ step: 'B', value: 'high', unit: 'Ω', high_limit: 0.3 },
+			{ step: 'C', value: 0.29, unit: 'Ω' },
+			{ step: RISO, value: 0, unit: 'MΩ', low_limit: 1 },
+			{ step: 'D', value: -0.29, unit: 'Ω', high_limit: 0.3 },
+			{ step: 'E', value: 0.29, unit: 'Ω', low_limit: 0.5, high_limit: 0.3 },
+		]);
+		const good = upload(deviceId, [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }]);
+		expect((await poller.poll()).map((i) => i.testResultId)).toEqual([good.id]);
+	});
+});
+
+describe('Device Measurement Drift (trigger)', () => {
+	it('three results with a falling insulation resistance (400, 150, 3 MΩ), one poll each, trigger once; polls again nothing', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'deviceMeasurementDrift' });
+		const today = world.today();
+		const ids: number[] = [];
+		const items: IDataObject[] = [];
+		for (const [i, value] of [400, 150, 3].entries()) {
+			ids.push(upload(deviceId, [{ step: RISO, value, unit: 'MΩ', low_limit: 1 }], addDays(today, -200 + 100 * i)).id);
+			items.push(...(await poller.poll()));
+		}
+		expect(items).toHaveLength(1);
+		const device = world.sandbox.account.get('device', deviceId);
+		expect(items[0]).toMatchObject({ testResultId: ids[2], deviceId, step: RISO, unit: 'MΩ', lowLimit: 1, predictedLimitSide: 'low', nextTestDate: device.values[DEVICE.nextTest] });
+		expect((items[0].points as IDataObject[]).map((p) => p.testResultId)).toEqual(ids);
+		expect((items[0].predictedLimitDate as string) < (device.values[DEVICE.nextTest] as string)).toBe(true);
+		expect(await poller.poll()).toEqual([]);
+		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('a unit changing within the series, or a failed result between, gives no drift', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'deviceMeasurementDrift' });
+		const today = world.today();
+		upload(deviceId, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -300));
+		upload(deviceId, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -200));
+		upload(deviceId, [{ step: RISO, value: 3000, unit: 'kΩ', low_limit: 1 }], addDays(today, -100));
+		expect(await poller.poll()).toEqual([]);
+		const other = cleanDeviceOtherThan(deviceId);
+		upload(other, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -300));
+		upload(other, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -200));
+		upload(other, [{ step: RISO, value: 0.5, unit: 'MΩ', low_limit: 1 }], addDays(today, -100), 'failed');
+		upload(other, [{ step: RISO, value: 3, unit: 'MΩ', low_limit: 1 }], today);
+		expect(await poller.poll()).toEqual([]);
+	});
+});
+
+function cleanDeviceOtherThan(taken: number): number {
+	const device = [...world.sandbox.account.data.devices.values()].find((d) => d.id !== taken && typeof d.values[DEVICE.testInterval] === 'number')!;
+	for (const [id, r] of world.sandbox.account.data.testResults) if (r.device_id === device.id) world.sandbox.account.data.testResults.delete(id);
+	return device.id;
+}

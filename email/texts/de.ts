@@ -244,4 +244,17 @@ export const de: Catalog = {
 		testsColumn: 'Prüfungen',
 		findingColumn: 'Befund',
 	},
+	warnings: {
+		title: 'Messwerte nahe am Grenzwert',
+		textTitle: 'MESSWERTE NAHE AM GRENZWERT',
+		count: { one: 'Messwert nahe am Grenzwert', other: 'Messwerte nahe am Grenzwert' },
+		measured: 'Messwert (Grenzwert)',
+		share: 'Anteil',
+		tested: 'geprüft am {date}',
+		drift: 'Trend erreicht den Grenzwert etwa am {date}, vor der nächsten Prüfung am {due}: früher prüfen',
+		driftBadge: 'früher prüfen',
+		line: '- {device}: {step} {value} (Grenzwert {limits}), {share} des Grenzwerts, geprüft am {date}',
+		rule: 'Ein Messwert einer bestandenen Prüfung, der mindestens {threshold} des mit ihm gespeicherten Grenzwerts ausschöpft (Messwert ÷ oberer Grenzwert; unterer Grenzwert ÷ Messwert), oder dessen Trend (kleinste Quadrate über die letzten bestandenen Prüfungen des Geräts, 95-%-Prognosegrenze) den Grenzwert vor der nächsten Prüfung erreicht.',
+		none: 'Kein Messwert nahe am Grenzwert.',
+	},
 };

@@ -38,6 +38,7 @@ export interface MeasurementWarningItem {
 	nearLimit: boolean;
 	/** YYYY-MM-DD: the day the trend's prediction bound reaches the limit, where there is one. */
 	predictedLimitDate: string | null;
+	/** The next due date the predicted limit day is compared with (null without a predicted day). */
 	nextTestDate: string | null;
 	/** The predicted limit day comes before the next due date. */
 	testEarlier: boolean;
@@ -77,7 +78,8 @@ export function warningRows(device: WarningDevice, nearLimit: readonly Measureme
 			limitUsed: w.limitUsed,
 			nearLimit: true,
 			predictedLimitDate: w.predictedLimitDate,
-			nextTestDate: w.nextTestDate,
+			// Only where a limit day is compared with it: a face that had no reason to read it says the same.
+			nextTestDate: w.predictedLimitDate === null ? null : w.nextTestDate,
 			testEarlier: w.testEarlier,
 		};
 		rows.set(warningKey(row), row);

@@ -1,6 +1,6 @@
 import type { ServiceClient } from './client';
 import { wholeList } from './complianceSnapshot';
-import { addDays, epochDay, todayOf } from './dates';
+import { addDays, dayString, epochDay, todayOf } from './dates';
 import { ServiceError, ValidationError } from './errors';
 import { failedOf } from './failureRatesRead';
 import { addSkips, measuredValuesOf, noMeasurementSkips, type SkipCounts, type StepValue } from './measuredValues';
@@ -173,6 +173,52 @@ export async function readMeasurementWarnings(
 		warnings.push(...warningsOf({ ...r, values }, threshold, (key) => found.get(key), device.nextTestDate));
 	}
 	return { today, from, warnings: limit === undefined ? warnings : warnings.slice(0, limit), counts: reader.counts };
+}
+
+/**
+ * The near-limit warnings of the passed results uploaded since an instant (by `synced_time`, as the
+ * digest's failed tests, client/failedTestRead.ts), oldest test first: one detail request per passed
+ * result of the window, and for a device with a warning its result list and the details its trend
+ * needs (at most TREND_RESULTS). `nextTestDateOf` gives a device's next due date from the caller's
+ * device list (undefined: a device it does not know, skipped and counted).
+ */
+export async function readMeasurementWarningsSince(
+	client: ServiceClient,
+	since: number,
+	threshold: number,
+	nextTestDateOf: (deviceId: number) => string | null | undefined,
+): Promise<{ warnings: MeasurementWarning[]; counts: MeasurementReadCounts }> {
+	checkThreshold(threshold, 'Options › Near-Limit Threshold');
+	const reader = new Reader(client);
+	const passed: ListedResult[] = [];
+	const query = { filters: [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame' as const, value: dayString(since) }] }] };
+	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
+		const r = listedResultOf(raw);
+		const synced = Date.parse(String((raw as Json | null)?.synced_time ?? ''));
+		if (!r) reader.counts.unreadableRecords++;
+		else if (r.failed === false && !Number.isNaN(synced) && synced >= since) passed.push(r);
+	}
+	passed.sort((a, b) => (a.testDate < b.testDate ? -1 : a.testDate > b.testDate ? 1 : a.id - b.id));
+	const trendsByDevice = new Map<number, Map<string, MeasurementTrend>>();
+	const warnings: MeasurementWarning[] = [];
+	for (const r of passed) {
+		const nextTestDate = nextTestDateOf(r.deviceId);
+		if (nextTestDate === undefined) {
+			reader.counts.unknownDevices++;
+			continue;
+		}
+		reader.counts.resultsRead++;
+		const values = await reader.values(r.id);
+		if (!values || !values.some((v) => v.limitUsed >= threshold)) continue;
+		let trends = trendsByDevice.get(r.deviceId);
+		if (!trends) {
+			trends = (await reader.trends(r.deviceId)).trends;
+			trendsByDevice.set(r.deviceId, trends);
+		}
+		const found = trends;
+		warnings.push(...warningsOf({ ...r, values }, threshold, (key) => found.get(key), nextTestDate));
+	}
+	return { warnings, counts: reader.counts };
 }
 
 export interface StepTrend {

@@ -215,7 +215,7 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;

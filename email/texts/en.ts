@@ -251,7 +251,7 @@ export const en = {
 		drift: 'trend reaches the limit about {date}, before the next test due {due}: test earlier',
 		driftBadge: 'test earlier',
 		line: '- {device}: {step} {value} (limit {limits}), {share} of the limit, tested {date}',
-		rule: 'A passed test’s measured value using at least {threshold} of the limit stored with it (value ÷ upper limit; lower limit ÷ value), or whose trend (least squares over the device’s recent passed results, 95 % prediction bound) reaches the limit before the next due date.',
+		rule: 'Passed tests of {month} whose measured value uses at least the near-limit threshold (80 % unless set otherwise) of the limit stored with it (value ÷ upper limit; lower limit ÷ value), or whose trend (least squares over the device’s recent passed results, 95 % prediction bound) reaches the limit before the next due date: test earlier.',
 		none: 'No measured value near its limit.',
 	},
 } as const;

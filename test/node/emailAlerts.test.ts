@@ -19,12 +19,12 @@ import type { MailStore, Mailer, OutgoingEmail } from '../../lambdas/email/ports
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { newReport, type PollerContext } from '../../lambdas/pollers/context';
 import { FailedEvidence } from '../../lambdas/pollers/failedEvidence';
-import { MeasuredAlerts } from '../../lambdas/pollers/measuredAlerts';
 import { readOverdueDevice, readTestResult, passedOf } from '../../lambdas/pollers/records';
 import { NS as POLLER_NS } from '../../lambdas/pollers/state';
 import { silentLog } from '../../lambdas/ports';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
+import { recordPollerWarnings, type WarningStore } from '../support/measuredWarnings';
 import { getBinaryBuffer } from '../support/n8n';
 import { run, useSandbox } from './helpers';
 
@@ -66,34 +66,18 @@ async function failedEvent(client: ServiceClient, id: number): Promise<TecEvent 
 	return (await new FailedEvidence(ctx, newReport('testResults')).eventsFor(recorded))[0];
 }
 
-/** The Test Result Recorded event of a result, as the test results poller builds it. */
-function recordedEvent(ctx: PollerContext, r: NonNullable<ReturnType<typeof readTestResult>>): TecEvent {
-	return makeEvent(
-		DETAIL_TYPES.testResultRecorded,
-		ctx,
-		`test-result-recorded:sandbox:${r.id}`,
-		{ testResult: { id: r.id, status: r.status, passed: passedOf(r.status), testDate: r.testDate, syncedTime: r.syncedTime, projectId: r.projectId, testSequence: r.testSequence, tester: r.tester }, device: { id: r.deviceId, customerId: r.customerId } },
-		ctx.now(),
-	);
-}
-
 /**
- * The results poller's measured-value alerts over the results uploaded since `since`, as it reads
- * them upload by upload (pollers/measuredAlerts.ts, a fresh memory of values): what it records for
- * the e-mails, in its state store (`measurementWarnings:sandbox`).
+ * The results poller's measured-value alerts over the results uploaded since `since`, in the order
+ * of upload (test/support/measuredWarnings.ts): what it records for the e-mails, in `store`.
  */
 async function pollerWarnings(client: ServiceClient, since: number, store: MailStore): Promise<void> {
-	const ctx = { client, store, environment: 'sandbox', settings: { nearLimitThreshold: 0.8 }, now: () => sandbox.account.now(), log: silentLog, metrics: { count: () => undefined } } as unknown as PollerContext;
-	const alerts = new MeasuredAlerts(ctx, newReport('testResults'));
 	const results: Array<NonNullable<ReturnType<typeof readTestResult>>> = [];
 	for await (const raw of client.items('testResult.list', { filters: [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: addDays(dayIn(since), -1) }] }] }, { pageSize: client.maxPageSize })) {
 		const r = readTestResult(raw)!;
 		if (Date.parse(r.syncedTime!) >= since) results.push(r);
 	}
-	for (const r of results.sort((a, b) => Date.parse(a.syncedTime!) - Date.parse(b.syncedTime!) || a.id - b.id)) {
-		await alerts.eventsFor(recordedEvent(ctx, r));
-		await alerts.record();
-	}
+	results.sort((a, b) => Date.parse(a.syncedTime!) - Date.parse(b.syncedTime!) || a.id - b.id);
+	await recordPollerWarnings(client, results, store as unknown as WarningStore, () => sandbox.account.now());
 }
 
 const emailEvent = (e: TecEvent) => readEmailEvent(JSON.parse(JSON.stringify(e))) as EmailEvent;

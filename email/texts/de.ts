@@ -247,7 +247,7 @@ export const de: Catalog = {
 	warnings: {
 		title: 'Messwerte nahe am Grenzwert',
 		textTitle: 'MESSWERTE NAHE AM GRENZWERT',
-		count: { one: 'Messwert nahe am Grenzwert', other: 'Messwerte nahe am Grenzwert' },
+		count: { one: 'Messwert-Warnung', other: 'Messwert-Warnungen' },
 		measured: 'Messwert (Grenzwert)',
 		share: 'Anteil',
 		tested: 'geprüft am {date}',

@@ -244,7 +244,7 @@ export const en = {
 	warnings: {
 		title: 'Measured values near their limit',
 		textTitle: 'MEASURED VALUES NEAR THEIR LIMIT',
-		count: { one: 'measured value near its limit', other: 'measured values near their limit' },
+		count: { one: 'measured-value warning', other: 'measured-value warnings' },
 		measured: 'Measured (limit)',
 		share: 'Of limit',
 		tested: 'tested {date}',

@@ -141,7 +141,7 @@ describe('the daily digest from the events, sent with SES', () => {
 		await deps.store.putMany(POLLER_NS.measurementWarnings('sandbox'), [{ key: '501:Protective conductor resistance', value: warning, expiresAt: NOW + 100 * 86_400_000 }]);
 		await runDigest(deps, DAY);
 		const [digest] = to('custodian@acme.example');
-		expect(digest.headers.subject).toBe('Calibration digest Friday, 20 November 2026: 1 measured value near its limit (sandbox)');
+		expect(digest.headers.subject).toBe('Calibration digest Friday, 20 November 2026: 1 measured-value warning (sandbox)');
 		expect(digest.text).toContain('MEASURED VALUES NEAR THEIR LIMIT (1)');
 		expect(digest.text).toContain('- Device 1 (ID TE-00001), Acme Instruments / Workshop: Protective conductor resistance 0.27 Ω (limit ≤ 0.3 Ω), 90 % of the limit, tested 2026-11-19');
 		expect(digest.text).toContain('trend reaches the limit about 2027-01-10, before the next test due 2027-05-01: test earlier');

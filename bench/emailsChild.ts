@@ -30,7 +30,8 @@ export interface ChildRun {
 export function parametersOf(operation: EmailOperation, month: string): IDataObject {
 	return operation === 'customerNotices'
 		? { resource: 'email', operation, month, language: 'en', options: { replyTo: 'booking@lab.example.com', companyName: 'Lab service' } }
-		: { resource: 'email', operation, month, to: 'quality@lab.example.com', language: 'en' };
+		: // The row times the report's list reads; its measured-value warnings cost one detail per passed result of the month on top (docs/emails.md), left out here.
+			{ resource: 'email', operation, month, to: 'quality@lab.example.com', language: 'en', measurementWarnings: false };
 }
 
 /** The baseline: the lists the operation reads, read whole at the largest page, nothing kept past its page. */

@@ -22,6 +22,8 @@ import { roleValues } from './roles';
 
 export interface ReportInputDevice extends RebuildDevice {
 	designation: string | null;
+	/** The device's ID Barcode (the measured-value warnings name it, as the Lambdas' do). */
+	idBarcode: string | null;
 	nextTestDate: string | null;
 }
 
@@ -48,6 +50,7 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		// The rebuild's device (a new object) takes the report's two fields: one object per device, not a copy beside it.
 		const reportDevice = device as ReportInputDevice;
 		reportDevice.designation = text(values.designation);
+		reportDevice.idBarcode = text(values.idBarcode);
 		reportDevice.nextTestDate = typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null;
 		devices.set(device.id, reportDevice);
 	}

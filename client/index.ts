@@ -38,4 +38,5 @@ export * from './measurementWarnings';
 export * from './measurementsRead';
 export * from './measurementSeries';
 export * from './measurementAlertsRead';
+export * from './measurementWarningRows';
 export * from './sharePacing';

@@ -1,6 +1,6 @@
 import type { ServiceClient } from './client';
 import { wholeList } from './complianceSnapshot';
-import { addDays, epochDay, todayOf } from './dates';
+import { addDays, dayString, epochDay, todayOf } from './dates';
 import { ServiceError, ValidationError } from './errors';
 import { failedOf } from './failureRatesRead';
 import { addSkips, measuredValuesOf, noMeasurementSkips, type SkipCounts, type StepValue } from './measuredValues';
@@ -173,6 +173,70 @@ export async function readMeasurementWarnings(
 		warnings.push(...warningsOf({ ...r, values }, threshold, (key) => found.get(key), device.nextTestDate));
 	}
 	return { today, from, warnings: limit === undefined ? warnings : warnings.slice(0, limit), counts: reader.counts };
+}
+
+/**
+ * The near-limit warnings of given passed results (each with its device), oldest test first: one
+ * detail request per result, and for a result with a warning its device's result list (once per
+ * device) and the details of the trend as of that result (the device's latest TREND_RESULTS passed
+ * results up to it, since its latest failed one; details read once), as the results poller saw
+ * the trend when the result arrived. `nextTestDateOf` gives a device's next due date from the
+ * caller's device list (undefined: a device it does not know, skipped and counted).
+ */
+export async function readResultWarnings(
+	client: ServiceClient,
+	results: ReadonlyArray<{ id: number; deviceId: number; testDate: string }>,
+	threshold: number,
+	nextTestDateOf: (deviceId: number) => string | null | undefined,
+	reader = new Reader(client),
+): Promise<{ warnings: MeasurementWarning[]; counts: MeasurementReadCounts }> {
+	const ordered = [...results].sort((a, b) => (a.testDate < b.testDate ? -1 : a.testDate > b.testDate ? 1 : a.id - b.id));
+	const histories = new Map<number, ListedResult[]>();
+	const warnings: MeasurementWarning[] = [];
+	for (const r of ordered) {
+		const nextTestDate = nextTestDateOf(r.deviceId);
+		if (nextTestDate === undefined) {
+			reader.counts.unknownDevices++;
+			continue;
+		}
+		reader.counts.resultsRead++;
+		const values = await reader.values(r.id);
+		if (!values || !values.some((v) => v.limitUsed >= threshold)) continue;
+		let history = histories.get(r.deviceId);
+		if (!history) histories.set(r.deviceId, (history = await reader.history(r.deviceId)));
+		const upTo = history.filter((h) => h.testDate < r.testDate || (h.testDate === r.testDate && h.id <= r.id));
+		const read: Array<{ id: number; testDate: string; values: StepValue[] }> = [];
+		for (const h of trendResultsOf(upTo)) {
+			const v = await reader.values(h.id);
+			if (v) read.push({ id: h.id, testDate: h.testDate, values: v });
+		}
+		const trends = new Map([...seriesOf(read)].map(([key, points]) => [key, measurementTrend(points)]));
+		warnings.push(...warningsOf({ ...r, values }, threshold, (key) => trends.get(key), nextTestDate));
+	}
+	return { warnings, counts: reader.counts };
+}
+
+/**
+ * The near-limit warnings of the passed results uploaded since an instant (by `synced_time`, as the
+ * digest's failed tests, client/failedTestRead.ts): `readResultWarnings` over them.
+ */
+export async function readMeasurementWarningsSince(
+	client: ServiceClient,
+	since: number,
+	threshold: number,
+	nextTestDateOf: (deviceId: number) => string | null | undefined,
+): Promise<{ warnings: MeasurementWarning[]; counts: MeasurementReadCounts }> {
+	checkThreshold(threshold, 'Options › Near-Limit Threshold');
+	const reader = new Reader(client);
+	const passed: ListedResult[] = [];
+	const query = { filters: [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame' as const, value: dayString(since) }] }] };
+	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
+		const r = listedResultOf(raw);
+		const synced = Date.parse(String((raw as Json | null)?.synced_time ?? ''));
+		if (!r) reader.counts.unreadableRecords++;
+		else if (r.failed === false && !Number.isNaN(synced) && synced >= since) passed.push(r);
+	}
+	return readResultWarnings(client, passed, threshold, nextTestDateOf, reader);
 }
 
 export interface StepTrend {

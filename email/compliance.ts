@@ -3,6 +3,7 @@ import { addDays, daysBetween } from '../client/dates';
 import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateTestResult } from '../client/failureRates';
 import { allForecasts, type Forecast } from '../client/forecast';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
+import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
 import { route, type Recipients } from './routing';
 
 /**
@@ -70,6 +71,12 @@ export interface ComplianceReportContent {
 	intervals: ReportIntervals;
 	/** Devices whose failures stand out from the rest of their group (client/measurementOutliers.ts), same records. */
 	outliers: ReportOutliers;
+	/**
+	 * The month's measured-value warnings of the devices this report covers (test date in the month;
+	 * the Lambdas: what the results poller recorded, the node: what it reads from the month's passed
+	 * results), oldest first; absent when there are none (no section, no CSV).
+	 */
+	measurementWarnings?: MeasurementWarningItem[];
 }
 
 export interface CsvRow {
@@ -154,6 +161,7 @@ export function composeComplianceReport(
 	history: ReportHistory,
 	asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`),
 	tests: readonly RateTestResult[] = [],
+	warnings: readonly MeasurementWarningItem[] = [],
 ): ComplianceReportContent | undefined {
 	const { entries, devices, everything } = routedTo(deps.settings.recipients, recipient, history);
 	const [all] = monthFigures(entries, month, asOf, 'all');
@@ -207,6 +215,8 @@ export function composeComplianceReport(
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
 	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
+	// Routed as the digest routes the device (its customer and department now); the escalation list gets every one.
+	const warned = warnings.filter((w) => w.testDate >= first && w.testDate <= last && (everything || route(deps.settings.recipients, { ...w.device, daysOverdue: 0 }).includes(recipient))).sort(byWarning);
 	return {
 		month,
 		asOf,
@@ -228,5 +238,6 @@ export function composeComplianceReport(
 		forecast,
 		intervals,
 		outliers,
+		...(warned.length > 0 ? { measurementWarnings: warned } : {}),
 	};
 }

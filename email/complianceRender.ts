@@ -5,6 +5,7 @@ import { failureRatesCsv, failureRatesHtml, failureRatesText, MAX_RATE_ROWS, met
 import { forecastCsv, forecastHtml, forecastText } from './forecastRender';
 import { intervalsCsv, intervalsHtml, intervalsText, MAX_INTERVAL_ROWS, MAX_OUTLIER_ROWS, outliersCsv, outliersHtml, outliersText } from './intervalsRender';
 import { withinBudget } from './budget';
+import { MAX_WARNING_ROWS, warningsCsv, warningsReportHtml, warningsReportText } from './warningsRender';
 import { brand, C, esc, page, type RenderedEmail } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatMonth, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
@@ -57,10 +58,12 @@ export interface ComplianceCsvs {
 	forecastCsv: string;
 	intervalsCsv: string;
 	outliersCsv: string;
+	/** Only when the report lists measured-value warnings. */
+	measurementWarningsCsv?: string;
 }
 
 export function renderComplianceReport(c: ComplianceReportContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail & ComplianceCsvs {
-	const body = withinBudget((rows) => reportWith(c, locale, rows), Math.max(MAX_GROUP_ROWS, MAX_LATE_ROWS, MAX_RATE_ROWS, MAX_INTERVAL_ROWS, MAX_OUTLIER_ROWS));
+	const body = withinBudget((rows) => reportWith(c, locale, rows), Math.max(MAX_GROUP_ROWS, MAX_LATE_ROWS, MAX_RATE_ROWS, MAX_INTERVAL_ROWS, MAX_OUTLIER_ROWS, MAX_WARNING_ROWS));
 	return {
 		...body,
 		csv: toCsv(c.rows, locale),
@@ -68,6 +71,7 @@ export function renderComplianceReport(c: ComplianceReportContent, locale: Local
 		forecastCsv: forecastCsv(c.forecast, locale),
 		intervalsCsv: intervalsCsv(c.intervals, locale),
 		outliersCsv: outliersCsv(c.outliers, locale),
+		...(c.measurementWarnings ? { measurementWarningsCsv: warningsCsv(c.measurementWarnings, locale) } : {}),
 	};
 }
 
@@ -78,6 +82,7 @@ function reportWith(c: ComplianceReportContent, locale: Locale, most: number): R
 	const rateRows = Math.min(most, MAX_RATE_ROWS);
 	const intervalRows = Math.min(most, MAX_INTERVAL_ROWS);
 	const outlierRows = Math.min(most, MAX_OUTLIER_ROWS);
+	const warningRows = Math.min(most, MAX_WARNING_ROWS);
 	const l: Lang = { locale, t: textsFor(locale) };
 	const tx = l.t.compliance;
 	const n = (v: number) => formatCount(v, locale);
@@ -136,6 +141,7 @@ function reportWith(c: ComplianceReportContent, locale: Locale, most: number): R
 	textLate(tx.stillOverdue, stillOverdue);
 	t.push(...failureRatesText(c.failureRates, locale, rateRows), '');
 	t.push(...intervalsText(c.intervals, locale, intervalRows), ...outliersText(c.outliers, locale, outlierRows));
+	if (c.measurementWarnings) t.push(...warningsReportText(c.measurementWarnings, c.month, locale, warningRows));
 	t.push('--', footer(c, l), '');
 
 	// ---- HTML ----
@@ -156,7 +162,7 @@ function reportWith(c: ComplianceReportContent, locale: Locale, most: number): R
 		fill(tx.preheader, { rate: pct(a.onTimeRate, l), late: n(a.testedLate), overdue: n(a.stillOverdue) }),
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(month)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l, groupRows)}${groupTable(l.t.common.perDepartment, c.departments, l, groupRows)}${lateTable(tx.testedLate, lateTested, l, lateRows)}${lateTable(tx.stillOverdue, stillOverdue, l, lateRows)}${failureRatesHtml(c.failureRates, locale, rateRows)}${intervalsHtml(c.intervals, locale, intervalRows)}${outliersHtml(c.outliers, locale, outlierRows)}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l, groupRows)}${groupTable(l.t.common.perDepartment, c.departments, l, groupRows)}${lateTable(tx.testedLate, lateTested, l, lateRows)}${lateTable(tx.stillOverdue, stillOverdue, l, lateRows)}${failureRatesHtml(c.failureRates, locale, rateRows)}${intervalsHtml(c.intervals, locale, intervalRows)}${outliersHtml(c.outliers, locale, outlierRows)}${c.measurementWarnings ? warningsReportHtml(c.measurementWarnings, c.month, locale, warningRows) : ''}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c, l))}</td></tr>`,
 		locale,
 	);
@@ -248,5 +254,6 @@ export function complianceAttachments(month: string, r: ComplianceCsvs): Array<{
 		{ filename: `forecast-${month}.csv`, contentType: 'text/csv', content: r.forecastCsv },
 		{ filename: `interval-recommendations-${month}.csv`, contentType: 'text/csv', content: r.intervalsCsv },
 		{ filename: `devices-out-of-line-${month}.csv`, contentType: 'text/csv', content: r.outliersCsv },
+		...(r.measurementWarningsCsv === undefined ? [] : [{ filename: `measurement-warnings-${month}.csv`, contentType: 'text/csv', content: r.measurementWarningsCsv }]),
 	];
 }

@@ -2,6 +2,7 @@ import { daysBetween } from '../client/dates';
 import type { DueDevice, FailedDevice, FailedStep, OverdueDevice } from './devices';
 import type { DigestContent, FailedTestItem } from './render';
 import { route, type Recipients } from './routing';
+import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
 
 /**
  * The daily digest's content for one recipient, composed alike by both faces: the Lambdas from
@@ -15,6 +16,8 @@ export interface DigestRows {
 	stillOverdue: OverdueDevice[];
 	dueSoon: DueDevice[];
 	failedTests: FailedTestItem[];
+	/** New measured-value warnings (email/warnings.ts), routed by their device as failed tests are. */
+	measurementWarnings?: MeasurementWarningItem[];
 }
 
 export interface DigestHead {
@@ -30,13 +33,16 @@ export const byOverdue = (a: OverdueDevice, b: OverdueDevice) => (b.daysOverdue 
 
 /** The digest of one recipient from rows already chosen for them: every list in its order; undefined when it would say nothing. */
 export function digestContent(head: DigestHead, rows: DigestRows): DigestContent | undefined {
-	if (rows.newlyOverdue.length + rows.stillOverdue.length + rows.dueSoon.length + rows.failedTests.length === 0) return undefined;
+	const warnings = rows.measurementWarnings ?? [];
+	if (rows.newlyOverdue.length + rows.stillOverdue.length + rows.dueSoon.length + rows.failedTests.length + warnings.length === 0) return undefined;
 	return {
 		...head,
 		newlyOverdue: [...rows.newlyOverdue].sort(byOverdue),
 		stillOverdue: [...rows.stillOverdue].sort(byOverdue),
 		dueSoon: [...rows.dueSoon].sort((a, b) => a.daysLeft - b.daysLeft || a.id - b.id),
 		failedTests: [...rows.failedTests].sort((a, b) => a.testDate.localeCompare(b.testDate) || a.testResultId - b.testResultId),
+		// Absent when there are none, so a digest without warnings is the object it always was.
+		...(warnings.length > 0 ? { measurementWarnings: [...warnings].sort(byWarning) } : {}),
 	};
 }
 
@@ -48,6 +54,7 @@ export function rowsFor(recipients: Recipients, recipient: string, rows: DigestR
 		stillOverdue: rows.stillOverdue.filter(mine),
 		dueSoon: rows.dueSoon.filter(mine),
 		failedTests: rows.failedTests.filter((f) => mine(f.device)),
+		...(rows.measurementWarnings ? { measurementWarnings: rows.measurementWarnings.filter((w) => mine(w.device)) } : {}),
 	};
 }
 

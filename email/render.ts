@@ -1,5 +1,6 @@
 import { clipOptional, withinBudget } from './budget';
 import type { DueDevice, FailedDevice, FailedStep, OverdueDevice } from './devices';
+import type { MeasurementWarningItem } from '../client/measurementWarningRows';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatLongDay, formOf, plural, textsFor, type Catalog, type Locale } from './texts';
 
 /**
@@ -30,6 +31,8 @@ export interface DigestContent {
 	/** Soonest first. */
 	dueSoon: DueDevice[];
 	failedTests: FailedTestItem[];
+	/** New measured-value warnings (near the limit, or drifting toward it), oldest test first; absent when there are none. */
+	measurementWarnings?: MeasurementWarningItem[];
 	/** What the customer re-test notices did today (lambdas/email/notices.ts), when they went out. */
 	notices?: string[];
 }
@@ -69,14 +72,26 @@ export function digestCounts(c: DigestContent, locale: Locale): Array<{ n: numbe
 	];
 }
 
+/** What the digest says in its subject and first line: the counts that are not zero, the measured-value warnings after them. */
+export function digestSaid(c: DigestContent, locale: Locale): string[] {
+	const warnings = c.measurementWarnings?.length ?? 0;
+	const counts = [...digestCounts(c, locale), { n: warnings, label: formOf(warnings, textsFor(locale).warnings.count) }];
+	return counts.filter(({ n }) => n > 0).map(({ n, label }) => `${formatCount(n, locale)} ${label}`);
+}
+
 export function renderDigest(c: DigestContent, locale: Locale = DEFAULT_LOCALE): RenderedEmail {
-	const shown = { ...c, newlyOverdue: c.newlyOverdue.map(clipDevice), stillOverdue: c.stillOverdue.map(clipDevice), dueSoon: c.dueSoon.map(clipDevice), failedTests: c.failedTests.map(clipFailed) };
+	const shown = { ...c, ...(c.measurementWarnings ? { measurementWarnings: c.measurementWarnings.map(clipWarning) } : {}), newlyOverdue: c.newlyOverdue.map(clipDevice), stillOverdue: c.stillOverdue.map(clipDevice), dueSoon: c.dueSoon.map(clipDevice), failedTests: c.failedTests.map(clipFailed) };
 	return withinBudget((rows) => digestWith(shown, locale, rows, Math.min(rows * 2, MAX_STEP_ROWS)), MAX_ROWS);
 }
 
 /** A device's texts as the e-mails show them: each at most FIELD_MAX_CHARS (email/budget.ts). */
 function clipDevice<T extends { designation: string | null; idBarcode: string | null; customerName: string | null; department: string | null }>(d: T): T {
 	return { ...d, designation: clipOptional(d.designation), idBarcode: clipOptional(d.idBarcode), customerName: clipOptional(d.customerName), department: clipOptional(d.department) };
+}
+
+/** A warning's texts as the e-mails show them. */
+export function clipWarning(w: MeasurementWarningItem): MeasurementWarningItem {
+	return { ...w, device: clipDevice(w.device), step: clipOptional(w.step) ?? w.step, measurement: clipOptional(w.measurement), unit: clipOptional(w.unit) };
 }
 
 /** A failed test's texts as the e-mails show them: the device's, the tester, the sequence, each step's and measurement's. */
@@ -95,7 +110,7 @@ function digestWith(c: DigestContent, locale: Locale, rows: number, steps: numbe
 	const l = langOf(locale);
 	const { t: tx } = l;
 	const counts = digestCounts(c, locale);
-	const said = counts.filter(({ n }) => n > 0).map(({ n, label }) => `${formatCount(n, locale)} ${label}`);
+	const said = digestSaid(c, locale);
 	const date = formatLongDay(c.day, locale);
 	// A digest with nothing but the day's re-test notices is headed by them.
 	const subject = `${fill(tx.digest.subject, { date, counts: said.length > 0 ? said.join(', ') : (c.notices?.[0] ?? '') })}${c.environment === 'sandbox' ? tx.common.sandboxSubject : ''}`;
@@ -112,6 +127,7 @@ function digestWith(c: DigestContent, locale: Locale, rows: number, steps: numbe
 	const overdueLine = (d: OverdueDevice) => [`- ${textDevice(d, l)}: ${overdueText(d, l)}${escalated(c, d) ? ` ${tx.digest.escalatedTag}` : ''}`];
 	textSection(tx.digest.newlyOverdueTitle, c.newlyOverdue, overdueLine);
 	textSection(tx.digest.failedTestsTitle, c.failedTests, (f) => textFailed(f, l, steps));
+	textSection(tx.warnings.title, c.measurementWarnings ?? [], (w) => warningLines(w, locale));
 	textSection(tx.digest.comingDueTitle, c.dueSoon, (d) => [`- ${textDevice(d, l)}: ${dueText(d, l)}`]);
 	textSection(tx.digest.stillOverdueTitle, c.stillOverdue, overdueLine);
 	if (c.notices?.length) t.push(...c.notices, '');
@@ -128,6 +144,7 @@ function digestWith(c: DigestContent, locale: Locale, rows: number, steps: numbe
 	const sections = [
 		htmlSection(tx.digest.newlyOverdueTitle, c.newlyOverdue.length, overdueHead, c.newlyOverdue.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
 		c.failedTests.length === 0 ? '' : `${sectionTitle(tx.digest.failedTestsTitle, c.failedTests.length, l)}${c.failedTests.slice(0, rows).map((f) => failedBlock(f, l, steps)).join('')}${more(c.failedTests.length, rows, l)}`,
+		warningsSection(c.measurementWarnings ?? [], rows, l),
 		htmlSection(tx.digest.comingDueTitle, c.dueSoon.length, [tx.common.device, tx.digest.due, tx.digest.in], c.dueSoon.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), `<span style="color:${C.amber};font-weight:600;">${d.daysLeft === 0 ? esc(tx.digest.today) : esc(plural(d.daysLeft, tx.common.days, locale))}</span>`, l)), l),
 		htmlSection(tx.digest.stillOverdueTitle, c.stillOverdue.length, overdueHead, c.stillOverdue.slice(0, rows).map((d) => deviceRow(d, dateCell(d.nextTestDate, l), overdueCell(c, d, l), l)), l),
 	].join('');
@@ -296,6 +313,51 @@ function limits(m: { lowLimit: number | null; highLimit: number | null; unit: st
 function footerText(c: DigestContent, l: Lang): string {
 	const values = { recipient: c.recipient, timeZone: c.timeZone };
 	return c.escalationDays !== undefined ? fill(l.t.digest.footerEscalation, { ...values, days: plural(c.escalationDays, l.t.common.days, l.locale) }) : fill(l.t.digest.footer, values);
+}
+
+// ---- measured-value warnings (the digest's section; the monthly report's through email/warningsRender.ts) ----
+
+/** "85 %", German "85 %": the share of the limit, whole per cent (floored, so 79.9 % never reads as 80 %). */
+export function limitShareText(share: number, locale: Locale): string {
+	return `${formatCount(Math.floor(Math.round(share * 1e9) / 1e7), locale)}${locale === 'de' ? '\u00a0' : ' '}%`;
+}
+
+function warningStep(w: MeasurementWarningItem): string {
+	return w.measurement === null ? w.step : `${w.step}, ${w.measurement}`;
+}
+
+/** A warning as lines of plain text: what it measured against which limit, and the trend's day where it says "test earlier". */
+export function warningLines(w: MeasurementWarningItem, locale: Locale): string[] {
+	const l = langOf(locale);
+	const x = l.t.warnings;
+	const lines = [fill(x.line, { device: textDevice(w.device, l), step: warningStep(w), value: value(w.value, w.unit, l), limits: limits(w, l), share: limitShareText(w.limitUsed, locale), date: formatDay(w.testDate, locale) })];
+	if (w.testEarlier && w.predictedLimitDate && w.nextTestDate) lines.push(`    ${fill(x.drift, { date: formatDay(w.predictedLimitDate, locale), due: formatDay(w.nextTestDate, locale) })}`);
+	return lines;
+}
+
+/** The HTML rows of warnings: device (and test date), step with value and limit, share of the limit (and "test earlier"). */
+export function warningRowsHtml(rows: readonly MeasurementWarningItem[], locale: Locale): string {
+	const l = langOf(locale);
+	const x = l.t.warnings;
+	const td = `padding:8px;border-bottom:1px solid ${C.line};vertical-align:top;`;
+	const th = (label: string, align: string) => `<th align="${align}" style="padding:6px 8px;font-size:12px;line-height:16px;font-weight:600;color:${C.muted};text-transform:uppercase;letter-spacing:.04em;border-bottom:2px solid ${C.line};">${esc(label)}</th>`;
+	const body = rows
+		.map((w) => {
+			const where = [w.device.customerName, w.device.department].filter(Boolean).join(' · ') || l.t.common.nowhere;
+			const drift =
+				w.testEarlier && w.predictedLimitDate && w.nextTestDate
+					? `<div style="margin-top:2px;font-size:12px;line-height:16px;color:${C.red};">${esc(fill(x.drift, { date: formatDay(w.predictedLimitDate, locale), due: formatDay(w.nextTestDate, locale) }))}</div>`
+					: '';
+			const badge = w.testEarlier ? `<br><span style="display:inline-block;margin-top:2px;padding:0 6px;border-radius:9px;background:${C.redBg};color:${C.red};font-size:11px;line-height:18px;font-weight:600;">${esc(x.driftBadge)}</span>` : '';
+			return `<tr><td style="${td}"><div style="font-weight:600;">${esc(deviceName(w.device, l))}</div><div style="font-size:12px;line-height:16px;color:${C.muted};">${w.device.idBarcode ? `ID ${esc(w.device.idBarcode)} · ` : ''}${esc(where)} · ${esc(fill(x.tested, { date: formatDay(w.testDate, locale) }))}</div></td><td style="${td}"><div>${esc(warningStep(w))}</div><div style="white-space:nowrap;">${esc(value(w.value, w.unit, l))} <span style="color:${C.muted};">(${esc(limits(w, l))})</span></div>${drift}</td><td align="right" style="${td}white-space:nowrap;"><span style="color:${w.nearLimit ? C.amber : C.ink};font-weight:600;">${esc(limitShareText(w.limitUsed, locale))}</span>${badge}</td></tr>`;
+		})
+		.join('');
+	return `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:14px;line-height:20px;"><tr>${th(l.t.common.device, 'left')}${th(x.measured, 'left')}${th(x.share, 'right')}</tr>${body}</table>`;
+}
+
+function warningsSection(all: readonly MeasurementWarningItem[], rows: number, l: Lang): string {
+	if (all.length === 0) return '';
+	return `${sectionTitle(l.t.warnings.title, all.length, l)}${warningRowsHtml(all.slice(0, rows), l.locale)}${more(all.length, Math.min(rows, all.length), l)}`;
 }
 
 /** HTML text and attribute escaping. */

@@ -244,4 +244,17 @@ export const de: Catalog = {
 		testsColumn: 'Prüfungen',
 		findingColumn: 'Befund',
 	},
+	warnings: {
+		title: 'Messwerte nahe am Grenzwert',
+		textTitle: 'MESSWERTE NAHE AM GRENZWERT',
+		count: { one: 'Messwert-Warnung', other: 'Messwert-Warnungen' },
+		measured: 'Messwert (Grenzwert)',
+		share: 'Anteil',
+		tested: 'geprüft am {date}',
+		drift: 'Trend erreicht den Grenzwert etwa am {date}, vor der nächsten Prüfung am {due}: früher prüfen',
+		driftBadge: 'früher prüfen',
+		line: '- {device}: {step} {value} (Grenzwert {limits}), {share} des Grenzwerts, geprüft am {date}',
+		rule: 'Bestandene Prüfungen im {month}, deren Messwert mindestens die Warnschwelle (80 %, sofern nicht anders eingestellt) des mit ihm gespeicherten Grenzwerts ausschöpft (Messwert ÷ oberer Grenzwert; unterer Grenzwert ÷ Messwert) oder deren Trend (kleinste Quadrate über die letzten bestandenen Prüfungen des Geräts, 95-%-Prognosegrenze) den Grenzwert vor der nächsten Prüfung erreicht: früher prüfen.',
+		none: 'Kein Messwert nahe am Grenzwert.',
+	},
 };

@@ -241,6 +241,19 @@ export const en = {
 		testsColumn: 'Tests',
 		findingColumn: 'Finding',
 	},
+	warnings: {
+		title: 'Measured values near their limit',
+		textTitle: 'MEASURED VALUES NEAR THEIR LIMIT',
+		count: { one: 'measured-value warning', other: 'measured-value warnings' },
+		measured: 'Measured (limit)',
+		share: 'Of limit',
+		tested: 'tested {date}',
+		drift: 'trend reaches the limit about {date}, before the next test due {due}: test earlier',
+		driftBadge: 'test earlier',
+		line: '- {device}: {step} {value} (limit {limits}), {share} of the limit, tested {date}',
+		rule: 'Passed tests of {month} whose measured value uses at least the near-limit threshold (80 % unless set otherwise) of the limit stored with it (value ÷ upper limit; lower limit ÷ value), or whose trend (least squares over the device’s recent passed results, 95 % prediction bound) reaches the limit before the next due date: test earlier.',
+		none: 'No measured value near its limit.',
+	},
 } as const;
 
 /** Every text of one language: the English catalogue's keys, each a string (de.ts is one). */

@@ -1,4 +1,4 @@
-import { digestCounts, esc, renderDigest, type DigestContent, type RenderedEmail } from '../../email/render';
+import { digestSaid, esc, renderDigest, type DigestContent, type RenderedEmail } from '../../email/render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Locale } from '../../email/texts';
 import { allRecipients, type EmailSettings, type Recipients } from './settings';
 
@@ -65,10 +65,7 @@ export function renderAccountsDigest(parts: AccountPart[], locale: Locale = DEFA
 }
 
 function summary(c: DigestContent, locale: Locale): string {
-	const counts = digestCounts(c, locale)
-		.filter(({ n }) => n > 0)
-		.map(({ n, label }) => `${formatCount(n, locale)} ${label}`)
-		.join(', ');
+	const counts = digestSaid(c, locale).join(', ');
 	// An account with nothing but the day's re-test notices to say is summed up by them.
 	return counts || (c.notices?.[0] ?? '');
 }

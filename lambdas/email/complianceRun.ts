@@ -10,6 +10,7 @@ import type { OutgoingEmail } from './ports';
 import { allRecipients } from './settings';
 import { recipientsOf, truthScope } from './accounts';
 import { fill, textsFor } from '../../email/texts';
+import { readWarnings } from './view';
 
 /**
  * Sending the monthly compliance report (composed in email/compliance.ts): the pollers' due-date
@@ -48,10 +49,12 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		const tests: RateTestResult[] = [];
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
+		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).
+		const warnings = (await readWarnings(deps.view, where)).map((w) => w.row);
 		const sendKey = a ? `${key}:${a.account}` : key;
 		for (const recipient of allRecipients(scoped.settings.recipients)) {
 			try {
-				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests);
+				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests, warnings);
 				if (!content) {
 					report.nothingToSay.push(recipient);
 					continue;

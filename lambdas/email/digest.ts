@@ -9,7 +9,7 @@ import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem
 import { everyRecipient, recipientsOf, renderAccountsDigest, truthScope, type AccountRouting } from './accounts';
 import { allRecipients, localeOf, route, type EmailSettings, type Recipients, type Routable } from './settings';
 import type { Locale } from '../../email/texts';
-import { readTruth, type PollerView, type TodaysTruth } from './view';
+import { readTruth, readWarnings, type PollerView, type RecordedWarning, type TodaysTruth } from './view';
 import { NOTICES_SUMMARY_NS, noticesDigestLines, noticesSummaryKey, type NoticesSummary } from './notices';
 
 const DAY_MS = 86_400_000;
@@ -59,6 +59,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 		(deps.accounts ?? [undefined]).map(async (a) => ({
 			account: a?.account,
 			truth: await readTruth(deps.view, truthScope(a?.environment ?? deps.environment, a?.account)),
+			// The measured-value warnings the results poller announced (and still keeps).
+			warnings: await readWarnings(deps.view, truthScope(a?.environment ?? deps.environment, a?.account)),
 			deps: a ? { ...deps, environment: a.environment ?? deps.environment, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
 			// The day's customer re-test notices of the account: said in the digest of its recipients.
 			notices: await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, a?.account)),
@@ -81,7 +83,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 			// In the recipient's language, as the rest of the digest; an account with nothing but its notices to say has a part for them.
 			const parts = scopes.flatMap((x) => {
 				const notices = noticesFor(x, recipient);
-				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth);
+				const warnings = x.warnings.filter((w) => !mine.has(w.factKey));
+				const part = composeDigest(x.deps, recipient, day, unseen.filter((f) => !deps.accounts || f.account === x.account), x.truth, warnings);
 				const content = part ? { ...part, notices } : notices ? noticesOnly(deps, recipient, day, notices) : undefined;
 				return content ? [{ account: x.account ?? '', content }] : [];
 			});
@@ -177,6 +180,8 @@ export function composeDigest(
 	day: string,
 	facts: Fact[],
 	truth: TodaysTruth,
+	/** The recorded warnings this recipient has not had yet: listed when routed to them, and marked carried. */
+	warnings: readonly RecordedWarning[] = [],
 ): (DigestContent & { factKeys: string[] }) | undefined {
 	const mine = (d: Routable) => route(deps.settings.recipients, d).includes(recipient);
 	const factKeys: string[] = [];
@@ -203,11 +208,13 @@ export function composeDigest(
 	}
 	const failedFacts = facts.filter((f): f is Extract<Fact, { kind: 'failed' }> => f.kind === 'failed' && mine(f.device));
 	factKeys.push(...failedFacts.map((f) => f.key));
+	const warned = warnings.filter((w) => mine(w.row.device));
+	factKeys.push(...warned.map((w) => w.factKey));
 
 	// Ordered and assembled as the node's digest is (email/digest.ts).
 	const content = digestContent(
 		{ day, recipient, environment: deps.environment, timeZone: deps.timeZone, escalationDays: deps.settings.recipients.escalation?.afterDays },
-		{ newlyOverdue: [...newly.values()], stillOverdue: still, dueSoon: [...due.values()], failedTests: failedFacts.map(failedItem) },
+		{ newlyOverdue: [...newly.values()], stillOverdue: still, dueSoon: [...due.values()], failedTests: failedFacts.map(failedItem), measurementWarnings: warned.map((w) => w.row) },
 	);
 	return content && { ...content, factKeys: factKeys.sort() };
 }

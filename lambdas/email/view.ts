@@ -1,5 +1,6 @@
 import type { DueDevice, OverdueDevice } from '../events/schemas';
-import { NS as POLLER_NS, type DeviceState, type DueSoonState } from '../pollers/state';
+import type { MeasurementWarningItem } from '../../client';
+import { NS as POLLER_NS, type DeviceState, type DueSoonState, type RecordedWarningValue } from '../pollers/state';
 import type { StateStore } from '../ports';
 
 /**
@@ -29,4 +30,22 @@ export async function readTruth(view: PollerView, scope: string): Promise<Todays
 	}
 	for await (const { key, value } of view.list<DueSoonState>(POLLER_NS.dueSoon(scope))) truth.dueSoon.set(Number(key), { due: value.due, dropped: value.dropped === true, device: value.device });
 	return truth;
+}
+
+/** A measured-value warning the results poller recorded: the row as the e-mails show it, and the key a digest marks it carried by. */
+export interface RecordedWarning {
+	/** `measured:<scope>:<result id>:<step>`: one per account, result and step. */
+	factKey: string;
+	row: MeasurementWarningItem;
+	announcedOn: string;
+}
+
+/** The measured-value warnings the results poller recorded (pollers/measuredAlerts.ts), as it keeps them (WARNING_KEEP_DAYS). */
+export async function readWarnings(view: PollerView, scope: string): Promise<RecordedWarning[]> {
+	const out: RecordedWarning[] = [];
+	for await (const { key, value } of view.list<RecordedWarningValue>(POLLER_NS.measurementWarnings(scope))) {
+		const { announcedOn, ...row } = value;
+		out.push({ factKey: `measured:${scope}:${key}`, row, announcedOn });
+	}
+	return out;
 }

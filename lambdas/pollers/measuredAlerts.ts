@@ -1,8 +1,10 @@
-import { emptySeries, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning } from '../../client';
+import { emptySeries, epochDay, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, type DeviceSeries, type DriftWarning, type MeasurementWarning, type WarningDevice } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
-import { NS, type PendingMeasurement } from './state';
+import { customerNames } from './customers';
+import { readOverdueDevice } from './records';
+import { NS, type PendingMeasurement, type RecordedWarningValue } from './state';
 
 /**
  * `Test Result Near Limit` and `Device Measurement Drift`: what a new passed result's measured
@@ -15,12 +17,19 @@ import { NS, type PendingMeasurement } from './state';
  * The kept values (namespace `measurements:`, one item per device, a few hundred bytes) are
  * written after the page's events are published and before its results are recorded as seen:
  * a crash repeats the result, which is kept once, with the same events and dedupe keys.
+ * Each warning announced is also recorded as the row the e-mails show (namespace
+ * `measurementWarnings:`, key: result and step, kept WARNING_KEEP_DAYS): the daily digest lists the
+ * rows its recipients have not had, the monthly report the rows of its month. A result with a
+ * warning costs its device's record (once per device and run, shared with the next due date) and,
+ * when the device names no customer, the customer list (once per run): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
  * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
  */
 
 export const MAX_ATTEMPTS = 24;
+/** Long enough for the monthly report of the month after a warning's test (and late uploads), short enough to stay small. */
+export const WARNING_KEEP_DAYS = 100;
 
 /** The dedupe key's step part: the step's name, and the measurement's own name when it has one. */
 const stepPart = (v: { step: string; measurement: string | null }) => (v.measurement === null ? v.step : `${v.step}:${v.measurement}`);
@@ -30,6 +39,10 @@ type Recorded = TestResultRecordedData;
 export class MeasuredAlerts {
 	private readonly seriesNs: string;
 	private readonly pendingNs: string;
+	private readonly warningsNs: string;
+	private readonly rawDevices = new Map<number, unknown>();
+	private names: Map<number, string | null> | undefined;
+	private readonly warned: Array<{ key: string; value: RecordedWarningValue; expiresAt: number }> = [];
 	private readonly series = new Map<number, DeviceSeries>();
 	private readonly dirty = new Set<number>();
 	private readonly dueDates = new Map<number, string | null>();
@@ -42,6 +55,7 @@ export class MeasuredAlerts {
 	) {
 		this.seriesNs = NS.measurements(keyScope(ctx));
 		this.pendingNs = NS.measurementPending(keyScope(ctx));
+		this.warningsNs = NS.measurementWarnings(keyScope(ctx));
 	}
 
 	private async seriesOf(deviceId: number): Promise<DeviceSeries> {
@@ -53,9 +67,32 @@ export class MeasuredAlerts {
 		return s;
 	}
 
+	/** A device's record, read once per run (undefined once it is gone). */
+	private async rawDevice(deviceId: number): Promise<unknown> {
+		if (!this.rawDevices.has(deviceId)) this.rawDevices.set(deviceId, await readOrGone(this.ctx.client, 'device.get', deviceId));
+		return this.rawDevices.get(deviceId);
+	}
+
 	private async nextDueOf(deviceId: number): Promise<string | null> {
-		if (!this.dueDates.has(deviceId)) this.dueDates.set(deviceId, await readNextDue(this.ctx.client, deviceId));
+		if (!this.dueDates.has(deviceId)) {
+			const raw = await this.rawDevice(deviceId);
+			const v = raw === undefined ? undefined : roleValue(raw, 'nextTestDate', this.ctx.client.profile);
+			this.dueDates.set(deviceId, typeof v === 'string' && epochDay(v.slice(0, 10)) !== undefined ? v.slice(0, 10) : null);
+		}
 		return this.dueDates.get(deviceId)!;
+	}
+
+	/** The device as the warning rows show and route it: its designation, ID Barcode, customer and department now. */
+	private async deviceOf(device: { id: number; customerId: number | null }): Promise<WarningDevice> {
+		const read = readOverdueDevice(await this.rawDevice(device.id), this.ctx.client.profile);
+		if (!read) return { id: device.id, customerId: device.customerId, designation: null, idBarcode: null, customerName: null, department: null };
+		const customerId = read.customerId ?? device.customerId;
+		let customerName = read.customerName;
+		if (customerName === null && customerId !== null) {
+			this.names ??= await customerNames(this.ctx);
+			customerName = this.names.get(customerId) ?? null;
+		}
+		return { id: device.id, customerId, designation: read.designation, idBarcode: read.idBarcode, customerName, department: read.department };
 	}
 
 	/** The events of one result; undefined when its detail or device could not be read now. */
@@ -66,6 +103,12 @@ export class MeasuredAlerts {
 			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id));
 			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
 			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
+			const { nearLimit, drift } = read.alerts;
+			// Read before anything is kept: a device that cannot be read now defers the whole result.
+			const rows = nearLimit.length + drift.length === 0 ? [] : warningRows(await this.deviceOf(device), nearLimit, drift);
+			const now = this.ctx.now();
+			const announcedOn = new Date(now).toISOString().slice(0, 10);
+			this.warned.push(...rows.map((row) => ({ key: warningKey(row), value: { ...row, announcedOn }, expiresAt: now + WARNING_KEEP_DAYS * DAY_MS })));
 			this.keep(device.id, read.series);
 			return [...read.alerts.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...read.alerts.drift.map((d) => this.driftEvent(recorded, d))];
 		} catch (error) {
@@ -151,6 +194,8 @@ export class MeasuredAlerts {
 	}
 
 	private async writeSeries(): Promise<void> {
+		const warned = this.warned.splice(0);
+		if (warned.length > 0) await this.ctx.store.putMany(this.warningsNs, warned);
 		if (this.dirty.size === 0) return;
 		const items = [...this.dirty].map((id) => ({ key: String(id), value: this.series.get(id)! }));
 		this.dirty.clear();

@@ -1,5 +1,5 @@
 import * as z from 'zod/v4-mini';
-import type { DueEntry } from '../../client';
+import type { DueEntry, MeasurementWarningItem } from '../../client';
 import { eventSchemas, type DueDevice, type OverdueDevice } from '../events/schemas';
 import { once } from '../once';
 import { dueHistoryFits, measurementSeriesFits, testRecordFits } from './stateFits';
@@ -118,6 +118,23 @@ export const stateSchemas = once(() => {
 		backfilled: z.optional(z.boolean()),
 	});
 
+	/**
+	 * A measured-value warning the results poller announced (key: result id and step, email/warnings.ts
+	 * `warningKey`; pollers/measuredAlerts.ts): the row the digest and the monthly report show.
+	 */
+	const RecordedWarning = z.looseObject({
+		testResultId: wholeFrom(1),
+		testDate: calendarDay,
+		device: z.looseObject({ id: wholeFrom(1) }),
+		step: z.string(),
+		value: finite,
+		limitUsed: finite,
+		nearLimit: z.boolean(),
+		testEarlier: z.boolean(),
+		/** The day the poller announced it (YYYY-MM-DD, the service's time zone is not known: UTC). */
+		announcedOn: calendarDay,
+	}) as unknown as z.ZodMiniType<RecordedWarningValue>;
+
 	/** How far the first run's backfill of measured values has got (key `backfill`; pollers/measurementBackfill.ts). */
 	const BackfillState = z.looseObject({
 		/** Devices handled, in the device list's order: the next run reads the list from here (less an overlap). */
@@ -198,7 +215,7 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
@@ -242,6 +259,9 @@ export function toDueEntry(deviceId: number, e: StoredDueEntry): DueEntry {
 	};
 }
 
+/** A warning row as the results poller records it: the row, and the day it was announced. */
+export type RecordedWarningValue = MeasurementWarningItem & { announcedOn: string };
+
 // ---- the namespaces ------------------------------------------------------------------------------------
 
 /** The environment, or `environment:account` for an account of several (keyScope in context.ts). */
@@ -260,6 +280,7 @@ export const NS = {
 	measurementPending: (env: Scope) => `measurementPending:${env}`,
 	measurements: (env: Scope) => `measurements:${env}`,
 	measurementBackfill: (env: Scope) => `measurementBackfill:${env}`,
+	measurementWarnings: (env: Scope) => `measurementWarnings:${env}`,
 	dueDates: (env: Scope) => `dueDates:${env}`,
 	latestResult: (env: Scope) => `latestResult:${env}`,
 	tests: (env: Scope) => `tests:${env}`,
@@ -275,7 +296,7 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
@@ -288,6 +309,7 @@ const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
 		['measurementPending:', { keys: 'ids', value: PendingMeasurement }],
 		['measurements:', { keys: 'ids', value: MeasurementSeries, fits: measurementSeriesFits }],
 		['measurementBackfill:', { keys: 'any', value: BackfillState }],
+		['measurementWarnings:', { keys: 'any', value: RecordedWarning }],
 		['dueDates:', { keys: 'ids', value: DueHistory, fits: dueHistoryFits }],
 		['latestResult:', { keys: 'ids', value: LatestResult }],
 		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],

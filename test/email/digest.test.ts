@@ -5,6 +5,7 @@ import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { awsDeps, idempotencyStore, oncePerEvent } from '../../lambdas/email/aws';
 import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { NS } from '../../lambdas/email/facts';
+import { NS as POLLER_NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { device, dueSoon, emailEvent, failedTest, INSULATION_STEP, overdue, pollersSaw, resolved } from '../support/emailEvents';
 import { createStateTable, startDynamo } from '../support/localAws';
@@ -118,6 +119,42 @@ describe('the daily digest from the events, sent with SES', () => {
 		const digest = to('icu@example.com')[1];
 		expect(digest.text).toContain('FAILED TESTS SINCE THE LAST DIGEST (1)');
 		expect(digest.html).toContain('Insulation resistance');
+	});
+
+	it('measured values near their limit: the warnings the results poller recorded go to the device’s recipient once, in the next digest only', async () => {
+		const warning: RecordedWarningValue = {
+			testResultId: 501,
+			testDate: '2026-11-19',
+			device: { id: 1, customerId: 7, designation: 'Device 1', idBarcode: 'TE-00001', customerName: 'Acme Instruments', department: 'Workshop' },
+			step: 'Protective conductor resistance',
+			measurement: null,
+			value: 0.27,
+			unit: 'Ω',
+			lowLimit: null,
+			highLimit: 0.3,
+			limitUsed: 0.9,
+			nearLimit: true,
+			predictedLimitDate: '2027-01-10',
+			nextTestDate: '2027-05-01',
+			testEarlier: true,
+			announcedOn: '2026-11-19',
+		};
+		await deps.store.putMany(POLLER_NS.measurementWarnings('sandbox'), [{ key: '501:Protective conductor resistance', value: warning, expiresAt: NOW + 100 * 86_400_000 }]);
+		await runDigest(deps, DAY);
+		const [digest] = to('custodian@acme.example');
+		expect(digest.headers.subject).toBe('Calibration digest Friday, 20 November 2026: 1 measured-value warning (sandbox)');
+		expect(digest.text).toContain('MEASURED VALUES NEAR THEIR LIMIT (1)');
+		expect(digest.text).toContain('- Device 1 (ID TE-00001), Acme Instruments / Workshop: Protective conductor resistance 0.27 Ω (limit ≤ 0.3 Ω), 90 % of the limit, tested 2026-11-19');
+		expect(digest.text).toContain('trend reaches the limit about 2027-01-10, before the next test due 2027-05-01: test earlier');
+		expect(digest.html).toContain('test earlier');
+		// Routed as the device is: not to the default address.
+		expect(to('maintenance@example.com')).toEqual([]);
+		// Carried: the next day's digest does not say it again.
+		ses.sent.length = 0;
+		deps = { ...deps, now: () => NOW + 86_400_000 };
+		const next = await runDigest(deps, '2026-11-21');
+		expect(next.nothingToSay).toContain('custodian@acme.example');
+		expect(to('custodian@acme.example')).toEqual([]);
 	});
 
 	it('immediate e-mails can be turned off', async () => {

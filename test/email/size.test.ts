@@ -14,6 +14,28 @@ import { LOCALES } from '../../email/texts';
 import { readCsv } from '../support/csv';
 import { device, INSULATION_STEP } from '../support/emailEvents';
 import { previewContent } from '../support/emailPreview';
+import { previewReport } from '../support/compliancePreview';
+import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
+import type { MeasurementWarningItem } from '../../client/measurementWarningRows';
+
+/** `n` measured-value warnings of devices with long names, every other one "test earlier". */
+const manyWarnings = (n: number, month = '2026-10'): MeasurementWarningItem[] =>
+	Array.from({ length: n }, (_, i) => ({
+		testResultId: 100_000 + i,
+		testDate: `${month}-${String((i % 28) + 1).padStart(2, '0')}`,
+		device: { id: i + 1, customerId: 1, designation: longName(i), idBarcode: `TE-${i}`, customerName: 'Müller & Söhne', department: 'Werkstatt; Süd' },
+		step: 'Schutzleiterwiderstand',
+		measurement: null,
+		value: 0.27,
+		unit: 'Ω',
+		lowLimit: null,
+		highLimit: 0.3,
+		limitUsed: 0.9,
+		nearLimit: true,
+		predictedLimitDate: i % 2 === 0 ? '2027-01-10' : null,
+		nextTestDate: i % 2 === 0 ? '2027-05-01' : null,
+		testEarlier: i % 2 === 0,
+	}));
 
 const WHOLE = 100_000;
 const longName = (i: number) => `Prüfgerät ${i} – ${'Hochspannungs-Isolationsmessgerät '.repeat(6)}`;
@@ -52,6 +74,24 @@ describe.each(LOCALES)('every kind stays under 100 KB (%s)', (locale) => {
 		expect(utf8Bytes(email.html)).toBeLessThan(WHOLE);
 		expect(email.html).toMatch(locale === 'en' ? /…and [\d.]+ more/ : /…und [\d.]+ weitere/);
 		expect(email.text).toContain(locale === 'en' ? '(3000)' : '(3.000)');
+	});
+
+	it('a digest with 5,000 measured values near their limit: the section ends with "…and N more", the count covers all', () => {
+		const email = renderDigest({ ...previewContent(), measurementWarnings: manyWarnings(5000) }, locale);
+		expect(utf8Bytes(email.html)).toBeLessThan(WHOLE);
+		expect(email.html).toMatch(locale === 'en' ? /…and [\d.]+ more/ : /…und [\d.]+ weitere/);
+		expect(email.text).toContain(locale === 'en' ? 'MEASURED VALUES NEAR THEIR LIMIT (5000)' : 'MESSWERTE NAHE AM GRENZWERT (5.000)');
+	});
+
+	it('a monthly report with 5,000 measured values near their limit: the body within budget, "more in the CSV", the CSV every warning', () => {
+		const c = previewReport();
+		const r = renderComplianceReport({ ...c, measurementWarnings: manyWarnings(5000, c.month) }, locale);
+		expect(utf8Bytes(r.html)).toBeLessThan(WHOLE);
+		expect(r.html).toMatch(locale === 'en' ? /…and [\d.]+ more \(the attached CSV has them all\)/ : /weitere/);
+		const file = complianceAttachments(c.month, r).find((a) => a.filename === `measurement-warnings-${c.month}.csv`)!;
+		const rows = readCsv(file.content.slice(1), locale === 'de' ? ';' : ',');
+		expect(rows).toHaveLength(5001);
+		expect(rows[1][rows[0].indexOf('department')]).toBe('Werkstatt; Süd');
 	});
 
 	it('a failed test with 3,000 failed steps', () => {

@@ -10,7 +10,8 @@ import { ServiceClient, addDays } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DETAIL_TYPES } from '../../lambdas/events/names';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { DEVICE } from '../../sandbox/properties';
+import { NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
+import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 30, customers: 3, testResults: 60 }, { ratePerSecond: 200 });
@@ -90,6 +91,26 @@ describe('Test Result Near Limit', () => {
 		await pollTestResults(context());
 		expect(world.aws.events()).toEqual([]);
 		expect(detailRequests).toBe(0);
+	});
+
+	it('each warning announced is recorded as the row the e-mails show: the device as it routes (designation, ID Barcode, customer, department), value, limit, share, test date; a step below the threshold is not', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const near = upload(deviceId, [
+			{ step: PE, value: 0.255, unit: 'Ω', high_limit: 0.3 },
+			{ step: RISO, value: 200, unit: 'MΩ', low_limit: 1 },
+		]);
+		const ctx = context();
+		await pollTestResults(ctx);
+		const ns = NS.measurementWarnings('sandbox');
+		const rows: Array<{ key: string; value: RecordedWarningValue }> = [];
+		for await (const item of ctx.store.list<RecordedWarningValue>(ns)) if (item.value.device.id === deviceId) rows.push(item);
+		const device = world.sandbox.account.get('device', deviceId);
+		const customer = world.sandbox.account.data.customers.get(device.customer_id!);
+		expect(rows.map((r) => r.key)).toEqual([`${near.id}:${PE}`]);
+		expect(rows[0].value).toMatchObject({ testResultId: near.id, testDate: near.test_date, step: PE, measurement: null, value: 0.255, unit: 'Ω', lowLimit: null, highLimit: 0.3, nearLimit: true, testEarlier: false, predictedLimitDate: null, nextTestDate: null });
+		expect(rows[0].value.limitUsed).toBeCloseTo(0.85, 12);
+		expect(rows[0].value.device).toMatchObject({ id: deviceId, customerId: device.customer_id, customerName: customer ? String(customer.values[CUSTOMER.name]) : null, designation: device.values[DEVICE.designation] ?? null });
 	});
 
 	it('the threshold is the poller’s setting', async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeExecutionData, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
-import { addMonths, laterDay, longestInterval, monthBefore, previousTestsFrom, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
+import { addDays, addMonths, laterDay, longestInterval, monthBefore, previousTestsFrom, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import type { DigestDeps } from '../../lambdas/email/digest';
@@ -22,6 +22,7 @@ import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { pollDueDates } from '../../lambdas/pollers/dueDates';
 import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
+import { recordPollerWarnings, resultsById, type WarningStore } from '../support/measuredWarnings';
 import { pollerClient } from '../reliability/support';
 import { readCsv } from '../support/csv';
 import { LocalAws } from '../support/localAws';
@@ -242,7 +243,7 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 
 describe('E-mail › Build Monthly Compliance Report', () => {
 	/** The Lambdas' report from the same history (the one the node rebuilt, held as the pollers hold theirs). */
-	async function lambdaReports(month: string, recipients: unknown, locale = 'en') {
+	async function lambdaReports(month: string, recipients: unknown, locale = 'en', warnings?: WarningStore) {
 		const client = pollerClient(sandbox, sandbox.sandboxToken);
 		// The node's cut-off: the later of the workflow's day (Europe/Berlin) and the service's.
 		const today = laterDay(todayOf(Date.now(), 'Europe/Berlin'), await readServiceDay(client))!;
@@ -254,6 +255,7 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 			list: async function* <T>(ns: string): AsyncGenerator<{ key: string; value: T }> {
 				if (ns === NS.dueDates('sandbox')) for (const [id, h] of byDevice) yield { key: String(id), value: h as T };
 				if (ns === NS.tests('sandbox')) for (const t of input.tests) yield { key: String(t.id), value: { device: t.deviceId, on: t.testDate, failed: t.failed } satisfies TestRecord as T };
+				if (ns === NS.measurementWarnings('sandbox') && warnings) yield* warnings.list<T>(ns);
 			},
 		};
 		const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients }, 'test');
@@ -267,7 +269,8 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		const month = monthBefore(sandbox.account.today().slice(0, 7));
 		const customers = [...sandbox.account.table('customer').values()].map((c) => String(c.values[CUSTOMER.name]));
 		const rules = { customers: { [customers[0]]: ['custodian@acme.example'] } };
-		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', recipients: JSON.stringify(rules), language: 'en' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		// The demo's measured values: the poller's memory of them is not rebuilt here (the warnings' own test below compares them).
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', recipients: JSON.stringify(rules), language: 'en', measurementWarnings: false }, { workflowSettings: { timezone: 'Europe/Berlin' } });
 		expect(error).toBeUndefined();
 		const sent = await lambdaReports(month, { default: ['quality@lab.example.com'], ...rules });
 		expect(sent.length).toBeGreaterThan(0);
@@ -322,7 +325,7 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 
 	it('German: the same bytes as the Lambdas’ German report, the interval recommendations’ CSV with semicolons and decimal commas', async () => {
 		const month = monthBefore(sandbox.account.today().slice(0, 7));
-		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de' }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de', measurementWarnings: false }, { workflowSettings: { timezone: 'Europe/Berlin' } });
 		expect(error).toBeUndefined();
 		const sent = await lambdaReports(month, { default: ['quality@lab.example.com'] }, 'de');
 		expect(items).toHaveLength(1);
@@ -338,7 +341,56 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 		expect(first[head.indexOf('reliability_target')]).toBe('0,98');
 	});
 
+	it('measured values near their limit: a known series uploaded through the admin API gives the section and measurement-warnings-<month>.csv, the same bytes as the Lambdas’ report from what the results poller recorded, in English and German; the option leaves them out', async () => {
+		const today = sandbox.account.today();
+		const month = monthBefore(today.slice(0, 7));
+		const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number' && d.customer_id !== null);
+		for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
+		// The month's other results measure nothing here: the poller below reads only the known series (its memory of the demo's values is not rebuilt).
+		for (const r of sandbox.account.data.testResults.values()) if (r.test_date.startsWith(month)) r.measured = [];
+		const PE = 'Protective conductor resistance';
+		const tested = `${month}-15`;
+		const ids: number[] = [];
+		for (const [date, value] of [[addDays(tested, -360), 0.1], [addDays(tested, -180), 0.15], [tested, 0.24]] as const) {
+			const res = await fetch(`${sandbox.adminUrl}/test-results`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: device.id, test_date: date, measurements: [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }] }) });
+			expect(res.status).toBe(201);
+			ids.push(((await res.json()) as { id: number }).id);
+		}
+		const client = pollerClient(sandbox, sandbox.sandboxToken);
+		const dir = mkdtempSync(join(tmpdir(), 'warnings-'));
+		const poller = new FileStateStore(join(dir, 'state.json'));
+		await recordPollerWarnings(client, await resultsById(client, ids), poller, () => sandbox.account.now());
+		for (const language of ['en', 'de'] as const) {
+			const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+			expect(error).toBeUndefined();
+			const sent = await lambdaReports(month, { default: ['quality@lab.example.com'] }, language, poller);
+			expect(items).toHaveLength(1);
+			expect(items[0].json.html).toBe(sent[0].html);
+			expect(items[0].json.text).toBe(sent[0].text);
+			expect(items[0].json.content).toEqual(JSON.parse(JSON.stringify(sent[0].data)));
+			const files = await attachments(items[0]);
+			expect(files.map((f) => [f.fileName, f.text])).toEqual(sent[0].attachments!.map((a) => [a.filename, a.content]));
+			expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4,attachment_5');
+			const warnings = (items[0].json.content as { measurementWarnings: Array<Record<string, unknown>> }).measurementWarnings;
+			const mine = warnings.filter((w) => (w.device as { id: number }).id === device.id);
+			expect(mine).toHaveLength(1);
+			expect(mine[0]).toMatchObject({ testResultId: ids[2], testDate: tested, step: PE, value: 0.24, highLimit: 0.3, limitUsed: 0.8, nearLimit: true });
+			const csv = files.find((f) => f.fileName === `measurement-warnings-${month}.csv`)!;
+			const [head, ...rows] = readCsv(csv.text.slice(1), language === 'de' ? ';' : ',');
+			expect(rows).toHaveLength(warnings.length);
+			const row = rows.find((r) => r[head.indexOf('test_result_id')] === String(ids[2]))!;
+			expect(row[head.indexOf('value')]).toBe(language === 'de' ? '0,24' : '0.24');
+			expect(row[head.indexOf('limit_used')]).toBe(language === 'de' ? '0,8' : '0.8');
+			expect(items[0].json.html).toContain(language === 'de' ? '>Messwerte nahe am Grenzwert <span' : '>Measured values near their limit <span');
+		}
+		const { items: without } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', measurementWarnings: false }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect((without[0].json.content as IDataObject).measurementWarnings).toBeUndefined();
+		expect(without[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4');
+		rmSync(dir, { recursive: true, force: true });
+	});
+
 	it.each([
+		[{ nearLimitThreshold: 0 }, 'Near-Limit Threshold: must be a share of the limit above 0 and at most 1'],
 		[{ to: 'not an address' }, 'To: "not" is not an e-mail address'],
 		[{ to: '' }, 'To: required'],
 		[{ to: 'qs@prüf/dienst.de' }, 'To: "qs@prüf/dienst.de" has a domain that is not a valid (internationalized) domain name'],

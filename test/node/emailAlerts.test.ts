@@ -22,8 +22,9 @@ import { FailedEvidence } from '../../lambdas/pollers/failedEvidence';
 import { readOverdueDevice, readTestResult, passedOf } from '../../lambdas/pollers/records';
 import { NS as POLLER_NS } from '../../lambdas/pollers/state';
 import { silentLog } from '../../lambdas/ports';
-import { CUSTOMER } from '../../sandbox/properties';
+import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerClient } from '../reliability/support';
+import { recordPollerWarnings, type WarningStore } from '../support/measuredWarnings';
 import { getBinaryBuffer } from '../support/n8n';
 import { run, useSandbox } from './helpers';
 
@@ -63,6 +64,20 @@ async function failedEvent(client: ServiceClient, id: number): Promise<TecEvent 
 		ctx.now(),
 	);
 	return (await new FailedEvidence(ctx, newReport('testResults')).eventsFor(recorded))[0];
+}
+
+/**
+ * The results poller's measured-value alerts over the results uploaded since `since`, in the order
+ * of upload (test/support/measuredWarnings.ts): what it records for the e-mails, in `store`.
+ */
+async function pollerWarnings(client: ServiceClient, since: number, store: MailStore): Promise<void> {
+	const results: Array<NonNullable<ReturnType<typeof readTestResult>>> = [];
+	for await (const raw of client.items('testResult.list', { filters: [{ key: 'synced_time', conditions: [{ keyword: 'newerOrSame', value: addDays(dayIn(since), -1) }] }] }, { pageSize: client.maxPageSize })) {
+		const r = readTestResult(raw)!;
+		if (Date.parse(r.syncedTime!) >= since) results.push(r);
+	}
+	results.sort((a, b) => Date.parse(a.syncedTime!) - Date.parse(b.syncedTime!) || a.id - b.id);
+	await recordPollerWarnings(client, results, store as unknown as WarningStore, () => sandbox.account.now());
 }
 
 const emailEvent = (e: TecEvent) => readEmailEvent(JSON.parse(JSON.stringify(e))) as EmailEvent;
@@ -184,7 +199,7 @@ describe('E-mail › Build Daily Digests', () => {
 	 * poller stores them) and the facts their events filed (overdue since, entered a stage since,
 	 * failed since), sent by runDigest.
 	 */
-	async function lambdaDigests(since: number, day: string, recipients: unknown, locale: string) {
+	async function lambdaDigests(since: number, day: string, recipients: unknown, locale: string, warnings = false) {
 		const client = pollerClient(sandbox, sandbox.sandboxToken);
 		const today = todayOf(Date.now(), TZ);
 		const sinceDay = dayIn(since);
@@ -219,8 +234,11 @@ describe('E-mail › Build Daily Digests', () => {
 			}
 		}
 		await store.putMany(MAIL_NS.facts, facts.map((f) => ({ key: f.key, value: f })));
+		const pollerState = memoryStore();
+		if (warnings) await pollerWarnings(client, since, pollerState);
 		const view: DigestDeps['view'] = {
 			list: async function* <T>(ns: string) {
+				if (ns === POLLER_NS.measurementWarnings('sandbox')) return yield* pollerState.list<T>(ns);
 				const from = ns === POLLER_NS.overdue('sandbox') ? overdueState : ns === POLLER_NS.dueSoon('sandbox') ? dueState : new Map();
 				for (const [key, value] of from) yield { key, value: value as T };
 			},
@@ -237,7 +255,8 @@ describe('E-mail › Build Daily Digests', () => {
 		const since = Date.now() - 12 * 86_400_000;
 		const day = dayIn(Date.now());
 		const rules = { customers: { [customerNames()[0]]: ['custodian@acme.example'] }, escalation: { afterDays: 60, to: ['manager@lab.example.com'] } };
-		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), language: 'en' }, { workflowSettings: { timezone: TZ } });
+		// The demo's own results of these 12 days: the poller's memory of their devices' values is not rebuilt here (the warnings' own test below compares them).
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), language: 'en', options: { measurementWarnings: false } }, { workflowSettings: { timezone: TZ } });
 		expect(error).toBeUndefined();
 		const lambda = await lambdaDigests(since, day, { default: ['ops@lab.example.com'], ...rules }, 'en');
 		// Every kind of row is there to compare.
@@ -285,7 +304,8 @@ describe('E-mail › Build Daily Digests', () => {
 		const since = Date.now() - 12 * 86_400_000;
 		const day = dayIn(Date.now());
 		const rules = { locales: { 'ops@lab.example.com': 'de' } };
-		const { items } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString() }, { workflowSettings: { timezone: TZ } });
+		// The demo's own results of these 12 days: the poller's memory of their devices' values is not rebuilt here (the warnings' own test below compares them).
+		const { items } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), options: { measurementWarnings: false } }, { workflowSettings: { timezone: TZ } });
 		const lambda = await lambdaDigests(since, day, { default: ['ops@lab.example.com'], ...rules }, 'en');
 		expect(items).toHaveLength(1);
 		expect(items[0].json.language).toBe('de');
@@ -293,7 +313,62 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(items[0].json.subject).toBe(lambda.sent[0].subject);
 	});
 
+	it('measured values near their limit: a known series uploaded through the admin API is listed for the device’s recipient with value, limit, share, test date and the predicted limit day against the next due date; the same bytes as the Lambdas’ digest from what the results poller recorded, in English and German; the option leaves the section out', async () => {
+		const today = sandbox.account.today();
+		const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number' && d.customer_id !== null);
+		for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
+		const customer = String(sandbox.account.data.customers.get(device.customer_id!)!.values[CUSTOMER.name]);
+		const since = sandbox.account.now() - 1000;
+		const PE = 'Protective conductor resistance';
+		const ids: number[] = [];
+		for (const [offset, value] of [[-360, 0.1], [-180, 0.15], [0, 0.24]] as const) {
+			const res = await fetch(`${sandbox.adminUrl}/test-results`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ device_id: device.id, test_date: addDays(today, offset), measurements: [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }, { step: 'Insulation resistance', value: 200, unit: 'MΩ', low_limit: 1 }] }),
+			});
+			expect(res.status).toBe(201);
+			ids.push(((await res.json()) as { id: number }).id);
+		}
+		const day = dayIn(Date.now());
+		const rules = { customers: { [customer]: ['custodian@acme.example'] } };
+		const nextTest = sandbox.account.data.devices.get(device.id)!.values[DEVICE.nextTest] as string;
+		for (const language of ['en', 'de'] as const) {
+			const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), language }, { workflowSettings: { timezone: TZ } });
+			expect(error).toBeUndefined();
+			const lambda = await lambdaDigests(since, day, { default: ['ops@lab.example.com'], ...rules }, language, true);
+			expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+			for (const [n, item] of items.entries()) {
+				expect(item.json.subject).toBe(lambda.sent[n].subject);
+				expect(item.json.text).toBe(lambda.sent[n].text);
+				expect(item.json.html).toBe(lambda.sent[n].html);
+			}
+			const custodian = items.find((i) => i.json.to === 'custodian@acme.example')!.json.content as { measurementWarnings: Array<Record<string, unknown>> };
+			expect(custodian.measurementWarnings).toHaveLength(1);
+			const [w] = custodian.measurementWarnings;
+			expect(w).toMatchObject({ testResultId: ids[2], testDate: today, step: PE, value: 0.24, unit: 'Ω', lowLimit: null, highLimit: 0.3, limitUsed: 0.8, nearLimit: true, nextTestDate: nextTest, testEarlier: true });
+			expect(w.device).toMatchObject({ id: device.id, customerName: customer });
+			expect((w.predictedLimitDate as string) < nextTest).toBe(true);
+			// Routed as the digest routes the device: its customer's address, not the default one.
+			const ops = items.find((i) => i.json.to === 'ops@lab.example.com');
+			expect((ops?.json.content as { measurementWarnings?: unknown[] } | undefined)?.measurementWarnings).toBeUndefined();
+			const text = items.find((i) => i.json.to === 'custodian@acme.example')!.json.text as string;
+			if (language === 'en') {
+				expect(text).toContain('MEASURED VALUES NEAR THEIR LIMIT (1)');
+				expect(text).toContain(`${PE} 0.24 Ω (limit ≤ 0.3 Ω), 80 % of the limit, tested ${today}`);
+				expect(text).toContain(`before the next test due ${nextTest}: test earlier`);
+			} else {
+				expect(text).toContain('MESSWERTE NAHE AM GRENZWERT (1)');
+				expect(text).toContain('früher prüfen');
+			}
+		}
+		// Left out on request: no section, and no detail read for it.
+		const { items: without } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), options: { measurementWarnings: false } }, { workflowSettings: { timezone: TZ } });
+		expect(without.every((i) => (i.json.content as { measurementWarnings?: unknown }).measurementWarnings === undefined)).toBe(true);
+	});
+
 	it.each([
+		[{ options: { nearLimitThreshold: 1.5 } }, 'Options › Near-Limit Threshold: must be a share of the limit above 0 and at most 1'],
 		[{ failedSince: 'yesterday-ish' }, 'Failed Tests Since: expected a date and time'],
 		[{ failedSince: '2999-01-01T00:00:00' }, 'Failed Tests Since: must not lie in the future'],
 		[{ to: '' }, 'To: required'],

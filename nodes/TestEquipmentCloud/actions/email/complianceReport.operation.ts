@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { laterDay, readComplianceReportInput, readServiceDay, todayOf, ValidationError } from '../../../../client';
+import { checkThreshold, laterDay, monthDays, readComplianceReportInput, readResultWarnings, readServiceDay, todayOf, ValidationError, warningRows, type MeasurementWarningItem } from '../../../../client';
 import { composeComplianceReport, type ReportDevice } from '../../../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../../../email/complianceRender';
 import { allRecipients, localeOf } from '../../../../email/routing';
@@ -20,6 +20,23 @@ const properties: INodeProperties[] = [
 	toParameter(false, 'Who gets the whole account’s report (comma-separated addresses); with routing rules, who gets the devices no rule routes'),
 	recipientsParameter,
 	languageParameter('The language of the reports, unless the routing rules’ locales give a recipient one of their own'),
+	{
+		displayName: 'Measured Values Near Their Limit',
+		name: 'measurementWarnings',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to add the section of the month’s passed tests whose measured values use at least the Near-Limit Threshold of their limit (with the trend’s predicted limit day where it comes before the next due date) and its CSV. Costs one request per passed result of the month (its detail), and for a device with such a value its result list and up to 4 more details for the trend.',
+	},
+	{
+		displayName: 'Near-Limit Threshold',
+		name: 'nearLimitThreshold',
+		type: 'number',
+		typeOptions: { minValue: 0.01, maxValue: 1, numberPrecision: 2 },
+		default: 0.8,
+		description: 'Share of the limit at or above which a measured value is listed (0.8 = 80 %, as the results poller’s nearLimitThreshold)',
+		displayOptions: { show: { measurementWarnings: [true] } },
+	},
 	...requestOptions(),
 ];
 
@@ -28,7 +45,7 @@ export const description = updateDisplayOptions({ show: { resource: ['email'], o
 /**
  * One item per recipient with due dates in the month: the monthly compliance report as the
  * Lambdas send it (on-time rate, trend, late devices, failure rates, forecast, interval
- * recommendations, devices out of line; the five CSVs attached), from the due-date history rebuilt from the test results (the node keeps none).
+ * recommendations, devices out of line, measured values near their limit; five or six CSVs attached), from the due-date history rebuilt from the test results (the node keeps none).
  */
 export async function execute(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const timeZone = timeZoneOf(this);
@@ -45,9 +62,10 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
 	requireToForUnrouted(recipients, devices.values());
 	const context = { settings: { recipients }, timeZone, environment };
+	const warnings = this.getNodeParameter('measurementWarnings', i, true) === true ? await monthWarnings(client, month, checkThreshold(this.getNodeParameter('nearLimitThreshold', i, 0.8), 'Near-Limit Threshold'), input) : [];
 	const items: INodeExecutionData[] = [];
 	for (const recipient of allRecipients(recipients)) {
-		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests);
+		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests, warnings);
 		if (!content) continue;
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderComplianceReport(content, locale);
@@ -66,4 +84,16 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		);
 	}
 	return items;
+}
+
+/** The near-limit warnings of the month's passed results (read with the report's other records), as rows of the report's devices. */
+async function monthWarnings(client: Parameters<typeof readResultWarnings>[0], month: string, threshold: number, input: Awaited<ReturnType<typeof readComplianceReportInput>>): Promise<MeasurementWarningItem[]> {
+	const { first, last } = monthDays(month);
+	const byId = new Map(input.devices.map((d) => [d.id, d]));
+	const passed = input.tests.filter((t) => t.failed === false && t.testDate >= first && t.testDate <= last);
+	const read = await readResultWarnings(client, passed, threshold, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
+	return read.warnings.flatMap((w) => {
+		const d = byId.get(w.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	});
 }

@@ -2,6 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { dayIn, todayOf, ValidationError } from '../../../../client';
 import { readDigestInput } from '../../../../client/digestRead';
+import { readMeasurementWarningsSince } from '../../../../client/measurementsRead';
+import { warningRows, type MeasurementWarningItem } from '../../../../client/measurementWarningRows';
 import { digestContent, digestRows, failedTestItem, rowsFor } from '../../../../email/digest';
 import { renderDigest } from '../../../../email/render';
 import { allRecipients, localeOf } from '../../../../email/routing';
@@ -35,6 +37,22 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '30,7',
 				description: 'Days before a due date, comma-separated: a device is listed as coming due when it entered one of them since Failed Tests Since (as the pollers’ dueSoonStages); empty: none',
+			},
+			{
+				displayName: 'Measured Values Near Their Limit',
+				name: 'measurementWarnings',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to list the passed tests uploaded since Failed Tests Since whose measured values use at least the Near-Limit Threshold of their limit, with the trend’s predicted limit day where it comes before the next due date ("test earlier"). Costs one request per passed result in that window (its detail), and for a device with such a value its result list and up to 4 more details for the trend.',
+			},
+			{
+				displayName: 'Near-Limit Threshold',
+				name: 'nearLimitThreshold',
+				type: 'number',
+				typeOptions: { minValue: 0.01, maxValue: 1, numberPrecision: 2 },
+				default: 0.8,
+				description: 'Share of the limit at or above which a measured value is listed (0.8 = 80 %, as the results poller’s nearLimitThreshold); used when Measured Values Near Their Limit is on',
 			},
 			maxRetryWaitOption,
 			timeoutOption,
@@ -75,7 +93,9 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const recipients = recipientsOf(this, i);
 	const since = sinceOf(this, i, now, timeZone);
 	const language = languageOf(this, i);
-	const stages = stagesOf((this.getNodeParameter('options', i, {}) as { dueSoonStages?: unknown }).dueSoonStages ?? '30,7');
+	const options = this.getNodeParameter('options', i, {}) as { dueSoonStages?: unknown; measurementWarnings?: boolean; nearLimitThreshold?: unknown };
+	const stages = stagesOf(options.dueSoonStages ?? '30,7');
+	const threshold = options.nearLimitThreshold ?? 0.8;
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
 	const input = await readDigestInput(client, since, () => now, timeZone);
@@ -91,7 +111,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		}),
 	);
 	const rows = digestRows({ devices: input.devices, failedTests, today: input.today, day, sinceDay: dayIn(since, timeZone), stages });
-	requireToForUnrouted(recipients, [...rows.newlyOverdue, ...rows.stillOverdue, ...rows.dueSoon, ...rows.failedTests.map((f) => f.device)]);
+	if (options.measurementWarnings !== false) rows.measurementWarnings = await warningsSince(client, since, threshold, input.devices);
+	requireToForUnrouted(recipients, [...rows.newlyOverdue, ...rows.stillOverdue, ...rows.dueSoon, ...rows.failedTests.map((f) => f.device), ...(rows.measurementWarnings ?? []).map((w) => w.device)]);
 	const items: INodeExecutionData[] = [];
 	for (const recipient of allRecipients(recipients)) {
 		const content = digestContent({ day, recipient, environment, timeZone, escalationDays: recipients.escalation?.afterDays }, rowsFor(recipients, recipient, rows));
@@ -101,4 +122,14 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		items.push(await emailItem(this, i, { to: recipient, ...rendered, language: locale, kind: 'digest', dedupeKey: `digest:${environment}:${day}:${recipient}`, content, attachments: [] }));
 	}
 	return items;
+}
+
+/** The near-limit warnings of the passed results uploaded since `since`, as rows of the digest's devices (routed as its failed tests are). */
+async function warningsSince(client: Parameters<typeof readMeasurementWarningsSince>[0], since: number, threshold: unknown, devices: Awaited<ReturnType<typeof readDigestInput>>['devices']): Promise<MeasurementWarningItem[]> {
+	const byId = new Map(devices.map((d) => [d.id, d]));
+	const read = await readMeasurementWarningsSince(client, since, threshold as number, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
+	return read.warnings.flatMap((w) => {
+		const d = byId.get(w.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	});
 }

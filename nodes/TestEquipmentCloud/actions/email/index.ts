@@ -14,7 +14,7 @@ export const description: INodeProperties[] = resourceDescription(
 		complianceReport: {
 			name: 'Build Monthly Compliance Report',
 			description:
-				'One e-mail per recipient about a month that has ended: on-time rate and trend, late devices, failure rates, forecast, interval recommendations and devices out of line, with five CSV attachments (calibration compliance, failure rates, forecast, interval recommendations, devices out of line), from the history rebuilt from the test results; ready for Send Email, Gmail or Outlook',
+				'One e-mail per recipient about a month that has ended: on-time rate and trend, late devices, failure rates, forecast, interval recommendations, devices out of line and measured values near their limit, with five CSV attachments (calibration compliance, failure rates, forecast, interval recommendations, devices out of line), or six CSV attachments in a month with measured values near their limit (measurement warnings), from the history rebuilt from the test results; ready for Send Email, Gmail or Outlook',
 			action: 'Build monthly compliance report e-mails',
 		},
 		customerNotices: {

@@ -4,8 +4,8 @@ import { historyReach, noHistorySkips, rebuildHistory, type HistorySkips } from 
 import { historyDeviceOf } from './complianceHistoryRead';
 import { readCustomerNames, wholeList } from './complianceSnapshot';
 import { monthBefore } from './compliance';
-import { rateTestResultOf } from './failureRatesRead';
-import type { RateTestResult } from './failureRates';
+import { rateTestResultOf, readScrappedDevices } from './failureRatesRead';
+import type { RateScrappedDevice, RateTestResult } from './failureRates';
 import { longestInterval, previousTestsFrom } from './intervals';
 import type { ListQuery } from './query';
 import type { RebuildDevice } from './rebuild';
@@ -17,7 +17,9 @@ import { roleValues } from './roles';
  * forecast read it), the customers' names, and the test results from the earliest day any part
  * of the report reaches (the trend's rebuild, the 24 months of failure rates, the previous tests
  * of the interval recommendations: client/intervals.ts previousTestsFrom); the due-date
- * history is rebuilt from them (client/rebuild.ts), as Compliance › Get Summary rebuilds it.
+ * history is rebuilt from them (client/rebuild.ts), as Compliance › Get Summary rebuilds it; and
+ * the recycle bin's device entries of the 24 months, the scrapped devices the failure rates count
+ * as Compliance › Get Failure Rates does (client/failureRatesRead.ts, readScrappedDevices).
  */
 
 export interface ReportInputDevice extends RebuildDevice {
@@ -34,6 +36,8 @@ export interface ComplianceReportInput {
 	/** The first test date read. */
 	since: string;
 	skips: HistorySkips;
+	/** The recycle bin's devices deleted since the failure rates' 24 months began; null when the token may not read the bin. */
+	scrapped: RateScrappedDevice[] | null;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
@@ -78,5 +82,6 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 	}
 	// The rebuild reads the same records (each once, not again where pages overlap): no second list of 300,000 results beside them.
 	const { entries } = rebuildHistory([...devices.values()], tests.values(), today, skips);
-	return { entries, devices: [...devices.values()], tests: [...tests.values()], since, skips };
+	const scrapped = await readScrappedDevices(client, ratesFrom);
+	return { entries, devices: [...devices.values()], tests: [...tests.values()], since, skips, scrapped };
 }

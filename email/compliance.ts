@@ -1,6 +1,6 @@
 import { daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type MonthFigures } from '../client/compliance';
 import { addDays, daysBetween } from '../client/dates';
-import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateTestResult } from '../client/failureRates';
+import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateScrappedDevice, type RateTestResult } from '../client/failureRates';
 import { allForecasts, type Forecast } from '../client/forecast';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
@@ -58,6 +58,13 @@ export interface ComplianceReportContent {
 	 * the test-results poller, `tests:` namespace), for the devices this report covers.
 	 */
 	failureRates: Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
+	/**
+	 * Whether the failure rates count scrapped devices (the recycle bin's device entries, as n8n's
+	 * Get Failure Rates counts them); false when the bin could not be read (the token's permission).
+	 * The bin names neither customer nor department: a recipient's report counts them when a device
+	 * without either is routed to it (the default list) and in the escalation list's report.
+	 */
+	scrappedCounted: boolean;
 	/**
 	 * The next 12 months from the report's day (client/forecast.ts), for the devices this report
 	 * covers, from their next test dates and intervals as the due-date history last saw them.
@@ -162,6 +169,7 @@ export function composeComplianceReport(
 	asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`),
 	tests: readonly RateTestResult[] = [],
 	warnings: readonly MeasurementWarningItem[] = [],
+	scrapped: readonly RateScrappedDevice[] | null = null,
 ): ComplianceReportContent | undefined {
 	const { entries, devices, everything } = routedTo(deps.settings.recipients, recipient, history);
 	const [all] = monthFigures(entries, month, asOf, 'all');
@@ -210,7 +218,13 @@ export function composeComplianceReport(
 	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
 	const routed = new Set(devices.keys());
 	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
-	const failureRates = allFailureRates(mine, covered, addDays(asOf, -1));
+	// Scrapped devices and their results, as Get Failure Rates counts them (the bin names neither customer
+	// nor department: routed as a device without either). The interval test reads results at the end of an
+	// interval, not devices taken out of service: the recommendations and outliers count them as Get Interval Recommendations does, not at all.
+	const binned = everything || route(deps.settings.recipients, { customerName: null, department: null, daysOverdue: 0 }).includes(recipient) ? (scrapped ?? []).filter((b) => history.devices.get(b.deviceId)?.deletedOn !== undefined || !history.devices.has(b.deviceId)) : [];
+	const inBin = new Set(binned.map((b) => b.deviceId));
+	const rated = everything || inBin.size === 0 ? mine : tests.filter((t) => routed.has(t.deviceId) || inBin.has(t.deviceId));
+	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
 	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
 	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
@@ -235,6 +249,7 @@ export function composeComplianceReport(
 		rebuiltMonths,
 		rows,
 		failureRates,
+		scrappedCounted: scrapped !== null,
 		forecast,
 		intervals,
 		outliers,

@@ -97,12 +97,13 @@ function rowsOf(t: FailureRateTables, by: FailureRateGroupBy): Array<{ group: Fa
 }
 
 /** Results not counted in any rate, in words (from the widest window). */
-function notCounted(t: FailureRateTables, locale: Locale): string[] {
+function notCounted(t: FailureRateTables, locale: Locale, scrappedCounted: boolean): string[] {
 	const totals = t[24].designation.totals;
 	const tx = textsFor(locale).failureRates;
 	return [
 		totals.unknownDevices > 0 ? fill(tx.unknownDevices, { count: formatCount(totals.unknownDevices, locale) }) : '',
 		totals.unknownStatus > 0 ? fill(tx.unknownStatus, { count: formatCount(totals.unknownStatus, locale) }) : '',
+		scrappedCounted ? '' : tx.scrappedNotRead,
 	].filter(Boolean);
 }
 
@@ -118,10 +119,10 @@ const decisionText = (locale: Locale) => (locale === 'en' ? INTERVAL_DECISION_NO
 
 // ---- plain text ------------------------------------------------------------------------------
 
-export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS): string[] {
+export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true): string[] {
 	const tx = textsFor(locale);
 	const n = (v: number) => formatCount(v, locale);
-	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale), decisionText(locale), ''];
+	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale, scrappedCounted), decisionText(locale), ''];
 	for (const by of FAILURE_RATE_GROUP_BY) {
 		const rows = rowsOf(t, by);
 		if (rows.length === 0) continue;
@@ -168,10 +169,10 @@ function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, sho
 }
 
 /** The HTML fragment: a heading, what the marks mean, the employer's-decision sentence, three tables. */
-export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS): string {
+export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true): string {
 	const head = `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(textsFor(locale).failureRates.title)}</h2>`;
 	const decision = `<p style="margin:8px 0;font-size:13px;line-height:18px;color:${C.ink};"><strong>${esc(decisionText(locale))}</strong></p>`;
-	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale, shown)).join('')}`;
+	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale, scrappedCounted).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale, shown)).join('')}`;
 }
 
 // ---- CSV ---------------------------------------------------------------------------------------
@@ -188,6 +189,7 @@ export const FAILURE_RATES_CSV_HEAD = [
 	'tests',
 	'failed_tests',
 	'unknown_status',
+	'scrapped_devices',
 	'failure_rate',
 	'lower_bound_95',
 	'upper_bound_95',
@@ -205,7 +207,7 @@ export function failureRatesCsvRows(t: FailureRateTables): Array<Array<string | 
 		for (const by of FAILURE_RATE_GROUP_BY) {
 			const f = t[months][by];
 			for (const g of f.groups) {
-				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.failureRate, g.lowerBound95, g.upperBound95, g.verdict, g.testsNeeded, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
+				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.scrappedDevices, g.failureRate, g.lowerBound95, g.upperBound95, g.verdict, g.testsNeeded, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
 				lines.push(cells);
 			}
 		}

@@ -40,6 +40,10 @@ export interface AlertsConfig {
 	lookbackDays: number;
 	/** Lead stages of `Device Due Soon` in days, as "30,7" ("0" = off); unset = the pollers' default. */
 	dueSoonDays?: string;
+	/** The share of a measured value's limit at or above which Test Result Near Limit is announced (0 < x ≤ 1). */
+	nearLimitThreshold: number;
+	/** The share of the token's requests the first run's backfill of measured values may take (0 = off, at most 1). */
+	backfillShare: number;
 	/**
 	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests, locale;
 	 * lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
@@ -62,6 +66,8 @@ export const CONTEXT_KEYS = [
 	'reminderDays',
 	'lookbackDays',
 	'dueSoonDays',
+	'nearLimitThreshold',
+	'backfillShare',
 	'mailFrom',
 	'recipients',
 	'digestHour',
@@ -80,6 +86,8 @@ export const DEFAULTS = {
 	activeHours: '*',
 	reminderDays: 7,
 	lookbackDays: 7,
+	nearLimitThreshold: 0.8,
+	backfillShare: 0.5,
 } as const;
 
 export class ConfigError extends Error {
@@ -102,6 +110,25 @@ function whole(name: string, fallback: number, min: number, max: number) {
 				const n = typeof v === 'number' ? v : Number(v.trim());
 				if (!Number.isInteger(n) || n < min || n > max) {
 					ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}, got "${v}"` });
+					return z.NEVER;
+				}
+				return n;
+			}),
+	);
+}
+
+/** A share of a whole, from above 0 (or from 0, `off`) to at most 1, as the pollers read it (lambdas/config.ts). */
+function share(name: string, fallback: number, off: boolean) {
+	return z.preprocess(
+		blankToUndefined,
+		z
+			.union([z.number(), z.string()])
+			.optional()
+			.transform((v, ctx) => {
+				if (v === undefined) return fallback;
+				const n = typeof v === 'number' ? v : /^\s*\d*\.?\d+\s*$/.test(v) ? Number(v) : Number.NaN;
+				if (!Number.isFinite(n) || !((off ? n >= 0 : n > 0) && n <= 1)) {
+					ctx.addIssue({ code: 'custom', message: `${name} must be a share ${off ? 'from 0 (off)' : 'above 0'} to at most 1 (for example ${fallback}), got "${String(v)}"` });
 					return z.NEVER;
 				}
 				return n;
@@ -180,6 +207,8 @@ const Schema = z.object({
 	n8nWebhookUrl: z.preprocess(blankToUndefined, httpsUrl('n8nWebhookUrl', 'https://n8n.example.com/webhook/test-equipment-cloud', true).optional()),
 	reminderDays: whole('reminderDays', DEFAULTS.reminderDays, 0, 365),
 	lookbackDays: whole('lookbackDays', DEFAULTS.lookbackDays, 1, 90),
+	nearLimitThreshold: share('nearLimitThreshold', DEFAULTS.nearLimitThreshold, false),
+	backfillShare: share('backfillShare', DEFAULTS.backfillShare, true),
 	dueSoonDays: z.preprocess(
 		(v) => (Array.isArray(v) ? v.join(',') : typeof v === 'number' ? String(v) : blankToUndefined(v)),
 		z

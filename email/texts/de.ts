@@ -150,13 +150,14 @@ export const de: Catalog = {
 		undecided: 'offen ({count} weitere Prüfungen)',
 		marks: 'Jede Quote mit der exakten einseitigen oberen 95-%-Grenze der wahren Quote (≤): unter 2 %, wenn diese Grenze unter 2 % liegt, über 2 %, wenn die untere 95-%-Grenze über 2 % liegt, sonst offen, mit den weiteren Prüfungen ohne Fehler, die die obere Grenze unter 2 % brächten (ohne Fehler insgesamt 149 Prüfungen, mit einem 236, mit zwei 313).',
 		method:
-			'Fehlerquoten: x nicht bestanden von n Prüfungen, einseitige 95-%-Grenzen nach Clopper-Pearson (obere Beta⁻¹(0,95; x+1, n−x), 1 bei x = n; untere Beta⁻¹(0,05; x, n−x+1), 0 bei x = 0); eine bei der Sichtprüfung nicht bestandene Prüfung ist eine nicht bestandene Prüfung (DGUV Information 203-071, 7.1). In diesem Bericht nicht gezählt: ausgesonderte Geräte (in den Papierkorb verschoben; n8ns Compliance → Get Failure Rates zählt sie) und eine bei der Sichtprüfung abgebrochene Prüfung, die der Dienst nicht als nicht bestanden erfasst hat (gesondert gezählt, als unbekannter Status).',
+			'Fehlerquoten: x nicht bestanden von n Prüfungen, einseitige 95-%-Grenzen nach Clopper-Pearson (obere Beta⁻¹(0,95; x+1, n−x), 1 bei x = n; untere Beta⁻¹(0,05; x, n−x+1), 0 bei x = 0); eine bei der Sichtprüfung nicht bestandene Prüfung ist eine nicht bestandene Prüfung (DGUV Information 203-071, 7.1). Ein im Zeitraum ausgesondertes Gerät (ein Geräteeintrag im Papierkorb) zählt als eine nicht bestandene Prüfung seines Gerätetyps, sofern nicht schon eine nicht bestandene Prüfung des Geräts gezählt ist (DGUV Information 203-071), wie n8ns Compliance → Get Failure Rates es zählt; der Papierkorb nennt weder Abteilung noch Kunde: die Tabellen je Abteilung und Kunde enthalten es nicht, und ein nach Kunde oder Abteilung zugestellter Bericht zählt es nur dort, wohin ein Gerät ohne beides ginge (die Standardliste und die Eskalationsliste). Nicht gezählt: eine bei der Sichtprüfung abgebrochene Prüfung, die der Dienst nicht als nicht bestanden erfasst hat (gesondert gezählt, als unbekannter Status).',
 		intervalDecision:
 			'Das Prüfintervall festzulegen ist Entscheidung des Arbeitgebers, getroffen in seiner Gefährdungsbeurteilung (DGUV Vorschrift 3, BetrSichV); diese Fehlerquoten sind Nachweise für diese Entscheidung, nicht die Entscheidung selbst.',
 		intervals: '{intervals} Monate',
 		intervalsWithout: '{intervals} Monate ({count} ohne)',
 		unknownDevices: '{count} Prüfergebnisse von Geräten, die nicht mehr in der Geräteliste stehen, werden nicht gezählt.',
 		unknownStatus: '{count} Prüfergebnisse mit einem Status, den diese Version nicht kennt, werden nicht gezählt.',
+		scrappedNotRead: 'Der Papierkorb konnte nicht gelesen werden (das Token darf ihn nicht lesen): ausgesonderte Geräte sind nicht gezählt.',
 		period: 'Prüfungen der letzten 12 Monate ({from12} bis {to12}) und der letzten 24 Monate ({from24} bis {to24}); eine nicht bestandene Prüfung und ihre Wiederholungsprüfung zählen als zwei Prüfungen.',
 		windowNone: '{months} Monate: –',
 		window: '{months} Monate: {rate} ≤ {upper} ({failed} von {tests} nicht bestanden, {devices} Geräte) {mark}',

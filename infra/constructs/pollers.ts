@@ -138,7 +138,9 @@ export class Pollers extends Construct {
 			// A tick throttled or held back is dropped once its poll interval has passed: the next tick
 			// is the retry (Lambda would otherwise keep it up to 6 hours and run it late, beside newer ticks).
 			const maxEventAge = Duration.minutes(name === 'dueDates' ? 60 : Math.max(1, config.scheduleRateMinutes));
-			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment, retryAttempts: 0, maxEventAge });
+			// The measured values' settings: only the test-results poller reads them (its near-limit events and its backfill).
+			const own: Record<string, string> = name === 'testResults' ? { NEAR_LIMIT_THRESHOLD: String(config.nearLimitThreshold), BACKFILL_SHARE: String(config.backfillShare) } : {};
+			const fn = new NodeFunction(this, fnId, { entry, description, timeout: POLLER_TIMEOUT, memorySize: POLLER_MEMORY_MB, serviceName: POLLER_SERVICE, environment: { ...environment, ...own }, retryAttempts: 0, maxEventAge });
 			// Its own partitions of the state table only (the history, the notices log and the e-mails' are others').
 			grantStatePartitions(fn.role, props.table, POLLER_PARTITIONS[name]);
 			// The due-date history publishes no events (it keeps the history and its metrics).

@@ -43,13 +43,14 @@ export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
 	// It also records each result for the history: the newest test date and the test record.
 	testResults: { own: [NS.seenResults(ANY), NS.resultsCursor(ANY), NS.failedEvidence(ANY), NS.measurementPending(ANY), NS.measurements(ANY), NS.measurementBackfill(ANY), NS.measurementWarnings(ANY), NS.latestResult(ANY), NS.tests(ANY)], leases: true },
 	dueSoon: { own: [NS.dueSoon(ANY), NS.dueSoonClock(ANY)], leases: true },
-	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY)], reads: [NS.latestResult(ANY)], leases: true },
+	// And the recycle bin's device entries, for the report's failure rates (pollers/scrapped.ts).
+	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY), NS.scrapped(ANY)], reads: [NS.latestResult(ANY)], leases: true },
 };
 
 export const EMAIL_PARTITIONS = {
 	collector: { own: [MAIL.facts, MAIL.filed], idempotency: true, sendBudget: true },
 	// Today's truth (overdue, coming due), the measured-value warnings and the compliance report's history and test records are the pollers'.
-	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NOTICES_DONE_PARTITION, NS.overdue(ANY), NS.dueSoon(ANY), NS.measurementWarnings(ANY), NS.dueDates(ANY), NS.tests(ANY)], idempotency: true, sendBudget: true },
+	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NOTICES_DONE_PARTITION, NS.overdue(ANY), NS.dueSoon(ANY), NS.measurementWarnings(ANY), NS.dueDates(ANY), NS.tests(ANY), NS.scrapped(ANY)], idempotency: true, sendBudget: true },
 	// The account's lease while they read the account's lists, as its pollers take it.
 	notices: { own: [noticesNamespace(ANY), NOTICES_SUMMARY_NS], leases: true, idempotency: true, sendBudget: true },
 } satisfies Record<string, StatePartitions>;

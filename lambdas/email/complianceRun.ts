@@ -4,7 +4,8 @@ import type { RateTestResult } from '../../client/failureRates';
 import { longestInterval, previousTestsFrom } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
-import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
+import { SCRAPPED_KEY } from '../pollers/scrapped';
+import { NS, dueEntries, type DueHistory, type ScrappedBin, type TestRecord } from '../pollers/state';
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
 import { allRecipients } from './settings';
@@ -49,12 +50,15 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		const tests: RateTestResult[] = [];
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
+		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read yet, not counted (and said).
+		let scrapped: ScrappedBin['devices'] = null;
+		for await (const item of deps.view.list<ScrappedBin>(NS.scrapped(where))) if (item.key === SCRAPPED_KEY) scrapped = item.value.devices;
 		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).
 		const warnings = (await readWarnings(deps.view, where)).map((w) => w.row);
 		const sendKey = a ? `${key}:${a.account}` : key;
 		for (const recipient of allRecipients(scoped.settings.recipients)) {
 			try {
-				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests, warnings);
+				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests, warnings, scrapped);
 				if (!content) {
 					report.nothingToSay.push(recipient);
 					continue;

@@ -3,6 +3,7 @@ import { budgetedPages, keyScope, newReport, pageSizeOf, withLease, type PollerC
 import { customerNames } from './customers';
 import { calendarDay, readableRecords, readingOfHistoryDevice, type HistoryDevice } from './records';
 import { continueRebuild, rebuildPending, recordTests, type RebuiltHistories } from './rebuild';
+import { recordScrapped } from './scrapped';
 import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry } from './state';
 
 /**
@@ -19,7 +20,9 @@ import { NS, toDueEntry, type DueHistory, type LatestResult, type StoredDueEntry
  *   from the recycle bin), that entry is open again and moves on as any open one;
  * - a due date first seen already past is marked firstSeenOverdue: the history starts there, and
  *   the report says so.
- * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them.
+ * Entries are kept RETENTION_MONTHS; a deleted device's item expires after them. The recycle bin's
+ * device entries (the scrapped devices of the report's failure rates) are read with them
+ * (lambdas/pollers/scrapped.ts).
  */
 
 export const RETENTION_MONTHS = 27;
@@ -177,7 +180,12 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 			changed.add(id);
 		};
 		for (const id of seen.keys()) advance(id);
-		for (const id of histories.keys()) if (!seen.has(id)) advance(id);
+		let deviceLeft = false;
+		for (const id of histories.keys()) {
+			if (seen.has(id)) continue;
+			if (histories.get(id)!.device.deletedOn === undefined) deviceLeft = true;
+			advance(id);
+		}
 		// The snapshot needs the devices as listed; the histories hold the rest of what the run needs.
 		const [snapshot] = snapshotFigures([...seen.values()], today, 'all');
 		seen.clear();
@@ -197,6 +205,8 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		}
 		const figures = await writeHistories(ctx, ns, histories, changed, rebuilt, today);
 		await rebuilt?.finish();
+		// The bin after the histories: a bin that cannot be read fails the run, and the next one reads it again.
+		await recordScrapped(ctx, today, deviceLeft);
 		publishFigures(ctx, snapshot, figures, today);
 		report.complete = true;
 	});

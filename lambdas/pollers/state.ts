@@ -215,7 +215,18 @@ export const stateSchemas = once(() => {
 		skipped: z.optional(z.record(z.string(), wholeFrom(0))),
 	});
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState };
+	/**
+	 * The recycle bin's device entries (key `bin`), the scrapped devices the monthly report's failure
+	 * rates count: read by the due-date poller (lambdas/pollers/scrapped.ts); `devices` null when the
+	 * token may not read the bin.
+	 */
+	const ScrappedBin = z.looseObject({
+		readOn: calendarDay,
+		from: calendarDay,
+		devices: z.nullable(z.array(z.object({ deviceId: wholeFrom(1), designation: z.nullable(z.string()), deletedOn: calendarDay }))),
+	});
+
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
@@ -233,6 +244,7 @@ export type StoredDueEntry = z.infer<StateSchemas['StoredDueEntry']>;
 export type DueHistory = z.infer<StateSchemas['DueHistory']>;
 export type LatestResult = z.infer<StateSchemas['LatestResult']>;
 export type TestRecord = z.infer<StateSchemas['TestRecord']>;
+export type ScrappedBin = z.infer<StateSchemas['ScrappedBin']>;
 export type RebuildState = z.infer<StateSchemas['RebuildState']>;
 
 /** Every due entry of the stored histories, as the compliance figures read them. */
@@ -285,6 +297,7 @@ export const NS = {
 	latestResult: (env: Scope) => `latestResult:${env}`,
 	tests: (env: Scope) => `tests:${env}`,
 	rebuild: (env: Scope) => `rebuild:${env}`,
+	scrapped: (env: Scope) => `scrapped:${env}`,
 } as const;
 
 export interface StoredShape {
@@ -296,7 +309,7 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
@@ -314,6 +327,7 @@ const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
 		['latestResult:', { keys: 'ids', value: LatestResult }],
 		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],
 		['rebuild:', { keys: 'any', value: RebuildState }],
+		['scrapped:', { keys: 'any', value: ScrappedBin }],
 	];
 });
 

@@ -82,7 +82,7 @@ describe('failure rates in the monthly report', () => {
 					for (const c of cells) expect(/^[=+\-@\t\r]/.test(c), c).toBe(false);
 					const v = Object.fromEntries(FAILURE_RATES_CSV_HEAD.map((h, k) => [h, unguard(cells[k])]));
 					expect(v).toMatchObject({ months: String(m), from: f.from, to: f.to, group_by: by, group_id: g.id === null ? '' : String(g.id), group_name: g.name ?? '', verdict: g.verdict, note: INTERVAL_DECISION_NOTE });
-					expect([v.devices, v.devices_tested, v.tests, v.failed_tests, v.unknown_status, v.devices_without_interval].map(Number)).toEqual([g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.devicesWithoutInterval]);
+					expect([v.devices, v.devices_tested, v.tests, v.failed_tests, v.unknown_status, v.scrapped_devices, v.devices_without_interval].map(Number)).toEqual([g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.scrappedDevices, g.devicesWithoutInterval]);
 					expect(v.failure_rate === '' ? null : Number(v.failure_rate)).toBe(g.failureRate);
 					expect([Number(v.lower_bound_95), Number(v.upper_bound_95), Number(v.tests_needed)]).toEqual([g.lowerBound95, g.upperBound95, g.testsNeeded]);
 					expect(v.test_intervals_months === '' ? [] : v.test_intervals_months.split(';').map(Number)).toEqual(g.testIntervalsMonths);
@@ -149,7 +149,7 @@ describe('failure rates in the monthly report', () => {
 		expect(methodText('en')).toMatch(/Clopper–Pearson.*Beta⁻¹\(0\.95; x\+1, n−x\).*Beta⁻¹\(0\.05; x, n−x\+1\).*visual inspection.*DGUV Information 203-071/);
 		expect(methodText('de')).toMatch(/Clopper-Pearson.*Beta⁻¹\(0,95; x\+1, n−x\).*Beta⁻¹\(0,05; x, n−x\+1\).*Sichtprüfung.*DGUV Information 203-071/);
 		// What the report cannot count is said, not faked: scrapped devices, a stop at the visual inspection not recorded as failed.
-		expect(methodText('en')).toMatch(/Not counted in this report: devices scrapped \(moved to the recycle bin.*Get Failure Rates counts them\).*visual inspection.*not recorded as failed.*unknown status/);
-		expect(methodText('de')).toMatch(/In diesem Bericht nicht gezählt: ausgesonderte Geräte \(in den Papierkorb verschoben.*Get Failure Rates zählt sie\).*Sichtprüfung.*nicht als nicht bestanden.*unbekannt/);
+		expect(methodText('en')).toMatch(/A device scrapped in the period \(a device entry of the recycle bin\) counts as one failed test of its device type.*Get Failure Rates counts it.*default list and the escalation list.*Not counted: a test stopped at the visual inspection but not recorded as failed.*unknown status/);
+		expect(methodText('de')).toMatch(/Ein im Zeitraum ausgesondertes Gerät \(ein Geräteeintrag im Papierkorb\) zählt als eine nicht bestandene Prüfung seines Gerätetyps.*Get Failure Rates.*Standardliste und die Eskalationsliste.*Nicht gezählt: eine bei der Sichtprüfung abgebrochene Prüfung.*unbekannt/);
 	});
 });

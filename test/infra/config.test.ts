@@ -29,6 +29,8 @@ describe('stack settings (context or props)', () => {
 			n8nWebhookUrl: undefined,
 			reminderDays: 7,
 			lookbackDays: 7,
+			nearLimitThreshold: 0.8,
+			backfillShare: 0.5,
 			email: { mailFrom: 'alerts@example.com', digestHour: 7, immediateFailedTests: true, locale: 'en', recipients: { default: ['ops@example.com'], customers: {}, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } },
 			// The single account as a list of one (lambdas/accounts.ts).
 			accounts: [{ id: 'default', environment: 'sandbox', baseUrl: 'https://tec.example.com' }],
@@ -90,6 +92,14 @@ describe('stack settings (context or props)', () => {
 		expect(message).toContain('reminderDays must be a whole number from 0 to 365, got "-1"');
 		expect(message).toContain('lookbackDays must be a whole number from 1 to 90, got "1.5"');
 		expect(message).toContain('see docs/aws-deployment.md, "Deploy"');
+	});
+
+	it('nearLimitThreshold and backfillShare: shares read from -c strings and cdk.json numbers; a bad one refused naming the key and the valid range', () => {
+		expect(parseConfig({ ...minimal, nearLimitThreshold: '0.9', backfillShare: 0 })).toMatchObject({ nearLimitThreshold: 0.9, backfillShare: 0 });
+		expect(parseConfig({ ...minimal, nearLimitThreshold: 1, backfillShare: '1' })).toMatchObject({ nearLimitThreshold: 1, backfillShare: 1 });
+		expect(parseConfig({ ...minimal, nearLimitThreshold: '', backfillShare: '' })).toMatchObject({ nearLimitThreshold: 0.8, backfillShare: 0.5 });
+		for (const bad of [0, '0', -0.1, 1.5, '80%', 'high', '1e-1']) expect(problems({ ...minimal, nearLimitThreshold: bad })).toContain(`nearLimitThreshold must be a share above 0 to at most 1 (for example 0.8), got "${String(bad)}"`);
+		for (const bad of [-0.5, 2, 'half', '.5.']) expect(problems({ ...minimal, backfillShare: bad })).toContain(`backfillShare must be a share from 0 (off) to at most 1 (for example 0.5), got "${String(bad)}"`);
 	});
 
 	it('refuses a baseUrl on a port fetch refuses, alone or in the accounts list, saying why', () => {

@@ -28,6 +28,8 @@ const custom = pollersOnly('PollersCustom', {
 	reminderDays: '3',
 	lookbackDays: '14',
 	dueSoonDays: '60, 14',
+	nearLimitThreshold: '0.9',
+	backfillShare: '0',
 });
 const fns = basic.construct.pollers.functions;
 
@@ -62,6 +64,8 @@ describe('the pollers', () => {
 				LOOKBACK_DAYS: '7',
 				SAFETY_MS: '60000',
 				ACCOUNT_LEASE_WAIT_MS: '120000',
+				// The measured values' settings, in the one function that reads them (its near-limit events and backfill), at their defaults.
+				...(fn === fns.testResults ? { NEAR_LIMIT_THRESHOLD: '0.8', BACKFILL_SHARE: '0.5' } : {}),
 			});
 			// The poller stops before a page with less than SAFETY_MS left: well inside the timeout,
 			// and more than its default (a page, its events and its state writes fit in it).
@@ -74,6 +78,16 @@ describe('the pollers', () => {
 			REMINDER_DAYS: '3',
 			LOOKBACK_DAYS: '14',
 		});
+	});
+
+	it('nearLimitThreshold and backfillShare reach the test-results poller’s NEAR_LIMIT_THRESHOLD and BACKFILL_SHARE (0 = no backfill), and no other function', () => {
+		const f = custom.construct.pollers.functions;
+		expect(propsOf(custom, custom.id(f.testResults)).Environment.Variables).toMatchObject({ NEAR_LIMIT_THRESHOLD: '0.9', BACKFILL_SHARE: '0' });
+		for (const fn of [f.overdueDevices, f.dueSoon, f.dueDates]) {
+			const env = propsOf(custom, custom.id(fn)).Environment.Variables;
+			expect(env.NEAR_LIMIT_THRESHOLD).toBeUndefined();
+			expect(env.BACKFILL_SHARE).toBeUndefined();
+		}
 	});
 
 	it('the due-soon poller gets the configured lead stages; without them the pollers keep their default', () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeExecutionData, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
-import { addDays, addMonths, laterDay, longestInterval, monthBefore, previousTestsFrom, readComplianceReportInput, readServiceDay, todayOf } from '../../client';
+import { FAILURE_RATE_GROUP_BY, FAILURE_RATE_MONTHS, addDays, addMonths, failureRates, laterDay, longestInterval, monthBefore, monthDays, previousTestsFrom, readComplianceReportInput, readFailureRateInput, readServiceDay, todayOf } from '../../client';
 import { readNoticeInput } from '../../client/noticesRead';
 import { runComplianceReport } from '../../lambdas/email/complianceRun';
 import type { DigestDeps } from '../../lambdas/email/digest';
@@ -20,7 +20,8 @@ import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublishe
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { pollDueDates } from '../../lambdas/pollers/dueDates';
-import { NS, type DueHistory, type TestRecord } from '../../lambdas/pollers/state';
+import { SCRAPPED_KEY, scrappedFrom } from '../../lambdas/pollers/scrapped';
+import { NS, type DueHistory, type ScrappedBin, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { recordPollerWarnings, resultsById, type WarningStore } from '../support/measuredWarnings';
 import { pollerClient } from '../reliability/support';
@@ -256,6 +257,8 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 				if (ns === NS.dueDates('sandbox')) for (const [id, h] of byDevice) yield { key: String(id), value: h as T };
 				if (ns === NS.tests('sandbox')) for (const t of input.tests) yield { key: String(t.id), value: { device: t.deviceId, on: t.testDate, failed: t.failed } satisfies TestRecord as T };
 				if (ns === NS.measurementWarnings('sandbox') && warnings) yield* warnings.list<T>(ns);
+				// The recycle bin as the due-date poller keeps it (pollers/scrapped.ts), read as the node read it.
+				if (ns === NS.scrapped('sandbox')) yield { key: SCRAPPED_KEY, value: { readOn: today, from: scrappedFrom(today), devices: input.scrapped } satisfies ScrappedBin as T };
 			},
 		};
 		const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients }, 'test');
@@ -511,6 +514,68 @@ describe('E-mail › Build Monthly Compliance Report › interval recommendation
 			const files = await attachments(items[0]);
 			const csv = `interval-recommendations-${month}.csv`;
 			expect(mailer.sent[0].attachments!.find((a) => a.filename === csv)!.content).toBe(files.find((f) => f.fileName === csv)!.text);
+		} finally {
+			await aws.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('scrapped devices (the recycle bin’s device entries): the report’s failure rates are Get Failure Rates’ on the month’s last day, on both faces (the Lambdas from the bin the due-date poller read), the same CSV', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const { last } = monthDays(month);
+		// Beside the demo's scrapped devices, one scrapped in the month after a passed test: one failed test of its type.
+		const [template] = sandbox.account.data.devices.values();
+		const id = Math.max(...sandbox.account.data.devices.keys(), ...[...sandbox.account.recycleBin.values()].map((e) => e.item_id)) + 1;
+		sandbox.account.data.devices.set(id, { ...template, id, values: { ...template.values, [DEVICE.designation]: 'Scrap check' } });
+		const rid = Math.max(0, ...sandbox.account.data.testResults.keys()) + 1;
+		sandbox.account.data.testResults.set(rid, { id: rid, device_id: id, customer_id: null, project_id: null, test_date: addDays(last, -20), synced_time: `${last}T12:00:00Z`, status: 'passed', tester: 'A. Weber', test_sequence: 'DGUV V3' });
+		sandbox.account.delete('device', id, false);
+		const entry = [...sandbox.account.recycleBin.values()].find((e) => e.resource === 'device' && e.item_id === id)!;
+		entry.deleted_time = `${addDays(last, -5)}T10:00:00Z`;
+
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en', measurementWarnings: false }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		expect(error).toBeUndefined();
+		const node = items[0].json.content as IDataObject & { scrappedCounted: boolean; failureRates: Record<string, Record<string, unknown>> };
+		expect(node.scrappedCounted).toBe(true);
+		// Get Failure Rates' reading and counting (client/failureRatesRead.ts, as the operation calls them), its today the report's last day.
+		const client = pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: 200 });
+		for (const months of FAILURE_RATE_MONTHS) {
+			const input = await readFailureRateInput(client, months, () => Date.parse(`${last}T12:00:00Z`), 'UTC');
+			for (const by of FAILURE_RATE_GROUP_BY) expect(node.failureRates[months][by], `${months} ${by}`).toEqual(JSON.parse(JSON.stringify(failureRates(input.results, input.devices, input.today, months, by, input.scrapped ?? []))));
+		}
+		const byType = (node.failureRates[24].designation as { groups: Array<{ id: unknown; scrappedDevices: number; failedTests: number; tests: number }>; totals: { scrappedDevices: number } });
+		expect(byType.groups.find((g) => g.id === 'Scrap check')).toMatchObject({ scrappedDevices: 1, tests: 2, failedTests: 1 });
+		expect(byType.totals.scrappedDevices).toBeGreaterThan(1);
+
+		const aws = await new LocalAws().start();
+		const dir = mkdtempSync(join(tmpdir(), 'tec-scrapped-'));
+		try {
+			const now = () => sandbox.account.now();
+			const store = new FileStateStore(join(dir, 'state.json'), { now });
+			const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+			const ctx = {
+				client,
+				store,
+				publisher: new EventBridgePublisher({ busName: 'tec-test', client: aws.eventBridge(), sleep: async () => undefined }),
+				environment: 'sandbox' as const,
+				now,
+				remainingMs: () => 600_000,
+				log: quiet,
+				metrics: { count: () => undefined },
+				settings: { ...DEFAULT_SETTINGS, safetyMs: 1000 },
+				runId: 'scrapped',
+			};
+			await pollDueDates(ctx);
+			const mailer = keepingMailer();
+			const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale: 'en', recipients: { default: ['quality@lab.example.com'] } }, 'test');
+			await runComplianceReport({ mailer, view: store, settings, timeZone: 'Europe/Berlin', environment: 'sandbox', now } as unknown as DigestDeps, month);
+			const lambdas = JSON.parse(JSON.stringify(mailer.sent[0].data)) as typeof node;
+			expect(lambdas.scrappedCounted).toBe(true);
+			expect(lambdas.failureRates).toEqual(node.failureRates);
+			const csv = `failure-rates-${month}.csv`;
+			const files = await attachments(items[0]);
+			expect(mailer.sent[0].attachments!.find((a) => a.filename === csv)!.content).toBe(files.find((f) => f.fileName === csv)!.text);
+			expect(files.find((f) => f.fileName === csv)!.text.split('\r\n')[0]).toContain('scrapped_devices');
 		} finally {
 			await aws.stop();
 			rmSync(dir, { recursive: true, force: true });

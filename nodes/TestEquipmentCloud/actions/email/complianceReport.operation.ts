@@ -65,7 +65,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const warnings = this.getNodeParameter('measurementWarnings', i, true) === true ? await monthWarnings(client, month, checkThreshold(this.getNodeParameter('nearLimitThreshold', i, 0.8), 'Near-Limit Threshold'), input) : [];
 	const items: INodeExecutionData[] = [];
 	for (const recipient of allRecipients(recipients)) {
-		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests, warnings);
+		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests, warnings, input.scrapped);
 		if (!content) continue;
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderComplianceReport(content, locale);

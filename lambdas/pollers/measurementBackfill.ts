@@ -141,8 +141,9 @@ async function backfillDevice(ctx: PollerContext, pacer: SharePacer, deviceId: n
 		}
 	}
 	let series = before;
-	const latestFailed = listed.filter((r) => r.failed === true).reduce<string | null>((m, r) => (m === null || r.testDate > m ? r.testDate : m), null);
-	if (latestFailed !== null) series = addFailedResult(series, latestFailed);
+	// The latest failure by test date, then id: a passed re-test on its day (a larger id) is kept.
+	const latestFailed = listed.filter((r) => r.failed === true).reduce<{ id: number; testDate: string } | null>((m, r) => (m === null || r.testDate > m.testDate || (r.testDate === m.testDate && r.id > m.id) ? r : m), null);
+	if (latestFailed !== null) series = addFailedResult(series, latestFailed.testDate, latestFailed.id);
 	for (const r of trendResultsOf(listed, BACKFILL_RESULTS)) {
 		const detail = await pacer.run(() => readOrGone(ctx.client, 'testResult.get', r.id));
 		if (detail === undefined) continue;

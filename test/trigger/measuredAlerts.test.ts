@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { addDays } from '../../client/dates';
 import { DEVICE } from '../../sandbox/properties';
+import { nodeTrendOf } from '../support/measuredWarnings';
 import { Poller, useWorld } from '../support/trigger';
 
 const world = useWorld({ testResults: 60, devices: 30 });
@@ -102,6 +103,25 @@ describe('Device Measurement Drift (trigger)', () => {
 		expect((items[0].predictedLimitDate as string) < (device.values[DEVICE.nextTest] as string)).toBe(true);
 		expect(await poller.poll()).toEqual([]);
 		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('a passed re-test on the day of a failed result (fail, repair, re-test) starts the series: the drift the node’s trend predicts', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'deviceMeasurementDrift' });
+		const today = world.today();
+		upload(deviceId, [{ step: RISO, value: 0.5, unit: 'MΩ', low_limit: 1 }], addDays(today, -200), 'failed');
+		const ids: number[] = [];
+		const items: IDataObject[] = [];
+		for (const [i, value] of [400, 150, 3].entries()) {
+			ids.push(upload(deviceId, [{ step: RISO, value, unit: 'MΩ', low_limit: 1 }], addDays(today, -200 + 100 * i)).id);
+			if (i > 0) items.push(...(await poller.poll()));
+		}
+		const node = (await nodeTrendOf(world.sandbox, deviceId, RISO))!;
+		expect(node.trend.points.map((p) => p.testResultId)).toEqual(ids);
+		expect(node.testEarlier).toBe(true);
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({ testResultId: ids[2], deviceId, step: RISO, predictedLimitDate: node.trend.predictedLimitDate });
+		expect((items[0].points as IDataObject[]).map((p) => p.testResultId)).toEqual(ids);
 	});
 
 	it('a unit changing within the series, or a failed result between, gives no drift', async () => {

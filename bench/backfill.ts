@@ -15,7 +15,7 @@ import { MemoryStore, benchContext } from './pollerContext';
  * (client/sharePacing.ts: floor(share × 5) requests per 1,025 ms).
  *
  * Extrapolation rule: requests and stored bytes grow with the devices (each device costs its own
- * results list and at most 3 details; the device list at least one page per run), so they are
+ * results list and at most BACKFILL_RESULTS (4) details; the device list at least one page per run), so they are
  * scaled by 100,000 ÷ devices measured; memory does not grow with the devices (one device in hand,
  * one page of the device list), so it is reported as measured.
  */
@@ -99,10 +99,10 @@ export async function benchBackfill(scale: Scale): Promise<BenchRow[]> {
 		const detailsRead = report.backfill!.detailsRead;
 		const heapMb = (peakHeap - heapBefore) / MB;
 		// The least the data asks for: the device list at the largest page and the details read
-		// (the last ≤ 3 passed results of each device); beside them the backfill lists each
+		// (the last ≤ BACKFILL_RESULTS passed results of each device); beside them the backfill lists each
 		// device's results (the list filters by device, client/measurementsRead.ts) and counts the devices once.
 		const least = pagesAtLimit(size.devices) + detailsRead;
-		// Reading every result's detail instead (what "the last three" saves), from the same run's data.
+		// Reading every result's detail instead (what "the last BACKFILL_RESULTS" saves), from the same run's data.
 		const everyDetail = pagesAtLimit(size.devices) + size.devices + size.results;
 		const idealHours = requestsAt / (5 * DEFAULT_BACKFILL_SHARE) / 3600;
 		const wholeTokenHours = requestsAt / 5 / 3600;

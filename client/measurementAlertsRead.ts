@@ -57,7 +57,7 @@ export async function readResultAlerts(
 	threshold: number,
 	nextDueOf: (deviceId: number) => Promise<string | null>,
 ): Promise<ReadAlerts> {
-	if (result.passed === false) return { series: addFailedResult(series, result.testDate), alerts: NONE, skipped: 0, gone: false };
+	if (result.passed === false) return { series: addFailedResult(series, result.testDate, result.id), alerts: NONE, skipped: 0, gone: false };
 	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false };
 	const detail = await readOrGone(client, 'testResult.get', result.id);
 	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };

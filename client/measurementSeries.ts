@@ -13,7 +13,8 @@ import { TREND_RESULTS, isTestEarlier, warningsOf, type MeasurementWarning } fro
  *
  * The memory (one per device) keeps, per step, the latest TREND_RESULTS passed results' values
  * since the device's latest failed result (trendResultsOf's rule: a failed device was repaired or
- * replaced), ordered by test date then result id, whatever order they arrive in. A result already
+ * replaced), ordered by test date then result id, whatever order they arrive in; so a passed
+ * re-test on the day of a failure (a larger id) is kept, as trendResultsOf keeps it. A result already
  * kept is not added twice, so reading a result again (a run repeated after a crash) changes nothing.
  */
 
@@ -21,8 +22,10 @@ import { TREND_RESULTS, isTestEarlier, warningsOf, type MeasurementWarning } fro
 export type KeptPoint = [number, string, number, string | null, number | null, number | null];
 
 export interface DeviceSeries {
-	/** The latest failed result's test date: passed results on or before it are not kept. */
+	/** The latest failed result's test date: passed results before it (and on it, up to failedId) are not kept. */
 	failedOn?: string;
+	/** That failed result's id; absent (stored by earlier versions): the whole day counts as failed. */
+	failedId?: number;
 	/** stepKey → kept values, oldest first. */
 	steps: Record<string, KeptPoint[]>;
 	/** The device's earlier results were read into it (the results poller's first-run backfill). */
@@ -33,20 +36,26 @@ export const emptySeries = (): DeviceSeries => ({ steps: {} });
 
 const before = (a: KeptPoint, b: KeptPoint) => (a[1] !== b[1] ? a[1] < b[1] : a[0] < b[0]);
 
-/** The result as a failure: every kept value on or before its day is dropped. */
-export function addFailedResult(series: DeviceSeries, testDate: string): DeviceSeries {
-	if (epochDay(testDate) === undefined || (series.failedOn !== undefined && series.failedOn >= testDate)) return series;
+/** Whether (date, id) comes after the series' latest failure, in trendResultsOf's order; a failure kept without its id takes its whole day. */
+function afterFailure(series: DeviceSeries, date: string, id: number): boolean {
+	if (series.failedOn === undefined || date > series.failedOn) return true;
+	return date === series.failedOn && series.failedId !== undefined && id > series.failedId;
+}
+
+/** The result as a failure: every kept value before it (by test date, then result id) is dropped. */
+export function addFailedResult(series: DeviceSeries, testDate: string, id: number): DeviceSeries {
+	if (epochDay(testDate) === undefined || !afterFailure(series, testDate, id)) return series;
 	const steps: Record<string, KeptPoint[]> = {};
 	for (const [key, points] of Object.entries(series.steps)) {
-		const kept = points.filter((p) => p[1] > testDate);
+		const kept = points.filter((p) => p[1] > testDate || (p[1] === testDate && p[0] > id));
 		if (kept.length > 0) steps[key] = kept;
 	}
-	return { ...series, failedOn: testDate, steps };
+	return { ...series, failedOn: testDate, failedId: id, steps };
 }
 
 /** The series with a passed result's values added (at most `max` per step). */
 export function addPassedResult(series: DeviceSeries, result: { id: number; testDate: string; values: readonly StepValue[] }, max = TREND_RESULTS): DeviceSeries {
-	if (epochDay(result.testDate) === undefined || (series.failedOn !== undefined && result.testDate <= series.failedOn)) return series;
+	if (epochDay(result.testDate) === undefined || !afterFailure(series, result.testDate, result.id)) return series;
 	const steps = { ...series.steps };
 	for (const v of result.values) {
 		const key = stepKey(v);

@@ -1,6 +1,7 @@
 import {
 	STOPPED_READING,
 	SharePacer,
+	TREND_RESULTS,
 	addFailedResult,
 	addPassedResult,
 	dayString,
@@ -20,7 +21,7 @@ import { NS, type BackfillState } from './state';
  * The first run's backfill of measured values: for every device, its last BACKFILL_RESULTS passed
  * results since its latest failed one (client/measurementWarnings.ts, `trendResultsOf`) are read
  * into its kept values (client/measurementSeries.ts), so a drift shows from the first new result
- * on, not only after three more. Requests: the device list (pages), one list of each device's
+ * on, fitted to the same results as Get Measurement Trend's (the kept values and the new one). Requests: the device list (pages), one list of each device's
  * results, one detail per result read, and at the start one request for the device count.
  *
  * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
@@ -35,7 +36,8 @@ import { NS, type BackfillState } from './state';
  * ASSUMED (with client/measurementsRead.ts): the test results list filters by `device_id` equals.
  */
 
-export const BACKFILL_RESULTS = 3;
+/** One fewer than a trend's results: with the first new result, the backfilled values are the TREND_RESULTS the node fits. */
+export const BACKFILL_RESULTS = TREND_RESULTS - 1;
 /**
  * The longest a run spends on the backfill: below the 2 minutes the account's other pollers
  * (overdue, due soon) wait for its lease (context.ts), so they are not skipped because of it; the
@@ -141,8 +143,9 @@ async function backfillDevice(ctx: PollerContext, pacer: SharePacer, deviceId: n
 		}
 	}
 	let series = before;
-	const latestFailed = listed.filter((r) => r.failed === true).reduce<string | null>((m, r) => (m === null || r.testDate > m ? r.testDate : m), null);
-	if (latestFailed !== null) series = addFailedResult(series, latestFailed);
+	// The latest failure by test date, then id: a passed re-test on its day (a larger id) is kept.
+	const latestFailed = listed.filter((r) => r.failed === true).reduce<{ id: number; testDate: string } | null>((m, r) => (m === null || r.testDate > m.testDate || (r.testDate === m.testDate && r.id > m.id) ? r : m), null);
+	if (latestFailed !== null) series = addFailedResult(series, latestFailed.testDate, latestFailed.id);
 	for (const r of trendResultsOf(listed, BACKFILL_RESULTS)) {
 		const detail = await pacer.run(() => readOrGone(ctx.client, 'testResult.get', r.id));
 		if (detail === undefined) continue;

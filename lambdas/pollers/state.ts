@@ -114,6 +114,7 @@ export const stateSchemas = once(() => {
 	const KeptPoint = z.tuple([wholeFrom(1), calendarDay, finite, z.nullable(z.string()), nullableNumber, nullableNumber]);
 	const MeasurementSeries = z.looseObject({
 		failedOn: z.optional(calendarDay),
+		failedId: z.optional(wholeFrom(1)),
 		steps: z.record(z.string(), z.array(KeptPoint)),
 		backfilled: z.optional(z.boolean()),
 	});

@@ -61,5 +61,5 @@ function keptPointFits(p: unknown): boolean {
 }
 
 export function measurementSeriesFits(v: unknown): boolean {
-	return isObj(v) && optional(v.failedOn, day) && optional(v.backfilled, (b) => typeof b === 'boolean') && isObj(v.steps) && Object.values(v.steps).every((points) => Array.isArray(points) && points.every(keptPointFits));
+	return isObj(v) && optional(v.failedOn, day) && optional(v.failedId, id) && optional(v.backfilled, (b) => typeof b === 'boolean') && isObj(v.steps) && Object.values(v.steps).every((points) => Array.isArray(points) && points.every(keptPointFits));
 }

@@ -12,6 +12,7 @@ import { DETAIL_TYPES } from '../../lambdas/events/names';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
+import { nodeTrendOf } from '../support/measuredWarnings';
 import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 30, customers: 3, testResults: 60 }, { ratePerSecond: 200 });
@@ -198,6 +199,28 @@ describe('Device Measurement Drift', () => {
 		await pollTestResults(context());
 		await pollTestResults(context());
 		expect(world.aws.events()).toEqual([]);
+	});
+
+	it('a passed re-test on the day of a failed result (fail, repair, re-test) starts the series: the drift event is the one the node’s trend predicts', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		upload(deviceId, [{ step: RISO, value: 0.5, unit: 'MΩ', low_limit: 1 }], addDays(today, -200), 'failed');
+		const ids: number[] = [];
+		for (const [i, value] of [400, 150, 3].entries()) {
+			ids.push(upload(deviceId, [{ step: RISO, value, unit: 'MΩ', low_limit: 1 }], addDays(today, -200 + 100 * i)).id);
+			if (i === 0) await pollTestResults(context());
+		}
+		await pollTestResults(context());
+		const node = (await nodeTrendOf(world.sandbox, deviceId, RISO))!;
+		expect(node.trend.points.map((p) => p.testResultId)).toEqual(ids);
+		expect(node.testEarlier).toBe(true);
+		const drift = ofType(DETAIL_TYPES.deviceMeasurementDrift);
+		expect(drift).toHaveLength(1);
+		const data = drift[0].detail.data as Omit<Data, 'trend'> & { trend: { points: Array<{ testResultId: number }>; predictedLimitDate: string } };
+		expect(data.testResult.id).toBe(ids[2]);
+		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids);
+		expect(data.trend.predictedLimitDate).toBe(node.trend.predictedLimitDate);
 	});
 
 	it('a failed result starts the series over: values before it give no trend', async () => {

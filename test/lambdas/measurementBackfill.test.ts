@@ -13,7 +13,10 @@ import { newReport, type PollerContext } from '../../lambdas/pollers/context';
 import { NS, type BackfillState } from '../../lambdas/pollers/state';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
+import { DETAIL_TYPES } from '../../lambdas/events/names';
+import { DEVICE } from '../../sandbox/properties';
 import { renderTestResultDetail } from '../../sandbox/render';
+import { nodeTrendOf } from '../support/measuredWarnings';
 import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 24, customers: 2, testResults: 90 }, { ratePerSecond: 200 });
@@ -90,7 +93,7 @@ describe('the backfill of measured values', () => {
 			const began = ctx.now();
 			const report = await pollTestResults(ctx);
 			for (const [id, n] of counts.details) reads.set(id, (reads.get(id) ?? 0) + n);
-			// The slice, and at most one device (a list and 3 details at 2 a second) begun before its end.
+			// The slice, and at most one device (a list and 4 details at 2 a second) begun before its end.
 			expect(ctx.now() - began).toBeLessThan(SLICE_MS + 3 * 1025);
 			progress.push(report.backfill!);
 			if (report.backfill!.done) break;
@@ -182,5 +185,39 @@ describe('the backfill of measured values', () => {
 		expect(world.sandbox.stats.requests - before).toBe(requests);
 		expect(requests).toBeLessThanOrEqual(granted);
 		expect(requests).toBeGreaterThan(24);
+	});
+
+	it('the first new result after the backfill is fitted as the node fits it: the backfill keeps the last 4 passed results, with the new one the node’s 5; a re-test on a failure’s day is kept', async () => {
+		const account = world.sandbox.account;
+		const [drifting, retested] = [...account.data.devices.values()];
+		for (const [id, r] of account.data.testResults) if (r.device_id === drifting.id || r.device_id === retested.id) account.data.testResults.delete(id);
+		const PE = 'Protective conductor resistance';
+		const upload = (deviceId: number, value: number, testDate: string, status: 'passed' | 'failed' = 'passed') =>
+			account.syncTestResult({ device_id: deviceId, status, test_date: testDate, measured: [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }] as never });
+		const ids = [0.1, 0.15, 0.2, 0.21, 0.22].map((value, i) => upload(drifting.id, value, `${2021 + i}-01-10`).id);
+		upload(retested.id, 0.35, '2025-03-01', 'failed');
+		const retest = upload(retested.id, 0.12, '2025-03-01').id;
+		for (;;) {
+			const report = await pollTestResults(context().ctx);
+			if (report.backfill!.done) break;
+		}
+		const kept = await keptSeries(context().ctx);
+		expect(Object.values(kept.get(drifting.id)!.steps).map((points) => keptPoints(points).map((p) => p.testResultId))).toEqual([ids.slice(1)]);
+		expect(Object.values(kept.get(retested.id)!.steps).map((points) => keptPoints(points).map((p) => p.testResultId))).toEqual([[retest]]);
+
+		world.aws.accepted.length = 0;
+		ids.push(upload(drifting.id, 0.245, '2026-01-10').id);
+		drifting.values[DEVICE.nextTest] = '2027-01-10';
+		await pollTestResults(context().ctx);
+		const node = (await nodeTrendOf(world.sandbox, drifting.id, PE))!;
+		expect(node.trend.points.map((p) => p.testResultId)).toEqual(ids.slice(1));
+		expect(node.trend.predictedLimitDate).toBe('2026-08-06');
+		expect(node.testEarlier).toBe(true);
+		const drift = world.aws.events().filter((e) => e['detail-type'] === DETAIL_TYPES.deviceMeasurementDrift);
+		expect(drift).toHaveLength(1);
+		const data = drift[0].detail.data as { testResult: { id: number }; trend: { points: Array<{ testResultId: number }>; predictedLimitDate: string } };
+		expect(data.testResult.id).toBe(ids[5]);
+		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids.slice(1));
+		expect(data.trend.predictedLimitDate).toBe(node.trend.predictedLimitDate);
 	});
 });

@@ -4,13 +4,15 @@
  * of values), its recorded warnings written to a state store, where the digest and the monthly
  * report read them (`measurementWarnings:sandbox`).
  */
-import type { ServiceClient } from '../../client';
+import { readMeasurementTrend, type ServiceClient, type StepTrend } from '../../client';
+import { connectService } from '../../lambdas/adapters/undiciService';
 import { makeEvent } from '../../lambdas/events/event';
 import { DETAIL_TYPES } from '../../lambdas/events/schemas';
 import { newReport, type PollerContext } from '../../lambdas/pollers/context';
 import { MeasuredAlerts } from '../../lambdas/pollers/measuredAlerts';
 import { passedOf, readTestResult, type TestResultRecord } from '../../lambdas/pollers/records';
 import { silentLog, type StateStore } from '../../lambdas/ports';
+import type { Sandbox } from '../../sandbox/server';
 
 /** A store the poller can write to and the e-mails' view can list (memory). */
 export type WarningStore = Pick<StateStore, 'get' | 'putMany' | 'list'>;
@@ -37,4 +39,11 @@ export async function resultsById(client: ServiceClient, ids: readonly number[])
 	const out: TestResultRecord[] = [];
 	for (const id of ids) out.push(readTestResult(await client.call('testResult.get', { pathParams: { id } }))!);
 	return out;
+}
+
+/** One step of a device's trend as the node's Device → Get Measurement Trend reads it (client/measurementsRead.ts), from the sandbox now. */
+export async function nodeTrendOf(sandbox: Sandbox, deviceId: number, step: string): Promise<StepTrend | undefined> {
+	const client = connectService({ baseUrl: sandbox.url, token: sandbox.sandboxToken, environment: 'sandbox' });
+	const { steps } = await readMeasurementTrend(client, deviceId);
+	return steps.find((s) => s.step === step);
 }

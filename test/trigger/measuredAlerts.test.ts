@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 import { addDays } from '../../client/dates';
+import { TREND_RESULTS } from '../../client/measurementWarnings';
 import { DEVICE } from '../../sandbox/properties';
+import { nodeTrendOf } from '../support/measuredWarnings';
 import { Poller, useWorld } from '../support/trigger';
 
 const world = useWorld({ testResults: 60, devices: 30 });
@@ -102,6 +104,36 @@ describe('Device Measurement Drift (trigger)', () => {
 		expect((items[0].predictedLimitDate as string) < (device.values[DEVICE.nextTest] as string)).toBe(true);
 		expect(await poller.poll()).toEqual([]);
 		expect(await poller.poll()).toEqual([]);
+	});
+
+	it('a passed re-test on the day of a failed result (fail, repair, re-test) starts the series: the drift the node’s trend predicts', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'deviceMeasurementDrift' });
+		const today = world.today();
+		upload(deviceId, [{ step: RISO, value: 0.5, unit: 'MΩ', low_limit: 1 }], addDays(today, -200), 'failed');
+		const ids: number[] = [];
+		const items: IDataObject[] = [];
+		for (const [i, value] of [400, 150, 3].entries()) {
+			ids.push(upload(deviceId, [{ step: RISO, value, unit: 'MΩ', low_limit: 1 }], addDays(today, -200 + 100 * i)).id);
+			if (i > 0) items.push(...(await poller.poll()));
+		}
+		const node = (await nodeTrendOf(world.sandbox, deviceId, RISO))!;
+		expect(node.trend.points.map((p) => p.testResultId)).toEqual(ids);
+		expect(node.testEarlier).toBe(true);
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({ testResultId: ids[2], deviceId, step: RISO, predictedLimitDate: node.trend.predictedLimitDate });
+		expect((items[0].points as IDataObject[]).map((p) => p.testResultId)).toEqual(ids);
+	});
+
+	it('the kept values (static data) hold the latest TREND_RESULTS (5) per step, the results poller’s bound (client/measurementSeries.ts) and what the node fits', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'deviceMeasurementDrift' });
+		const today = world.today();
+		const ids = [0.1, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16].map((value, i) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, -700 + 100 * i)).id);
+		await poller.poll();
+		const series = (poller.staticData.cursor as { series: Record<string, { steps: Record<string, Array<[number]>> }> }).series[String(deviceId)];
+		expect(Object.values(series.steps).map((points) => points.map((p) => p[0]))).toEqual([ids.slice(-TREND_RESULTS)]);
+		expect((await nodeTrendOf(world.sandbox, deviceId, PE))!.trend.points.map((p) => p.testResultId)).toEqual(ids.slice(-TREND_RESULTS));
 	});
 
 	it('a unit changing within the series, or a failed result between, gives no drift', async () => {

@@ -131,7 +131,7 @@ export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_
 				const g = per[months];
 				return g === undefined
 					? fill(tx.failureRates.windowNone, { months })
-					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), upper: boundPercent(g.upperBound95, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g, locale) });
+					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), lower: boundPercent(g.lowerBound95, locale), upper: boundPercent(g.upperBound95, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g, locale) });
 			};
 			lines.push(`  ${fill(tx.failureRates.line, { name: groupName(group, tx), intervals: intervalsText(group, locale), window12: window(12), window24: window(24) })}`);
 		}
@@ -148,10 +148,13 @@ const th = (label: string, align = 'left') =>
 const TD = `padding:6px 5px;border-bottom:1px solid ${C.line};vertical-align:middle;font-size:13px;line-height:18px;`;
 const note = (text: string) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(text)}</p>`;
 
+/** Both one-sided 95 % bounds, "6.9 %–28.1 %": an "above 2 %" is read from the lower one, a "below 2 %" from the upper. */
+const boundsText = (g: FailureRateGroup, locale: Locale) => `${boundPercent(g.lowerBound95, locale)}–${boundPercent(g.upperBound95, locale)}`;
+
 function windowCells(g: FailureRateGroup | undefined, locale: Locale): string {
 	if (g === undefined) return `<td align="right" style="${TD}">–</td><td align="right" style="${TD}">–</td><td style="${TD}">–</td>`;
 	const strong = g.verdict === 'below' || g.verdict === 'above' ? 'font-weight:700;' : '';
-	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;"><span style="font-weight:600;">${esc(ratePercent(g, locale))}</span><br><span style="color:${C.muted};">≤ ${esc(boundPercent(g.upperBound95, locale))}</span></td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g, locale))}</td>`;
+	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;"><span style="font-weight:600;">${esc(ratePercent(g, locale))}</span><br><span style="color:${C.muted};">${esc(boundsText(g, locale))}</span></td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g, locale))}</td>`;
 }
 
 function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, shown: number): string {

@@ -200,6 +200,12 @@ export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingPro
 	if (!DGUV_ENVIRONMENTS.includes(s.defaultEnvironment)) return { setting: 'defaultEnvironment', message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(s.defaultEnvironment)}` };
 	const min = monthsProblem('minMonths', s.minMonths, false);
 	if (min) return min;
+	// The minimum of every department without its own: above the environment's maximum the
+	// maximum would win unseen, so the setting is refused rather than replaced.
+	const envMax = DGUV_MAX_MONTHS[s.defaultEnvironment];
+	if (s.minMonths > envMax) {
+		return { setting: 'minMonths', message: `must be at most ${envMax} months, the DGUV V3 maximum of the environment ${s.defaultEnvironment} (set a department's own limits for a longer one), got ${s.minMonths}` };
+	}
 	for (const [name, d] of Object.entries(s.departments)) {
 		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
 			return { setting: `departments[${name}].environment`, message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}` };

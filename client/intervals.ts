@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from './binomial';
 import { addMonths, epochDay } from './dates';
+import { exactPercent, percentBeside } from './percent';
 import { ValidationError } from './errors';
 import { compareGroups, INTERVAL_DECISION_NOTE, type RateDevice, type RateTestResult } from './failureRates';
 import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
@@ -274,15 +275,16 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
 }
 
-const pct = (share: number) => `${(Math.round(share * 1000) / 10).toFixed(1)} %`;
 
 /** The reason in words, for a risk assessment to quote. */
 export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
+	// Each figure beside the target it is read against: never shown equal to it when it is not.
+	const pct = (share: number) => `${percentBeside(share, r.reliabilityTarget)} %`;
 	const who = `Device type ${r.designation === null ? '(none)' : `"${r.designation}"`}${r.group === 'designationDepartment' ? ` in department ${r.department === null ? '(none)' : `"${r.department}"`}` : ''}, current interval ${r.currentIntervalMonths} months`;
 	const counted = `${r.resultsUsed} test${r.resultsUsed === 1 ? '' : 's'} near the interval (0.75 to 1.25 intervals after the previous one), ${r.failedUsed} failed`;
 	const limits = `${Math.round(r.confidence * 100)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
 	const observed = r.observedReliability === null ? `${counted}; no observed reliability` : `${counted}: observed reliability ${pct(r.observedReliability)}, ${limits}, one-sided 95 % lower bound ${pct(r.reliabilityLowerBound95)}`;
-	const target = `target ${pct(r.reliabilityTarget)}`;
+	const target = `target ${exactPercent(r.reliabilityTarget)} %`;
 	const verdict =
 		r.intervalTest === 'tooShort'
 			? `The ${target} lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`

@@ -8,6 +8,7 @@ import {
 	type FailureRates,
 	type FailureRateVerdict,
 } from '../client/failureRates';
+import { percentBeside } from '../client/percent';
 import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, type Locale } from './texts';
@@ -44,17 +45,13 @@ export const MARKS_TEXT = marksText('en');
 export const methodText = (locale: Locale = DEFAULT_LOCALE) => textsFor(locale).failureRates.method;
 
 /**
- * A bound in per cent with one decimal, more when one decimal would show 2.0 % (a bound is never
- * exactly 2 %: "2.0 %" beside "below 2 %" would contradict its mark).
+ * A bound in per cent with one decimal, more when one decimal would show 2.0 % or the wrong side
+ * of it (a bound is never exactly 2 %: "2.0 %" beside "below 2 %" would contradict its mark); the
+ * rule of client/percent.ts, as the interval reasons show reliabilities beside their target.
  */
 export function boundPercent(value: number, locale: Locale = DEFAULT_LOCALE): string {
-	const form = (s: string) => (locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`);
-	const v = value * 100;
-	for (let digits = 1; digits <= 6; digits++) {
-		const s = v.toFixed(digits);
-		if (Number(s) !== 2) return form(s);
-	}
-	return form(String(v));
+	const s = percentBeside(value, 0.02);
+	return locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { lowerBound, upperBound } from './binomial';
 import { addMonths, epochDay } from './dates';
+import { exactPercent, percentBeside } from './percent';
 import { ValidationError } from './errors';
 import { compareGroups, INTERVAL_DECISION_NOTE, type RateDevice, type RateTestResult } from './failureRates';
 import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
@@ -200,6 +201,12 @@ export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingPro
 	if (!DGUV_ENVIRONMENTS.includes(s.defaultEnvironment)) return { setting: 'defaultEnvironment', message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(s.defaultEnvironment)}` };
 	const min = monthsProblem('minMonths', s.minMonths, false);
 	if (min) return min;
+	// The minimum of every department without its own: above the environment's maximum the
+	// maximum would win unseen, so the setting is refused rather than replaced.
+	const envMax = DGUV_MAX_MONTHS[s.defaultEnvironment];
+	if (s.minMonths > envMax) {
+		return { setting: 'minMonths', message: `must be at most ${envMax} months, the DGUV V3 maximum of the environment ${s.defaultEnvironment} (set a department's own limits for a longer one), got ${s.minMonths}` };
+	}
 	for (const [name, d] of Object.entries(s.departments)) {
 		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
 			return { setting: `departments[${name}].environment`, message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}` };
@@ -268,15 +275,16 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
 }
 
-const pct = (share: number) => `${(Math.round(share * 1000) / 10).toFixed(1)} %`;
 
 /** The reason in words, for a risk assessment to quote. */
 export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
+	// Each figure beside the target it is read against: never shown equal to it when it is not.
+	const pct = (share: number) => `${percentBeside(share, r.reliabilityTarget)} %`;
 	const who = `Device type ${r.designation === null ? '(none)' : `"${r.designation}"`}${r.group === 'designationDepartment' ? ` in department ${r.department === null ? '(none)' : `"${r.department}"`}` : ''}, current interval ${r.currentIntervalMonths} months`;
 	const counted = `${r.resultsUsed} test${r.resultsUsed === 1 ? '' : 's'} near the interval (0.75 to 1.25 intervals after the previous one), ${r.failedUsed} failed`;
 	const limits = `${Math.round(r.confidence * 100)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
 	const observed = r.observedReliability === null ? `${counted}; no observed reliability` : `${counted}: observed reliability ${pct(r.observedReliability)}, ${limits}, one-sided 95 % lower bound ${pct(r.reliabilityLowerBound95)}`;
-	const target = `target ${pct(r.reliabilityTarget)}`;
+	const target = `target ${exactPercent(r.reliabilityTarget)} %`;
 	const verdict =
 		r.intervalTest === 'tooShort'
 			? `The ${target} lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`

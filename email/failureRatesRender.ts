@@ -8,6 +8,7 @@ import {
 	type FailureRates,
 	type FailureRateVerdict,
 } from '../client/failureRates';
+import { percentBeside } from '../client/percent';
 import { csvFile } from './csv';
 import { C, esc } from './render';
 import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, type Locale } from './texts';
@@ -44,17 +45,13 @@ export const MARKS_TEXT = marksText('en');
 export const methodText = (locale: Locale = DEFAULT_LOCALE) => textsFor(locale).failureRates.method;
 
 /**
- * A bound in per cent with one decimal, more when one decimal would show 2.0 % (a bound is never
- * exactly 2 %: "2.0 %" beside "below 2 %" would contradict its mark).
+ * A bound in per cent with one decimal, more when one decimal would show 2.0 % or the wrong side
+ * of it (a bound is never exactly 2 %: "2.0 %" beside "below 2 %" would contradict its mark); the
+ * rule of client/percent.ts, as the interval reasons show reliabilities beside their target.
  */
 export function boundPercent(value: number, locale: Locale = DEFAULT_LOCALE): string {
-	const form = (s: string) => (locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`);
-	const v = value * 100;
-	for (let digits = 1; digits <= 6; digits++) {
-		const s = v.toFixed(digits);
-		if (Number(s) !== 2) return form(s);
-	}
-	return form(String(v));
+	const s = percentBeside(value, 0.02);
+	return locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`;
 }
 
 /**
@@ -132,7 +129,7 @@ export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_
 				const g = per[months];
 				return g === undefined
 					? fill(tx.failureRates.windowNone, { months })
-					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), upper: boundPercent(g.upperBound95, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g, locale) });
+					: fill(tx.failureRates.window, { months, rate: ratePercent(g, locale), lower: boundPercent(g.lowerBound95, locale), upper: boundPercent(g.upperBound95, locale), failed: n(g.failedTests), tests: n(g.tests), devices: n(g.devicesTested), mark: mark(g, locale) });
 			};
 			lines.push(`  ${fill(tx.failureRates.line, { name: groupName(group, tx), intervals: intervalsText(group, locale), window12: window(12), window24: window(24) })}`);
 		}
@@ -149,10 +146,13 @@ const th = (label: string, align = 'left') =>
 const TD = `padding:6px 5px;border-bottom:1px solid ${C.line};vertical-align:middle;font-size:13px;line-height:18px;`;
 const note = (text: string) => `<p style="margin:4px 0;font-size:13px;line-height:18px;color:${C.muted};">${esc(text)}</p>`;
 
+/** Both one-sided 95 % bounds, "6.9 %–28.1 %": an "above 2 %" is read from the lower one, a "below 2 %" from the upper. */
+const boundsText = (g: FailureRateGroup, locale: Locale) => `${boundPercent(g.lowerBound95, locale)}–${boundPercent(g.upperBound95, locale)}`;
+
 function windowCells(g: FailureRateGroup | undefined, locale: Locale): string {
 	if (g === undefined) return `<td align="right" style="${TD}">–</td><td align="right" style="${TD}">–</td><td style="${TD}">–</td>`;
 	const strong = g.verdict === 'below' || g.verdict === 'above' ? 'font-weight:700;' : '';
-	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;"><span style="font-weight:600;">${esc(ratePercent(g, locale))}</span><br><span style="color:${C.muted};">≤ ${esc(boundPercent(g.upperBound95, locale))}</span></td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g, locale))}</td>`;
+	return `<td align="right" style="${TD}white-space:nowrap;">${esc(`${formatCount(g.failedTests, locale)} / ${formatCount(g.tests, locale)}`)}</td><td align="right" style="${TD}white-space:nowrap;"><span style="font-weight:600;">${esc(ratePercent(g, locale))}</span><br><span style="color:${C.muted};">${esc(boundsText(g, locale))}</span></td><td style="${TD}white-space:nowrap;color:${COLORS[g.verdict]};${strong}">${esc(mark(g, locale))}</td>`;
 }
 
 function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, shown: number): string {

@@ -1,4 +1,5 @@
 import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
+import { exactPercent, percentBeside } from '../client/percent';
 import { DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
@@ -18,11 +19,11 @@ export const MAX_INTERVAL_ROWS = 40;
 /** Devices listed in the e-mail; the CSV has every one. */
 export const MAX_OUTLIER_ROWS = 40;
 
-/** A share in per cent with one decimal, as the client's reason writes it ("98.0 %", German "98,0 %"). */
-function pct(share: number, locale: Locale): string {
-	const s = (Math.round(share * 1000) / 10).toFixed(1);
-	return locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`;
-}
+const form = (s: string, locale: Locale) => (locale === 'en' ? `${s} %` : `${s.replace('.', ',')}\u00a0%`);
+/** A reliability beside the target, as the client's reason writes it ("97.996 %" beside 98 %, German "97,996 %"; client/percent.ts). */
+const pct = (share: number, target: number, locale: Locale) => form(percentBeside(share, target), locale);
+/** The target as set ("98.0 %", German "98,0 %"). */
+const targetPct = (share: number, locale: Locale) => form(exactPercent(share), locale);
 
 /** A confidence as the reason names it: "50 %" ("50 % confidence limits"), German "50-%" ("50-%-Vertrauensgrenzen"). */
 const confidenceText = (c: number, locale: Locale) => `${formatCount(Math.round(c * 100), locale)}${locale === 'en' ? ' %' : '-%'}`;
@@ -35,7 +36,7 @@ const confidenceText = (c: number, locale: Locale) => `${formatCount(Math.round(
 export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_LOCALE, withDecision = true): string {
 	const x = textsFor(locale).intervals.reason;
 	const n = (v: number) => formatCount(v, locale);
-	const p = (v: number) => pct(v, locale);
+	const p = (v: number) => pct(v, r.reliabilityTarget, locale);
 	const name = (v: string | null) => (v === null ? x.none : fill(x.quoted, { name: v }));
 	const group = fill(x.deviceType, { designation: name(r.designation) }) + (r.group === 'designationDepartment' ? fill(x.inDepartment, { department: name(r.department) }) : '');
 	const who = fill(x.who, { group, months: n(r.currentIntervalMonths) });
@@ -44,7 +45,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 		r.observedReliability === null
 			? fill(x.noObserved, { counted })
 			: fill(x.observed, { counted, observed: p(r.observedReliability), confidence: confidenceText(r.confidence, locale), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95) });
-	const verdict = fill(x[r.intervalTest], { target: p(r.reliabilityTarget) });
+	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale) });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
 	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(x.minimum, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
@@ -73,14 +74,14 @@ function notes(iv: ReportIntervals, locale: Locale): string[] {
 	const max = DGUV_MAX_MONTHS[s.defaultEnvironment];
 	return [
 		fill(x.period, { from: formatDay(iv.from, locale), to: formatDay(iv.to, locale), previousFrom: formatDay(iv.previousFrom, locale) }),
-		fill(x.rule, { target: pct(s.reliabilityTarget, locale), confidence: confidenceText(s.confidence, locale), min: plural(s.minMonths, x.minMonths, locale), environment, max: formatCount(max, locale) }),
+		fill(x.rule, { target: targetPct(s.reliabilityTarget, locale), confidence: confidenceText(s.confidence, locale), min: plural(s.minMonths, x.minMonths, locale), environment, max: formatCount(max, locale) }),
 	];
 }
 
 function reliabilityText(r: IntervalRecommendation, locale: Locale): string {
 	const x = textsFor(locale).intervals;
 	if (r.observedReliability === null) return x.noReliability;
-	const p = (v: number) => pct(v, locale);
+	const p = (v: number) => pct(v, r.reliabilityTarget, locale);
 	return fill(x.reliability, { observed: p(r.observedReliability), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95), upper95: p(r.reliabilityUpperBound95) });
 }
 

@@ -148,7 +148,7 @@ export const de: Catalog = {
 		below: 'unter 2 %',
 		above: 'über 2 %',
 		undecided: 'offen ({count} weitere Prüfungen)',
-		marks: 'Jede Quote mit der exakten einseitigen oberen 95-%-Grenze der wahren Quote (≤): unter 2 %, wenn diese Grenze unter 2 % liegt, über 2 %, wenn die untere 95-%-Grenze über 2 % liegt, sonst offen, mit den weiteren Prüfungen ohne Fehler, die die obere Grenze unter 2 % brächten (ohne Fehler insgesamt 149 Prüfungen, mit einem 236, mit zwei 313).',
+		marks: 'Jede Quote mit den exakten einseitigen unteren und oberen 95-%-Grenzen der wahren Quote (untere–obere): unter 2 %, wenn die obere Grenze unter 2 % liegt, über 2 %, wenn die untere Grenze über 2 % liegt, sonst offen, mit den weiteren Prüfungen ohne Fehler, die die obere Grenze unter 2 % brächten (ohne Fehler insgesamt 149 Prüfungen, mit einem 236, mit zwei 313).',
 		method:
 			'Fehlerquoten: x nicht bestanden von n Prüfungen, einseitige 95-%-Grenzen nach Clopper-Pearson (obere Beta⁻¹(0,95; x+1, n−x), 1 bei x = n; untere Beta⁻¹(0,05; x, n−x+1), 0 bei x = 0); eine bei der Sichtprüfung nicht bestandene Prüfung ist eine nicht bestandene Prüfung (DGUV Information 203-071, 7.1). Ein im Zeitraum ausgesondertes Gerät (ein Geräteeintrag im Papierkorb) zählt als eine nicht bestandene Prüfung seines Gerätetyps, sofern nicht schon eine nicht bestandene Prüfung des Geräts gezählt ist (DGUV Information 203-071), wie n8ns Compliance → Get Failure Rates es zählt; der Papierkorb nennt weder Abteilung noch Kunde: die Tabellen je Abteilung und Kunde enthalten es nicht, und ein nach Kunde oder Abteilung zugestellter Bericht zählt es nur dort, wohin ein Gerät ohne beides ginge (die Standardliste und die Eskalationsliste). Nicht gezählt: eine bei der Sichtprüfung abgebrochene Prüfung, die der Dienst nicht als nicht bestanden erfasst hat (gesondert gezählt, als unbekannter Status).',
 		intervalDecision:
@@ -160,7 +160,7 @@ export const de: Catalog = {
 		scrappedNotRead: 'Der Papierkorb konnte nicht gelesen werden (das Token darf ihn nicht lesen): ausgesonderte Geräte sind nicht gezählt.',
 		period: 'Prüfungen der letzten 12 Monate ({from12} bis {to12}) und der letzten 24 Monate ({from24} bis {to24}); eine nicht bestandene Prüfung und ihre Wiederholungsprüfung zählen als zwei Prüfungen.',
 		windowNone: '{months} Monate: –',
-		window: '{months} Monate: {rate} ≤ {upper} ({failed} von {tests} nicht bestanden, {devices} Geräte) {mark}',
+		window: '{months} Monate: {rate}, 95-%-Grenzen {lower}–{upper} ({failed} von {tests} nicht bestanden, {devices} Geräte) {mark}',
 		line: '{name} [Prüfintervall {intervals}]: {window12}; {window24}',
 		interval: 'Prüfintervall',
 		failed12: '12 Mon. nicht bestanden',

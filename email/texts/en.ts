@@ -149,7 +149,7 @@ export const en = {
 		below: 'below 2 %',
 		above: 'above 2 %',
 		undecided: 'undecided ({count} more tests)',
-		marks: 'Each rate with the exact one-sided 95 % upper bound of the true rate (≤): below 2 % when that bound is under 2 %, above 2 % when the 95 % lower bound is over 2 %, otherwise undecided, with the further tests without a failure that would bring the upper bound under 2 % (with no failure 149 tests in all, with one 236, with two 313).',
+		marks: 'Each rate with the exact one-sided 95 % lower and upper bounds of the true rate (lower–upper): below 2 % when the upper bound is under 2 %, above 2 % when the lower bound is over 2 %, otherwise undecided, with the further tests without a failure that would bring the upper bound under 2 % (with no failure 149 tests in all, with one 236, with two 313).',
 		method:
 			'Failure rates: x failed of n tests, one-sided 95 % Clopper–Pearson bounds (upper Beta⁻¹(0.95; x+1, n−x), 1 when x = n; lower Beta⁻¹(0.05; x, n−x+1), 0 when x = 0); a test failed at the visual inspection is a failed test (DGUV Information 203-071, 7.1). A device scrapped in the period (a device entry of the recycle bin) counts as one failed test of its device type, unless a failed test of it is already counted (DGUV Information 203-071), as n8n\'s Compliance → Get Failure Rates counts it; the bin names neither its department nor its customer: the tables per department and customer do not hold it, and a report routed by customer or department counts it only where a device without either would go (the default list and the escalation list). Not counted: a test stopped at the visual inspection but not recorded as failed (counted apart, as an unknown status).',
 		intervalDecision: "Setting a test interval is the employer's decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these failure rates are evidence for that decision, not the decision.",
@@ -160,7 +160,7 @@ export const en = {
 		scrappedNotRead: 'The recycle bin could not be read (the token may not read it): scrapped devices are not counted.',
 		period: 'Tests of the last 12 months ({from12} to {to12}) and the last 24 months ({from24} to {to24}); a failed test and its re-test count as two tests.',
 		windowNone: '{months} months: –',
-		window: '{months} months: {rate} ≤ {upper} ({failed} of {tests} failed, {devices} devices) {mark}',
+		window: '{months} months: {rate}, 95 % bounds {lower}–{upper} ({failed} of {tests} failed, {devices} devices) {mark}',
 		line: '{name} [interval {intervals}]: {window12}; {window24}',
 		interval: 'Interval',
 		failed12: '12 mo. failed',

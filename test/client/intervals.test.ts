@@ -239,6 +239,11 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		expect(bad({ minMonths: 0 })).toThrow(/minMonths: must be a whole number of months from 1 to 120, got 0/);
 		expect(bad({ departments: { IT: { environment: 'garden' as never } } })).toThrow(/departments\[IT\].environment: must be one of office, workshop, constructionSite/);
 		expect(bad({ departments: { IT: { minMonths: 13 } } })).toThrow(/departments\[IT\]: its minimum \(13 months\) must not exceed its maximum \(12 months\)/);
+		// The node-wide minimum holds for every department without its own: above the environment's maximum it is refused, not replaced by it.
+		expect(bad({ minMonths: 30 })).toThrow(/minMonths: must be at most 12 months, the DGUV V3 maximum of the environment workshop \(set a department's own limits for a longer one\), got 30/);
+		expect(bad({ minMonths: 30, defaultEnvironment: 'office' })).toThrow(/minMonths: must be at most 24 months, the DGUV V3 maximum of the environment office .*got 30/);
+		expect(bad({ minMonths: 13, departments: { IT: { environment: 'office' } } })).toThrow(/minMonths: must be at most 12 months/);
+		expect(() => intervalRecommendations([], [], TODAY, FROM, 'designation', { ...S, minMonths: 24, defaultEnvironment: 'office' })).not.toThrow();
 		expect(() => intervalRecommendations([], [], TODAY, FROM, 'customer' as never)).toThrow(/groupBy: must be one of designation, designationDepartment/);
 	});
 });

@@ -41,7 +41,7 @@ describe('failure rates in the monthly report', () => {
 		);
 	});
 
-	it('HTML and text: each shown group’s two windows carry their upper bound and mark (undecided with its tests needed); the method and the employer’s sentence are said', () => {
+	it('HTML and text: each shown group’s two windows carry both one-sided 95 % bounds and their mark (undecided with its tests needed); the method and the employer’s sentence are said', () => {
 		fc.assert(
 			fc.property(world, (t) => {
 				const html = failureRatesHtml(t);
@@ -54,18 +54,34 @@ describe('failure rates in the monthly report', () => {
 					expect(count(html, `;">${mark}</td>`), mark).toBe(n);
 					expect(count(text, `) ${mark}`), mark).toBe(n);
 				}
-				for (const upper of new Set(shown.map((g) => boundPercent(g.upperBound95)))) {
-					const n = shown.filter((g) => boundPercent(g.upperBound95) === upper).length;
-					expect(count(html, `">≤ ${upper}</span>`), upper).toBe(n);
-					expect(count(text, ` ≤ ${upper} (`), upper).toBe(n);
+				// An "above 2 %" is read from the lower bound, "below 2 %" from the upper: both are shown.
+				const bounds = (g: (typeof shown)[number]) => `${boundPercent(g.lowerBound95)}–${boundPercent(g.upperBound95)}`;
+				for (const pair of new Set(shown.map(bounds))) {
+					const n = shown.filter((g) => bounds(g) === pair).length;
+					expect(count(html, `">${pair}</span>`), pair).toBe(n);
+					expect(count(text, `, 95 % bounds ${pair} (`), pair).toBe(n);
 				}
-				for (const out of [html, text]) expect(out).toContain('exact one-sided 95 % upper bound');
+				for (const out of [html, text]) expect(out).toContain('exact one-sided 95 % lower and upper bounds');
 				expect(html).toContain(esc(INTERVAL_DECISION_NOTE));
 				expect(text).toContain(INTERVAL_DECISION_NOTE);
 				const { from, to } = t[24].designation;
 				expect(text).toContain(`${from} to ${to}`);
 			}),
 		);
+	});
+
+	it('an "above 2 %" group shows the lower bound it is read from, in HTML and text, English and German (6 of 39 failed: 15.4 %, 95 % bounds 6.9 % to 28.1 %)', () => {
+		const devices: RateDevice[] = Array.from({ length: 39 }, (_, i) => ({ id: i + 1, designation: 'Vacuum cleaner', department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.map((d, i) => ({ id: i + 1, deviceId: d.id, testDate: addDays(TODAY, -30), failed: i < 6 }));
+		const t = allFailureRates(results, devices, TODAY);
+		const g = t[24].designation.groups[0];
+		expect([g.verdict, boundPercent(g.lowerBound95), boundPercent(g.upperBound95)]).toEqual(['above', '6.9 %', '28.1 %']);
+		expect(failureRatesText(t).join('\n')).toContain('24 months: 15.4 %, 95 % bounds 6.9 %–28.1 % (6 of 39 failed, 39 devices) above 2 %');
+		expect(failureRatesHtml(t)).toContain('>15.4 %</span><br><span style="color:#');
+		expect(failureRatesHtml(t)).toContain('">6.9 %–28.1 %</span></td>');
+		const nb = '\u00a0';
+		expect(failureRatesText(t, 'de').join('\n')).toContain(`24 Monate: 15,4${nb}%, 95-%-Grenzen 6,9${nb}%–28,1${nb}% (6 von 39 nicht bestanden, 39 Geräte) über 2 %`);
+		expect(failureRatesHtml(t, 'de')).toContain(`">6,9${nb}%–28,1${nb}%</span></td>`);
 	});
 
 	it('CSV: one row per window, grouping and group, reading back to the figures (formula starts guarded)', () => {

@@ -113,5 +113,11 @@ describe('Compliance → Get Interval Recommendations', () => {
 		expect((await run(sandbox, { ...p, groupBy: 'customer' })).error?.message).toMatch(/Group By: must be one of designation, designationDepartment/);
 		const dept = await run(sandbox, { ...p, departmentLimits: { department: [{ name: 'IT', environment: 'workshop', minMonths: 13, maxMonths: 0 }] } });
 		expect(dept.error?.message).toMatch(/Department Limits \(IT\): its minimum \(13 months\) must not exceed its maximum \(12 months\)/);
+		// A node-wide minimum above the environment's maximum is refused, never silently replaced by that maximum.
+		const workshop = await run(sandbox, { ...p, minMonths: 30 });
+		expect(workshop.items).toEqual([]);
+		expect(workshop.error?.message).toMatch(/Minimum Interval \(Months\): must be at most 12 months, the DGUV V3 maximum of the environment workshop .*got 30/);
+		const office = await run(sandbox, { ...p, minMonths: 30, defaultEnvironment: 'office' });
+		expect(office.error?.message).toMatch(/Minimum Interval \(Months\): must be at most 24 months, the DGUV V3 maximum of the environment office .*got 30/);
 	});
 });

@@ -85,7 +85,7 @@ const properties: INodeProperties[] = [
 		type: 'number',
 		default: 1,
 		typeOptions: { minValue: 1, maxValue: 120, numberPrecision: 0 },
-		description: 'The shortest interval recommended, where a department does not set its own',
+		description: 'The shortest interval recommended, where a department does not set its own; at most the Environment’s maximum (12 or 24 months)',
 	},
 	{
 		displayName: 'Department Limits',

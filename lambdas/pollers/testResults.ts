@@ -137,6 +137,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			// write only keeps a newer date, so a crash repeats it harmlessly, and it stays out of the
 			// window between publishing a page and recording it as seen.
 			await recordLatestResults(ctx, announced);
+			// Likewise the measured-value warning rows the e-mails show (keyed by result and step).
+			await measured.recordWarnings();
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();

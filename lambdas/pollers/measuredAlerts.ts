@@ -2,7 +2,7 @@ import { emptySeries, epochDay, readOrGone, readResultAlerts, roleValue, warning
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
-import { customerNames } from './customers';
+import { RunCustomerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type PendingMeasurement, type RecordedWarningValue } from './state';
 
@@ -22,7 +22,8 @@ import { NS, type PendingMeasurement, type RecordedWarningValue } from './state'
  * are published (`recordWarnings`): the daily digest lists the rows its recipients have not had,
  * the monthly report the rows of its month. A result with a
  * warning costs its device's record (once per device and run, shared with the next due date) and,
- * when the device names no customer, the customer list (once per run): what the rows route by.
+ * when the device names no customer, the customer list (once per run, shared with the failed steps'
+ * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
  * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
@@ -42,7 +43,6 @@ export class MeasuredAlerts {
 	private readonly pendingNs: string;
 	private readonly warningsNs: string;
 	private readonly rawDevices = new Map<number, unknown>();
-	private names: Map<number, string | null> | undefined;
 	private readonly warned: Array<{ key: string; value: RecordedWarningValue; expiresAt: number }> = [];
 	private readonly series = new Map<number, DeviceSeries>();
 	private readonly dirty = new Set<number>();
@@ -53,6 +53,7 @@ export class MeasuredAlerts {
 	constructor(
 		private readonly ctx: PollerContext,
 		private readonly report: RunReport,
+		private readonly customers = new RunCustomerNames(ctx),
 	) {
 		this.seriesNs = NS.measurements(keyScope(ctx));
 		this.pendingNs = NS.measurementPending(keyScope(ctx));
@@ -90,8 +91,7 @@ export class MeasuredAlerts {
 		const customerId = read.customerId ?? device.customerId;
 		let customerName = read.customerName;
 		if (customerName === null && customerId !== null) {
-			this.names ??= await customerNames(this.ctx);
-			customerName = this.names.get(customerId) ?? null;
+			customerName = (await this.customers.get()).get(customerId) ?? null;
 		}
 		return { id: device.id, customerId, designation: read.designation, idBarcode: read.idBarcode, customerName, department: read.department };
 	}

@@ -12,3 +12,18 @@ export async function customerNames(ctx: Pick<PollerContext, 'client'>): Promise
 	}
 	return names;
 }
+
+/**
+ * The customer names of one run, read on first need and then shared by every part of the run that
+ * names a device's customer (the results poller's failed steps and its measured-value warnings):
+ * one list series per run, however many parts need it. A failed read is not kept (the next need reads again).
+ */
+export class RunCustomerNames {
+	private names: Map<number, string | null> | undefined;
+	constructor(private readonly ctx: Pick<PollerContext, 'client'>) {}
+
+	async get(): Promise<Map<number, string | null>> {
+		this.names ??= await customerNames(this.ctx);
+		return this.names;
+	}
+}

@@ -2,7 +2,7 @@ import { ServiceError, failedStepsOf, testedDeviceOf, type FailedTestStep } from
 import { MAX_ENTRY_BYTES, entrySize, makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultFailedData, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
-import { customerNames } from './customers';
+import { RunCustomerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type PendingEvidence } from './state';
 
@@ -69,7 +69,6 @@ type Evidence = { detail: unknown; owner: DeviceOwner };
 
 export class FailedEvidence {
 	private readonly ns: string;
-	private names: Map<number, string | null> | undefined;
 	/** Devices read in this run (a device that failed several tests is read once). */
 	private readonly devices = new Map<number, unknown>();
 	private readonly pending = new Map<number, PendingEvidence>();
@@ -78,6 +77,7 @@ export class FailedEvidence {
 	constructor(
 		private readonly ctx: PollerContext,
 		private readonly report: RunReport,
+		private readonly customers = new RunCustomerNames(ctx),
 	) {
 		this.ns = NS.failedEvidence(keyScope(ctx));
 	}
@@ -94,8 +94,7 @@ export class FailedEvidence {
 			let customerName = device.customerName;
 			const customerId = device.customerId ?? recorded.device.customerId;
 			if (customerName === null && customerId !== null) {
-				this.names ??= await customerNames(this.ctx);
-				customerName = this.names.get(customerId) ?? null;
+				customerName = (await this.customers.get()).get(customerId) ?? null;
 			}
 			return { detail, owner: { customerName, department: device.department } };
 		} catch (error) {

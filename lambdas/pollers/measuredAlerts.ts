@@ -2,7 +2,7 @@ import { emptySeries, epochDay, readOrGone, readResultAlerts, roleValue, warning
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
-import { customerNames } from './customers';
+import { RunCustomerNames } from './customers';
 import { readOverdueDevice } from './records';
 import { NS, type PendingMeasurement, type RecordedWarningValue } from './state';
 
@@ -18,10 +18,12 @@ import { NS, type PendingMeasurement, type RecordedWarningValue } from './state'
  * written after the page's events are published and before its results are recorded as seen:
  * a crash repeats the result, which is kept once, with the same events and dedupe keys.
  * Each warning announced is also recorded as the row the e-mails show (namespace
- * `measurementWarnings:`, key: result and step, kept WARNING_KEEP_DAYS): the daily digest lists the
- * rows its recipients have not had, the monthly report the rows of its month. A result with a
+ * `measurementWarnings:`, key: result and step, kept WARNING_KEEP_DAYS), written before the events
+ * are published (`recordWarnings`): the daily digest lists the rows its recipients have not had,
+ * the monthly report the rows of its month. A result with a
  * warning costs its device's record (once per device and run, shared with the next due date) and,
- * when the device names no customer, the customer list (once per run): what the rows route by.
+ * when the device names no customer, the customer list (once per run, shared with the failed steps'
+ * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
  * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
@@ -41,7 +43,6 @@ export class MeasuredAlerts {
 	private readonly pendingNs: string;
 	private readonly warningsNs: string;
 	private readonly rawDevices = new Map<number, unknown>();
-	private names: Map<number, string | null> | undefined;
 	private readonly warned: Array<{ key: string; value: RecordedWarningValue; expiresAt: number }> = [];
 	private readonly series = new Map<number, DeviceSeries>();
 	private readonly dirty = new Set<number>();
@@ -52,6 +53,7 @@ export class MeasuredAlerts {
 	constructor(
 		private readonly ctx: PollerContext,
 		private readonly report: RunReport,
+		private readonly customers = new RunCustomerNames(ctx),
 	) {
 		this.seriesNs = NS.measurements(keyScope(ctx));
 		this.pendingNs = NS.measurementPending(keyScope(ctx));
@@ -89,8 +91,7 @@ export class MeasuredAlerts {
 		const customerId = read.customerId ?? device.customerId;
 		let customerName = read.customerName;
 		if (customerName === null && customerId !== null) {
-			this.names ??= await customerNames(this.ctx);
-			customerName = this.names.get(customerId) ?? null;
+			customerName = (await this.customers.get()).get(customerId) ?? null;
 		}
 		return { id: device.id, customerId, designation: read.designation, idBarcode: read.idBarcode, customerName, department: read.department };
 	}
@@ -176,6 +177,7 @@ export class MeasuredAlerts {
 				await this.ctx.store.putMany(this.pendingNs, [{ key: String(id), value: { ...p, attempts, ...(done ? { done } : {}) }, expiresAt: now + 30 * DAY_MS }]);
 				continue;
 			}
+			await this.recordWarnings();
 			await this.ctx.publisher.publish(events);
 			countEmitted(this.report, events, this.ctx.metrics);
 			await this.writeSeries();
@@ -193,9 +195,17 @@ export class MeasuredAlerts {
 		return [];
 	}
 
-	private async writeSeries(): Promise<void> {
+	/**
+	 * Writes the warning rows of the results read so far; call BEFORE their events are published.
+	 * Keyed by result and step, a repeat rewrites the same rows (nothing decides by `announcedOn`),
+	 * and the write stays out of the window between publishing and recording as seen.
+	 */
+	async recordWarnings(): Promise<void> {
 		const warned = this.warned.splice(0);
 		if (warned.length > 0) await this.ctx.store.putMany(this.warningsNs, warned);
+	}
+
+	private async writeSeries(): Promise<void> {
 		if (this.dirty.size === 0) return;
 		const items = [...this.dirty].map((id) => ({ key: String(id), value: this.series.get(id)! }));
 		this.dirty.clear();

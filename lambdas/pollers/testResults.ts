@@ -3,6 +3,7 @@ import type { ListQuery } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES } from '../events/schemas';
 import { DAY_MS, budgetedPages, countEmitted, keyScope, newReport, pageSizeOf, withLease, type PollerContext, type RunReport } from './context';
+import { RunCustomerNames } from './customers';
 import { recordLatestResults } from './dueDates';
 import { FailedEvidence } from './failedEvidence';
 import { MeasuredAlerts } from './measuredAlerts';
@@ -74,9 +75,11 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 		const readUpTo = from === null ? Number.NEGATIVE_INFINITY : from - SETTLE_MS;
 		const seen = new Set<number>((cursor.boundary ?? []).map(([id]) => id));
 		for await (const item of ctx.store.list<unknown>(seenNs)) seen.add(Number(item.key));
-		const evidence = new FailedEvidence(ctx, report);
+		// One customer list per run at most, for the failed steps' owners and the warning rows alike.
+		const customers = new RunCustomerNames(ctx);
+		const evidence = new FailedEvidence(ctx, report, customers);
 		await evidence.retryPending();
-		const measured = new MeasuredAlerts(ctx, report);
+		const measured = new MeasuredAlerts(ctx, report, customers);
 		await measured.retryPending();
 
 		const query: ListQuery = {
@@ -137,6 +140,8 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			// write only keeps a newer date, so a crash repeats it harmlessly, and it stays out of the
 			// window between publishing a page and recording it as seen.
 			await recordLatestResults(ctx, announced);
+			// Likewise the measured-value warning rows the e-mails show (keyed by result and step).
+			await measured.recordWarnings();
 			await ctx.publisher.publish(events);
 			countEmitted(report, events, ctx.metrics);
 			await evidence.record();

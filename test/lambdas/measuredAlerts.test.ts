@@ -18,6 +18,7 @@ import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pol
 const world = usePollerWorld({ devices: 30, customers: 3, testResults: 60 }, { ratePerSecond: 200 });
 const scenario = useFreshScenarios(world);
 let detailRequests = 0;
+let customerListRequests = 0;
 
 /** A poller context whose client counts detail requests and gives up after one retry (fast tests). */
 function context() {
@@ -31,6 +32,7 @@ function context() {
 			const res = await base(req);
 			// Counted as answered: a 429 the client waits out is no second read.
 			if (req.url.includes('/tests_performed/detailed/') && res.status !== 429) detailRequests++;
+			if (req.url.includes('/data/customers/all/') && res.status !== 429) customerListRequests++;
 			return res;
 		},
 	});
@@ -112,6 +114,28 @@ describe('Test Result Near Limit', () => {
 		expect(rows[0].value).toMatchObject({ testResultId: near.id, testDate: near.test_date, step: PE, measurement: null, value: 0.255, unit: 'Ω', lowLimit: null, highLimit: 0.3, nearLimit: true, testEarlier: false, predictedLimitDate: null, nextTestDate: null });
 		expect(rows[0].value.limitUsed).toBeCloseTo(0.85, 12);
 		expect(rows[0].value.device).toMatchObject({ id: deviceId, customerId: device.customer_id, customerName: customer ? String(customer.values[CUSTOMER.name]) : null, designation: device.values[DEVICE.designation] ?? null });
+	});
+
+	it('a run with a failed result and a warning, on devices that name no customer, reads the customer list once for both (the failed steps’ owner and the warning row)', async () => {
+		const deviceId = cleanDevice();
+		const other = [...world.sandbox.account.data.devices.values()].find((d) => d.id !== deviceId && d.customer_id !== null)!;
+		expect(world.sandbox.account.get('device', deviceId).customer_id).not.toBeNull();
+		await started();
+		upload(deviceId, [{ step: PE, value: 0.255, unit: 'Ω', high_limit: 0.3 }]);
+		upload(other.id, [{ step: PE, value: 0.5, unit: 'Ω', high_limit: 0.3 }], world.sandbox.account.today(), 'failed');
+		customerListRequests = 0;
+		const ctx = context();
+		await pollTestResults(ctx);
+		expect(ofType(DETAIL_TYPES.testResultNearLimit)).toHaveLength(1);
+		expect(ofType(DETAIL_TYPES.testResultFailed)).toHaveLength(1);
+		// Both name their customer from the list (the sandbox's device records carry no customer name).
+		const failed = ofType(DETAIL_TYPES.testResultFailed)[0].detail.data as Data;
+		expect(failed.device.customerName).not.toBeNull();
+		const rows: RecordedWarningValue[] = [];
+		for await (const item of ctx.store.list<RecordedWarningValue>(NS.measurementWarnings('sandbox'))) if (item.value.device.id === deviceId) rows.push(item.value);
+		expect(rows).toHaveLength(1);
+		expect(rows[0].device.customerName).not.toBeNull();
+		expect(customerListRequests).toBe(1);
 	});
 
 	it('the threshold is the poller’s setting', async () => {

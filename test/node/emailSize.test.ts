@@ -50,7 +50,14 @@ describe('e-mails of a large account arrive whole', () => {
 		// The interval recommendations: every group of both groupings in their CSV, however many the body lists.
 		const intervals = (content as unknown as { intervals: { groups: { designation: unknown[]; designationDepartment: unknown[] } } }).intervals.groups;
 		expect((await csvOf(items[0], 'attachment_3')).trimEnd().split('\r\n').length - 1).toBe(intervals.designation.length + intervals.designationDepartment.length);
-		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4');
+		// The month's measured-value warnings (the report lists them by default): the sixth CSV, every row.
+		const warnings = (content as unknown as { measurementWarnings?: unknown[] }).measurementWarnings ?? [];
+		expect(warnings.length).toBeGreaterThan(0);
+		expect(items[0].binary!.attachment_5.fileName).toBe(`measurement-warnings-${month}.csv`);
+		const warningsCsv = await csvOf(items[0], 'attachment_5');
+		expect(warningsCsv.startsWith(`${BOM}test_date,test_result_id,device_id,`)).toBe(true);
+		expect(warningsCsv.trimEnd().split('\r\n').length - 1).toBe(warnings.length);
+		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4,attachment_5');
 	}, 300_000);
 
 	it('German: the report under 100 KB, its CSVs with semicolons', async () => {
@@ -58,7 +65,7 @@ describe('e-mails of a large account arrive whole', () => {
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'de' }, { credentials: credentialsFor(sandbox) });
 		expect(error).toBeUndefined();
 		expect(bytes(items[0])).toBeLessThan(WHOLE);
-		for (const field of ['attachment_0', 'attachment_1', 'attachment_2', 'attachment_3', 'attachment_4']) {
+		for (const field of ['attachment_0', 'attachment_1', 'attachment_2', 'attachment_3', 'attachment_4', 'attachment_5']) {
 			const [head] = (await csvOf(items[0], field)).split('\r\n');
 			expect(head.startsWith(BOM)).toBe(true);
 			expect(head).toContain(';');

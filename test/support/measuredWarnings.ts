@@ -29,7 +29,9 @@ export async function recordPollerWarnings(client: ServiceClient, results: reado
 			{ testResult: { id: r.id, status: r.status, passed: passedOf(r.status), testDate: r.testDate, syncedTime: r.syncedTime, projectId: r.projectId, testSequence: r.testSequence, tester: r.tester }, device: { id: r.deviceId, customerId: r.customerId } },
 			now(),
 		);
+		// In the poller's order: the warning rows before the events are published, the kept values after.
 		await alerts.eventsFor(recorded);
+		await alerts.recordWarnings();
 		await alerts.record();
 	}
 }

@@ -187,16 +187,19 @@ describe('the e-mail templates in the n8n app, sent through Send Email to a real
 		expect(message.attachments[0].filename).toBe(detail.files[0].file_name);
 	});
 
-	it('email-monthly-compliance-report.json: the report with its five CSVs, names and bytes as the node built them; a second run sends nothing', async () => {
+	it('email-monthly-compliance-report.json: the report with its five CSVs (six in a month with measured-value warnings), names and bytes as the node built them; a second run sends nothing', async () => {
 		const { execution, messages } = await run('compliance');
 		const items = itemsOf(execution, TEMPLATES.compliance.build);
 		expect(items).toHaveLength(1);
 		const month = (items[0].json.content as { month?: string }).month ?? String(items[0].json.dedupeKey).split(':')[1];
-		expect(items[0].json.attachmentFields).toBe('attachment_0,attachment_1,attachment_2,attachment_3,attachment_4');
+		// A sixth CSV in a month with measured values near their limit (the section's rows in content).
+		const warnings = (items[0].json.content as { measurementWarnings?: unknown[] }).measurementWarnings;
+		const names = [`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`, ...(warnings && warnings.length > 0 ? [`measurement-warnings-${month}.csv`] : [])];
+		expect(items[0].json.attachmentFields).toBe(names.map((_, i) => `attachment_${i}`).join(','));
 		expect(messages).toHaveLength(1);
 		const message = messageFor(messages, items[0]);
 		expectSentAsBuilt(message, items[0]);
-		expect(message.attachments.map((a) => a.filename)).toEqual([`calibration-compliance-${month}.csv`, `failure-rates-${month}.csv`, `forecast-${month}.csv`, `interval-recommendations-${month}.csv`, `devices-out-of-line-${month}.csv`]);
+		expect(message.attachments.map((a) => a.filename)).toEqual(names);
 		for (const a of message.attachments) expect(Buffer.from(a.content as ArrayBuffer).subarray(0, 3)).toEqual(BOM);
 
 		const again = await run('compliance');

@@ -92,8 +92,8 @@ async function monthWarnings(client: Parameters<typeof readResultWarnings>[0], m
 	const byId = new Map(input.devices.map((d) => [d.id, d]));
 	const passed = input.tests.filter((t) => t.failed === false && t.testDate >= first && t.testDate <= last);
 	const read = await readResultWarnings(client, passed, threshold, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
-	return read.warnings.flatMap((w) => {
-		const d = byId.get(w.deviceId)!;
-		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	return read.alerts.flatMap((a) => {
+		const d = byId.get(a.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, a.nearLimit, a.drift);
 	});
 }

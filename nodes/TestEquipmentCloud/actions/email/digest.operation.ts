@@ -128,8 +128,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 async function warningsSince(client: Parameters<typeof readMeasurementWarningsSince>[0], since: number, threshold: unknown, devices: Awaited<ReturnType<typeof readDigestInput>>['devices']): Promise<MeasurementWarningItem[]> {
 	const byId = new Map(devices.map((d) => [d.id, d]));
 	const read = await readMeasurementWarningsSince(client, since, threshold as number, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
-	return read.warnings.flatMap((w) => {
-		const d = byId.get(w.deviceId)!;
-		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	return read.alerts.flatMap((a) => {
+		const d = byId.get(a.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, a.nearLimit, a.drift);
 	});
 }

@@ -1,7 +1,7 @@
 import type { ServiceClient } from './client';
 import { epochDay } from './dates';
 import { ServiceError } from './errors';
-import { SKIP_REASONS, measuredValuesOf } from './measuredValues';
+import { SKIP_REASONS, measuredValuesOf, type StepValue } from './measuredValues';
 import { addFailedResult, addPassedResult, mayDrift, resultAlerts, trendsOfResult, type DeviceSeries, type ResultAlerts } from './measurementSeries';
 import { roleValue } from './roles';
 
@@ -62,9 +62,23 @@ export async function readResultAlerts(
 	const detail = await readOrGone(client, 'testResult.get', result.id);
 	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };
 	const { values, skipped } = measuredValuesOf(detail);
-	const read = { ...result, values };
+	const { series: kept, alerts } = await passedResultAlerts(series, { ...result, values }, threshold, nextDueOf);
+	return { series: kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
+}
+
+/**
+ * The one rule of every face for a passed result whose values are read: added to the device's
+ * kept values, its trends (only where it is the latest kept value), its near-limit and drift
+ * warnings; the next due date is asked for only when a trend reaches a limit.
+ */
+export async function passedResultAlerts(
+	series: DeviceSeries,
+	read: { id: number; deviceId: number; testDate: string; values: readonly StepValue[] },
+	threshold: number,
+	nextDueOf: (deviceId: number) => Promise<string | null> | string | null,
+): Promise<{ series: DeviceSeries; alerts: ResultAlerts }> {
 	const kept = addPassedResult(series, read);
 	const trends = trendsOfResult(kept, read);
-	const nextTestDate = mayDrift(trends) ? await nextDueOf(result.deviceId) : null;
-	return { series: kept, alerts: resultAlerts(read, trends, threshold, nextTestDate), skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
+	const nextTestDate = mayDrift(trends) ? await nextDueOf(read.deviceId) : null;
+	return { series: kept, alerts: resultAlerts(read, trends, threshold, nextTestDate) };
 }

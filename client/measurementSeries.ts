@@ -37,7 +37,7 @@ export const emptySeries = (): DeviceSeries => ({ steps: {} });
 const before = (a: KeptPoint, b: KeptPoint) => (a[1] !== b[1] ? a[1] < b[1] : a[0] < b[0]);
 
 /** Whether (date, id) comes after the series' latest failure, in trendResultsOf's order; a failure kept without its id takes its whole day. */
-function afterFailure(series: DeviceSeries, date: string, id: number): boolean {
+export function afterFailure(series: DeviceSeries, date: string, id: number): boolean {
 	if (series.failedOn === undefined || date > series.failedOn) return true;
 	return date === series.failedOn && series.failedId !== undefined && id > series.failedId;
 }

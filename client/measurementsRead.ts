@@ -3,7 +3,9 @@ import { wholeList } from './complianceSnapshot';
 import { addDays, dayString, epochDay, todayOf } from './dates';
 import { ServiceError, ValidationError } from './errors';
 import { failedOf } from './failureRatesRead';
-import { addSkips, measuredValuesOf, noMeasurementSkips, type SkipCounts, type StepValue } from './measuredValues';
+import { addSkips, measuredValuesOf, noMeasurementSkips, stepKey, type SkipCounts, type StepValue } from './measuredValues';
+import { passedResultAlerts } from './measurementAlertsRead';
+import { addFailedResult, addPassedResult, afterFailure, emptySeries, type DeviceSeries, type ResultAlerts } from './measurementSeries';
 import { measurementTrend, type MeasurementTrend } from './measurementTrend';
 import { TREND_RESULTS, checkDays, checkThreshold, isTestEarlier, seriesOf, trendResultsOf, warningsOf, type DeviceResult, type MeasurementWarning } from './measurementWarnings';
 import { roleValue } from './roles';
@@ -42,6 +44,8 @@ function measuredDeviceOf(raw: unknown, client: ServiceClient): MeasuredDevice |
 
 interface ListedResult extends DeviceResult {
 	deviceId: number;
+	/** When it was uploaded (`synced_time`, epoch ms); null when unreadable. */
+	synced: number | null;
 }
 
 function listedResultOf(raw: unknown): ListedResult | undefined {
@@ -50,7 +54,8 @@ function listedResultOf(raw: unknown): ListedResult | undefined {
 	const deviceId = positive(r.device_id);
 	const testDate = dayOf(r.test_date);
 	if (id === null || deviceId === null || testDate === null) return undefined;
-	return { id, deviceId, testDate, failed: failedOf(r.status) };
+	const synced = typeof r.synced_time === 'string' ? Date.parse(r.synced_time) : Number.NaN;
+	return { id, deviceId, testDate, failed: failedOf(r.status), synced: Number.isNaN(synced) ? null : synced };
 }
 
 /** What a run read and skipped, beside its items. */
@@ -66,6 +71,7 @@ export interface MeasurementReadCounts {
 class Reader {
 	readonly counts: MeasurementReadCounts = { resultsRead: 0, detailsRead: 0, unreadableRecords: 0, unknownDevices: 0, goneDetails: 0, skippedMeasurements: noMeasurementSkips() };
 	private readonly details = new Map<number, StepValue[] | null>();
+	private readonly histories = new Map<number, ListedResult[]>();
 
 	constructor(private readonly client: ServiceClient) {}
 
@@ -87,8 +93,51 @@ class Reader {
 		return values;
 	}
 
-	/** Every result of one device, from its list. */
+	/** Every result of one device, from its list, read once per run. */
 	async history(deviceId: number): Promise<ListedResult[]> {
+		let out = this.histories.get(deviceId);
+		if (!out) this.histories.set(deviceId, (out = await this.listHistory(deviceId)));
+		return out;
+	}
+
+	/**
+	 * A device's kept values as the results poller held them when result `r` (values read) arrived:
+	 * the results uploaded before it, in upload order; only the details its trend may rest on are read.
+	 */
+	async keptBefore(r: { id: number; deviceId: number; testDate: string }, values: readonly StepValue[]): Promise<DeviceSeries> {
+		const history = await this.history(r.deviceId);
+		const uploaded = history.find((h) => h.id === r.id)?.synced ?? Number.POSITIVE_INFINITY;
+		const earlier = history
+			.filter((h) => h.id !== r.id && h.synced !== null && (h.synced < uploaded || (h.synced === uploaded && h.id < r.id)))
+			.sort((a, b) => a.synced! - b.synced! || a.id - b.id);
+		const failures = earlier.filter((h) => h.failed === true).reduce((s, h) => addFailedResult(s, h.testDate, h.id), emptySeries());
+		const read = new Map<number, StepValue[]>();
+		if (afterFailure(failures, r.testDate, r.id)) {
+			// Newest test first: a later value settles a step (no trend: a late upload), TREND_RESULTS − 1 earlier ones too.
+			const open = new Map(values.map((v) => [stepKey(v), 0]));
+			const candidates = earlier.filter((h) => h.failed === false && afterFailure(failures, h.testDate, h.id)).sort((a, b) => (laterTest(a, b) ? -1 : laterTest(b, a) ? 1 : 0));
+			for (const h of candidates) {
+				if (open.size === 0) break;
+				const v = await this.values(h.id);
+				if (!v) continue;
+				read.set(h.id, v);
+				for (const key of new Set(v.map(stepKey))) {
+					const n = open.get(key);
+					if (n === undefined) continue;
+					if (laterTest(h, r) || n + 1 >= TREND_RESULTS - 1) open.delete(key);
+					else open.set(key, n + 1);
+				}
+			}
+		}
+		let series = emptySeries();
+		for (const h of earlier) {
+			if (h.failed === true) series = addFailedResult(series, h.testDate, h.id);
+			else if (read.has(h.id)) series = addPassedResult(series, { id: h.id, testDate: h.testDate, values: read.get(h.id)! });
+		}
+		return series;
+	}
+
+	private async listHistory(deviceId: number): Promise<ListedResult[]> {
 		const out: ListedResult[] = [];
 		const query = { filters: [{ key: 'device_id', conditions: [{ keyword: 'equals' as const, value: String(deviceId) }] }] };
 		for await (const raw of this.client.items('testResult.list', query, wholeList(this.client))) {
@@ -175,13 +224,28 @@ export async function readMeasurementWarnings(
 	return { today, from, warnings: limit === undefined ? warnings : warnings.slice(0, limit), counts: reader.counts };
 }
 
+/** One result's alerts as the e-mails show them: the rows `warningRows(device, nearLimit, drift)` makes. */
+export interface ResultWarnings extends ResultAlerts {
+	deviceId: number;
+}
+
+const laterTest = (a: Pick<DeviceResult, 'id' | 'testDate'>, b: Pick<DeviceResult, 'id' | 'testDate'>) => a.testDate > b.testDate || (a.testDate === b.testDate && a.id > b.id);
+
 /**
- * The near-limit warnings of given passed results (each with its device), oldest test first: one
- * detail request per result, and for a result with a warning its device's result list (once per
- * device) and the details of the trend as of that result (the device's latest TREND_RESULTS passed
- * results up to it, since its latest failed one; details read once), as the results poller saw
- * the trend when the result arrived. `nextTestDateOf` gives a device's next due date from the
- * caller's device list (undefined: a device it does not know, skipped and counted).
+ * The measured-value alerts of given passed results (each with its device), oldest test first, by
+ * the results poller's one rule (client/measurementAlertsRead.ts, `passedResultAlerts`) over the
+ * device's kept values as the poller held them when the result arrived: the device's results
+ * uploaded before it (by `synced_time`, then id; one without an upload time is not counted),
+ * failed ones through `addFailedResult`, passed ones through `addPassedResult`, in upload order.
+ * So a step below the threshold whose trend says "test earlier" is a drift warning, and a late
+ * upload (a test older than a value already kept) has no trend, as on the Lambdas.
+ *
+ * Cost: one detail per result; for a result with measured values, its device's result list (once
+ * per device and run) and the details of the earlier uploads its trend may rest on: newest test
+ * first, until each of its steps has TREND_RESULTS − 1 earlier values or a later one (at most 4
+ * when every result measures the same steps). No detail is read twice in a run.
+ * `nextTestDateOf` gives a device's next due date from the caller's device list (undefined: a
+ * device it does not know, skipped and counted).
  */
 export async function readResultWarnings(
 	client: ServiceClient,
@@ -189,10 +253,9 @@ export async function readResultWarnings(
 	threshold: number,
 	nextTestDateOf: (deviceId: number) => string | null | undefined,
 	reader = new Reader(client),
-): Promise<{ warnings: MeasurementWarning[]; counts: MeasurementReadCounts }> {
+): Promise<{ alerts: ResultWarnings[]; counts: MeasurementReadCounts }> {
 	const ordered = [...results].sort((a, b) => (a.testDate < b.testDate ? -1 : a.testDate > b.testDate ? 1 : a.id - b.id));
-	const histories = new Map<number, ListedResult[]>();
-	const warnings: MeasurementWarning[] = [];
+	const alerts: ResultWarnings[] = [];
 	for (const r of ordered) {
 		const nextTestDate = nextTestDateOf(r.deviceId);
 		if (nextTestDate === undefined) {
@@ -201,23 +264,16 @@ export async function readResultWarnings(
 		}
 		reader.counts.resultsRead++;
 		const values = await reader.values(r.id);
-		if (!values || !values.some((v) => v.limitUsed >= threshold)) continue;
-		let history = histories.get(r.deviceId);
-		if (!history) histories.set(r.deviceId, (history = await reader.history(r.deviceId)));
-		const upTo = history.filter((h) => h.testDate < r.testDate || (h.testDate === r.testDate && h.id <= r.id));
-		const read: Array<{ id: number; testDate: string; values: StepValue[] }> = [];
-		for (const h of trendResultsOf(upTo)) {
-			const v = await reader.values(h.id);
-			if (v) read.push({ id: h.id, testDate: h.testDate, values: v });
-		}
-		const trends = new Map([...seriesOf(read)].map(([key, points]) => [key, measurementTrend(points)]));
-		warnings.push(...warningsOf({ ...r, values }, threshold, (key) => trends.get(key), nextTestDate));
+		if (!values || values.length === 0) continue;
+		const series = await reader.keptBefore(r, values);
+		const { alerts: found } = await passedResultAlerts(series, { ...r, values }, threshold, () => nextTestDate);
+		if (found.nearLimit.length + found.drift.length > 0) alerts.push({ deviceId: r.deviceId, ...found });
 	}
-	return { warnings, counts: reader.counts };
+	return { alerts, counts: reader.counts };
 }
 
 /**
- * The near-limit warnings of the passed results uploaded since an instant (by `synced_time`, as the
+ * The measured-value alerts of the passed results uploaded since an instant (by `synced_time`, as the
  * digest's failed tests, client/failedTestRead.ts): `readResultWarnings` over them.
  */
 export async function readMeasurementWarningsSince(
@@ -225,7 +281,7 @@ export async function readMeasurementWarningsSince(
 	since: number,
 	threshold: number,
 	nextTestDateOf: (deviceId: number) => string | null | undefined,
-): Promise<{ warnings: MeasurementWarning[]; counts: MeasurementReadCounts }> {
+): Promise<{ alerts: ResultWarnings[]; counts: MeasurementReadCounts }> {
 	checkThreshold(threshold, 'Options › Near-Limit Threshold');
 	const reader = new Reader(client);
 	const passed: ListedResult[] = [];

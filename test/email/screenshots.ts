@@ -62,7 +62,7 @@ const EVIDENCE_MONTH = '2026-05';
 /**
  * The HTML of the demo account's May 2026 report with its measured-value warnings: the records
  * read as n8n's Build Monthly Compliance Report reads them (client/complianceReportRead.ts), the
- * month's passed results' warnings with the trend as of each result (readResultWarnings, the
+ * month's passed results' warnings as the results poller would have recorded them (readResultWarnings, the
  * default threshold 0.8), composed and rendered by the real code.
  */
 async function evidenceReport(): Promise<string> {
@@ -75,9 +75,9 @@ async function evidenceReport(): Promise<string> {
 		const passed = input.tests.filter((t) => t.failed === false && t.testDate >= first && t.testDate <= last);
 		const byId = new Map(input.devices.map((d) => [d.id, d]));
 		const read = await readResultWarnings(client, passed, checkThreshold(0.8, 'threshold'), (id) => byId.get(id)?.nextTestDate);
-		const warnings = read.warnings.flatMap((w) => {
-			const d = byId.get(w.deviceId)!;
-			return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+		const warnings = read.alerts.flatMap((a) => {
+			const d = byId.get(a.deviceId)!;
+			return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, a.nearLimit, a.drift);
 		});
 		if (!warnings.some((w) => w.testEarlier) || !warnings.some((w) => !w.testEarlier)) throw new Error(`the demo's ${EVIDENCE_MONTH} has no near-limit and "test earlier" warnings to show`);
 		const { recipients } = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', recipients: { default: ['quality@example.com'] } }, 'screenshots');

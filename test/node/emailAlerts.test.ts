@@ -278,6 +278,7 @@ describe('E-mail › Build Daily Digests', () => {
 		sandbox.account.syncTestResult({ device_id: devices[0], status: 'failed', performed: { steps: 4, failedSteps: 2 } });
 		const since = Date.now() - 12 * 86_400_000;
 		const day = dayIn(Date.now());
+		// The demo's measured values: the poller's memory of them is not rebuilt here (the warnings' own tests compare them).
 		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'QS@Prüfdienst-Müller.de', failedSince: new Date(since).toISOString(), language: 'de', options: { measurementWarnings: false } }, { workflowSettings: { timezone: TZ } });
 		expect(error).toBeUndefined();
 		const lambda = await lambdaDigests(since, day, { default: ['QS@Prüfdienst-Müller.de'] }, 'de');
@@ -365,6 +366,74 @@ describe('E-mail › Build Daily Digests', () => {
 		// Left out on request: no section, and no detail read for it.
 		const { items: without } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), options: { measurementWarnings: false } }, { workflowSettings: { timezone: TZ } });
 		expect(without.every((i) => (i.json.content as { measurementWarnings?: unknown }).measurementWarnings === undefined)).toBe(true);
+	});
+
+	/**
+	 * One device's Protective conductor resistance (high limit 0.3) uploaded through the admin API in
+	 * the order given ([day offset from today, value]), its other results removed: the node's digest
+	 * and the Lambdas' (from what the results poller recorded, upload by upload) side by side.
+	 */
+	async function driftDigests(series: ReadonlyArray<readonly [number, number]>) {
+		const today = sandbox.account.today();
+		const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number' && d.customer_id !== null);
+		for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
+		const customer = String(sandbox.account.data.customers.get(device.customer_id!)!.values[CUSTOMER.name]);
+		const since = sandbox.account.now() - 1000;
+		const ids: number[] = [];
+		for (const [offset, value] of series) {
+			const res = await fetch(`${sandbox.adminUrl}/test-results`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: device.id, test_date: addDays(today, offset), measurements: [{ step: DRIFT_STEP, value, unit: 'Ω', high_limit: 0.3 }] }) });
+			expect(res.status).toBe(201);
+			ids.push(((await res.json()) as { id: number }).id);
+		}
+		const rules = { customers: { [customer]: ['custodian@acme.example'] } };
+		const before = { ...sandbox.stats.byPath };
+		const { items, error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', recipients: JSON.stringify(rules), failedSince: new Date(since).toISOString(), language: 'en' }, { workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+		// What the node read of the device's results: each detail once, however many of its results need it.
+		const detailReads = ids.map((id) => Object.entries(sandbox.stats.byPath).filter(([path]) => path.includes('/detailed/') && path.replace(/\/$/, '').endsWith(`/${id}`)).reduce((a, [path, n]) => a + n - (before[path] ?? 0), 0));
+		const lambda = await lambdaDigests(since, dayIn(Date.now()), { default: ['ops@lab.example.com'], ...rules }, 'en', true);
+		const nextTest = sandbox.account.data.devices.get(device.id)!.values[DEVICE.nextTest] as string;
+		return { items, lambda, ids, today, device, nextTest, detailReads };
+	}
+	const DRIFT_STEP = 'Protective conductor resistance';
+	const custodianOf = (items: Array<{ json: IDataObject }>) => items.find((i) => i.json.to === 'custodian@acme.example');
+
+	it('measured values drifting below the threshold: the trend’s "test earlier" rows reach the node’s digest as the results poller recorded them, the same bytes as the Lambdas’; Get Measurement Warnings (values at or above the threshold) lists none of them', async () => {
+		const { items, lambda, ids, today, nextTest, detailReads } = await driftDigests([[-360, 0.02], [-270, 0.07], [-180, 0.12], [-90, 0.17], [0, 0.22]]);
+		expect(detailReads).toEqual([1, 1, 1, 1, 1]);
+		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			expect(item.json.subject).toBe(lambda.sent[n].subject);
+			expect(item.json.text).toBe(lambda.sent[n].text);
+			expect(item.json.html).toBe(lambda.sent[n].html);
+		}
+		const rows = (custodianOf(items)!.json.content as { measurementWarnings: Array<Record<string, unknown>> }).measurementWarnings;
+		// The third, fourth and fifth result each had a trend of at least three values when it arrived.
+		expect(rows.map((w) => w.testResultId)).toEqual(ids.slice(2));
+		for (const w of rows) {
+			expect(w).toMatchObject({ step: DRIFT_STEP, nearLimit: false, testEarlier: true, nextTestDate: nextTest });
+			expect((w.predictedLimitDate as string) < nextTest).toBe(true);
+		}
+		expect(rows[2]).toMatchObject({ testDate: today, value: 0.22 });
+		expect(custodianOf(items)!.json.text as string).toContain(`before the next test due ${nextTest}: test earlier`);
+		// Get Measurement Warnings keeps its contract: values at or above the threshold only.
+		const { items: listed, error } = await run(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', returnAll: true }, { workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+		expect(listed.filter((i) => ids.includes(i.json.testResultId as number))).toEqual([]);
+	});
+
+	it('a late upload (a test older than the device’s latest result when it arrived): no trend on either face, as the results poller says ("a late upload of an older test says nothing about now"), the same bytes as the Lambdas’', async () => {
+		const { items, lambda, ids, today } = await driftDigests([[-360, 0.1], [-180, 0.1], [0, 0.1], [-90, 0.26]]);
+		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			expect(item.json.subject).toBe(lambda.sent[n].subject);
+			expect(item.json.text).toBe(lambda.sent[n].text);
+			expect(item.json.html).toBe(lambda.sent[n].html);
+		}
+		const rows = (custodianOf(items)!.json.content as { measurementWarnings: Array<Record<string, unknown>> }).measurementWarnings;
+		expect(rows).toHaveLength(1);
+		expect(rows[0]).toMatchObject({ testResultId: ids[3], testDate: addDays(today, -90), value: 0.26, nearLimit: true, predictedLimitDate: null, nextTestDate: null, testEarlier: false });
+		expect(custodianOf(items)!.json.text as string).not.toContain('test earlier');
 	});
 
 	it.each([

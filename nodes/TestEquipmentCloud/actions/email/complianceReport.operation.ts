@@ -26,7 +26,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to add the section of the month’s passed tests whose measured values use at least the Near-Limit Threshold of their limit (with the trend’s predicted limit day where it comes before the next due date) and its CSV. Costs one request per passed result of the month (its detail), and for a device with such a value its result list and up to 4 more details for the trend.',
+			'Whether to add the section of the month’s passed tests whose measured values use at least the Near-Limit Threshold of their limit, or whose trend reaches the limit before the next due date ("test earlier"), by the results poller’s rule, and its CSV. Costs one request per passed result of the month (its detail), and for each one with measured values its device’s result list (once per device) and up to 4 earlier details for the trend (each read once).',
 	},
 	{
 		displayName: 'Near-Limit Threshold',
@@ -86,14 +86,14 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	return items;
 }
 
-/** The near-limit warnings of the month's passed results (read with the report's other records), as rows of the report's devices. */
+/** The measured-value warnings of the month's passed results (read with the report's other records) by the results poller's rule, as rows of the report's devices. */
 async function monthWarnings(client: Parameters<typeof readResultWarnings>[0], month: string, threshold: number, input: Awaited<ReturnType<typeof readComplianceReportInput>>): Promise<MeasurementWarningItem[]> {
 	const { first, last } = monthDays(month);
 	const byId = new Map(input.devices.map((d) => [d.id, d]));
 	const passed = input.tests.filter((t) => t.failed === false && t.testDate >= first && t.testDate <= last);
 	const read = await readResultWarnings(client, passed, threshold, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
-	return read.warnings.flatMap((w) => {
-		const d = byId.get(w.deviceId)!;
-		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	return read.alerts.flatMap((a) => {
+		const d = byId.get(a.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, a.nearLimit, a.drift);
 	});
 }

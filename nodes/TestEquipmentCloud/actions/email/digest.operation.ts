@@ -44,7 +44,7 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to list the passed tests uploaded since Failed Tests Since whose measured values use at least the Near-Limit Threshold of their limit, with the trend’s predicted limit day where it comes before the next due date ("test earlier"). Costs one request per passed result in that window (its detail), and for a device with such a value its result list and up to 4 more details for the trend.',
+					'Whether to list the passed tests uploaded since Failed Tests Since whose measured values use at least the Near-Limit Threshold of their limit, or whose trend reaches the limit before the next due date ("test earlier"), by the results poller’s rule. Costs one request per passed result in that window (its detail), and for each one with measured values its device’s result list (once per device) and up to 4 earlier details for the trend (each read once).',
 			},
 			{
 				displayName: 'Near-Limit Threshold',
@@ -124,12 +124,12 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	return items;
 }
 
-/** The near-limit warnings of the passed results uploaded since `since`, as rows of the digest's devices (routed as its failed tests are). */
+/** The measured-value warnings of the passed results uploaded since `since` (the results poller's rule), as rows of the digest's devices (routed as its failed tests are). */
 async function warningsSince(client: Parameters<typeof readMeasurementWarningsSince>[0], since: number, threshold: unknown, devices: Awaited<ReturnType<typeof readDigestInput>>['devices']): Promise<MeasurementWarningItem[]> {
 	const byId = new Map(devices.map((d) => [d.id, d]));
 	const read = await readMeasurementWarningsSince(client, since, threshold as number, (id) => (byId.has(id) ? byId.get(id)!.nextTestDate : undefined));
-	return read.warnings.flatMap((w) => {
-		const d = byId.get(w.deviceId)!;
-		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, [w]);
+	return read.alerts.flatMap((a) => {
+		const d = byId.get(a.deviceId)!;
+		return warningRows({ id: d.id, customerId: d.customerId, designation: d.designation, idBarcode: d.idBarcode, customerName: d.customerName, department: d.department }, a.nearLimit, a.drift);
 	});
 }

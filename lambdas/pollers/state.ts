@@ -140,6 +140,8 @@ export const stateSchemas = once(() => {
 	const BackfillState = z.looseObject({
 		/** Devices handled, in the device list's order: the next run reads the list from here (less an overlap). */
 		offset: wholeFrom(0),
+		/** The id of the device at `offset`, looked for there on resuming (an earlier version saved none). */
+		lastId: z.optional(wholeFrom(1)),
 		devicesDone: wholeFrom(0),
 		/** The device list's count when the backfill began; null when the service gave none. */
 		devicesTotal: z.nullable(wholeFrom(0)),

@@ -4,8 +4,8 @@ import type { RateTestResult } from '../../client/failureRates';
 import { longestInterval, previousTestsFrom } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
-import { SCRAPPED_KEY } from '../pollers/scrapped';
-import { NS, dueEntries, type DueHistory, type ScrappedBin, type TestRecord } from '../pollers/state';
+import { readScrappedBin } from '../pollers/scrapped';
+import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
 import { allRecipients } from './settings';
@@ -51,8 +51,7 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
 		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read yet, not counted (and said).
-		let scrapped: ScrappedBin['devices'] = null;
-		for await (const item of deps.view.list<ScrappedBin>(NS.scrapped(where))) if (item.key === SCRAPPED_KEY) scrapped = item.value.devices;
+		const scrapped = await readScrappedBin(deps.view, where);
 		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).
 		const warnings = (await readWarnings(deps.view, where)).map((w) => w.row);
 		const sendKey = a ? `${key}:${a.account}` : key;

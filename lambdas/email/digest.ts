@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { dayIn } from '../../client/dates';
 import type { DueDevice, OverdueDevice } from '../events/schemas';
 import type { EmailEvent } from './events';
-import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, type CollectResult, type Fact } from './facts';
+import { collectEvent, FACT_KEEP_MS, MARK_KEEP_MS, NS, WARNING_NEW_MS, type CollectResult, type Fact } from './facts';
 import type { MailStore, Mailer, OutgoingEmail, SendReceipt } from './ports';
 import { digestContent, failedTestItem } from '../../email/digest';
 import { renderDigest, renderFailedTest, type DigestContent, type FailedTestItem } from '../../email/render';
@@ -59,8 +59,8 @@ export async function runDigest(deps: DigestDeps, day: string, key = `digest:${d
 		(deps.accounts ?? [undefined]).map(async (a) => ({
 			account: a?.account,
 			truth: await readTruth(deps.view, truthScope(a?.environment ?? deps.environment, a?.account)),
-			// The measured-value warnings the results poller announced (and still keeps).
-			warnings: await readWarnings(deps.view, truthScope(a?.environment ?? deps.environment, a?.account)),
+			// The measured-value warnings the results poller announced (and still keeps), while they are news (WARNING_NEW_MS).
+			warnings: (await readWarnings(deps.view, truthScope(a?.environment ?? deps.environment, a?.account))).filter((w) => Date.parse(w.announcedOn) > deps.now() - WARNING_NEW_MS),
 			deps: a ? { ...deps, environment: a.environment ?? deps.environment, settings: { ...deps.settings, recipients: recipientsOf(deps.settings, deps.accounts, a.account) } } : deps,
 			// The day's customer re-test notices of the account: said in the digest of its recipients.
 			notices: await deps.store.get<NoticesSummary>(NOTICES_SUMMARY_NS, noticesSummaryKey(day, a?.account)),

@@ -34,6 +34,12 @@ const DAY_MS = 86_400_000;
 export const FACT_KEEP_MS = 60 * DAY_MS;
 /** Filed keys and carried marks outlive the facts and every redelivery (EventBridge retries for 24 hours, the DLQ is replayed by hand). */
 export const MARK_KEEP_MS = 90 * DAY_MS;
+/**
+ * The digest lists a measured-value warning as new only while it is younger than this: a carried
+ * mark, written when a digest lists it (on or after its announcement day), then outlives every
+ * later digest that could list it, however long the results poller keeps the warning itself.
+ */
+export const WARNING_NEW_MS = MARK_KEEP_MS - DAY_MS;
 
 export interface CollectResult {
 	detailType: string;

@@ -205,8 +205,15 @@ export async function pollDueDates(ctx: PollerContext): Promise<RunReport> {
 		}
 		const figures = await writeHistories(ctx, ns, histories, changed, rebuilt, today);
 		await rebuilt?.finish();
-		// The bin after the histories: a bin that cannot be read fails the run, and the next one reads it again.
-		await recordScrapped(ctx, today, deviceLeft);
+		// The bin after the histories, and never at their cost: a bin that cannot be read or kept is
+		// logged and counted, the report reads the last bin kept whole (or none: not counted, and said),
+		// and the next run reads it again.
+		try {
+			await recordScrapped(ctx, today, deviceLeft);
+		} catch (error) {
+			ctx.log.error('Could not read or keep the recycle bin’s scrapped devices; the next run tries again', { error: (error as Error).message });
+			ctx.metrics.count('ScrappedBinFailed');
+		}
 		publishFigures(ctx, snapshot, figures, today);
 		report.complete = true;
 	});

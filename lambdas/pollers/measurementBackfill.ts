@@ -26,14 +26,22 @@ import { NS, type BackfillState } from './state';
  *
  * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
  * token's budget (client/sharePacing.ts), on top of the token's own pacing, so new results' alerts
- * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices handled, in the list's order) is saved after each
- * device; a run stopped by its time budget or a crash goes on from there (re-reading OVERLAP
- * devices before it, skipped unread when already backfilled: a list that shifted since misses none).
- * A device whose kept values are marked `backfilled` is not read again. Progress: the run report's
- * `backfill` (devicesDone of devicesTotal, details, requests), a log line per run, metric `BackfillDevices`. Runs while the results
- * poller runs (after its new results), until the list is read to its end; then never again.
+ * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices
+ * handled, in the list's order) and the id of the last device handled are saved after each device.
+ * The device list can be neither ordered nor filtered by id (its filters and `ordering` take
+ * property key ids, spec), so a run resumes by position and checks it: it re-reads from OVERLAP
+ * devices before it and goes on after the saved device; when that device is not there by the saved
+ * position (more devices deleted since than the overlap, or the device itself), the list is read
+ * again from its start. Devices already marked `backfilled` are passed over unread either way, so
+ * a shifted list costs list pages, never a device lost. Progress: the run report's `backfill`
+ * (devicesDone, each device counted once when it is read, of devicesTotal, the list's count at the
+ * start, raised to devicesDone at the end when devices were added; details, requests), a log line
+ * per run, metric `BackfillDevices`. Runs while the results poller runs (after its new results),
+ * until the list is read to its end; then never again.
  *
  * ASSUMED (with client/measurementsRead.ts): the test results list filters by `device_id` equals.
+ * ASSUMED: the device list's unsorted order keeps the devices' order among themselves and lists a
+ * new (or restored) device after those there before, so a device before the saved one was handled.
  */
 
 /** One fewer than a trend's results: with the first new result, the backfilled values are the TREND_RESULTS the node fits. */
@@ -77,20 +85,35 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 	};
 	const sliceEnd = ctx.now() + (ctx.settings.backfillSliceMs ?? BACKFILL_SLICE_MS);
 	const outOfTime = () => ctx.remainingMs() < ctx.settings.safetyMs || ctx.now() >= sliceEnd;
-	const start = Math.max(0, state.offset - OVERLAP);
-	const pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: start });
-	let position = start;
+	const stopForTime = async () => {
+		report.stoppedForTime = true;
+		await save();
+		ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
+	};
+	// The saved device, looked for up to the saved position; undefined once found (or with nothing saved).
+	let seeking = state.lastId;
+	const savedOffset = state.offset;
+	let position = seeking === undefined && state.offset > 0 ? 0 : Math.max(0, state.offset - OVERLAP);
+	// An earlier version's state (a position without its device) is checked by reading from the start.
+	if (seeking === undefined) state.offset = position;
+	let pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: position });
 	let ended = false;
+	const fromStart = () => {
+		ctx.log.info('Backfill of measured values: the device list shifted past the saved device; reading it again from the start (backfilled devices unread)', { lastId: state.lastId, offset: state.offset });
+		seeking = undefined;
+		position = 0;
+		state.offset = 0;
+		pages = ctx.client.pages('device.list', {}, { pageSize: pageSizeOf(ctx), offset: 0 });
+	};
 	try {
-		for (;;) {
-			if (outOfTime()) {
-				report.stoppedForTime = true;
-				await save();
-				ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
-				return;
-			}
+		reading: for (;;) {
+			if (outOfTime()) return await stopForTime();
 			const next = await pacer.run(() => pages.next());
 			if (next.done) {
+				if (seeking !== undefined) {
+					fromStart();
+					continue;
+				}
 				ended = true;
 				break;
 			}
@@ -98,22 +121,28 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				position++;
 				// A record without an id is passed over (nothing to keep); the position still counts it.
 				const id = positiveId((raw as Record<string, unknown> | null)?.id);
+				if (seeking !== undefined) {
+					if (id === seeking) seeking = undefined;
+					else if (position >= savedOffset) {
+						await pages.return(STOPPED_READING);
+						fromStart();
+						continue reading;
+					}
+					continue;
+				}
 				const before = id === null ? undefined : ((await ctx.store.get<DeviceSeries>(seriesNs, String(id))) ?? emptySeries());
 				if (id !== null && before && !before.backfilled) {
-					if (outOfTime()) {
-						report.stoppedForTime = true;
-						await save();
-						ctx.log.info('Backfill of measured values: stopping for time; the next run resumes', { ...progress });
-						return;
-					}
+					if (outOfTime()) return await stopForTime();
 					const series = await backfillDevice(ctx, pacer, id, before, state);
 					await ctx.store.putMany<DeviceSeries>(seriesNs, [{ key: String(id), value: { ...series, backfilled: true } }]);
-				}
-				if (position > state.offset) {
 					state.offset = position;
+					state.lastId = id;
 					state.devicesDone++;
 					ctx.metrics.count('BackfillDevices');
 					await save();
+				} else {
+					state.offset = position;
+					if (id !== null) state.lastId = id;
 				}
 			}
 		}

@@ -140,6 +140,8 @@ export const stateSchemas = once(() => {
 	const BackfillState = z.looseObject({
 		/** Devices handled, in the device list's order: the next run reads the list from here (less an overlap). */
 		offset: wholeFrom(0),
+		/** The id of the device at `offset`, looked for there on resuming (an earlier version saved none). */
+		lastId: z.optional(wholeFrom(1)),
 		devicesDone: wholeFrom(0),
 		/** The device list's count when the backfill began; null when the service gave none. */
 		devicesTotal: z.nullable(wholeFrom(0)),
@@ -219,15 +221,21 @@ export const stateSchemas = once(() => {
 	/**
 	 * The recycle bin's device entries (key `bin`), the scrapped devices the monthly report's failure
 	 * rates count: read by the due-date poller (lambdas/pollers/scrapped.ts); `devices` null when the
-	 * token may not read the bin.
+	 * token may not read the bin. Kept in `parts` stamped `readAt` (ScrappedBinPart); an earlier
+	 * version kept them whole in `devices`.
 	 */
+	const ScrappedDevices = z.array(z.object({ deviceId: wholeFrom(1), designation: z.nullable(z.string()), deletedOn: calendarDay }));
 	const ScrappedBin = z.looseObject({
 		readOn: calendarDay,
 		from: calendarDay,
-		devices: z.nullable(z.array(z.object({ deviceId: wholeFrom(1), designation: z.nullable(z.string()), deletedOn: calendarDay }))),
+		devices: z.optional(z.nullable(ScrappedDevices)),
+		parts: z.optional(wholeFrom(0)),
+		readAt: z.optional(finite),
 	});
+	/** One part of the bin (keys 1…n), at most SCRAPPED_PART_BYTES of entries. */
+	const ScrappedBinPart = z.looseObject({ readAt: finite, devices: ScrappedDevices });
 
-	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin };
+	return { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, ResultsCursor, SeenResult, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, StoredDueEntry, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin, ScrappedBinPart };
 });
 type StateSchemas = ReturnType<typeof stateSchemas>;
 export type DeviceState = z.infer<StateSchemas['DeviceState']>;
@@ -246,6 +254,7 @@ export type DueHistory = z.infer<StateSchemas['DueHistory']>;
 export type LatestResult = z.infer<StateSchemas['LatestResult']>;
 export type TestRecord = z.infer<StateSchemas['TestRecord']>;
 export type ScrappedBin = z.infer<StateSchemas['ScrappedBin']>;
+export type ScrappedBinPart = z.infer<StateSchemas['ScrappedBinPart']>;
 export type RebuildState = z.infer<StateSchemas['RebuildState']>;
 
 /** Every due entry of the stored histories, as the compliance figures read them. */
@@ -299,6 +308,7 @@ export const NS = {
 	tests: (env: Scope) => `tests:${env}`,
 	rebuild: (env: Scope) => `rebuild:${env}`,
 	scrapped: (env: Scope) => `scrapped:${env}`,
+	scrappedBin: (env: Scope) => `scrappedBin:${env}`,
 } as const;
 
 export interface StoredShape {
@@ -310,7 +320,7 @@ export interface StoredShape {
 }
 
 const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
-	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin } = stateSchemas();
+	const { DeviceState, KnownPage, ClockMark, DueSoonState, DueSoonClock, SeenResult, ResultsCursor, PendingEvidence, PendingMeasurement, MeasurementSeries, RecordedWarning, BackfillState, DueHistory, LatestResult, TestRecord, RebuildState, ScrappedBin, ScrappedBinPart } = stateSchemas();
 	return [
 		['overdue:', { keys: 'ids', value: DeviceState }],
 		['clock:', { keys: 'any', value: ClockMark }],
@@ -329,6 +339,7 @@ const shapes = once((): Array<[prefix: string, shape: StoredShape]> => {
 		['tests:', { keys: 'ids', value: TestRecord, fits: testRecordFits }],
 		['rebuild:', { keys: 'any', value: RebuildState }],
 		['scrapped:', { keys: 'any', value: ScrappedBin }],
+		['scrappedBin:', { keys: 'ids', value: ScrappedBinPart }],
 	];
 });
 

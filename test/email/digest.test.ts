@@ -6,6 +6,7 @@ import { awsDeps, idempotencyStore, oncePerEvent } from '../../lambdas/email/aws
 import { DigestError, digestDay, onEvent, runDigest, type DigestDeps } from '../../lambdas/email/digest';
 import { NS } from '../../lambdas/email/facts';
 import { NS as POLLER_NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
+import { WARNING_KEEP_DAYS } from '../../lambdas/pollers/measuredAlerts';
 import { parseEmailSettings } from '../../lambdas/email/settings';
 import { device, dueSoon, emailEvent, failedTest, INSULATION_STEP, overdue, pollersSaw, resolved } from '../support/emailEvents';
 import { createStateTable, startDynamo } from '../support/localAws';
@@ -155,6 +156,43 @@ describe('the daily digest from the events, sent with SES', () => {
 		const next = await runDigest(deps, '2026-11-21');
 		expect(next.nothingToSay).toContain('custodian@acme.example');
 		expect(to('custodian@acme.example')).toEqual([]);
+	});
+
+	it('a measured-value warning is never said twice: not when its carried mark expires before the poller lets the warning go', async () => {
+		const warning: RecordedWarningValue = {
+			testResultId: 501,
+			testDate: '2026-11-19',
+			device: { id: 1, customerId: 7, designation: 'Device 1', idBarcode: 'TE-00001', customerName: 'Acme Instruments', department: 'Workshop' },
+			step: 'Protective conductor resistance',
+			measurement: null,
+			value: 0.27,
+			unit: 'Ω',
+			lowLimit: null,
+			highLimit: 0.3,
+			limitUsed: 0.9,
+			nearLimit: true,
+			predictedLimitDate: null,
+			nextTestDate: null,
+			testEarlier: false,
+			announcedOn: '2026-11-19',
+		};
+		// Kept as the results poller keeps it (WARNING_KEEP_DAYS).
+		await deps.store.putMany(POLLER_NS.measurementWarnings('sandbox'), [{ key: '501:Protective conductor resistance', value: warning, expiresAt: NOW + WARNING_KEEP_DAYS * 86_400_000 }]);
+		await runDigest(deps, DAY);
+		expect(to('custodian@acme.example')).toHaveLength(1);
+		// Every day until the poller lets the warning go: DynamoDB's TTL removes what expired
+		// (dynalite keeps it, so the sweep is done here), and the digest says nothing of it again.
+		const name = `email-${table}`;
+		for (let days = 1; days <= WARNING_KEEP_DAYS + 1; days++) {
+			ses.sent.length = 0;
+			const now = NOW + days * 86_400_000;
+			for (const i of (await dynamo.client.send(new ScanCommand({ TableName: name }))).Items ?? []) {
+				if (i.expiresAt?.N && Number(i.expiresAt.N) * 1000 <= now) await dynamo.client.send(new DeleteItemCommand({ TableName: name, Key: { pk: i.pk, sk: i.sk } }));
+			}
+			deps = { ...deps, now: () => now };
+			await runDigest(deps, new Date(now).toISOString().slice(0, 10));
+			expect(to('custodian@acme.example'), `day ${days}`).toEqual([]);
+		}
 	});
 
 	it('immediate e-mails can be turned off', async () => {

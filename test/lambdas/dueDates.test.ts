@@ -8,6 +8,7 @@ import { addDays, addMonths, figuresAsOf, monthDays, monthFigures } from '../../
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
+import { readScrappedBin } from '../../lambdas/pollers/scrapped';
 import { NS, dueEntries, stateSchemas, type DueHistory } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
@@ -284,4 +285,32 @@ describe('the due-date history poller', () => {
 			['open', latest],
 		]);
 	});
+
+	it('the recycle bin that cannot be kept (the state table refuses it) or read fails nothing else: the histories are written, the run completes, the report reads the bin as not read, and the next run tries again', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		await rebuildDone(store, account().today());
+		const refusing = Object.create(store) as DynamoStateStore;
+		let refused = 0;
+		refusing.putMany = async (ns, items) => {
+			if (ns.startsWith('scrapped')) {
+				refused++;
+				throw new Error('ValidationException: Item size has exceeded the maximum allowed size');
+			}
+			return store.putMany(ns, items);
+		};
+		const report = await pollDueDates(pollerContext(world, scenario.table(), { store: refusing }));
+		expect(refused).toBeGreaterThan(0);
+		expect(report.complete).toBe(true);
+		expect(await history(store, 1)).toBeDefined();
+		expect(await readScrappedBin(store, 'sandbox')).toBeNull();
+		// The bin's list fails: the same.
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/recycle_bin/' });
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		expect(await readScrappedBin(store, 'sandbox')).toBeNull();
+		world.sandbox.faults.clear();
+		// The next run of the day reads and keeps it.
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		expect(await readScrappedBin(store, 'sandbox')).toEqual(expect.any(Array));
+	});
 });
+

@@ -21,6 +21,7 @@ import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pol
 
 const world = usePollerWorld({ devices: 24, customers: 2, testResults: 90 }, { ratePerSecond: 200 });
 const scenario = useFreshScenarios(world);
+const files = world;
 /** A shorter slice than the deployments' 90 s, so that these 24 devices take several runs. */
 const SLICE_MS = 20_000;
 
@@ -31,8 +32,9 @@ function virtualClock(start: number) {
 }
 
 /** A context on a virtual clock with the backfill on, counting detail reads per result and every request. */
-function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number } = {}) {
-	const ctx = pollerContext(world, scenario.table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: 0.5, backfillSliceMs: options.sliceMs } });
+function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number; on?: { world: typeof world; table: () => string } } = {}) {
+	const { world, table } = options.on ?? { world: files, table: scenario.table };
+	const ctx = pollerContext(world, table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: 0.5, backfillSliceMs: options.sliceMs } });
 	const clock = virtualClock(world.sandbox.account.now());
 	ctx.now = clock.now;
 	ctx.sleep = clock.sleep;
@@ -219,5 +221,46 @@ describe('the backfill of measured values', () => {
 		expect(data.testResult.id).toBe(ids[5]);
 		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids.slice(1));
 		expect(data.trend.predictedLimitDate).toBe(node.trend.predictedLimitDate);
+	});
+});
+
+describe('the backfill of measured values, while the device list changes between runs', () => {
+	// More devices than the overlap re-read before the saved position (50), so that deleting more
+	// than it shifts the list back past it.
+	const big = usePollerWorld({ devices: 130, customers: 2, testResults: 300 }, { ratePerSecond: 200 });
+	const on = { world: big, table: useFreshScenarios(big).table };
+
+	it('devices handled, then deleted (more than the overlap), and devices added: every device the list holds is backfilled, none twice; progress counts each device once', async () => {
+		const reads = new Map<number, number>();
+		const count = (counts: { details: Map<number, number> }) => {
+			for (const [id, n] of counts.details) reads.set(id, (reads.get(id) ?? 0) + n);
+		};
+		const first = context({ sliceMs: 225_000, on });
+		const r1 = newReport('testResults');
+		await continueBackfill(first.ctx, r1);
+		count(first.counts);
+		expect(r1.stoppedForTime).toBe(true);
+		const handled = r1.backfill!.devicesDone;
+		expect(handled).toBeGreaterThan(60);
+		expect(handled).toBeLessThan(130);
+		const account = big.sandbox.account;
+		// 60 handled devices leave the list (to the recycle bin), 5 new ones join it.
+		for (const id of [...account.data.devices.keys()].slice(0, 60)) account.delete('device', id, false);
+		const added = Array.from({ length: 5 }, (_, i) => account.create('device', { properties: { [DEVICE.designation]: `Extension lead ${i + 1}` } }, 'body').id);
+		let last = r1;
+		for (let run = 2; !last.backfill?.done; run++) {
+			const next = context({ on });
+			last = newReport('testResults');
+			await continueBackfill(next.ctx, last);
+			count(next.counts);
+			expect(run).toBeLessThan(10);
+		}
+		const kept = await keptSeries(context({ on }).ctx);
+		const listed = [...account.data.devices.keys()];
+		expect(listed.filter((id) => !kept.get(id)?.backfilled)).toEqual([]);
+		for (const id of added) expect(listed).toContain(id);
+		expect([...reads.entries()].filter(([, n]) => n > 1)).toEqual([]);
+		// 130 devices at the start, 5 added: each counted once, the 60 deleted ones as handled.
+		expect(last.backfill).toMatchObject({ devicesDone: 135, devicesTotal: 135, done: true });
 	});
 });

@@ -16,7 +16,7 @@ import { roleValue } from './roles';
  * keeps the token's rate); a detail is read once per run. A detail that is gone (404) is skipped
  * and counted; any other error ends the run (no warning from part of the evidence).
  *
- * ASSUMED (the spec shows no filter list): the test results list filters by `device_id` equals.
+ * The test results list filters by `device_id` equals (ASSUMED in client/profile.ts; the spec shows no filter list).
  */
 
 type Json = Record<string, unknown>;

@@ -140,7 +140,11 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  *   status says the test failed, whichever step failed);
  * - a device moved to the recycle bin (a `device` entry, not restored) was taken out of service,
  *   scrapped: the failure rates count it as failed (DGUV Information 203-071); the entry's `name` is
- *   the device's designation, and it holds neither department nor customer.
+ *   the device's designation, and it holds neither department nor customer;
+ * - the device list's unsorted order keeps the devices' order among themselves and lists a new (or
+ *   restored) device after those there before it: the first run's backfill of measured values
+ *   resumes by it (lambdas/pollers/measurementBackfill.ts);
+ * - the test results list filters by `device_id` equals (the measured values' reads, per device).
  */
 export const DEFAULT_PROFILE: ServiceProfile = {
 	version: PROFILE_VERSION,

@@ -39,9 +39,9 @@ import { NS, type BackfillState } from './state';
  * per run, metric `BackfillDevices`. Runs while the results poller runs (after its new results),
  * until the list is read to its end; then never again.
  *
- * ASSUMED (with client/measurementsRead.ts): the test results list filters by `device_id` equals.
- * ASSUMED: the device list's unsorted order keeps the devices' order among themselves and lists a
- * new (or restored) device after those there before, so a device before the saved one was handled.
+ * It relies on two choices of the service profile (ASSUMED in client/profile.ts): the test results
+ * list filters by `device_id`, and the device list's unsorted order lists a new (or restored) device
+ * after those there before it, so a device before the saved one was handled.
  */
 
 /** One fewer than a trend's results: with the first new result, the backfilled values are the TREND_RESULTS the node fits. */

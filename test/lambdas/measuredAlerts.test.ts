@@ -191,6 +191,24 @@ describe('Test Result Near Limit', () => {
 		// Only the good result's step.
 		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([good.id]);
 	});
+
+	it('one bad record never stops a run: a value written as text that overflows ("1e999") is counted as skipped, the other results’ events are published, and runs again publish nothing twice', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		upload(deviceId, [{ step: PE, value: '1e999', unit: 'Ω', high_limit: 0.3 }]);
+		upload(deviceId, [{ step: RISO, value: '1e999', unit: 'MΩ', low_limit: 1 }]);
+		const good = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		let skipped = 0;
+		for (let run = 0; run < 3; run++) {
+			const ctx = context();
+			ctx.metrics = { count: (name: string, n = 1) => void (name === 'MeasurementsSkipped' && (skipped += n)) };
+			expect((await pollTestResults(ctx)).complete).toBe(true);
+		}
+		expect(skipped).toBe(2);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(3);
+		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([good.id]);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+	});
 });
 
 describe('Device Measurement Drift', () => {

@@ -265,6 +265,24 @@ describe('Device Measurement Drift', () => {
 		expect(data.trend.predictedLimitDate).toBe(node.trend.predictedLimitDate);
 	});
 
+	it('results that do not all measure the same step: the trend rests on the latest five passed results, as the node’s (two insulation resistances, three protective-conductor-only results between, a third insulation resistance: no trend)', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		upload(deviceId, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -500));
+		upload(deviceId, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -400));
+		for (const day of [-300, -200, -100]) upload(deviceId, [{ step: PE, value: 0.1, unit: 'Ω', high_limit: 0.3 }], addDays(today, day));
+		const latest = upload(deviceId, [{ step: RISO, value: 1.2, unit: 'MΩ', low_limit: 1 }], today);
+		await pollTestResults(context());
+		const node = (await nodeTrendOf(world.sandbox, deviceId, RISO))!;
+		expect(node.trend).toMatchObject({ noTrend: 'tooFewResults', predictedLimitDate: null });
+		expect(node.trend.points).toHaveLength(2);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+		const near = ofType(DETAIL_TYPES.testResultNearLimit);
+		expect(near.map((e) => (e.detail.data as Data).testResult.id)).toEqual([latest.id]);
+		expect((near[0].detail.data as Data).predictedLimitDate).toBeNull();
+	});
+
 	it('a failed result starts the series over: values before it give no trend', async () => {
 		const deviceId = cleanDevice();
 		await started();

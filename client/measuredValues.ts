@@ -9,10 +9,12 @@
  *   with both limits, the larger of the two (the nearer limit binds), its side named; rounded to
  *   12 decimals, so a value at exactly 80 % of its limit is at a threshold of 0.8;
  * - a measurement is skipped and counted, never guessed, when its value is missing (`noValue`) or
- *   not a number (`nonNumericValue`: a number or a plain decimal text such as "0.12" is one);
- *   when it has no limit (`noLimit`); when a limit is not a positive number or the lower is not
- *   below the upper (`invalidLimit`); when its value is negative, or zero against a lower limit
- *   (`nonPositiveValue`; zero against an upper limit uses none of it);
+ *   not a number (`nonNumericValue`: a finite number or a plain decimal text such as "0.12" is one,
+ *   a text beyond a double's range such as "1e999" is not); when it has no limit (`noLimit`); when
+ *   a limit is not a positive number, the lower is not below the upper, or the share of the limit
+ *   is too large to be a number (1e308 against 1e-300) (`invalidLimit`); when its value is
+ *   negative, or zero against a lower limit (`nonPositiveValue`; zero against an upper limit uses
+ *   none of it);
  * - one result measuring the same step (and measurement name) twice keeps the larger share, the
  *   other is counted as `repeated`;
  * - a measurement is named by its step's name, else its own; one with neither is `noName`.
@@ -56,11 +58,14 @@ function text(v: unknown): string | null {
 function numberOf(v: unknown): number | 'absent' | 'invalid' {
 	if (v === null || v === undefined || (typeof v === 'string' && v.trim() === '')) return 'absent';
 	if (typeof v === 'number') return Number.isFinite(v) ? v : 'invalid';
-	if (typeof v === 'string' && /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v.trim())) return Number(v.trim());
-	return 'invalid';
+	if (typeof v !== 'string' || !/^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v.trim())) return 'invalid';
+	// A text beyond a double's range ("1e999") is no number: Infinity would reach every sum and store.
+	const n = Number(v.trim());
+	return Number.isFinite(n) ? n : 'invalid';
 }
 
-const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
+/** Rounded to 12 decimals; a share too large for that (x · 1e12 overflows) has no decimals to round. */
+const round12 = (x: number): number => (Math.abs(x) < 1e15 ? Math.round(x * 1e12) / 1e12 : x);
 
 /** The share of its limit a value uses, or the reason it has none. */
 export function limitShare(value: number, lowLimit: number | null, highLimit: number | null): { limitUsed: number; limitSide: LimitSide } | SkipReason {
@@ -71,6 +76,8 @@ export function limitShare(value: number, lowLimit: number | null, highLimit: nu
 	// Rounded to 12 decimals: 0.24 Ω of 0.3 Ω is 80 %, not the 79.999… % of binary division.
 	const high = highLimit === null ? -Infinity : round12(value / highLimit);
 	const low = lowLimit === null ? -Infinity : round12(lowLimit / value);
+	// A share too large to be a number (1e308 Ω against 1e-300 Ω) says the limit is no usable one.
+	if (high === Infinity || low === Infinity) return 'invalidLimit';
 	return high >= low ? { limitUsed: high, limitSide: 'high' } : { limitUsed: low, limitSide: 'low' };
 }
 

@@ -11,11 +11,13 @@ import { TREND_RESULTS, isTestEarlier, warningsOf, type MeasurementWarning } fro
  * client/measurementTrend.ts' trend, so the alerts say what Get Measurement Warnings and Get
  * Measurement Trend say of the same results.
  *
- * The memory (one per device) keeps, per step, the latest TREND_RESULTS passed results' values
- * since the device's latest failed result (trendResultsOf's rule: a failed device was repaired or
- * replaced), ordered by test date then result id, whatever order they arrive in; so a passed
- * re-test on the day of a failure (a larger id) is kept, as trendResultsOf keeps it. A result already
- * kept is not added twice, so reading a result again (a run repeated after a crash) changes nothing.
+ * The memory (one per device) keeps the device's latest TREND_RESULTS passed results since its
+ * latest failed result (trendResultsOf's rule: a failed device was repaired or replaced), each
+ * passed result counting whether or not it has a usable value of a step, and per step the values
+ * of those results only (so a step left out of the latest results fits no older values, as Get
+ * Measurement Trend fits it), ordered by test date then result id, whatever order they arrive
+ * in; so a passed re-test on the day of a failure (a larger id) is kept, as trendResultsOf keeps
+ * it. A result already kept is not added twice, so reading a result again (a run repeated after a crash) changes nothing.
  */
 
 /** One kept value: [result id, test date YYYY-MM-DD, value, unit, low limit, high limit]. */
@@ -26,15 +28,32 @@ export interface DeviceSeries {
 	failedOn?: string;
 	/** That failed result's id; absent (stored by earlier versions): the whole day counts as failed. */
 	failedId?: number;
-	/** stepKey → kept values, oldest first. */
+	/**
+	 * The latest TREND_RESULTS passed results since the failure: [result id, test date], oldest
+	 * first. Absent (stored by earlier versions): the results of the kept values stand for it.
+	 */
+	results?: KeptResult[];
+	/** stepKey → kept values (of `results` only), oldest first. */
 	steps: Record<string, KeptPoint[]>;
 	/** The device's earlier results were read into it (the results poller's first-run backfill). */
 	backfilled?: boolean;
 }
 
-export const emptySeries = (): DeviceSeries => ({ steps: {} });
+/** One kept passed result: [result id, test date YYYY-MM-DD]. */
+export type KeptResult = [number, string];
 
-const before = (a: KeptPoint, b: KeptPoint) => (a[1] !== b[1] ? a[1] < b[1] : a[0] < b[0]);
+export const emptySeries = (): DeviceSeries => ({ results: [], steps: {} });
+
+const before = (a: KeptResult | KeptPoint, b: KeptResult | KeptPoint) => (a[1] !== b[1] ? a[1] < b[1] : a[0] < b[0]);
+const byTest = (a: KeptResult | KeptPoint, b: KeptResult | KeptPoint) => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
+
+/** The kept passed results; for a memory stored without them, those its kept values belong to. */
+export function keptResults(series: DeviceSeries): KeptResult[] {
+	if (series.results) return series.results;
+	const byId = new Map<number, KeptResult>();
+	for (const points of Object.values(series.steps)) for (const p of points) byId.set(p[0], [p[0], p[1]]);
+	return [...byId.values()].sort(byTest);
+}
 
 /** Whether (date, id) comes after the series' latest failure, in trendResultsOf's order; a failure kept without its id takes its whole day. */
 export function afterFailure(series: DeviceSeries, date: string, id: number): boolean {
@@ -45,26 +64,38 @@ export function afterFailure(series: DeviceSeries, date: string, id: number): bo
 /** The result as a failure: every kept value before it (by test date, then result id) is dropped. */
 export function addFailedResult(series: DeviceSeries, testDate: string, id: number): DeviceSeries {
 	if (epochDay(testDate) === undefined || !afterFailure(series, testDate, id)) return series;
+	const after = (p: KeptResult | KeptPoint) => p[1] > testDate || (p[1] === testDate && p[0] > id);
 	const steps: Record<string, KeptPoint[]> = {};
 	for (const [key, points] of Object.entries(series.steps)) {
-		const kept = points.filter((p) => p[1] > testDate || (p[1] === testDate && p[0] > id));
+		const kept = points.filter(after);
 		if (kept.length > 0) steps[key] = kept;
 	}
-	return { ...series, failedOn: testDate, failedId: id, steps };
+	return { ...series, failedOn: testDate, failedId: id, results: keptResults(series).filter(after), steps };
 }
 
-/** The series with a passed result's values added (at most `max` per step). */
+/**
+ * The series with a passed result added: it counts among the latest `max` passed results even
+ * without a usable value; each step keeps the values of those results only.
+ */
 export function addPassedResult(series: DeviceSeries, result: { id: number; testDate: string; values: readonly StepValue[] }, max = TREND_RESULTS): DeviceSeries {
 	if (epochDay(result.testDate) === undefined || !afterFailure(series, result.testDate, result.id)) return series;
-	const steps = { ...series.steps };
-	for (const v of result.values) {
-		const key = stepKey(v);
-		const points = steps[key] ?? [];
-		if (points.some((p) => p[0] === result.id)) continue;
-		const point: KeptPoint = [result.id, result.testDate, v.value, v.unit, v.lowLimit, v.highLimit];
-		steps[key] = [...points, point].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(-max);
+	const known = keptResults(series);
+	const results = known.some((r) => r[0] === result.id) ? known : [...known, [result.id, result.testDate] as KeptResult].sort(byTest).slice(-max);
+	const ids = new Set(results.map((r) => r[0]));
+	const steps: Record<string, KeptPoint[]> = {};
+	for (const [key, points] of Object.entries(series.steps)) {
+		const kept = points.filter((p) => ids.has(p[0]));
+		if (kept.length > 0) steps[key] = kept;
 	}
-	return { ...series, steps };
+	if (ids.has(result.id)) {
+		for (const v of result.values) {
+			const key = stepKey(v);
+			const points = steps[key] ?? [];
+			if (points.some((p) => p[0] === result.id)) continue;
+			steps[key] = [...points, [result.id, result.testDate, v.value, v.unit, v.lowLimit, v.highLimit] as KeptPoint].sort(byTest);
+		}
+	}
+	return { ...series, results, steps };
 }
 
 /** The kept values of one step as the trend reads them. */

@@ -3,7 +3,7 @@ import { wholeList } from './complianceSnapshot';
 import { addDays, dayString, epochDay, todayOf } from './dates';
 import { ServiceError, ValidationError } from './errors';
 import { failedOf } from './failureRatesRead';
-import { addSkips, measuredValuesOf, noMeasurementSkips, stepKey, type SkipCounts, type StepValue } from './measuredValues';
+import { addSkips, measuredValuesOf, noMeasurementSkips, type SkipCounts, type StepValue } from './measuredValues';
 import { passedResultAlerts } from './measurementAlertsRead';
 import { addFailedResult, addPassedResult, afterFailure, emptySeries, type DeviceSeries, type ResultAlerts } from './measurementSeries';
 import { measurementTrend, type MeasurementTrend } from './measurementTrend';
@@ -112,21 +112,14 @@ class Reader {
 			.sort((a, b) => a.synced! - b.synced! || a.id - b.id);
 		const failures = earlier.filter((h) => h.failed === true).reduce((s, h) => addFailedResult(s, h.testDate, h.id), emptySeries());
 		const read = new Map<number, StepValue[]>();
-		if (afterFailure(failures, r.testDate, r.id)) {
-			// Newest test first: a later value settles a step (no trend: a late upload), TREND_RESULTS − 1 earlier ones too.
-			const open = new Map(values.map((v) => [stepKey(v), 0]));
+		if (values.length > 0 && afterFailure(failures, r.testDate, r.id)) {
+			// The trend rests on the latest TREND_RESULTS passed results with `r` among them, whatever
+			// steps they measure: the latest TREND_RESULTS − 1 earlier ones; none when r is not among them.
 			const candidates = earlier.filter((h) => h.failed === false && afterFailure(failures, h.testDate, h.id)).sort((a, b) => (laterTest(a, b) ? -1 : laterTest(b, a) ? 1 : 0));
-			for (const h of candidates) {
-				if (open.size === 0) break;
+			const later = candidates.filter((h) => laterTest(h, r)).length;
+			for (const h of later >= TREND_RESULTS ? [] : candidates.slice(0, TREND_RESULTS - 1)) {
 				const v = await this.values(h.id);
-				if (!v) continue;
-				read.set(h.id, v);
-				for (const key of new Set(v.map(stepKey))) {
-					const n = open.get(key);
-					if (n === undefined) continue;
-					if (laterTest(h, r) || n + 1 >= TREND_RESULTS - 1) open.delete(key);
-					else open.set(key, n + 1);
-				}
+				if (v) read.set(h.id, v);
 			}
 		}
 		let series = emptySeries();
@@ -241,9 +234,9 @@ const laterTest = (a: Pick<DeviceResult, 'id' | 'testDate'>, b: Pick<DeviceResul
  * upload (a test older than a value already kept) has no trend, as on the Lambdas.
  *
  * Cost: one detail per result; for a result with measured values, its device's result list (once
- * per device and run) and the details of the earlier uploads its trend may rest on: newest test
- * first, until each of its steps has TREND_RESULTS − 1 earlier values or a later one (at most 4
- * when every result measures the same steps). No detail is read twice in a run.
+ * per device and run) and the details of the earlier uploads its trend may rest on: the latest
+ * TREND_RESULTS − 1 (4) earlier passed results since the latest failure, whatever steps they
+ * measure (none when 5 of them are later tests). No detail is read twice in a run.
  * `nextTestDateOf` gives a device's next due date from the caller's device list (undefined: a
  * device it does not know, skipped and counted).
  */

@@ -109,12 +109,13 @@ export const stateSchemas = once(() => {
 		done: z.optional(z.boolean()),
 	});
 
-	/** Per device (key: its id): its latest passed results' measured values per step (client/measurementSeries.ts). */
+	/** Per device (key: its id): its latest passed results and their measured values per step (client/measurementSeries.ts). */
 	const nullableNumber = z.nullable(finite);
 	const KeptPoint = z.tuple([wholeFrom(1), calendarDay, finite, z.nullable(z.string()), nullableNumber, nullableNumber]);
 	const MeasurementSeries = z.looseObject({
 		failedOn: z.optional(calendarDay),
 		failedId: z.optional(wholeFrom(1)),
+		results: z.optional(z.array(z.tuple([wholeFrom(1), calendarDay]))),
 		steps: z.record(z.string(), z.array(KeptPoint)),
 		backfilled: z.optional(z.boolean()),
 	});

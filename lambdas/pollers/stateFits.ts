@@ -60,6 +60,8 @@ function keptPointFits(p: unknown): boolean {
 	return Array.isArray(p) && p.length === 6 && id(p[0]) && day(p[1]) && typeof p[2] === 'number' && Number.isFinite(p[2]) && text(p[3]) && numberOrNull(p[4]) && numberOrNull(p[5]);
 }
 
+const keptResultFits = (r: unknown) => Array.isArray(r) && r.length === 2 && id(r[0]) && day(r[1]);
+
 export function measurementSeriesFits(v: unknown): boolean {
-	return isObj(v) && optional(v.failedOn, day) && optional(v.failedId, id) && optional(v.backfilled, (b) => typeof b === 'boolean') && isObj(v.steps) && Object.values(v.steps).every((points) => Array.isArray(points) && points.every(keptPointFits));
+	return isObj(v) && optional(v.failedOn, day) && optional(v.failedId, id) && optional(v.results, (rs) => Array.isArray(rs) && rs.every(keptResultFits)) && optional(v.backfilled, (b) => typeof b === 'boolean') && isObj(v.steps) && Object.values(v.steps).every((points) => Array.isArray(points) && points.every(keptPointFits));
 }

@@ -55,6 +55,48 @@ describe('the kept values of a device', () => {
 		expect(addFailedResult(stored, '2026-05-14', 98)).toMatchObject({ failedOn: '2026-05-14', failedId: 98 });
 	});
 
+	it('results that measure different steps: each step keeps its values among the latest five passed results only, as trendResultsOf takes them, in any order of arrival (fast-check)', () => {
+		const STEPS = [RISO, 'Protective conductor resistance'];
+		const result = fc.record({ day: fc.integer({ min: 1, max: 9 }), failed: fc.boolean(), measures: fc.subarray(STEPS) });
+		const byStep = (s: DeviceSeries) => Object.fromEntries(Object.entries(s.steps).map(([k, points]) => [k.split('\u0000')[0], keptPoints(points).map((p) => p.testResultId)]));
+		fc.assert(
+			fc.property(fc.array(result, { maxLength: 14 }), fc.func(fc.integer()), (drawn, order) => {
+				const history = drawn.map((r, i) => ({ id: i + 1, testDate: `2026-0${r.day}-01`, failed: r.failed, measures: r.measures }));
+				const expected: Record<string, number[]> = {};
+				for (const r of trendResultsOf(history)) for (const step of r.measures) (expected[step] ??= []).push(r.id);
+				const shuffled = [...history].sort((a, b) => order(a.id) - order(b.id) || a.id - b.id);
+				for (const arrival of [history, shuffled]) {
+					let s = emptySeries();
+					for (const r of arrival) {
+						const measured = r.measures.map((step) => ({ step, measurement: null, value: 100 + r.id, unit: 'MΩ', lowLimit: 1, highLimit: null }) as StepValue);
+						s = r.failed ? addFailedResult(s, r.testDate, r.id) : addPassedResult(s, { id: r.id, testDate: r.testDate, values: measured });
+					}
+					expect(byStep(s)).toEqual(expected);
+				}
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it('a step left out of the latest results keeps none of its older values: two results of one step, three of another, a sixth of the first', () => {
+		let s = emptySeries();
+		const pe = (value: number): StepValue[] => [{ step: 'Protective conductor resistance', measurement: null, value, unit: 'Ω', lowLimit: null, highLimit: 0.3 } as StepValue];
+		s = addPassedResult(s, { id: 1, testDate: '2025-07-17', values: values(400) });
+		s = addPassedResult(s, { id: 2, testDate: '2025-10-25', values: values(150) });
+		for (const [i, day] of ['2026-02-02', '2026-05-13', '2026-08-21'].entries()) s = addPassedResult(s, { id: 3 + i, testDate: day, values: pe(0.1) });
+		s = addPassedResult(s, { id: 66, testDate: '2026-11-29', values: values(1.2) });
+		expect(keptPoints(s.steps[`${RISO}\u0000`]).map((p) => p.testResultId)).toEqual([2, 66]);
+		// A passed result without a usable value counts among the five too.
+		s = addPassedResult(s, { id: 67, testDate: '2026-11-30', values: [] });
+		expect(keptPoints(s.steps[`${RISO}\u0000`]).map((p) => p.testResultId)).toEqual([66]);
+	});
+
+	it('stored kept values without the list of results (an earlier version) are read as before: their results are the latest kept', () => {
+		const stored: DeviceSeries = { steps: { [`${RISO}\u0000`]: [[1, '2026-01-01', 400, 'MΩ', 1, null], [2, '2026-02-01', 150, 'MΩ', 1, null]] } };
+		const s = addPassedResult(stored, { id: 3, testDate: '2026-03-01', values: values(3) });
+		expect(keptIds(s)).toEqual([1, 2, 3]);
+	});
+
 	it('whatever the order of arrival, the kept values are the results trendResultsOf keeps (fast-check)', () => {
 		const result = fc.record({ day: fc.integer({ min: 1, max: 6 }), failed: fc.boolean() });
 		fc.assert(

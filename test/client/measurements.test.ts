@@ -95,6 +95,47 @@ describe('reading the measured values of a detailed result', () => {
 	});
 });
 
+describe('values and limits at the ends of the number line', () => {
+	// Numbers and numeric texts with exponents far beyond a double's range: "1e999" overflows to
+	// Infinity, "1e-999" underflows to 0, and 1e308 against 1e-300 is a finite value whose share is not.
+	const exponent = fc.integer({ min: -400, max: 400 });
+	const numericText = fc.oneof(
+		fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: 0, max: 99 }), exponent).map(([i, f, e]) => `${i}.${f}e${e}`),
+		fc.tuple(fc.nat(99), exponent).map(([i, e]) => `${i}E+${e}`.replace('+-', '-')),
+		fc.double().map(String),
+	);
+	const numeric = fc.oneof(fc.double(), fc.constantFrom(1e308, -1e308, 5e-324, 1e-300, Number.MAX_VALUE, Number.MIN_VALUE), numericText, fc.constantFrom('1e999', '-1e999', '1e-999', 'Infinity', 'NaN', null));
+
+	it('every value and share that comes out is finite, and every measurement is either used or counted as skipped', () => {
+		fc.assert(
+			fc.property(fc.array(fc.record({ value: numeric, low_limit: numeric, high_limit: numeric }), { maxLength: 6 }), (ms) => {
+				const steps = ms.map((x, i) => step(`S${i}`, [m(x.value, x.low_limit, x.high_limit)]));
+				const { values, skipped } = measuredValuesOf({ steps });
+				expect(values.length + Object.values(skipped).reduce((a, b) => a + b, 0)).toBe(ms.length);
+				for (const v of values) for (const n of [v.value, v.limitUsed, v.lowLimit ?? 0, v.highLimit ?? 0]) expect(Number.isFinite(n)).toBe(true);
+			}),
+		);
+	});
+
+	it('a text that overflows ("1e999") is not a number; one that underflows ("1e-999") is 0; a share too large to be a number is not given', () => {
+		const read = (value: unknown, low: unknown, high: unknown) => measuredValuesOf({ steps: [step('S', [m(value, low, high)])] });
+		expect(read('1e999', null, 0.3)).toEqual({ values: [], skipped: { ...read(null, null, 0.3).skipped, noValue: 0, nonNumericValue: 1 } });
+		expect(read('-1e999', null, 0.3).skipped.nonNumericValue).toBe(1);
+		expect(read(0.2, '1e999', null).skipped.invalidLimit).toBe(1);
+		expect(read(0.2, null, '1e999').skipped.invalidLimit).toBe(1);
+		expect(read('1e-999', null, 0.3).values[0]).toMatchObject({ value: 0, limitUsed: 0 });
+		expect(read('1e-999', 1, null).skipped.nonPositiveValue).toBe(1);
+		expect(limitShare(1e308, null, 1e-300)).toBe('invalidLimit');
+		expect(limitShare(1e-300, 1e300, null)).toBe('invalidLimit');
+		fc.assert(
+			fc.property(fc.double({ noNaN: true }), fc.option(fc.double({ noNaN: true })), fc.option(fc.double({ noNaN: true })), (value, low, high) => {
+				const share = limitShare(value, low, high);
+				if (typeof share !== 'string') expect(Number.isFinite(share.limitUsed)).toBe(true);
+			}),
+		);
+	});
+});
+
 // Montgomery, Peck & Vining, Introduction to Linear Regression Analysis (5th ed.), Table 2.1, the
 // rocket propellant data (x: age of the propellant in weeks, y: shear strength in psi), Example 2.1
 // (ŷ = 2627.82 − 37.15x, Sxx = 1106.56, Sxy = −41,112.65) and Example 2.7: the 95 % prediction

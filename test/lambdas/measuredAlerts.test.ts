@@ -191,6 +191,24 @@ describe('Test Result Near Limit', () => {
 		// Only the good result's step.
 		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([good.id]);
 	});
+
+	it('one bad record never stops a run: a value written as text that overflows ("1e999") is counted as skipped, the other results’ events are published, and runs again publish nothing twice', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		upload(deviceId, [{ step: PE, value: '1e999', unit: 'Ω', high_limit: 0.3 }]);
+		upload(deviceId, [{ step: RISO, value: '1e999', unit: 'MΩ', low_limit: 1 }]);
+		const good = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		let skipped = 0;
+		for (let run = 0; run < 3; run++) {
+			const ctx = context();
+			ctx.metrics = { count: (name: string, n = 1) => void (name === 'MeasurementsSkipped' && (skipped += n)) };
+			expect((await pollTestResults(ctx)).complete).toBe(true);
+		}
+		expect(skipped).toBe(2);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(3);
+		expect(ofType(DETAIL_TYPES.testResultNearLimit).map((e) => (e.detail.data as Data).testResult.id)).toEqual([good.id]);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+	});
 });
 
 describe('Device Measurement Drift', () => {
@@ -245,6 +263,24 @@ describe('Device Measurement Drift', () => {
 		expect(data.testResult.id).toBe(ids[2]);
 		expect(data.trend.points.map((p) => p.testResultId)).toEqual(ids);
 		expect(data.trend.predictedLimitDate).toBe(node.trend.predictedLimitDate);
+	});
+
+	it('results that do not all measure the same step: the trend rests on the latest five passed results, as the node’s (two insulation resistances, three protective-conductor-only results between, a third insulation resistance: no trend)', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		upload(deviceId, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -500));
+		upload(deviceId, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -400));
+		for (const day of [-300, -200, -100]) upload(deviceId, [{ step: PE, value: 0.1, unit: 'Ω', high_limit: 0.3 }], addDays(today, day));
+		const latest = upload(deviceId, [{ step: RISO, value: 1.2, unit: 'MΩ', low_limit: 1 }], today);
+		await pollTestResults(context());
+		const node = (await nodeTrendOf(world.sandbox, deviceId, RISO))!;
+		expect(node.trend).toMatchObject({ noTrend: 'tooFewResults', predictedLimitDate: null });
+		expect(node.trend.points).toHaveLength(2);
+		expect(ofType(DETAIL_TYPES.deviceMeasurementDrift)).toEqual([]);
+		const near = ofType(DETAIL_TYPES.testResultNearLimit);
+		expect(near.map((e) => (e.detail.data as Data).testResult.id)).toEqual([latest.id]);
+		expect((near[0].detail.data as Data).predictedLimitDate).toBeNull();
 	});
 
 	it('a failed result starts the series over: values before it give no trend', async () => {

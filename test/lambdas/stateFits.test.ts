@@ -102,7 +102,9 @@ describe('the kept measured values (MeasurementSeries)', () => {
 		const limit = odd ? mixed(fc.oneof(fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.constant(null)), oddValue) : fc.oneof(fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.constant(null));
 		const point = fc.tuple(odd ? mixed(fc.integer({ min: 1, max: 10_000 }), oddValue) : fc.integer({ min: 1, max: 10_000 }), day, value(odd), fc.oneof(fc.constant('MΩ'), fc.constant(null)), limit, limit);
 		const failedId = odd ? mixed(fc.integer({ min: 1, max: 10_000 }), oddValue) : fc.integer({ min: 1, max: 10_000 });
-		return fc.record({ failedOn: day, failedId, steps: fc.dictionary(fc.string({ maxLength: 6 }), fc.array(odd ? fc.oneof(point, fc.constantFrom<unknown>([1], 'x', null)) : point, { maxLength: 5 })), backfilled: odd ? mixed(fc.boolean(), oddValue) : fc.boolean() }, { requiredKeys: ['steps'] });
+		const result = fc.tuple(odd ? mixed(fc.integer({ min: 1, max: 10_000 }), oddValue) : fc.integer({ min: 1, max: 10_000 }), day);
+		const results = fc.array(odd ? fc.oneof(result, fc.constantFrom<unknown>([1], [1, '2026-01-01', 3], 'x', null)) : result, { maxLength: 5 });
+		return fc.record({ failedOn: day, failedId, results: odd ? mixed(results, oddValue) : results, steps: fc.dictionary(fc.string({ maxLength: 6 }), fc.array(odd ? fc.oneof(point, fc.constantFrom<unknown>([1], 'x', null)) : point, { maxLength: 5 })), backfilled: odd ? mixed(fc.boolean(), oddValue) : fc.boolean() }, { requiredKeys: ['steps'] });
 	};
 
 	it('accepts only what the schema accepts (fast-check, odd values included)', () => {

@@ -373,15 +373,16 @@ describe('E-mail › Build Daily Digests', () => {
 	 * the order given ([day offset from today, value]), its other results removed: the node's digest
 	 * and the Lambdas' (from what the results poller recorded, upload by upload) side by side.
 	 */
-	async function driftDigests(series: ReadonlyArray<readonly [number, number]>) {
+	async function driftDigests(series: ReadonlyArray<readonly [number, number] | readonly [number, number, typeof RISO]>) {
 		const today = sandbox.account.today();
 		const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number' && d.customer_id !== null);
 		for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
 		const customer = String(sandbox.account.data.customers.get(device.customer_id!)!.values[CUSTOMER.name]);
 		const since = sandbox.account.now() - 1000;
 		const ids: number[] = [];
-		for (const [offset, value] of series) {
-			const res = await fetch(`${sandbox.adminUrl}/test-results`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: device.id, test_date: addDays(today, offset), measurements: [{ step: DRIFT_STEP, value, unit: 'Ω', high_limit: 0.3 }] }) });
+		for (const [offset, value, step] of series) {
+			const measured = step === RISO ? { step, value, unit: 'MΩ', low_limit: 1 } : { step: DRIFT_STEP, value, unit: 'Ω', high_limit: 0.3 };
+			const res = await fetch(`${sandbox.adminUrl}/test-results`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: device.id, test_date: addDays(today, offset), measurements: [measured] }) });
 			expect(res.status).toBe(201);
 			ids.push(((await res.json()) as { id: number }).id);
 		}
@@ -396,6 +397,7 @@ describe('E-mail › Build Daily Digests', () => {
 		return { items, lambda, ids, today, device, nextTest, detailReads };
 	}
 	const DRIFT_STEP = 'Protective conductor resistance';
+	const RISO = 'Insulation resistance';
 	const custodianOf = (items: Array<{ json: IDataObject }>) => items.find((i) => i.json.to === 'custodian@acme.example');
 
 	it('measured values drifting below the threshold: the trend’s "test earlier" rows reach the node’s digest as the results poller recorded them, the same bytes as the Lambdas’; Get Measurement Warnings (values at or above the threshold) lists none of them', async () => {
@@ -434,6 +436,36 @@ describe('E-mail › Build Daily Digests', () => {
 		expect(rows).toHaveLength(1);
 		expect(rows[0]).toMatchObject({ testResultId: ids[3], testDate: addDays(today, -90), value: 0.26, nearLimit: true, predictedLimitDate: null, nextTestDate: null, testEarlier: false });
 		expect(custodianOf(items)!.json.text as string).not.toContain('test earlier');
+	});
+
+	it('results that do not all measure the same step: a trend rests on the latest five passed results, so two insulation resistances, three protective-conductor-only results and a third insulation resistance give no trend, on either face, the same bytes as the Lambdas’', async () => {
+		const { items, lambda, ids } = await driftDigests([[-500, 400, RISO], [-400, 150, RISO], [-300, 0.1], [-200, 0.1], [-100, 0.1], [0, 1.2, RISO]]);
+		expect(items.map((i) => i.json.to)).toEqual(lambda.sent.map((e) => e.to));
+		for (const [n, item] of items.entries()) {
+			expect(item.json.subject).toBe(lambda.sent[n].subject);
+			expect(item.json.text).toBe(lambda.sent[n].text);
+			expect(item.json.html).toBe(lambda.sent[n].html);
+		}
+		const rows = (custodianOf(items)!.json.content as { measurementWarnings: Array<Record<string, unknown>> }).measurementWarnings;
+		expect(rows).toHaveLength(1);
+		expect(rows[0]).toMatchObject({ testResultId: ids[5], step: RISO, value: 1.2, nearLimit: true, predictedLimitDate: null, testEarlier: false });
+	});
+
+	it('a new result’s trend costs the details of the latest four earlier passed results only, whatever steps they measure: eight protective-conductor-only results uploaded before, then an insulation resistance', async () => {
+		const today = sandbox.account.today();
+		const [device] = [...sandbox.account.data.devices.values()].filter((d) => typeof d.values[DEVICE.testInterval] === 'number' && d.customer_id !== null);
+		for (const [id, r] of sandbox.account.data.testResults) if (r.device_id === device.id) sandbox.account.data.testResults.delete(id);
+		const uploadedBefore = new Date(sandbox.account.now() - 2 * 86_400_000).toISOString();
+		const earlier = [-800, -700, -600, -500, -400, -300, -200, -100].map(
+			(offset) => sandbox.account.syncTestResult({ device_id: device.id, test_date: addDays(today, offset), synced_time: uploadedBefore, measured: [{ step: DRIFT_STEP, value: 0.1, unit: 'Ω', high_limit: 0.3 }] as never }).id,
+		);
+		const since = sandbox.account.now() - 1000;
+		sandbox.account.syncTestResult({ device_id: device.id, test_date: today, measured: [{ step: RISO, value: 1.2, unit: 'MΩ', low_limit: 1 }] as never });
+		const before = { ...sandbox.stats.byPath };
+		const { error } = await run(sandbox, { resource: 'email', operation: 'digest', to: 'ops@lab.example.com', failedSince: new Date(since).toISOString(), language: 'en' }, { workflowSettings: { timezone: TZ } });
+		expect(error).toBeUndefined();
+		const reads = earlier.map((id) => Object.entries(sandbox.stats.byPath).filter(([path]) => path.includes('/detailed/') && path.replace(/\/$/, '').endsWith(`/${id}`)).reduce((a, [path, n]) => a + n - (before[path] ?? 0), 0));
+		expect(reads).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
 	});
 
 	it.each([

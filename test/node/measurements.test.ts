@@ -114,7 +114,7 @@ describe('Compliance → Get Measurement Warnings', () => {
 		expect(mine[0].testEarlier).toBe(true);
 	});
 
-	it('bad measurements are skipped and counted, never a warning: no value, text, no limit, a zero against a lower limit, a negative, a bad limit; a deleted device’s result is skipped; each detail is read once', async () => {
+	it('bad measurements are skipped and counted, never a warning: no value, text (and "1e999"), no limit, a zero against a lower limit, a negative, a bad limit; a deleted device’s result is skipped; each detail is read once', async () => {
 		const today = sandbox.account.today();
 		const deviceId = cleanDevice();
 		for (const [id] of sandbox.account.data.testResults) if (sandbox.account.data.testResults.get(id)!.test_date === today) sandbox.account.data.testResults.delete(id);
@@ -129,6 +129,9 @@ describe('Compliance → Get Measurement Warnings', () => {
 				{ step: 'E', value: -0.2, unit: 'Ω', high_limit: 0.3 },
 				{ step: 'F', value: 0.29, unit: 'Ω', low_limit: 0.5, high_limit: 0.3 },
 				{ step: 'G', value: 0.29, unit: 'Ω', low_limit: 0.01, high_limit: 0.3 },
+				// Texts beyond a number's range: no Infinity, neither as a value nor as a limit.
+				{ step: 'H', value: '1e999', unit: 'Ω', high_limit: 0.3 },
+				{ step: 'I', value: 0.2, unit: 'Ω', high_limit: '1e999' },
 			],
 		});
 		const [other] = [...sandbox.account.data.devices.values()].filter((d) => d.id !== deviceId);
@@ -140,7 +143,7 @@ describe('Compliance → Get Measurement Warnings', () => {
 		const got = jsonOf(items);
 		// G has both limits: the upper one binds (0.29 / 0.3).
 		expect(got.map((w) => [w.step, w.limitSide])).toEqual([['G', 'high']]);
-		expect(got[0].run).toMatchObject({ unknownDevices: 1, resultsRead: 1, skippedMeasurements: { noValue: 1, nonNumericValue: 1, noLimit: 1, nonPositiveValue: 2, invalidLimit: 1, repeated: 0, noName: 0 } });
+		expect(got[0].run).toMatchObject({ unknownDevices: 1, resultsRead: 1, skippedMeasurements: { noValue: 1, nonNumericValue: 2, noLimit: 1, nonPositiveValue: 2, invalidLimit: 2, repeated: 0, noName: 0 } });
 		const detailReads = Object.entries(sandbox.stats.byPath)
 			.filter(([path]) => path.startsWith('/api/v1/tests_performed/detailed/') || path.includes('/tests_performed/detailed/'))
 			.reduce((a, [path, n]) => a + n - (before[path] ?? 0), 0);

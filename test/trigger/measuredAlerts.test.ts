@@ -136,6 +136,21 @@ describe('Device Measurement Drift (trigger)', () => {
 		expect((await nodeTrendOf(world.sandbox, deviceId, PE))!.trend.points.map((p) => p.testResultId)).toEqual(ids.slice(-TREND_RESULTS));
 	});
 
+	it('results that do not all measure the same step: the trend rests on the latest five passed results, as the node’s, so two insulation resistances before three protective-conductor-only results and a third after give no drift', async () => {
+		const deviceId = cleanDevice();
+		const drift = await started({ event: 'deviceMeasurementDrift' });
+		const near = await started({ event: 'testResultNearLimit' });
+		const today = world.today();
+		upload(deviceId, [{ step: RISO, value: 400, unit: 'MΩ', low_limit: 1 }], addDays(today, -500));
+		upload(deviceId, [{ step: RISO, value: 150, unit: 'MΩ', low_limit: 1 }], addDays(today, -400));
+		for (const day of [-300, -200, -100]) upload(deviceId, [{ step: PE, value: 0.1, unit: 'Ω', high_limit: 0.3 }], addDays(today, day));
+		const latest = upload(deviceId, [{ step: RISO, value: 1.2, unit: 'MΩ', low_limit: 1 }], today);
+		expect(await drift.poll()).toEqual([]);
+		const items = await near.poll();
+		expect(items.map((i) => [i.testResultId, i.predictedLimitDate])).toEqual([[latest.id, null]]);
+		expect((await nodeTrendOf(world.sandbox, deviceId, RISO))!.trend).toMatchObject({ noTrend: 'tooFewResults', predictedLimitDate: null });
+	});
+
 	it('a unit changing within the series, or a failed result between, gives no drift', async () => {
 		const deviceId = cleanDevice();
 		const poller = await started({ event: 'deviceMeasurementDrift' });

@@ -169,7 +169,8 @@ function isSeries(v: unknown): boolean {
 	if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
 	const s = v as IDataObject;
 	const point = (p: unknown) => Array.isArray(p) && p.length === 6 && Number.isSafeInteger(p[0]) && isString(p[1]) && isCalendarDate(p[1]) && typeof p[2] === 'number';
-	return (s.failedOn === undefined || (isString(s.failedOn) && isCalendarDate(s.failedOn))) && (s.failedId === undefined || (Number.isSafeInteger(s.failedId) && (s.failedId as number) > 0)) && isObjectOf(s.steps, (points) => Array.isArray(points) && points.every(point));
+	const result = (r: unknown) => Array.isArray(r) && r.length === 2 && Number.isSafeInteger(r[0]) && (r[0] as number) > 0 && isString(r[1]) && isCalendarDate(r[1]);
+	return (s.results === undefined || (Array.isArray(s.results) && s.results.every(result))) && (s.failedOn === undefined || (isString(s.failedOn) && isCalendarDate(s.failedOn))) && (s.failedId === undefined || (Number.isSafeInteger(s.failedId) && (s.failedId as number) > 0)) && isObjectOf(s.steps, (points) => Array.isArray(points) && points.every(point));
 }
 
 /**

@@ -58,7 +58,8 @@ export function driftItem(d: DriftWarning): IDataObject {
 function bounded(series: Record<string, DeviceSeries>): Record<string, DeviceSeries> {
 	const entries = Object.entries(series);
 	if (entries.length <= MAX_KEPT_DEVICES) return series;
-	const latest = (s: DeviceSeries) => Object.values(s.steps).reduce((m, points) => (points.length > 0 && points[points.length - 1][1] > m ? points[points.length - 1][1] : m), s.failedOn ?? '');
+	const latest = (s: DeviceSeries) =>
+		Object.values(s.steps).reduce((m, points) => (points.length > 0 && points[points.length - 1][1] > m ? points[points.length - 1][1] : m), s.results?.at(-1)?.[1] ?? s.failedOn ?? '');
 	return Object.fromEntries(entries.sort((a, b) => (latest(a[1]) < latest(b[1]) ? 1 : -1)).slice(0, MAX_KEPT_DEVICES));
 }
 

@@ -214,9 +214,10 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
-	// The results of the devices routed to the recipient, deleted ones included: those are counted apart
-	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
-	const routed = new Set(devices.keys());
+	// The results of the devices routed to the recipient and still listed: a device the history marks deleted
+	// has no customer or department the node's face could read (it reads only the current device list), so
+	// its results are not routed to anyone but the escalation list, whose report covers every result.
+	const routed = new Set(covered.map((d) => d.id));
 	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
 	// Scrapped devices and their results, as Get Failure Rates counts them (the bin names neither customer
 	// nor department: routed as a device without either). The interval test reads results at the end of an

@@ -223,6 +223,7 @@ export const de: Catalog = {
 			doubling: ' (das Modell erlaubt mehr; höchstens das Doppelte des aktuellen Intervalls)',
 			halving: ' (das Modell verlangt weniger; mindestens die Hälfte des aktuellen Intervalls)',
 			minimum: ' (das für die Gruppe festgelegte Minimum, {months} Monate)',
+			minimumAbove: ' (das für die Gruppe festgelegte Minimum, {months} Monate, liegt über dem aktuellen Intervall: ein Minimum verlängert es nie)',
 			maximum: ' (das Maximum der Gruppe: {months} Monate, DGUV V3 Tabelle 1B für {environments}, sofern nicht anders festgelegt)',
 			caution: ' Mit 95 % Vertrauen ist die Zuverlässigkeit nur als mindestens {lower95} belegt, unter dem Ziel.',
 			excluded: ' Nicht gezählt: {noPrevious} ohne gelesene frühere Prüfung, {outside} außerhalb des Fensters, {unknown} mit unbekanntem Status, {sameDay} weitere Ergebnisse am selben Tag.',

@@ -188,6 +188,17 @@ describe('interval recommendations in the monthly report, rendered', () => {
 		);
 	});
 
+	it('a minimum above the current interval: the reason says it keeps the interval, in English and German', () => {
+		const devices: RateDevice[] = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: 'Shop', customerId: null, customerName: null, testIntervalMonths: 3 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 2, deviceId: d.id, testDate: '2025-01-10', failed: false },
+			{ id: d.id * 2 + 1, deviceId: d.id, testDate: '2025-04-10', failed: d.id <= 5 },
+		]);
+		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, departments: { Shop: { minMonths: 12 } } }).groups;
+		expect(reasonText(g, 'en')).toContain('should be shorter. Recommended: keep 3 months (the minimum set for the group, 12 months, is above the current interval: a minimum never lengthens it).');
+		expect(reasonText(g, 'de')).toContain('sollte das Intervall kürzer sein. Empfohlen: 3 Monate beibehalten (das für die Gruppe festgelegte Minimum, 12 Monate, liegt über dem aktuellen Intervall: ein Minimum verlängert es nie).');
+	});
+
 	it('names from the service are escaped in the HTML; the CSV keeps them whole', () => {
 		const hostile = '<script>alert("x")</script> & =SUM(A1)';
 		const { content } = report();

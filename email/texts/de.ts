@@ -241,6 +241,7 @@ export const de: Catalog = {
 		gem: 'durchweg besser: Kandidat für ein längeres Intervall',
 		tests: '{failed} von {tests} nicht bestanden; Rest der Gruppe {groupFailed} von {groupTests}',
 		probability: 'P = {p}',
+		probabilityBelow: 'P < {p}',
 		line: '{device}: {tests}, {probability} – {suggestion}',
 		deviceColumn: 'Gerät',
 		testsColumn: 'Prüfungen',

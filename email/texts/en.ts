@@ -238,6 +238,7 @@ export const en = {
 		gem: 'consistently better: candidate for a longer interval',
 		tests: '{failed} of {tests} failed; rest of the group {groupFailed} of {groupTests}',
 		probability: 'P = {p}',
+		probabilityBelow: 'P < {p}',
 		line: '{device}: {tests}, {probability} — {suggestion}',
 		deviceColumn: 'Device',
 		testsColumn: 'Tests',

@@ -158,6 +158,7 @@ export const de: Catalog = {
 		unknownDevices: '{count} Prüfergebnisse von Geräten, die nicht mehr in der Geräteliste stehen, werden nicht gezählt.',
 		unknownStatus: '{count} Prüfergebnisse mit einem Status, den diese Version nicht kennt, werden nicht gezählt.',
 		scrappedNotRead: 'Der Papierkorb konnte nicht gelesen werden (das Token darf ihn nicht lesen): ausgesonderte Geräte sind nicht gezählt.',
+		scrappedReadFailed: 'Der Papierkorb konnte nicht gelesen werden (der letzte Leseversuch schlug fehl, oder er wurde noch nicht gelesen; der Fälligkeits-Poller liest ihn bei seinem nächsten Lauf erneut): ausgesonderte Geräte sind nicht gezählt.',
 		period: 'Prüfungen der letzten 12 Monate ({from12} bis {to12}) und der letzten 24 Monate ({from24} bis {to24}); eine nicht bestandene Prüfung und ihre Wiederholungsprüfung zählen als zwei Prüfungen.',
 		windowNone: '{months} Monate: –',
 		window: '{months} Monate: {rate}, 95-%-Grenzen {lower}–{upper} ({failed} von {tests} nicht bestanden, {devices} Geräte) {mark}',

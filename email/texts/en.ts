@@ -158,6 +158,7 @@ export const en = {
 		unknownDevices: '{count} test results of devices no longer in the device list are not counted.',
 		unknownStatus: '{count} test results of a status this version does not know are not counted.',
 		scrappedNotRead: 'The recycle bin could not be read (the token may not read it): scrapped devices are not counted.',
+		scrappedReadFailed: 'The recycle bin could not be read (its last read failed, or it was not read yet; the due-date poller reads it again on its next run): scrapped devices are not counted.',
 		period: 'Tests of the last 12 months ({from12} to {to12}) and the last 24 months ({from24} to {to24}); a failed test and its re-test count as two tests.',
 		windowNone: '{months} months: –',
 		window: '{months} months: {rate}, 95 % bounds {lower}–{upper} ({failed} of {tests} failed, {devices} devices) {mark}',

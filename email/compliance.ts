@@ -5,6 +5,7 @@ import { allForecasts, type Forecast } from '../client/forecast';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
 import { route, type Recipients } from './routing';
+import type { ScrappedNotRead } from './failureRatesRender';
 
 /**
  * The monthly compliance report: on the first day of a month, at the digest hour, one e-mail per
@@ -60,11 +61,13 @@ export interface ComplianceReportContent {
 	failureRates: Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
 	/**
 	 * Whether the failure rates count scrapped devices (the recycle bin's device entries, as n8n's
-	 * Get Failure Rates counts them); false when the bin could not be read (the token's permission).
+	 * Get Failure Rates counts them); false when the bin could not be read.
 	 * The bin names neither customer nor department: a recipient's report counts them when a device
 	 * without either is routed to it (the default list) and in the escalation list's report.
 	 */
 	scrappedCounted: boolean;
+	/** Set when the bin was not read for another reason than the token's permission (the Lambdas: the last read failed, or none was made yet). */
+	scrappedNotRead?: 'failed';
 	/**
 	 * The next 12 months from the report's day (client/forecast.ts), for the devices this report
 	 * covers, from their next test dates and intervals as the due-date history last saw them.
@@ -170,6 +173,7 @@ export function composeComplianceReport(
 	tests: readonly RateTestResult[] = [],
 	warnings: readonly MeasurementWarningItem[] = [],
 	scrapped: readonly RateScrappedDevice[] | null = null,
+	scrappedNotRead: ScrappedNotRead = 'forbidden',
 ): ComplianceReportContent | undefined {
 	const { entries, devices, everything } = routedTo(deps.settings.recipients, recipient, history);
 	const [all] = monthFigures(entries, month, asOf, 'all');
@@ -214,9 +218,10 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
-	// The results of the devices routed to the recipient, deleted ones included: those are counted apart
-	// ("no longer in the device list"), not dropped before counting; the escalation list's report covers every result.
-	const routed = new Set(devices.keys());
+	// The results of the devices routed to the recipient and still listed: a device the history marks deleted
+	// has no customer or department the node's face could read (it reads only the current device list), so
+	// its results are not routed to anyone but the escalation list, whose report covers every result.
+	const routed = new Set(covered.map((d) => d.id));
 	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
 	// Scrapped devices and their results, as Get Failure Rates counts them (the bin names neither customer
 	// nor department: routed as a device without either). The interval test reads results at the end of an
@@ -250,6 +255,7 @@ export function composeComplianceReport(
 		rows,
 		failureRates,
 		scrappedCounted: scrapped !== null,
+		...(scrapped === null && scrappedNotRead !== 'forbidden' ? { scrappedNotRead } : {}),
 		forecast,
 		intervals,
 		outliers,

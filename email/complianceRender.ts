@@ -139,7 +139,7 @@ function reportWith(c: ComplianceReportContent, locale: Locale, most: number): R
 	};
 	textLate(tx.testedLate, lateTested);
 	textLate(tx.stillOverdue, stillOverdue);
-	t.push(...failureRatesText(c.failureRates, locale, rateRows, c.scrappedCounted), '');
+	t.push(...failureRatesText(c.failureRates, locale, rateRows, c.scrappedCounted, c.scrappedNotRead), '');
 	t.push(...intervalsText(c.intervals, locale, intervalRows), ...outliersText(c.outliers, locale, outlierRows));
 	if (c.measurementWarnings) t.push(...warningsReportText(c.measurementWarnings, c.month, locale, warningRows));
 	t.push('--', footer(c, l), '');
@@ -162,7 +162,7 @@ function reportWith(c: ComplianceReportContent, locale: Locale, most: number): R
 		fill(tx.preheader, { rate: pct(a.onTimeRate, l), late: n(a.testedLate), overdue: n(a.stillOverdue) }),
 		`<tr><td style="background:${C.brand};padding:20px 24px;border-radius:8px 8px 0 0;"><div style="font-size:13px;line-height:18px;color:#cfe0f1;letter-spacing:.04em;text-transform:uppercase;">${esc(brand(c.environment, l))}</div><div style="font-size:22px;line-height:28px;font-weight:700;color:#ffffff;">${esc(tx.heading)}</div><div style="font-size:14px;line-height:20px;color:#e6eef7;">${esc(month)}</div></td></tr>
 <tr><td style="padding:0 12px;border-bottom:1px solid ${C.line};"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr>${stats}</tr></table></td></tr>
-<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l, groupRows)}${groupTable(l.t.common.perDepartment, c.departments, l, groupRows)}${lateTable(tx.testedLate, lateTested, l, lateRows)}${lateTable(tx.stillOverdue, stillOverdue, l, lateRows)}${failureRatesHtml(c.failureRates, locale, rateRows, c.scrappedCounted)}${intervalsHtml(c.intervals, locale, intervalRows)}${outliersHtml(c.outliers, locale, outlierRows)}${c.measurementWarnings ? warningsReportHtml(c.measurementWarnings, c.month, locale, warningRows) : ''}</td></tr>
+<tr><td style="padding:0 16px 16px 16px;">${headline}${chart(c, l)}${forecastHtml(c.forecast, locale)}${groupTable(l.t.common.perCustomer, c.customers, l, groupRows)}${groupTable(l.t.common.perDepartment, c.departments, l, groupRows)}${lateTable(tx.testedLate, lateTested, l, lateRows)}${lateTable(tx.stillOverdue, stillOverdue, l, lateRows)}${failureRatesHtml(c.failureRates, locale, rateRows, c.scrappedCounted, c.scrappedNotRead)}${intervalsHtml(c.intervals, locale, intervalRows)}${outliersHtml(c.outliers, locale, outlierRows)}${c.measurementWarnings ? warningsReportHtml(c.measurementWarnings, c.month, locale, warningRows) : ''}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid ${C.line};font-size:12px;line-height:18px;color:${C.muted};">${esc(footer(c, l))}</td></tr>`,
 		locale,
 	);

@@ -22,6 +22,12 @@ import { DEFAULT_LOCALE, fill, formatCount, formatDay, textsFor, type Catalog, t
  * figures come from client/failureRates.ts (`allFailureRates`).
  */
 
+/**
+ * Why the recycle bin was not read: the token may not read it (413: the node's only case), or the
+ * due-date poller's last read failed or none was made yet (the Lambdas).
+ */
+export type ScrappedNotRead = 'forbidden' | 'failed';
+
 /** What the report shows: months → group by → rates (as `allFailureRates` returns them). */
 export type FailureRateTables = Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>>;
 
@@ -94,13 +100,13 @@ function rowsOf(t: FailureRateTables, by: FailureRateGroupBy): Array<{ group: Fa
 }
 
 /** Results not counted in any rate, in words (from the widest window). */
-function notCounted(t: FailureRateTables, locale: Locale, scrappedCounted: boolean): string[] {
+function notCounted(t: FailureRateTables, locale: Locale, scrappedCounted: boolean, notRead: ScrappedNotRead): string[] {
 	const totals = t[24].designation.totals;
 	const tx = textsFor(locale).failureRates;
 	return [
 		totals.unknownDevices > 0 ? fill(tx.unknownDevices, { count: formatCount(totals.unknownDevices, locale) }) : '',
 		totals.unknownStatus > 0 ? fill(tx.unknownStatus, { count: formatCount(totals.unknownStatus, locale) }) : '',
-		scrappedCounted ? '' : tx.scrappedNotRead,
+		scrappedCounted ? '' : notRead === 'failed' ? tx.scrappedReadFailed : tx.scrappedNotRead,
 	].filter(Boolean);
 }
 
@@ -116,10 +122,10 @@ const decisionText = (locale: Locale) => (locale === 'en' ? INTERVAL_DECISION_NO
 
 // ---- plain text ------------------------------------------------------------------------------
 
-export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true): string[] {
+export function failureRatesText(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true, notRead: ScrappedNotRead = 'forbidden'): string[] {
 	const tx = textsFor(locale);
 	const n = (v: number) => formatCount(v, locale);
-	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale, scrappedCounted), decisionText(locale), ''];
+	const lines = [tx.failureRates.textTitle, periodText(t, locale), marksText(locale), ...notCounted(t, locale, scrappedCounted, notRead), decisionText(locale), ''];
 	for (const by of FAILURE_RATE_GROUP_BY) {
 		const rows = rowsOf(t, by);
 		if (rows.length === 0) continue;
@@ -169,10 +175,10 @@ function table(t: FailureRateTables, by: FailureRateGroupBy, locale: Locale, sho
 }
 
 /** The HTML fragment: a heading, what the marks mean, the employer's-decision sentence, three tables. */
-export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true): string {
+export function failureRatesHtml(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE, shown = MAX_RATE_ROWS, scrappedCounted = true, notRead: ScrappedNotRead = 'forbidden'): string {
 	const head = `<h2 style="margin:24px 0 8px 0;font-size:16px;line-height:22px;font-weight:700;color:${C.ink};">${esc(textsFor(locale).failureRates.title)}</h2>`;
 	const decision = `<p style="margin:8px 0;font-size:13px;line-height:18px;color:${C.ink};"><strong>${esc(decisionText(locale))}</strong></p>`;
-	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale, scrappedCounted).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale, shown)).join('')}`;
+	return `${head}${note(periodText(t, locale))}${note(marksText(locale))}${notCounted(t, locale, scrappedCounted, notRead).map(note).join('')}${decision}${FAILURE_RATE_GROUP_BY.map((by) => table(t, by, locale, shown)).join('')}`;
 }
 
 // ---- CSV ---------------------------------------------------------------------------------------

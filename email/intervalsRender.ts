@@ -1,10 +1,11 @@
 import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
+import { OUTLIER_TAIL } from '../client/measurementOutliers';
 import { exactPercent, percentBeside } from '../client/percent';
 import { DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
 import { C, esc } from './render';
-import { DEFAULT_LOCALE, fill, formatCount, formatDay, formatNumber, plural, textsFor, type Locale } from './texts';
+import { DEFAULT_LOCALE, fill, formatCount, formatDay, plural, textsFor, type Locale } from './texts';
 
 /**
  * The monthly report's sections "Interval recommendations" and "Devices out of line" as HTML
@@ -47,7 +48,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 			: fill(x.observed, { counted, observed: p(r.observedReliability), confidence: confidenceText(r.confidence, locale), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95) });
 	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale) });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
-	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(x.minimum, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
+	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths > r.recommendedIntervalMonths ? x.minimumAbove : x.minimum, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
 	const caution = r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget ? fill(x.caution, { lower95: p(r.reliabilityLowerBound95) }) : '';
 	const e = r.excluded;
@@ -112,7 +113,14 @@ const outlierDevice = (o: ReportOutlier, locale: Locale) => {
 	const where = [o.customerName, o.department].filter(Boolean).join(' · ');
 	return `${o.designation?.trim() || t.common.noDesignation} #${o.deviceId}${where ? `, ${where}` : ''}${o.testIntervalMonths === null ? '' : `, ${fill(t.intervals.months, { count: formatCount(o.testIntervalMonths, locale) })}`}`;
 };
-const probability = (p: number, locale: Locale) => fill(textsFor(locale).outliers.probability, { p: p < 0.001 ? `< ${formatNumber(0.001, locale, 3)}` : formatNumber(p, locale, 3) });
+/**
+ * A device's tail probability in per cent beside the rule's 5 % (client/percent.ts): "4.95 %",
+ * never "0.05" under "(under 5 %)"; under 0.1 % as "P < 0.1 %".
+ */
+export function tailProbabilityText(p: number, locale: Locale = DEFAULT_LOCALE): string {
+	const x = textsFor(locale).outliers;
+	return p < 0.001 ? fill(x.probabilityBelow, { p: form('0.1', locale) }) : fill(x.probability, { p: form(percentBeside(p, OUTLIER_TAIL), locale) });
+}
 const outlierTests = (o: ReportOutlier, locale: Locale) => {
 	const n = (v: number) => formatCount(v, locale);
 	return fill(textsFor(locale).outliers.tests, { failed: n(o.failedTests), tests: n(o.tests), groupFailed: n(o.groupFailedTests), groupTests: n(o.groupTests) });
@@ -124,7 +132,7 @@ export function outliersText(o: ReportOutliers, locale: Locale = DEFAULT_LOCALE,
 	const x = t.outliers;
 	const lines = [`${x.textTitle} (${formatCount(o.devices.length, locale)})`, outlierRule(o, locale)];
 	if (o.devices.length === 0) lines.push(x.none);
-	for (const d of o.devices.slice(0, shown)) lines.push(`- ${fill(x.line, { device: outlierDevice(d, locale), tests: outlierTests(d, locale), probability: probability(d.tailProbability, locale), suggestion: x[d.kind] })}`);
+	for (const d of o.devices.slice(0, shown)) lines.push(`- ${fill(x.line, { device: outlierDevice(d, locale), tests: outlierTests(d, locale), probability: tailProbabilityText(d.tailProbability, locale), suggestion: x[d.kind] })}`);
 	if (o.devices.length > shown) lines.push(`  ${fill(t.common.moreCsvText, { count: formatCount(o.devices.length - shown, locale) })}`);
 	lines.push('');
 	return lines;
@@ -169,7 +177,7 @@ export function outliersHtml(o: ReportOutliers, locale: Locale = DEFAULT_LOCALE,
 	if (o.devices.length === 0) return `${head}${note(x.none)}`;
 	const body = o.devices
 		.slice(0, shown)
-		.map((d) => `<tr><td style="${TD}font-weight:600;">${esc(outlierDevice(d, locale))}</td><td style="${TD}">${esc(outlierTests(d, locale))}<br><span style="color:${C.muted};">${esc(probability(d.tailProbability, locale))}</span></td><td style="${TD}color:${d.kind === 'dog' ? C.red : C.green};font-weight:600;">${esc(x[d.kind])}</td></tr>`)
+		.map((d) => `<tr><td style="${TD}font-weight:600;">${esc(outlierDevice(d, locale))}</td><td style="${TD}">${esc(outlierTests(d, locale))}<br><span style="color:${C.muted};">${esc(tailProbabilityText(d.tailProbability, locale))}</span></td><td style="${TD}color:${d.kind === 'dog' ? C.red : C.green};font-weight:600;">${esc(x[d.kind])}</td></tr>`)
 		.join('');
 	return `${head}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border-collapse:collapse;"><tr>${th(x.deviceColumn)}${th(x.testsColumn)}${th(x.findingColumn)}</tr>${body}</table>${more(o.devices.length - shown, locale)}`;
 }

@@ -4,7 +4,7 @@ import type { RateTestResult } from '../../client/failureRates';
 import { longestInterval, previousTestsFrom } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
-import { readScrappedBin } from '../pollers/scrapped';
+import { readKeptBin } from '../pollers/scrapped';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';
@@ -50,14 +50,14 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		const tests: RateTestResult[] = [];
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
-		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read yet, not counted (and said).
-		const scrapped = await readScrappedBin(deps.view, where);
+		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read, not counted (and said why).
+		const bin = await readKeptBin(deps.view, where);
 		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).
 		const warnings = (await readWarnings(deps.view, where)).map((w) => w.row);
 		const sendKey = a ? `${key}:${a.account}` : key;
 		for (const recipient of allRecipients(scoped.settings.recipients)) {
 			try {
-				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests, warnings, scrapped);
+				const content = composeComplianceReport(scoped, recipient, month, history, asOf, tests, warnings, bin.devices, bin.devices === null ? bin.notRead : undefined);
 				if (!content) {
 					report.nothingToSay.push(recipient);
 					continue;

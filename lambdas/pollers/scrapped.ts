@@ -16,7 +16,8 @@ import { NS, type ScrappedBin, type ScrappedBinPart } from './state';
  * a record of them (`scrapped:` › `bin`: the day read, the parts and the stamp they carry), written
  * last: a DynamoDB item holds at most 400 KB, about 4,800 entries, and 100,000 devices scrapping
  * 3 % a year leave 6,000 in 24 months. The reader takes the parts the record names with its stamp;
- * a write that stopped midway reads as not read, never as a mix of two bins.
+ * a write that stopped midway reads as not read, never as a mix of two bins. Why a bin is not read is
+ * kept too: a 413 (the token may not read it) apart from a read that failed or was never made.
  */
 
 export const SCRAPPED_KEY = 'bin';
@@ -66,25 +67,42 @@ export async function writeScrappedBin(store: Pick<StateStore, 'get' | 'putMany'
 	if (stale.length > 0) await store.putMany<ScrappedBinPart>(partsNs, stale.map((k) => ({ key: String(k), value: { readAt, devices: [] }, expiresAt: readAt })));
 }
 
-/** The scrapped devices kept (an earlier version's whole bin too); null when none were read, the token may not read them, or the parts do not make one bin. */
-export async function readScrappedBin(view: Pick<StateStore, 'list'>, scope: string): Promise<RateScrappedDevice[] | null> {
+/** Why no bin is counted: the token may not read it (413), or its last read failed or none was made (the parts of a stopped write too). */
+export type BinNotRead = 'forbidden' | 'failed';
+
+/** The scrapped devices kept (an earlier version's whole bin too), or why there are none. */
+export async function readKeptBin(view: Pick<StateStore, 'list'>, scope: string): Promise<{ devices: RateScrappedDevice[] } | { devices: null; notRead: BinNotRead }> {
+	const failed = { devices: null, notRead: 'failed' } as const;
 	let bin: ScrappedBin | undefined;
 	for await (const item of view.list<ScrappedBin>(NS.scrapped(scope))) if (item.key === SCRAPPED_KEY) bin = item.value;
-	if (!bin) return null;
-	if (bin.parts === undefined) return bin.devices ?? null;
+	if (!bin || bin.failed === true) return failed;
+	if (bin.parts === undefined) return bin.devices ? { devices: bin.devices } : bin.devices === null ? { devices: null, notRead: 'forbidden' } : failed;
 	const parts = new Map<number, RateScrappedDevice[]>();
 	for await (const { key, value } of view.list<ScrappedBinPart>(NS.scrappedBin(scope))) {
 		const k = Number(key);
 		if (k <= bin.parts && value.readAt === bin.readAt) parts.set(k, value.devices);
 	}
-	if (parts.size !== bin.parts) return null;
-	return [...parts.entries()].sort(([a], [b]) => a - b).flatMap(([, devices]) => devices);
+	if (parts.size !== bin.parts) return failed;
+	return { devices: [...parts.entries()].sort(([a], [b]) => a - b).flatMap(([, devices]) => devices) };
+}
+
+/** The scrapped devices kept; null when none were read, the token may not read them, or the parts do not make one bin. */
+export async function readScrappedBin(view: Pick<StateStore, 'list'>, scope: string): Promise<RateScrappedDevice[] | null> {
+	return (await readKeptBin(view, scope)).devices;
 }
 
 export async function recordScrapped(ctx: PollerContext, today: string, deviceLeft: boolean): Promise<void> {
-	const had = await ctx.store.get<ScrappedBin>(NS.scrapped(keyScope(ctx)), SCRAPPED_KEY);
-	if (had && had.readOn === today && !deviceLeft) return;
+	const ns = NS.scrapped(keyScope(ctx));
+	const had = await ctx.store.get<ScrappedBin>(ns, SCRAPPED_KEY);
+	if (had && had.readOn === today && had.failed !== true && !deviceLeft) return;
 	const from = scrappedFrom(today);
-	const devices = await readScrappedDevices(ctx.client, from);
+	let devices: RateScrappedDevice[] | null;
+	try {
+		devices = await readScrappedDevices(ctx.client, from);
+	} catch (error) {
+		// Kept as failed (not the token's doing) unless a whole bin was kept: that one stays what the report counts.
+		if (!had || had.failed === true || (had.parts === undefined && !had.devices)) await ctx.store.putMany<ScrappedBin>(ns, [{ key: SCRAPPED_KEY, value: { readOn: today, from, failed: true } }]);
+		throw error;
+	}
 	await writeScrappedBin(ctx.store, keyScope(ctx), { readOn: today, from, devices }, ctx.now());
 }

@@ -222,8 +222,9 @@ export const stateSchemas = once(() => {
 	/**
 	 * The recycle bin's device entries (key `bin`), the scrapped devices the monthly report's failure
 	 * rates count: read by the due-date poller (lambdas/pollers/scrapped.ts); `devices` null when the
-	 * token may not read the bin. Kept in `parts` stamped `readAt` (ScrappedBinPart); an earlier
-	 * version kept them whole in `devices`.
+	 * token may not read the bin (413); `failed` when its last read failed otherwise and no whole bin
+	 * was kept (the report then does not blame the token). Kept in `parts` stamped `readAt`
+	 * (ScrappedBinPart); an earlier version kept them whole in `devices`.
 	 */
 	const ScrappedDevices = z.array(z.object({ deviceId: wholeFrom(1), designation: z.nullable(z.string()), deletedOn: calendarDay }));
 	const ScrappedBin = z.looseObject({
@@ -232,6 +233,7 @@ export const stateSchemas = once(() => {
 		devices: z.optional(z.nullable(ScrappedDevices)),
 		parts: z.optional(wholeFrom(0)),
 		readAt: z.optional(finite),
+		failed: z.optional(z.literal(true)),
 	});
 	/** One part of the bin (keys 1…n), at most SCRAPPED_PART_BYTES of entries. */
 	const ScrappedBinPart = z.looseObject({ readAt: finite, devices: ScrappedDevices });

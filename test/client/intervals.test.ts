@@ -93,12 +93,31 @@ describe('the interval test: properties', () => {
 		);
 	});
 
-	it('within the minimum and maximum; the maximum wins when they conflict', () => {
+	it('within the maximum; at the minimum unless that is above the current interval (a minimum never lengthens); the maximum wins when they conflict', () => {
 		fc.assert(
 			fc.property(counts, months, fc.integer({ min: 1, max: 120 }), fc.integer({ min: 1, max: 120 }), ([n, x], I, min, max) => {
 				const r = intervalTest(n, x, I, S, min, max).recommendedIntervalMonths;
 				expect(r).toBeLessThanOrEqual(max);
-				expect(r).toBeGreaterThanOrEqual(Math.min(min, max));
+				expect(r).toBeGreaterThanOrEqual(Math.min(min, max, I));
+			}),
+		);
+	});
+
+	it('with any minimum and maximum: never against the test’s direction, never beyond ×2/÷2, except where the maximum brings it down', () => {
+		fc.assert(
+			fc.property(counts, months, target, confidence, fc.integer({ min: 1, max: 120 }), fc.integer({ min: 1, max: 120 }), ([n, x], I, R, C, min, max) => {
+				const t = intervalTest(n, x, I, { reliabilityTarget: R, confidence: C }, min, max);
+				const r = t.recommendedIntervalMonths;
+				if (t.limitedBy === 'maximum') {
+					expect(r).toBe(max);
+					expect(r).toBeLessThan(I * 2 + 1);
+					return;
+				}
+				if (t.intervalTest === 'consistent') expect(r).toBe(I);
+				if (t.intervalTest === 'tooShort') expect(r).toBeGreaterThanOrEqual(I);
+				if (t.intervalTest === 'tooLong') expect(r).toBeLessThanOrEqual(I);
+				expect(r).toBeLessThanOrEqual(2 * I);
+				expect(r).toBeGreaterThanOrEqual(Math.ceil(I / 2));
 			}),
 		);
 	});
@@ -210,6 +229,19 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		expect(both).toMatchObject({ maxMonths: 12, environments: ['office', 'workshop'], recommendedIntervalMonths: 12 });
 		const set = intervalRecommendations(shop.results, shop.devices, TODAY, FROM, 'designation', { ...S, departments: { Workshop: { maxMonths: 18, minMonths: 3 } } }).groups[0];
 		expect(set).toMatchObject({ recommendedIntervalMonths: 18, limitedBy: 'maximum', minMonths: 3, maxMonths: 18 });
+	});
+
+	it('a department’s minimum above the current interval: a group the interval test would shorten keeps its interval (not lengthened past ×2 by the minimum), and the reason says so', () => {
+		const devices = Array.from({ length: 10 }, (_, i) => device(i + 1, { department: 'Shop', testIntervalMonths: 3 }));
+		const results = devices.flatMap((d) => [result(d.id, '2025-01-10'), result(d.id, '2025-04-10', d.id <= 5)]);
+		const settings = { ...S, departments: { Shop: { minMonths: 12 } } };
+		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', settings).groups;
+		expect(g).toMatchObject({ intervalTest: 'tooLong', change: 'keep', currentIntervalMonths: 3, recommendedIntervalMonths: 3, limitedBy: 'minimum', minMonths: 12 });
+		expect(g.reason).toContain('the interval should be shorter. Recommended: keep 3 months (the minimum set for the group, 12 months, is above the current interval: a minimum never lengthens it).');
+		// Without results the test is consistent: the minimum does not lengthen that either.
+		expect(intervalRecommendations([], devices, '2025-06-30', '2024-07-01', 'designation', settings).groups[0]).toMatchObject({ change: 'keep', recommendedIntervalMonths: 3 });
+		// A minimum below the current interval still stops a shortening.
+		expect(intervalTest(10, 5, 12, S, 9, 12)).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 9, limitedBy: 'minimum' });
 	});
 
 	it('a current interval above the maximum is brought down to it, and the reason says why', () => {

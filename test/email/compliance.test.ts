@@ -15,7 +15,9 @@ import { REBUILD_RULES, csvCell, renderComplianceReport } from '../../email/comp
 import { esc } from '../../email/render';
 import { toMime } from '../../lambdas/email/mime';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
-import { NS, dueEntries, type DueHistory } from '../../lambdas/pollers/state';
+import { NS, dueEntries, type DueHistory, type ScrappedBin } from '../../lambdas/pollers/state';
+import { SCRAPPED_KEY } from '../../lambdas/pollers/scrapped';
+import type { OutgoingEmail } from '../../lambdas/email/ports';
 import type { StateStore } from '../../lambdas/ports';
 import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories, previewReport, previewTests } from '../support/compliancePreview';
 import { mimeParts } from '../support/localSes';
@@ -168,6 +170,41 @@ describe('the compliance report on a rebuilt history', () => {
 	});
 });
 
+describe('the compliance report: a recycle bin not read, worded by why', () => {
+	/** The preview's store, with the bin record the due-date poller kept (none: never read). */
+	const withBin = (bin: ScrappedBin | undefined): Pick<StateStore, 'list'> => ({
+		async *list<T>(namespace: string) {
+			yield* historyStore(previewHistories()).list<T>(namespace);
+			if (namespace === NS.scrapped('production') && bin) yield { key: SCRAPPED_KEY, value: bin as T };
+		},
+	});
+	const sentText = async (bin: ScrappedBin | undefined, locale: 'en' | 'de') => {
+		const sent: OutgoingEmail[] = [];
+		const mailer = { sendOnce: async ({ email }: { email: OutgoingEmail }) => (sent.push(email), { messageId: 'm', factKeys: [] }) };
+		const settings = { ...COMPLIANCE_SETTINGS, locale };
+		await runComplianceReport({ ...deps, settings, mailer, view: withBin(bin), now: () => Date.parse('2026-11-01T06:00:00Z') } as unknown as Parameters<typeof runComplianceReport>[0], PREVIEW_MONTH);
+		return sent.find((e) => e.to === 'quality@example.com')!.text;
+	};
+	const FORBIDDEN = { en: 'The recycle bin could not be read (the token may not read it)', de: 'Der Papierkorb konnte nicht gelesen werden (das Token darf ihn nicht lesen)' };
+	const FAILED = {
+		en: 'The recycle bin could not be read (its last read failed, or it was not read yet; the due-date poller reads it again on its next run): scrapped devices are not counted.',
+		de: 'Der Papierkorb konnte nicht gelesen werden (der letzte Leseversuch schlug fehl, oder er wurde noch nicht gelesen; der Fälligkeits-Poller liest ihn bei seinem nächsten Lauf erneut): ausgesonderte Geräte sind nicht gezählt.',
+	};
+
+	it('never read, or its last read failed (a 5xx, a timeout): not blamed on the token; a token without the permission (413): said so (English and German)', async () => {
+		for (const locale of ['en', 'de'] as const) {
+			for (const bin of [undefined, { readOn: '2026-10-31', from: '2024-10-01', failed: true as const }]) {
+				const text = await sentText(bin, locale);
+				expect(text, `${locale} ${JSON.stringify(bin)}`).toContain(FAILED[locale]);
+				expect(text).not.toContain(FORBIDDEN[locale]);
+			}
+			const forbidden = await sentText({ readOn: '2026-10-31', from: '2024-10-01', devices: null }, locale);
+			expect(forbidden).toContain(FORBIDDEN[locale]);
+			expect(forbidden).not.toContain(FAILED[locale]);
+		}
+	});
+});
+
 describe('the compliance report, sent', () => {
 	it('once per month and recipient, the CSV attached, the structured content beside the e-mail in the outbox', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'tec-compliance-'));
@@ -194,7 +231,8 @@ describe('the compliance report, sent', () => {
 			{ filename: 'devices-out-of-line-2026-10.csv', contentType: 'text/csv', content: rendered.outliersCsv },
 		]);
 		const json = JSON.parse(readFileSync(join(folder, 'manager@example.com.json'), 'utf8'));
-		expect(json.content).toEqual(JSON.parse(JSON.stringify(previewReport())));
+		// The preview's store holds no recycle bin (none read): not counted, and not blamed on the token.
+		expect(json.content).toEqual(JSON.parse(JSON.stringify({ ...previewReport(), scrappedNotRead: 'failed' })));
 		// Without files the e-mail stays multipart/alternative, as before.
 		const plain = toMime({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't', html: '<p>h</p>', messageId: '<x@b.example>', date: new Date(0) });
 		expect(plain).toContain('Content-Type: multipart/alternative;');

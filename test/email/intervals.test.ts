@@ -6,11 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, DEFAULT_INTERVAL_SETTINGS, INTERVAL_DECISION_NOTE, intervalRecommendations, outlierDevices, type RateDevice, type RateTestResult } from '../../client';
+import { addDays, addMonths, DEFAULT_INTERVAL_SETTINGS, INTERVAL_DECISION_NOTE, intervalRecommendations, OUTLIER_TAIL, outlierDevices, type RateDevice, type RateTestResult } from '../../client';
 import { HTML_BUDGET_BYTES, utf8Bytes } from '../../email/budget';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
-import { INTERVALS_CSV_HEAD, MAX_INTERVAL_ROWS, OUTLIERS_CSV_HEAD, intervalsHtml, reasonText } from '../../email/intervalsRender';
+import { INTERVALS_CSV_HEAD, MAX_INTERVAL_ROWS, OUTLIERS_CSV_HEAD, intervalsHtml, outliersHtml, outliersText, reasonText, tailProbabilityText } from '../../email/intervalsRender';
 import { reportIntervals } from '../../email/intervalsReport';
 import { esc } from '../../email/render';
 import { CATALOGS, fill, formatDay } from '../../email/texts';
@@ -159,7 +159,46 @@ describe('interval recommendations in the monthly report, rendered', () => {
 			expect(text).toContain(t.outliers.dog);
 			expect(text).toContain(t.outliers.gem);
 		}
-		expect(renderComplianceReport(content).text).toContain('- Saw #5070, Acme Instruments · Workshop A, 6 mo.: 4 of 4 failed; rest of the group 0 of 116, P = < 0.001 — improbably many failures: tested more often?');
+		expect(renderComplianceReport(content).text).toContain('- Saw #5070, Acme Instruments · Workshop A, 6 mo.: 4 of 4 failed; rest of the group 0 of 116, P < 0.1 % — improbably many failures: tested more often?');
+	});
+
+	it('a flagged device’s tail probability beside the rule’s 5 %: 4 of 6 failed against the rest’s 2 of 21 is P = 4.95 %, never "0.05" (English and German)', () => {
+		const groupOf = new Map<number, string | null>(Array.from({ length: 8 }, (_, i) => [i + 1, 'Saw']));
+		// Device 1: 4 of 6 failed; devices 2–8: 21 tests, 2 failed.
+		const results = [
+			...Array.from({ length: 6 }, (_, i) => ({ deviceId: 1, failed: i < 4 })),
+			...Array.from({ length: 21 }, (_, i) => ({ deviceId: 2 + (i % 7), failed: i < 2 })),
+		];
+		const [dog] = outlierDevices(results, groupOf).outliers;
+		expect(dog).toMatchObject({ deviceId: 1, kind: 'dog', tests: 6, failedTests: 4, groupTests: 21, groupFailedTests: 2 });
+		expect(dog.tailProbability).toBeGreaterThan(0.0495);
+		expect(dog.tailProbability).toBeLessThan(OUTLIER_TAIL);
+		const { group: _, ...rest } = dog;
+		const shown = { from: '2024-11-01', to: LAST_DAY, devices: [{ ...rest, designation: 'Saw', customerName: null, department: null, testIntervalMonths: 6 }] };
+		for (const [locale, p] of [['en', 'P = 4.95 %'], ['de', 'P = 4,95\u00a0%']] as const) {
+			const line = outliersText(shown, locale).find((l) => l.startsWith('- Saw #1'))!;
+			expect(line).toContain(`, ${p} `);
+			expect(outliersHtml(shown, locale)).toContain(`>${p}</span>`);
+		}
+		expect(tailProbabilityText(0.0004, 'en')).toBe('P < 0.1 %');
+		expect(tailProbabilityText(0.0004, 'de')).toBe('P < 0,1\u00a0%');
+	});
+
+	it('the tail probability as shown compares with the rule’s 5 % as the number does (any probability)', () => {
+		fc.assert(
+			fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('en' as const, 'de' as const), (p, locale) => {
+				const shown = tailProbabilityText(p, locale);
+				const m = /^P ([=<]) (\d+(?:[.,]\d+)?)(?: |\u00a0)%$/.exec(shown);
+				expect(m, shown).not.toBeNull();
+				const value = Number(m![2].replace(',', '.'));
+				if (m![1] === '<') {
+					expect(p).toBeLessThan(0.001);
+					expect(value).toBe(0.1);
+					return;
+				}
+				expect(Math.sign(value - OUTLIER_TAIL * 100), shown).toBe(Math.sign(p - OUTLIER_TAIL));
+			}),
+		);
 	});
 
 	it('the English reason is the client’s, word for word; the German one says the same in German (any world)', () => {
@@ -186,6 +225,17 @@ describe('interval recommendations in the monthly report, rendered', () => {
 			}),
 			{ numRuns: 60 },
 		);
+	});
+
+	it('a minimum above the current interval: the reason says it keeps the interval, in English and German', () => {
+		const devices: RateDevice[] = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: 'Shop', customerId: null, customerName: null, testIntervalMonths: 3 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 2, deviceId: d.id, testDate: '2025-01-10', failed: false },
+			{ id: d.id * 2 + 1, deviceId: d.id, testDate: '2025-04-10', failed: d.id <= 5 },
+		]);
+		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, departments: { Shop: { minMonths: 12 } } }).groups;
+		expect(reasonText(g, 'en')).toContain('should be shorter. Recommended: keep 3 months (the minimum set for the group, 12 months, is above the current interval: a minimum never lengthens it).');
+		expect(reasonText(g, 'de')).toContain('sollte das Intervall kürzer sein. Empfohlen: 3 Monate beibehalten (das für die Gruppe festgelegte Minimum, 12 Monate, liegt über dem aktuellen Intervall: ein Minimum verlängert es nie).');
 	});
 
 	it('names from the service are escaped in the HTML; the CSV keeps them whole', () => {

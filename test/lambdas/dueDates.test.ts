@@ -8,7 +8,7 @@ import { addDays, addMonths, figuresAsOf, monthDays, monthFigures } from '../../
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { readScrappedBin } from '../../lambdas/pollers/scrapped';
+import { readKeptBin, readScrappedBin } from '../../lambdas/pollers/scrapped';
 import { NS, dueEntries, stateSchemas, type DueHistory } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';
@@ -312,5 +312,36 @@ describe('the due-date history poller', () => {
 		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
 		expect(await readScrappedBin(store, 'sandbox')).toEqual(expect.any(Array));
 	});
+
+	it('why the bin is not read is kept for the report: a failed read (503) or none yet is not the token’s doing; a 413 is; a failure the day after a 413 replaces it; a whole bin kept earlier outlasts a later failure', async () => {
+		const store = new DynamoStateStore(scenario.table(), world.dynamo);
+		await rebuildDone(store, account().today());
+		expect(await readKeptBin(store, 'sandbox')).toEqual({ devices: null, notRead: 'failed' });
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/recycle_bin/' });
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		expect(await readKeptBin(store, 'sandbox')).toEqual({ devices: null, notRead: 'failed' });
+		world.sandbox.faults.clear();
+		world.sandbox.faults.add({ kind: 'status', status: 413, path: '/recycle_bin/' });
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		expect(await readKeptBin(store, 'sandbox')).toEqual({ devices: null, notRead: 'forbidden' });
+		// Forbidden yesterday (read once a day), failed today: the latest attempt's reason, and the run after it tries again.
+		account().clockOffsetMs += 86_400_000;
+		world.sandbox.faults.clear();
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/recycle_bin/' });
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		expect(await readKeptBin(store, 'sandbox')).toEqual({ devices: null, notRead: 'failed' });
+		world.sandbox.faults.clear();
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		const kept = await readKeptBin(store, 'sandbox');
+		expect(kept).toEqual({ devices: expect.any(Array) });
+		// A failure after a whole bin was kept: that bin stays what the report counts.
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/recycle_bin/' });
+		account().delete('device', [...account().table('device').keys()][0], false);
+		const refusedBefore = world.sandbox.stats.byStatus[503] ?? 0;
+		expect((await pollDueDates(pollerContext(world, scenario.table(), { store }))).complete).toBe(true);
+		// The device gone made the run read the bin again, and that read failed.
+		expect(world.sandbox.stats.byStatus[503]).toBeGreaterThan(refusedBefore);
+		expect(await readKeptBin(store, 'sandbox')).toEqual(kept);
+	}, 90_000);
 });
 

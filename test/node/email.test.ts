@@ -631,6 +631,64 @@ describe('E-mail › Build Monthly Compliance Report › interval recommendation
 		}
 	});
 
+	it('a customer-routed recipient and a deleted device of that customer with a result in the 12 months: the Lambdas (whose history marks it deleted) count its results as the node does, not at all; the same failure rates, no "no longer in the device list" sentence, the same CSV', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const customers = sandbox.account.table('customer');
+		const hansa = [...customers.values()].find((c) => c.values[CUSTOMER.name] === 'Hansa AG')!;
+		expect(hansa).toBeDefined();
+		const from = addDays(sandbox.account.today(), -300);
+		const tested = new Set([...sandbox.account.data.testResults.values()].filter((r) => r.test_date >= from).map((r) => r.device_id));
+		const victim = [...sandbox.account.table('device').values()].find((d) => d.customer_id === hansa.id && tested.has(d.id))!;
+		expect(victim).toBeDefined();
+		const recipients = { customers: { 'Hansa AG': ['cust@lab.example.com'] } };
+
+		const aws = await new LocalAws().start();
+		const dir = mkdtempSync(join(tmpdir(), 'tec-deleted-'));
+		try {
+			const now = () => sandbox.account.now();
+			const store = new FileStateStore(join(dir, 'state.json'), { now });
+			const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+			const ctx = {
+				client: pollerClient(sandbox, sandbox.sandboxToken, { ratePerSecond: 200 }),
+				store,
+				publisher: new EventBridgePublisher({ busName: 'tec-test', client: aws.eventBridge(), sleep: async () => undefined }),
+				environment: 'sandbox' as const,
+				now,
+				remainingMs: () => 600_000,
+				log: quiet,
+				metrics: { count: () => undefined },
+				settings: { ...DEFAULT_SETTINGS, safetyMs: 1000 },
+				runId: 'listed',
+			};
+			await pollDueDates(ctx);
+			sandbox.account.delete('device', victim.id, true);
+			await pollDueDates({ ...ctx, runId: 'deleted' });
+
+			const { items, error } = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', recipients: JSON.stringify(recipients), language: 'en', measurementWarnings: false }, IN_UTC);
+			expect(error).toBeUndefined();
+			const mailer = keepingMailer();
+			const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale: 'en', recipients: { default: ['quality@lab.example.com'], ...recipients } }, 'test');
+			await runComplianceReport({ mailer, view: store, settings, timeZone: 'UTC', environment: 'sandbox', now } as unknown as DigestDeps, month);
+			type Rates = { failureRates: Record<string, Record<string, { totals: { unknownDevices: number } }>> };
+			for (const to of ['cust@lab.example.com', 'quality@lab.example.com']) {
+				const node = items.find((it) => it.json.to === to)!;
+				const sent = mailer.sent.find((e) => e.to === to)!;
+				expect(node, to).toBeDefined();
+				expect(sent, to).toBeDefined();
+				const lambdas = JSON.parse(JSON.stringify(sent.data)) as Rates;
+				expect(lambdas.failureRates[12].designation.totals.unknownDevices, to).toBe((node.json.content as unknown as Rates).failureRates[12].designation.totals.unknownDevices);
+				expect(lambdas.failureRates, to).toEqual((node.json.content as unknown as Rates).failureRates);
+				// The failure-rate section's text and CSV: without the "no longer in the device list" sentence on both faces.
+				for (const text of [sent.text, node.json.text as string]) expect(text, to).not.toContain('no longer in the device list');
+				const csv = `failure-rates-${month}.csv`;
+				expect(sent.attachments!.find((a) => a.filename === csv)!.content, to).toBe((await attachments(node)).find((f) => f.fileName === csv)!.text);
+			}
+		} finally {
+			await aws.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
 	it('an interval lengthened after the first rebuild: the Lambdas count the earlier test the node reads, the same intervals and HTML', async () => {
 		const today = sandbox.account.today();
 		const month = monthBefore(today.slice(0, 7));

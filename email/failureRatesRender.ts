@@ -117,7 +117,7 @@ function periodText(t: FailureRateTables, locale: Locale): string {
 	return fill(textsFor(locale).failureRates.period, { from12: d(a.from), to12: d(a.to), from24: d(b.from), to24: d(b.to) });
 }
 
-/** The employer's-decision sentence (the e-mail's and the CSV's note column, in the reader's language); the English one is the client's INTERVAL_DECISION_NOTE. */
+/** The employer's-decision sentence; the English one is the client's (INTERVAL_DECISION_NOTE, also in the CSV). */
 const decisionText = (locale: Locale) => (locale === 'en' ? INTERVAL_DECISION_NOTE : textsFor(locale).failureRates.intervalDecision);
 
 // ---- plain text ------------------------------------------------------------------------------
@@ -207,14 +207,13 @@ export const FAILURE_RATES_CSV_HEAD = [
 ];
 
 /** One CSV row per window, grouping and group. */
-export function failureRatesCsvRows(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): Array<Array<string | number | boolean | null>> {
-	const note = decisionText(locale);
+export function failureRatesCsvRows(t: FailureRateTables): Array<Array<string | number | boolean | null>> {
 	const lines: Array<Array<string | number | boolean | null>> = [];
 	for (const months of FAILURE_RATE_MONTHS) {
 		for (const by of FAILURE_RATE_GROUP_BY) {
 			const f = t[months][by];
 			for (const g of f.groups) {
-				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.scrappedDevices, g.failureRate, g.lowerBound95, g.upperBound95, g.verdict, g.testsNeeded, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, note];
+				const cells = [months, f.from, f.to, by, g.id, g.name, g.devices, g.devicesTested, g.tests, g.failedTests, g.unknownStatus, g.scrappedDevices, g.failureRate, g.lowerBound95, g.upperBound95, g.verdict, g.testsNeeded, g.testIntervalsMonths.join(';'), g.devicesWithoutInterval, INTERVAL_DECISION_NOTE];
 				lines.push(cells);
 			}
 		}
@@ -224,5 +223,5 @@ export function failureRatesCsvRows(t: FailureRateTables, locale: Locale = DEFAU
 
 /** The whole CSV (RFC 4180, CRLF): the head, then every line. */
 export function failureRatesCsv(t: FailureRateTables, locale: Locale = DEFAULT_LOCALE): string {
-	return csvFile([FAILURE_RATES_CSV_HEAD, ...failureRatesCsvRows(t, locale)], locale);
+	return csvFile([FAILURE_RATES_CSV_HEAD, ...failureRatesCsvRows(t)], locale);
 }

@@ -128,7 +128,7 @@ export interface ReportContext {
 
 interface Routed {
 	entries: DueEntry[];
-	devices: Map<number, ReportDevice>;
+	devices: ReadonlyMap<number, ReportDevice>;
 	/** The escalation list: the whole account. */
 	everything: boolean;
 }
@@ -148,10 +148,42 @@ function routedTo(recipients: Recipients, recipient: string, history: ReportHist
 		return routed;
 	};
 	const entries = history.entries.filter(mine);
+	// A recipient who gets every device (one address, or the escalation list) shares the account's map: no copy of 100,000 devices.
+	let all = true;
+	for (const d of history.devices.values()) if (!(all = mine(d))) break;
+	if (all) return { entries, devices: history.devices, everything };
 	const devices = new Map([...history.devices].filter(([, d]) => mine(d)));
 	const withEntries = new Set(entries.map((e) => e.deviceId));
 	for (const [id, device] of history.devices) if (withEntries.has(id)) devices.set(id, device);
 	return { entries, devices, everything };
+}
+
+/**
+ * What a report of `month` reads of a due-date history, for a face that rebuilds the whole
+ * history to compose one report (the node): `keep` passes the entries the report can read (due in
+ * its 12 months, or still open at the first of them) and drops the rest, of which `earliest` gives
+ * back, per customer and department, the one first seen (the report's "history since" is the
+ * earliest day of the entries routed to its recipient, and routing looks at those two only).
+ * Composed from `[...kept, ...earliest()]`, a report is the same as from every entry.
+ */
+export function reportEntries(month: string, asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`)): { keep: (e: DueEntry) => boolean; earliest: () => DueEntry[] } {
+	const trendFirst = monthDays(monthBefore(month, 11)).first;
+	// The earliest day any of the trend's figures is taken on (overdueOn, rebuiltMonths).
+	const firstAt = figuresAsOf(monthBefore(month, 11), asOf);
+	const earliest = new Map<string | null, Map<string | null, DueEntry>>();
+	const keep = (e: DueEntry) => {
+		const ended = e.outcome === 'tested' ? (e.testedOn ?? e.closedOn) : e.closedOn;
+		// Due after the report's day: in no month it counts, not yet overdue on any of its days.
+		// Due before its 12 months and ended before their first day: overdue on none of its days.
+		const read = e.due < asOf && (e.due >= trendFirst || e.outcome === 'open' || ended === undefined || ended > firstAt);
+		if (read) return true;
+		let byDepartment = earliest.get(e.customerName);
+		if (byDepartment === undefined) earliest.set(e.customerName, (byDepartment = new Map()));
+		const first = byDepartment.get(e.department);
+		if (first === undefined || e.openedOn < first.openedOn) byDepartment.set(e.department, e);
+		return false;
+	};
+	return { keep, earliest: () => [...earliest.values()].flatMap((m) => [...m.values()]) };
 }
 
 export function composeComplianceReport(

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { checkThreshold, laterDay, monthDays, readComplianceReportInput, readResultWarnings, readServiceDay, todayOf, ValidationError, warningRows, type MeasurementWarningItem } from '../../../../client';
-import { composeComplianceReport, type ReportDevice } from '../../../../email/compliance';
+import { composeComplianceReport, reportEntries, type ReportDevice } from '../../../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../../../email/complianceRender';
 import { allRecipients, localeOf } from '../../../../email/routing';
 import { requestOptions } from '../common/list.description';
@@ -58,8 +58,12 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	// "future" results is the later of it and the service's day.
 	const today = todayOf(Date.now(), timeZone);
 	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the current month in the workflow’s time zone), got "${month}"`);
-	const input = await readComplianceReportInput(client, month, laterDay(today, await readServiceDay(client))!);
-	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
+	// Only the due entries this report reads are held (of 100,000 devices' rebuilt history, most end before its 12 months).
+	const read = reportEntries(month);
+	const input = await readComplianceReportInput(client, month, laterDay(today, await readServiceDay(client))!, read.keep);
+	for (const e of read.earliest()) input.entries.push(e);
+	const devices = new Map<number, ReportDevice>();
+	for (const d of input.devices) devices.set(d.id, d);
 	requireToForUnrouted(recipients, devices.values());
 	const context = { settings: { recipients }, timeZone, environment };
 	const warnings = this.getNodeParameter('measurementWarnings', i, true) === true ? await monthWarnings(client, month, checkThreshold(this.getNodeParameter('nearLimitThreshold', i, 0.8), 'Near-Limit Threshold'), input) : [];

@@ -80,12 +80,17 @@ export function outlierDevices(
 		const groupFailedTests = g.failed - d.failed;
 		if (groupTests === 0) continue;
 		const base = { deviceId, group, tests: d.tests, failedTests: d.failed, groupTests, groupFailedTests };
-		const upper = solved(uppers, upperBound, groupFailedTests, groupTests);
-		const dogTail = d.failed === 0 ? 1 : 1 - binomialCdf(d.failed - 1, d.tests, upper);
-		if (d.failed >= 1 && dogTail < OUTLIER_TAIL) {
-			outliers.push({ ...base, kind: 'dog', groupRateBound: upper, tailProbability: dogTail });
-			continue;
+		// A device without a failure is no dog: the rest's upper bound is not needed for it.
+		if (d.failed >= 1) {
+			const upper = solved(uppers, upperBound, groupFailedTests, groupTests);
+			const dogTail = 1 - binomialCdf(d.failed - 1, d.tests, upper);
+			if (dogTail < OUTLIER_TAIL) {
+				outliers.push({ ...base, kind: 'dog', groupRateBound: upper, tailProbability: dogTail });
+				continue;
+			}
 		}
+		// The lower bound never exceeds the rest's observed rate: below one expected failure at that rate, none at the bound either.
+		if (d.tests * (groupFailedTests / groupTests) < 1) continue;
 		const lower = solved(lowers, lowerBound, groupFailedTests, groupTests);
 		if (d.tests * lower < 1) continue;
 		const gemTail = binomialCdf(d.failed, d.tests, lower);

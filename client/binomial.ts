@@ -37,6 +37,9 @@ function checkConfidence(confidence: number): void {
 	}
 }
 
+/** The CDF's terms, reused from call to call (grown when a call needs more). */
+let logs = new Float64Array(256);
+
 /** P(X ≤ x) for X binomial with n trials and probability p (x, n whole numbers, 0 ≤ p ≤ 1). */
 export function binomialCdf(x: number, n: number, p: number): number {
 	if (x < 0) return 0;
@@ -46,17 +49,18 @@ export function binomialCdf(x: number, n: number, p: number): number {
 	const lp = Math.log(p);
 	const lq = Math.log1p(-p);
 	const ln = logFactorial(n);
-	// Terms in logs, summed relative to the largest so that none underflows alone.
-	const logs: number[] = [];
+	// Terms in logs, summed relative to the largest so that none underflows alone (kept in one
+	// reused buffer: the bounds' bisections call this thousands of times per report).
+	if (logs.length <= x) logs = new Float64Array(Math.max(x + 1, logs.length * 2));
 	let max = -Infinity;
 	for (let k = 0; k <= x; k++) {
 		const l = ln - logFactorial(k) - logFactorial(n - k) + k * lp + (n - k) * lq;
-		logs.push(l);
+		logs[k] = l;
 		if (l > max) max = l;
 	}
 	if (max === -Infinity) return 0;
 	let sum = 0;
-	for (const l of logs) sum += Math.exp(l - max);
+	for (let k = 0; k <= x; k++) sum += Math.exp(logs[k] - max);
 	return Math.min(1, Math.exp(max) * sum);
 }
 

@@ -37,8 +37,17 @@ export function historyReach(firstMonth: string, devices: Iterable<Pick<RebuildD
 	return rebuildReach(`${firstMonth}-01`, 0, longest);
 }
 
-/** Every device's due entries rebuilt from the results, as of `today`; results of devices not listed are counted, not used. */
-export function rebuildHistory(devices: readonly RebuildDevice[], results: Iterable<HistoryResult>, today: string, skips: HistorySkips = noHistorySkips()): { entries: DueEntry[]; skips: HistorySkips } {
+/**
+ * Every device's due entries rebuilt from the results, as of `today`; results of devices not listed are counted, not used.
+ * `keep`: the entries a reader needs (the others are dropped as they are made, never held all at once).
+ */
+export function rebuildHistory(
+	devices: readonly RebuildDevice[],
+	results: Iterable<HistoryResult>,
+	today: string,
+	skips: HistorySkips = noHistorySkips(),
+	keep?: (entry: DueEntry) => boolean,
+): { entries: DueEntry[]; skips: HistorySkips } {
 	const byId = new Map(devices.map((d) => [d.id, d]));
 	const days = new Map<number, string[]>();
 	for (const r of results) {
@@ -48,7 +57,8 @@ export function rebuildHistory(devices: readonly RebuildDevice[], results: Itera
 		else days.set(r.deviceId, [r.testDate]);
 	}
 	const entries: DueEntry[] = [];
-	for (const [id, dates] of days) entries.push(...rebuildDueEntries(byId.get(id)!, dates, today, skips));
+	const dues = new Map<string, string>();
+	for (const [id, dates] of days) for (const e of rebuildDueEntries(byId.get(id)!, dates, today, skips, dues)) if (!keep || keep(e)) entries.push(e);
 	return { entries, skips };
 }
 

@@ -42,21 +42,39 @@ export interface ComplianceReportInput {
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-/** `month`: the report's (YYYY-MM); `today`: the service's, the day the history is rebuilt to. */
-export async function readComplianceReportInput(client: ServiceClient, month: string, today: string): Promise<ComplianceReportInput> {
+/**
+ * `month`: the report's (YYYY-MM); `today`: the service's, the day the history is rebuilt to;
+ * `keep`: the due entries the reader needs (email/compliance.ts, reportEntries), else all.
+ */
+export async function readComplianceReportInput(client: ServiceClient, month: string, today: string, keep?: (entry: DueEntry) => boolean): Promise<ComplianceReportInput> {
 	const names = await readCustomerNames(client);
 	const devices = new Map<number, ReportInputDevice>();
+	// 100,000 devices share a few hundred types, departments and days: each such text kept once.
+	const kept = new Map<string, string>();
+	const once = (s: string | null): string | null => {
+		if (s === null) return null;
+		const had = kept.get(s);
+		if (had !== undefined) return had;
+		kept.set(s, s);
+		return s;
+	};
 	for await (const raw of client.items('device.list', {}, wholeList(client))) {
 		const values = roleValues(raw, client.profile);
-		const device = historyDeviceOf(raw, names, client.profile, values);
-		if (!device) continue;
+		const d = historyDeviceOf(raw, names, client.profile, values);
+		if (!d) continue;
 		const due = values.nextTestDate;
-		// The rebuild's device (a new object) takes the report's two fields: one object per device, not a copy beside it.
-		const reportDevice = device as ReportInputDevice;
-		reportDevice.designation = text(values.designation);
-		reportDevice.idBarcode = text(values.idBarcode);
-		reportDevice.nextTestDate = typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null;
-		devices.set(device.id, reportDevice);
+		// One object of one shape per device (every field written at once, none added later).
+		devices.set(d.id, {
+			id: d.id,
+			customerId: d.customerId,
+			customerName: d.customerName,
+			department: once(d.department),
+			testIntervalMonths: d.testIntervalMonths,
+			createdOn: once(d.createdOn),
+			designation: once(text(values.designation)),
+			idBarcode: text(values.idBarcode),
+			nextTestDate: once(typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null),
+		});
 	}
 	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's
 	// day; the interval recommendations the previous tests of those 24 months' first ones (the rule the pollers keep their test records by).
@@ -66,8 +84,7 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 	const since = [reach, ratesFrom, previousFrom].reduce((a, b) => (b < a ? b : a));
 	const query: ListQuery = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: since }] }], ordering: { key: 'id', direction: 'asc' } };
 	const skips = noHistorySkips();
-	const tests = new Map<number, RateTestResult>();
-	const days = new Map<string, string>();
+	const tests = new TestsById();
 	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
 		const test = rateTestResultOf(raw);
 		if (!test) {
@@ -75,13 +92,53 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 			continue;
 		}
 		// A few hundred distinct days among 300,000 results: each kept once, not once per result.
-		const day = days.get(test.testDate);
-		if (day === undefined) days.set(test.testDate, test.testDate);
-		else test.testDate = day;
-		tests.set(test.id, test);
+		test.testDate = once(test.testDate)!;
+		tests.set(test);
 	}
+	const list = [...devices.values()];
+	devices.clear();
+	const results = tests.list();
 	// The rebuild reads the same records (each once, not again where pages overlap): no second list of 300,000 results beside them.
-	const { entries } = rebuildHistory([...devices.values()], tests.values(), today, skips);
+	const { entries } = rebuildHistory(list, results, today, skips, keep);
 	const scrapped = await readScrappedDevices(client, ratesFrom);
-	return { entries, devices: [...devices.values()], tests: [...tests.values()], since, skips, scrapped };
+	return { entries, devices: list, tests: results, since, skips, scrapped };
+}
+
+/**
+ * The results by id, as a Map of id to result would keep them (the first read's place, the last
+ * read's record), in one array: the list is read in ascending ids, so a result read again (pages
+ * overlap) is found by bisection. Should ids ever come out of order, a Map takes over.
+ */
+class TestsById {
+	private readonly sorted: RateTestResult[] = [];
+	private byId: Map<number, RateTestResult> | undefined;
+
+	set(test: RateTestResult): void {
+		if (this.byId) {
+			this.byId.set(test.id, test);
+			return;
+		}
+		const list = this.sorted;
+		if (list.length === 0 || list[list.length - 1].id < test.id) {
+			list.push(test);
+			return;
+		}
+		let lo = 0;
+		let hi = list.length - 1;
+		while (lo < hi) {
+			const mid = (lo + hi) >>> 1;
+			if (list[mid].id < test.id) lo = mid + 1;
+			else hi = mid;
+		}
+		if (list[lo].id === test.id) list[lo] = test;
+		else {
+			this.byId = new Map(list.map((t) => [t.id, t]));
+			this.byId.set(test.id, test);
+			list.length = 0;
+		}
+	}
+
+	list(): RateTestResult[] {
+		return this.byId ? [...this.byId.values()] : this.sorted;
+	}
 }

@@ -213,15 +213,16 @@ interface Tally {
 	failed: number;
 	unknown: number;
 	scrapped: number;
-	tested: Set<number>;
+	/** Devices with a test of a known status (each device is counted once: by its own results, or as scrapped). */
+	tested: number;
 }
 
-const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, scrapped: 0, tested: new Set() });
+const tally = (): Tally => ({ tests: 0, failed: 0, unknown: 0, scrapped: 0, tested: 0 });
 
 function counts(devices: number, t: Tally): FailureRateCounts {
 	return {
 		devices,
-		devicesTested: t.tested.size,
+		devicesTested: t.tested,
 		tests: t.tests,
 		failedTests: t.failed,
 		unknownStatus: t.unknown,
@@ -240,10 +241,15 @@ interface ReadResults {
 function readResults(results: readonly RateTestResult[]): ReadResults {
 	const out: RateTestResult[] = [];
 	let invalidTestDate = 0;
-	const seen = new Set<number>();
+	// A result id read twice counts once; ids in ascending order cannot repeat (no set of 300,000 ids).
+	let ascending = true;
+	for (let i = 1; i < results.length && ascending; i++) ascending = results[i].id > results[i - 1].id;
+	const seen = ascending ? undefined : new Set<number>();
 	for (const r of results) {
-		if (seen.has(r.id)) continue;
-		seen.add(r.id);
+		if (seen) {
+			if (seen.has(r.id)) continue;
+			seen.add(r.id);
+		}
 		if (typeof r.testDate !== 'string' || epochDay(r.testDate) === undefined) invalidTestDate++;
 		else out.push(r);
 	}
@@ -294,21 +300,26 @@ export function failureRates(
 	scrapped: readonly RateScrappedDevice[] = [],
 ): FailureRates {
 	validate(today, months, groupBy);
-	return ratesOf(windowResults(readResults(results), today, [months])[0], devices, today, months, groupBy, scrapped);
+	return ratesOf(windowResults(readResults(results), today, [months])[0], devicesById(devices), today, months, groupBy, scrapped);
 }
 
 /** Adds a device's tally of the window to a group's (and the totals'). */
-function addDevice(t: Tally, deviceId: number, d: DeviceTally): void {
+function addDevice(t: Tally, d: DeviceTally): void {
 	t.tests += d.tests;
 	t.failed += d.failed;
 	t.unknown += d.unknown;
-	if (d.tests > 0) t.tested.add(deviceId);
+	if (d.tests > 0) t.tested++;
 }
 
-function ratesOf(window: WindowResults, devices: readonly RateDevice[], today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
-	const { from, to } = window;
+/** The devices by id, the first of an id read twice (made once for every window and grouping). */
+function devicesById(devices: readonly RateDevice[]): ReadonlyMap<number, RateDevice> {
 	const byId = new Map<number, RateDevice>();
 	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
+	return byId;
+}
+
+function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
+	const { from, to } = window;
 	// Scrapped in the window and not back in the list (restored); deleted twice, the later one.
 	const bin = new Map<number, RateScrappedDevice>();
 	for (const b of scrapped) {
@@ -320,11 +331,12 @@ function ratesOf(window: WindowResults, devices: readonly RateDevice[], today: s
 	}
 
 	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
-	const groups = new Map<string, Group>();
+	// By the group's id itself (a number and a text of the same digits are two groups): no key text made per device.
+	const groups = new Map<number | string | null, Group>();
 	const groupOfDevice = new Map<number, Group>();
 	for (const d of byId.values()) {
 		const key = keyOf(d, groupBy);
-		const k = key.id === null ? '' : `${typeof key.id}:${key.id}`;
+		const k = key.id;
 		let g = groups.get(k);
 		if (!g) groups.set(k, (g = { ...key, devices: [], tally: tally() }));
 		else if (g.name === null && key.name !== null) g.name = key.name;
@@ -337,7 +349,7 @@ function ratesOf(window: WindowResults, devices: readonly RateDevice[], today: s
 			scrappedNotGrouped++;
 			continue;
 		}
-		const k = b.designation === null ? '' : `string:${b.designation}`;
+		const k = b.designation;
 		let g = groups.get(k);
 		if (!g) groups.set(k, (g = { id: b.designation, name: b.designation, devices: [], tally: tally() }));
 		groupOfDevice.set(b.deviceId, g);
@@ -346,22 +358,24 @@ function ratesOf(window: WindowResults, devices: readonly RateDevice[], today: s
 	const all = tally();
 	let unknownDevices = 0;
 	const failedIn = new Set<number>();
-	for (const [deviceId, d] of window.byDevice) {
+	window.byDevice.forEach((d, deviceId) => {
 		const g = groupOfDevice.get(deviceId);
 		if (!g) {
 			unknownDevices += d.tests + d.unknown;
-			continue;
+			return;
 		}
-		addDevice(g.tally, deviceId, d);
-		addDevice(all, deviceId, d);
+		addDevice(g.tally, d);
+		addDevice(all, d);
 		if (d.failed > 0) failedIn.add(deviceId);
-	}
+	});
 	for (const b of bin.values()) {
 		const g = groupOfDevice.get(b.deviceId);
 		if (!g) continue;
+		// Counted as tested already when its own results in the window had a known status.
+		const tested = (window.byDevice.get(b.deviceId)?.tests ?? 0) > 0;
 		for (const t of [g.tally, all]) {
 			t.scrapped++;
-			t.tested.add(b.deviceId);
+			if (!tested) t.tested++;
 			if (failedIn.has(b.deviceId)) continue;
 			t.tests++;
 			t.failed++;
@@ -387,7 +401,8 @@ export function allFailureRates(
 	// The results checked and de-duplicated once for the six tables (each did it on its own before).
 	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
 	const [w12, w24] = windowResults(readResults(results), today, [12, 24]);
+	const byId = devicesById(devices);
 	const per = (window: WindowResults, months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(window, devices, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(window, byId, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(w12, 12), 24: per(w24, 24) };
 }

@@ -62,6 +62,16 @@ export function outlierDevices(
 		if (r.failed) g.failed++;
 		perGroup.set(group, g);
 	}
+	// The rest of a group differs from device to device by a few tests only: each pair of counts is
+	// solved once (every bound is hundreds of binomial sums), not once per device.
+	const uppers = new Map<string, number>();
+	const lowers = new Map<string, number>();
+	const solved = (known: Map<string, number>, bound: typeof upperBound, failed: number, tests: number) => {
+		const key = `${failed}:${tests}`;
+		let value = known.get(key);
+		if (value === undefined) known.set(key, (value = bound(failed, tests)));
+		return value;
+	};
 	const outliers: OutlierDevice[] = [];
 	for (const [deviceId, d] of [...perDevice].sort((a, b) => a[0] - b[0])) {
 		const group = groupOf.get(deviceId) ?? null;
@@ -70,13 +80,18 @@ export function outlierDevices(
 		const groupFailedTests = g.failed - d.failed;
 		if (groupTests === 0) continue;
 		const base = { deviceId, group, tests: d.tests, failedTests: d.failed, groupTests, groupFailedTests };
-		const upper = upperBound(groupFailedTests, groupTests);
-		const dogTail = d.failed === 0 ? 1 : 1 - binomialCdf(d.failed - 1, d.tests, upper);
-		if (d.failed >= 1 && dogTail < OUTLIER_TAIL) {
-			outliers.push({ ...base, kind: 'dog', groupRateBound: upper, tailProbability: dogTail });
-			continue;
+		// A device without a failure is no dog: the rest's upper bound is not needed for it.
+		if (d.failed >= 1) {
+			const upper = solved(uppers, upperBound, groupFailedTests, groupTests);
+			const dogTail = 1 - binomialCdf(d.failed - 1, d.tests, upper);
+			if (dogTail < OUTLIER_TAIL) {
+				outliers.push({ ...base, kind: 'dog', groupRateBound: upper, tailProbability: dogTail });
+				continue;
+			}
 		}
-		const lower = lowerBound(groupFailedTests, groupTests);
+		// The lower bound never exceeds the rest's observed rate: below one expected failure at that rate, none at the bound either.
+		if (d.tests * (groupFailedTests / groupTests) < 1) continue;
+		const lower = solved(lowers, lowerBound, groupFailedTests, groupTests);
 		if (d.tests * lower < 1) continue;
 		const gemTail = binomialCdf(d.failed, d.tests, lower);
 		if (gemTail < OUTLIER_TAIL) outliers.push({ ...base, kind: 'gem', groupRateBound: lower, tailProbability: gemTail });

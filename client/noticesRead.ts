@@ -69,8 +69,11 @@ export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_P
 	};
 }
 
-/** `timeZone`: the account's (the e-mails'), whose day the notice's month is: today by the one rule (client/dates.ts, todayOf). */
-export async function readNoticeInput(client: ServiceClient, now: () => number, timeZone: string): Promise<NoticeInput> {
+/**
+ * `timeZone`: the account's (the e-mails'), whose day the notice's month is: today by the one rule (client/dates.ts, todayOf).
+ * `keep`: the devices the reader needs (email/notices.ts, listedIn), else every one.
+ */
+export async function readNoticeInput(client: ServiceClient, now: () => number, timeZone: string, keep?: (device: NoticeDevice, today: string) => boolean): Promise<NoticeInput> {
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	let skippedRecords = 0;
@@ -83,8 +86,10 @@ export async function readNoticeInput(client: ServiceClient, now: () => number, 
 	const devices = new Map<number, NoticeDevice>();
 	for await (const raw of client.items('device.list', {}, WHOLE)) {
 		const d = noticeDeviceOf(raw, client.profile);
-		if (d) devices.set(d.id, d);
-		else skippedRecords++;
+		if (!d) skippedRecords++;
+		else if (!keep || keep(d, today)) devices.set(d.id, d);
+		// A device read again (pages overlap) and no longer kept: as a map of every device would end.
+		else devices.delete(d.id);
 	}
 	return { today, customers: [...customers.values()], devices: [...devices.values()], skippedRecords };
 }

@@ -58,7 +58,7 @@ export const noSkips = (): RebuildSkips => ({ devicesWithoutInterval: 0, futureT
  * One device's due entries rebuilt from its test dates (any order, duplicates allowed), as of
  * `today`. Each entry is marked `rebuilt` and counts as known from its test day.
  */
-export function rebuildDueEntries(device: RebuildDevice, testDates: readonly string[], today: string, skips: RebuildSkips = noSkips()): DueEntry[] {
+export function rebuildDueEntries(device: RebuildDevice, testDates: readonly string[], today: string, skips: RebuildSkips = noSkips(), dues: Map<string, string> = new Map()): DueEntry[] {
 	const days = new Set<string>();
 	for (const d of testDates) {
 		if (d > today) skips.futureTests++;
@@ -72,20 +72,29 @@ export function rebuildDueEntries(device: RebuildDevice, testDates: readonly str
 		return [];
 	}
 	const tests = [...days].sort();
-	const group = { customerId: device.customerId, customerName: device.customerName, department: device.department };
+	const months = device.testIntervalMonths;
+	// One string per due day, shared by every device due that day (`dues`, passed by a rebuild of many devices).
+	const dueOf = (t: string) => {
+		const key = `${t}+${months}`;
+		let due = dues.get(key);
+		if (due === undefined) dues.set(key, (due = addMonths(t, months)));
+		return due;
+	};
+	const { id: deviceId, customerId, customerName, department } = device;
 	const entries: DueEntry[] = [];
 	for (let i = 0; i < tests.length; i++) {
 		const t = tests[i];
-		const due = addMonths(t, device.testIntervalMonths);
+		const due = dueOf(t);
 		// Month ends clamp (28 and 29 February plus 12 months): tests with the same due date set it
 		// once, as the service's Next test shows it; the next test after the last of them ends it.
-		while (i + 1 < tests.length && addMonths(tests[i + 1], device.testIntervalMonths) === due) i++;
+		while (i + 1 < tests.length && dueOf(tests[i + 1]) === due) i++;
 		const next = tests[i + 1];
 		if (next === undefined && device.deletedOn !== undefined) break;
+		// Each field written out (no spread): an object of one fixed shape, its fields within it.
 		entries.push(
 			next === undefined
-				? { deviceId: device.id, due, openedOn: t, firstSeenOverdue: false, outcome: 'open', rebuilt: true, ...group }
-				: { deviceId: device.id, due, openedOn: t, firstSeenOverdue: false, outcome: 'tested', testedOn: next, closedOn: next, rebuilt: true, ...group },
+				? { deviceId, due, openedOn: t, firstSeenOverdue: false, outcome: 'open', rebuilt: true, customerId, customerName, department }
+				: { deviceId, due, openedOn: t, firstSeenOverdue: false, outcome: 'tested', testedOn: next, closedOn: next, rebuilt: true, customerId, customerName, department },
 		);
 	}
 	return entries;

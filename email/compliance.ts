@@ -1,7 +1,7 @@
 import { daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn, overdueOn, type ComplianceGroupBy, type DueEntry, type MonthFigures } from '../client/compliance';
 import { addDays, daysBetween } from '../client/dates';
-import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateScrappedDevice, type RateTestResult } from '../client/failureRates';
-import { allForecasts, type Forecast } from '../client/forecast';
+import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateDevice, type RateScrappedDevice, type RateTestResult } from '../client/failureRates';
+import { allForecasts, type Forecast, type ForecastDevice } from '../client/forecast';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
 import { route, type Recipients } from './routing';
@@ -138,7 +138,7 @@ export interface ReportContext {
 
 interface Routed {
 	entries: DueEntry[];
-	devices: Map<number, ReportDevice>;
+	devices: ReadonlyMap<number, ReportDevice>;
 	/** The escalation list: the whole account. */
 	everything: boolean;
 }
@@ -158,10 +158,42 @@ function routedTo(recipients: Recipients, recipient: string, history: ReportHist
 		return routed;
 	};
 	const entries = history.entries.filter(mine);
+	// A recipient who gets every device (one address, or the escalation list) shares the account's map: no copy of 100,000 devices.
+	let all = true;
+	for (const d of history.devices.values()) if (!(all = mine(d))) break;
+	if (all) return { entries, devices: history.devices, everything };
 	const devices = new Map([...history.devices].filter(([, d]) => mine(d)));
 	const withEntries = new Set(entries.map((e) => e.deviceId));
 	for (const [id, device] of history.devices) if (withEntries.has(id)) devices.set(id, device);
 	return { entries, devices, everything };
+}
+
+/**
+ * What a report of `month` reads of a due-date history, for a face that rebuilds the whole
+ * history to compose one report (the node): `keep` passes the entries the report can read (due in
+ * its 12 months, or still open at the first of them) and drops the rest, of which `earliest` gives
+ * back, per customer and department, the one first seen (the report's "history since" is the
+ * earliest day of the entries routed to its recipient, and routing looks at those two only).
+ * Composed from `[...kept, ...earliest()]`, a report is the same as from every entry.
+ */
+export function reportEntries(month: string, asOf = figuresAsOf(month, `${monthBefore(month, -1)}-01`)): { keep: (e: DueEntry) => boolean; earliest: () => DueEntry[] } {
+	const trendFirst = monthDays(monthBefore(month, 11)).first;
+	// The earliest day any of the trend's figures is taken on (overdueOn, rebuiltMonths).
+	const firstAt = figuresAsOf(monthBefore(month, 11), asOf);
+	const earliest = new Map<string | null, Map<string | null, DueEntry>>();
+	const keep = (e: DueEntry) => {
+		const ended = e.outcome === 'tested' ? (e.testedOn ?? e.closedOn) : e.closedOn;
+		// Due after the report's day: in no month it counts, not yet overdue on any of its days.
+		// Due before its 12 months and ended before their first day: overdue on none of its days.
+		const read = e.due < asOf && (e.due >= trendFirst || e.outcome === 'open' || ended === undefined || ended > firstAt);
+		if (read) return true;
+		let byDepartment = earliest.get(e.customerName);
+		if (byDepartment === undefined) earliest.set(e.customerName, (byDepartment = new Map()));
+		const first = byDepartment.get(e.department);
+		if (first === undefined || e.openedOn < first.openedOn) byDepartment.set(e.department, e);
+		return false;
+	};
+	return { keep, earliest: () => [...earliest.values()].flatMap((m) => [...m.values()]) };
 }
 
 export function composeComplianceReport(
@@ -217,7 +249,11 @@ export function composeComplianceReport(
 	}
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
-	const covered = [...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null }));
+	// Loops, not [...devices].filter().map(): no 100,000 entry pairs made and dropped, twice.
+	const covered: RateDevice[] = [];
+	for (const [id, d] of devices) {
+		if (d.deletedOn === undefined) covered.push({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null });
+	}
 	// The results of the devices routed to the recipient and still listed: a device the history marks deleted
 	// has no customer or department the node's face could read (it reads only the current device list), so
 	// its results are not routed to anyone but the escalation list, whose report covers every result.
@@ -232,7 +268,11 @@ export function composeComplianceReport(
 	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
 	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
-	const forecast = allForecasts([...devices].filter(([, d]) => d.deletedOn === undefined).map(([id, d]) => ({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null })), asOf);
+	const toForecast: ForecastDevice[] = [];
+	for (const [id, d] of devices) {
+		if (d.deletedOn === undefined) toForecast.push({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null });
+	}
+	const forecast = allForecasts(toForecast, asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	// Routed as the digest routes the device (its customer and department now); the escalation list gets every one.
 	const warned = warnings.filter((w) => w.testDate >= first && w.testDate <= last && (everything || route(deps.settings.recipients, { ...w.device, daysOverdue: 0 }).includes(recipient))).sort(byWarning);

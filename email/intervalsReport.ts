@@ -67,12 +67,26 @@ export function reportIntervals(tests: readonly RateTestResult[], devices: reado
  */
 export function reportOutliers(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string): ReportOutliers {
 	const { from, to } = failureRateWindow(today, 24);
-	const byId = new Map(devices.map((d) => [d.id, d]));
-	const groupOf = new Map<number, string>([...byId].map(([id, d]) => [id, JSON.stringify([d.designation, usableInterval(d.testIntervalMonths)])]));
-	const seen = new Set<number>();
+	const byId = new Map<number, RateDevice>();
+	for (const d of devices) byId.set(d.id, d);
+	// One key per device type and interval, shared by their devices (not one string per device).
+	const keys = new Map<string | null, Map<number | null, string>>();
+	const groupOf = new Map<number, string>();
+	for (const [id, d] of byId) {
+		const interval = usableInterval(d.testIntervalMonths);
+		let byInterval = keys.get(d.designation);
+		if (byInterval === undefined) keys.set(d.designation, (byInterval = new Map()));
+		let key = byInterval.get(interval);
+		if (key === undefined) byInterval.set(interval, (key = JSON.stringify([d.designation, interval])));
+		groupOf.set(id, key);
+	}
+	// A result id read twice counts once; ids in ascending order cannot repeat (no set of 300,000 ids).
+	let ascending = true;
+	for (let i = 1; i < tests.length && ascending; i++) ascending = tests[i].id > tests[i - 1].id;
+	const seen = ascending ? undefined : new Set<number>();
 	const inWindow = tests.filter((t) => {
-		if (seen.has(t.id) || typeof t.testDate !== 'string') return false;
-		seen.add(t.id);
+		if (seen?.has(t.id) || typeof t.testDate !== 'string') return false;
+		seen?.add(t.id);
 		const day = t.testDate.slice(0, 10);
 		return day >= from && day <= to;
 	});

@@ -53,6 +53,15 @@ export const byName = <T>(map: Record<string, T>, name: string): T | undefined =
 
 const byDue = (a: NoticeDevice, b: NoticeDevice) => (a.nextTestDate ?? '').localeCompare(b.nextTestDate ?? '') || a.id - b.id;
 
+/**
+ * Whether a notice of `month` can list the device (due in the month, or overdue on `today`), so
+ * that a face reading 100,000 devices for one month's notices holds only those.
+ */
+export const listedIn =
+	(month: string) =>
+	(d: NoticeDevice, today: string): boolean =>
+		d.customerId !== null && d.nextTestDate !== null && (d.nextTestDate.slice(0, 7) === month || d.nextTestDate < today);
+
 /** Each customer's devices due in `month` and already overdue on `today`, for customers with any due. */
 export function dueByCustomer(input: NoticeInput, month: string): Array<{ customer: NoticeCustomer; due: NoticeDevice[]; overdue: NoticeDevice[] }> {
 	// Grouped in one pass (a filter of every device per customer took 2,000 × 100,000 steps on a large account).

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { INTERVAL_DECISION_NOTE, monthBefore, monthFigures } from '../../client';
+import { INTERVAL_DECISION_NOTE, monthBefore, monthFigures, rebuildHistory } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
-import { composeComplianceReport, reportMonthOn } from '../../email/compliance';
+import { composeComplianceReport, reportEntries, reportMonthOn } from '../../email/compliance';
 import { reportHistory, runComplianceReport } from '../../lambdas/email/complianceRun';
 import { REBUILD_RULES, csvCell, renderComplianceReport } from '../../email/complianceRender';
 import { esc } from '../../email/render';
@@ -237,5 +237,45 @@ describe('the compliance report, sent', () => {
 		const plain = toMime({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't', html: '<p>h</p>', messageId: '<x@b.example>', date: new Date(0) });
 		expect(plain).toContain('Content-Type: multipart/alternative;');
 		expect(plain).not.toContain('multipart/mixed');
+	});
+});
+
+describe('the compliance report from only the due entries it reads (reportEntries)', () => {
+	const day = (n: number) => new Date(Date.UTC(2021, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+	const customers = [[1, 'Acme Instruments'], [2, 'Brightwater Clinic'], [3, 'Castell Works']] as const;
+	const account = fc.record({
+		devices: fc.array(
+			fc.record({ customer: fc.integer({ min: 0, max: 3 }), department: fc.constantFrom('Lab', 'Workshop', null), interval: fc.constantFrom(1, 3, 6, 12, 24, null), created: fc.integer({ min: 0, max: 1400 }) }),
+			{ minLength: 1, maxLength: 25 },
+		),
+		results: fc.array(fc.record({ device: fc.nat(), on: fc.integer({ min: 0, max: 2200 }), failed: fc.boolean() }), { maxLength: 120 }),
+		month: fc.constantFrom('2026-10', '2026-03', '2025-12'),
+	});
+
+	it('is the same report, for every recipient, as from every rebuilt due entry; the entries it leaves out are most of a long history', () => {
+		let kept = 0;
+		let all = 0;
+		fc.assert(
+			fc.property(account, ({ devices: specs, results, month }) => {
+				const devices = specs.map((s, i) => {
+					const customer = s.customer === 3 ? null : customers[s.customer];
+					return { id: i + 1, customerId: customer?.[0] ?? null, customerName: customer?.[1] ?? null, department: s.department, testIntervalMonths: s.interval, createdOn: day(s.created), designation: `Type ${i % 3}`, nextTestDate: null };
+				});
+				const tests = results.map((r, i) => ({ id: i + 1, deviceId: (r.device % devices.length) + 1, testDate: day(r.on), failed: r.failed }));
+				const today = `${monthBefore(month, -1)}-03`;
+				const every = rebuildHistory(devices, tests, today).entries;
+				const read = reportEntries(month);
+				const some = rebuildHistory(devices, tests, today, undefined, read.keep).entries;
+				kept += some.length;
+				all += every.length;
+				const byId = new Map(devices.map((d) => [d.id, d]));
+				for (const recipient of ['quality@example.com', 'custodian@acme.example', 'manager@example.com']) {
+					const whole = composeComplianceReport(deps, recipient, month, { entries: every, devices: byId }, undefined, tests);
+					expect(composeComplianceReport(deps, recipient, month, { entries: [...some, ...read.earliest()], devices: byId }, undefined, tests)).toEqual(whole);
+				}
+			}),
+			{ numRuns: 150 },
+		);
+		expect(kept).toBeLessThan(all * 0.8);
 	});
 });

@@ -2,7 +2,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeNotices, listedIn } from '../../email/notices';
 import { noticeCustomerOf, noticeDeviceOf, readNoticeInput } from '../../client/noticesRead';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
@@ -309,5 +311,29 @@ describe("the notices' today", () => {
 		} finally {
 			await sb.stop();
 		}
+	});
+});
+
+describe('re-test notices from only the devices a notice of the month lists (listedIn)', () => {
+	const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+	it('are the same notices as from every device', () => {
+		fc.assert(
+			fc.property(
+				fc.array(fc.record({ customer: fc.integer({ min: 0, max: 3 }), next: fc.option(fc.integer({ min: 0, max: 500 })), designation: fc.constantFrom('Drill', 'Kettle', null) }), { maxLength: 40 }),
+				fc.constantFrom('2026-06', '2026-12', '2027-01'),
+				(specs, month) => {
+					const customers = [1, 2, 3].map((id) => ({ id, name: `Customer ${id}`, email: `c${id}@example.com` }));
+					const devices = specs.map((s, i) => ({ id: i + 1, customerId: s.customer === 0 ? null : s.customer, designation: s.designation, idBarcode: `B${i}`, department: null, location: null, nextTestDate: s.next === null ? null : day(s.next) }));
+					const today = `${monthBefore(month)}-20`;
+					const settings = { addresses: {}, optOut: [], locales: {}, maxRows: 50 };
+					const c = { locale: 'en' as const, replyTo: 'service@lab.example.com', companyName: 'Lab', environment: 'sandbox' as const };
+					const keep = listedIn(month);
+					const whole = composeNotices({ today, customers, devices, skippedRecords: 0 }, month, settings, c);
+					const listed = composeNotices({ today, customers, devices: devices.filter((d) => keep(d, today)), skippedRecords: 0 }, month, settings, c);
+					expect(listed).toEqual(whole);
+				},
+			),
+			{ numRuns: 200 },
+		);
 	});
 });

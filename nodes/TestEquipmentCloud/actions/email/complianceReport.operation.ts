@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { checkThreshold, laterDay, monthDays, readComplianceReportInput, readResultWarnings, readServiceDay, todayOf, ValidationError, warningRows, type MeasurementWarningItem } from '../../../../client';
-import { composeComplianceReport, type ReportDevice } from '../../../../email/compliance';
+import { checkThreshold, laterDay, monthDays, readComplianceReportInput, readResultWarnings, readServiceDay, todayOf, ValidationError, warningRows, type MeasurementWarningItem, type RateTestResult } from '../../../../client';
+import { composeComplianceReport, reportEntries, type ReportDevice, type ReportHistory } from '../../../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../../../email/complianceRender';
-import { allRecipients, localeOf } from '../../../../email/routing';
+import { allRecipients, localeOf, type Recipients } from '../../../../email/routing';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
 import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, requireToForUnrouted, timeZoneOf, toParameter } from './common';
@@ -58,14 +58,14 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	// "future" results is the later of it and the service's day.
 	const today = todayOf(Date.now(), timeZone);
 	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the current month in the workflow’s time zone), got "${month}"`);
-	const input = await readComplianceReportInput(client, month, laterDay(today, await readServiceDay(client))!);
-	const devices = new Map<number, ReportDevice>(input.devices.map((d) => [d.id, d]));
-	requireToForUnrouted(recipients, devices.values());
+	let held: Held | undefined = await readHeld(this, i, client, month, laterDay(today, await readServiceDay(client))!, recipients);
 	const context = { settings: { recipients }, timeZone, environment };
-	const warnings = this.getNodeParameter('measurementWarnings', i, true) === true ? await monthWarnings(client, month, checkThreshold(this.getNodeParameter('nearLimitThreshold', i, 0.8), 'Near-Limit Threshold'), input) : [];
 	const items: INodeExecutionData[] = [];
-	for (const recipient of allRecipients(recipients)) {
-		const content = composeComplianceReport(context, recipient, month, { entries: input.entries, devices }, undefined, input.tests, warnings, input.scrapped);
+	const all = allRecipients(recipients);
+	for (const [n, recipient] of all.entries()) {
+		const content = composeComplianceReport(context, recipient, month, held!.history, undefined, held!.tests, held!.warnings, held!.scrapped);
+		// The last report composed: the account's records go before the e-mail is rendered and its files made.
+		if (n === all.length - 1) held = undefined;
 		if (!content) continue;
 		const locale = localeOf({ locale: language, recipients }, recipient);
 		const rendered = renderComplianceReport(content, locale);
@@ -84,6 +84,26 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 		);
 	}
 	return items;
+}
+
+/** What the reports are composed from: the rebuilt history, the results and the month's warnings. */
+interface Held {
+	history: ReportHistory;
+	tests: RateTestResult[];
+	warnings: MeasurementWarningItem[];
+	scrapped: Awaited<ReturnType<typeof readComplianceReportInput>>['scrapped'];
+}
+
+async function readHeld(ctx: IExecuteFunctions, i: number, client: Parameters<typeof readComplianceReportInput>[0], month: string, today: string, recipients: Recipients): Promise<Held> {
+	// Only the due entries this report reads are held (of 100,000 devices' rebuilt history, most end before its 12 months).
+	const read = reportEntries(month);
+	const input = await readComplianceReportInput(client, month, today, read.keep);
+	for (const e of read.earliest()) input.entries.push(e);
+	const devices = new Map<number, ReportDevice>();
+	for (const d of input.devices) devices.set(d.id, d);
+	requireToForUnrouted(recipients, devices.values());
+	const warnings = ctx.getNodeParameter('measurementWarnings', i, true) === true ? await monthWarnings(client, month, checkThreshold(ctx.getNodeParameter('nearLimitThreshold', i, 0.8), 'Near-Limit Threshold'), input) : [];
+	return { history: { entries: input.entries, devices }, tests: input.tests, warnings, scrapped: input.scrapped };
 }
 
 /** The measured-value warnings of the month's passed results (read with the report's other records) by the results poller's rule, as rows of the report's devices. */

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { todayOf, ValidationError } from '../../../../client';
 import { readNoticeInput } from '../../../../client/noticesRead';
-import { composeNotices, noticeData, replyToHeader, type NoticeSettings } from '../../../../email/notices';
+import { composeNotices, listedIn, noticeData, replyToHeader, type NoticeSettings } from '../../../../email/notices';
 import { NOTICE_OPTIONS, type Checked, type NoticeOption } from '../../../../email/noticeOptions';
 import { maxRetryWaitOption, timeoutOption } from '../../shared/options';
 import { clientFor } from '../common/utils';
@@ -86,7 +86,8 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const companyName = option(o, 'companyName') ?? replyTo;
 	const environment = await environmentOf(this);
 	const client = await clientFor(this, i);
-	const input = await readNoticeInput(client, Date.now, timeZone);
+	// Only the devices a notice of the month lists are held (of 100,000, those due then or overdue).
+	const input = await readNoticeInput(client, Date.now, timeZone, listedIn(month));
 	const composed = composeNotices(input, month, settings, { locale: language, replyTo, companyName, environment });
 	const items: INodeExecutionData[] = [];
 	for (const n of composed.notices) {

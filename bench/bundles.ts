@@ -13,9 +13,11 @@ export const TARGET_KIB = 300;
 /**
  * Bundles known to miss TARGET_KIB, each with the ceiling it must not grow past while the miss is
  * open: the digest's function also sends the monthly report, whose failure rates carry their exact
- * bounds and the method in both languages (310 KB). The goal stays TARGET_KIB; the bench row says the miss.
+ * bounds, interval recommendations, devices out of line and measured values near their limit, each
+ * with its rule in both languages (313 KiB, without the service client, which it does not use: 315).
+ * The goal stays TARGET_KIB; the bench row says the miss.
  */
-export const KNOWN_OVER_KIB: Readonly<Record<string, number>> = { digestEmail: 310 };
+export const KNOWN_OVER_KIB: Readonly<Record<string, number>> = { digestEmail: 315 };
 
 /**
  * Every Lambda entry: each module of `lambdas/handlers/` that exports `handler` (shared modules

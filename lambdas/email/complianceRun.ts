@@ -4,7 +4,7 @@ import type { RateTestResult } from '../../client/failureRates';
 import { longestInterval, previousTestsFrom } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
-import { readKeptBin } from '../pollers/scrapped';
+import { readKeptBin } from '../pollers/scrappedBin';
 import { NS, dueEntries, type DueHistory, type TestRecord } from '../pollers/state';
 import { recipientLocale, type DigestDeps } from './digest';
 import type { OutgoingEmail } from './ports';

@@ -16,7 +16,7 @@ import { esc } from '../../email/render';
 import { toMime } from '../../lambdas/email/mime';
 import { FileMailStore } from '../../lambdas/adapters/fileMailStore';
 import { NS, dueEntries, type DueHistory, type ScrappedBin } from '../../lambdas/pollers/state';
-import { SCRAPPED_KEY } from '../../lambdas/pollers/scrapped';
+import { SCRAPPED_KEY } from '../../lambdas/pollers/scrappedBin';
 import type { OutgoingEmail } from '../../lambdas/email/ports';
 import type { StateStore } from '../../lambdas/ports';
 import { COMPLIANCE_SETTINGS, PREVIEW_MONTH, previewHistories, previewReport, previewTests } from '../support/compliancePreview';

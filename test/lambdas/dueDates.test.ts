@@ -8,7 +8,7 @@ import { addDays, addMonths, figuresAsOf, monthDays, monthFigures } from '../../
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { advanceHistory, pollDueDates, type SeenDevice } from '../../lambdas/pollers/dueDates';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { readKeptBin, readScrappedBin } from '../../lambdas/pollers/scrapped';
+import { readKeptBin, readScrappedBin } from '../../lambdas/pollers/scrappedBin';
 import { NS, dueEntries, stateSchemas, type DueHistory } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { pollerContext, rebuildDone, useFreshScenarios, usePollerWorld } from '../support/pollers';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
-import { SCRAPPED_PART_BYTES, readScrappedBin, writeScrappedBin } from '../../lambdas/pollers/scrapped';
+import { SCRAPPED_PART_BYTES, readScrappedBin, writeScrappedBin } from '../../lambdas/pollers/scrappedBin';
 import { NS } from '../../lambdas/pollers/state';
 import { createStateTable, startDynamo } from '../support/localAws';
 

@@ -20,7 +20,7 @@ import { EventBridgePublisher } from '../../lambdas/adapters/eventBridgePublishe
 import { FileStateStore } from '../../lambdas/adapters/fileStateStore';
 import { DEFAULT_SETTINGS } from '../../lambdas/pollers/context';
 import { pollDueDates } from '../../lambdas/pollers/dueDates';
-import { SCRAPPED_KEY, scrappedFrom } from '../../lambdas/pollers/scrapped';
+import { SCRAPPED_KEY, scrappedFrom } from '../../lambdas/pollers/scrappedBin';
 import { NS, type DueHistory, type ScrappedBin, type TestRecord } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { recordPollerWarnings, resultsById, type WarningStore } from '../support/measuredWarnings';

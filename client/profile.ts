@@ -386,7 +386,8 @@ function mergeNode(spec: SpecNode, base: unknown, input: unknown, path: string):
 	if (!input || typeof input !== 'object' || Array.isArray(input)) refuse(path, `must be an object with the keys ${Object.keys(spec).join(', ')}, got ${show(input)}`);
 	const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
 	for (const [key, value] of Object.entries(input)) {
-		const child = spec[key];
+		// Own keys only: "valueOf" or "constructor" are an object's by inheritance, never the profile's.
+		const child = Object.prototype.hasOwnProperty.call(spec, key) ? spec[key] : undefined;
 		const at = path === '' ? key : `${path}.${key}`;
 		if (child === undefined) refuse(at, `is not a key of the service profile; allowed here: ${Object.keys(spec).join(', ')}`);
 		out[key] = mergeNode(child, (base as Record<string, unknown>)[key], value, at);

@@ -75,6 +75,13 @@ describe('service profile', () => {
 		});
 	}
 
+	it('a key every object has by inheritance ("valueOf", "constructor") is not a key of the service profile, at any depth', () => {
+		for (const input of [{ valueOf: {} }, { constructor: 1 }, { paging: { toString: 'x' } }]) {
+			expect(() => resolveProfile(input)).toThrow(/is not a key of the service profile; allowed here: /);
+			expect(ServiceProfileSchema.safeParse(input).success).toBe(false);
+		}
+	});
+
 	it('the zod schemas accept and refuse the parsed values resolveProfile does, with the same result and message', () => {
 		fc.assert(
 			fc.property(fc.oneof(profileArbitrary().map((p): unknown => p.input), fc.jsonValue().filter((v) => typeof v !== 'string')), (input) => {

@@ -23,7 +23,10 @@ import { studentTQuantile } from './studentT';
  * - a limit day is predicted only when the fitted line moves toward that limit (rising toward an
  *   upper, falling toward a lower one): a bound that reaches a limit only because it widens far
  *   from the data is no drift; it is searched from the latest result's day for
- *   MAX_HORIZON_DAYS; on that day itself when the bound is already there.
+ *   MAX_HORIZON_DAYS; on that day itself when the bound is already there;
+ * - values so large (or so spread) that a sum, the slope, the residual SD or a bound is not a finite
+ *   number (beyond about 1e154, squares overflow) have no trend (`notComputable`): a limit day is
+ *   never given without the bound it rests on.
  */
 
 export const MIN_TREND_POINTS = 3;
@@ -55,7 +58,7 @@ export interface LinearFit {
 	tQuantile: number;
 }
 
-export type NoTrendReason = 'tooFewResults' | 'unitChanged';
+export type NoTrendReason = 'tooFewResults' | 'unitChanged' | 'notComputable';
 
 export interface MeasurementTrend {
 	/** The points used, oldest first (one per day). */
@@ -113,20 +116,33 @@ export function predictionBound(fit: LinearFit, x: number, lastDay: number, side
 	return side === 'high' ? y + half : y - half;
 }
 
-/** The first day from `from` on which the bound reaches `limit` (within the horizon), or undefined. */
-function firstLimitDay(fit: LinearFit, lastDay: number, side: LimitSide, limit: number): number | undefined {
+/** Every number of the fit is finite (an overflowed sum gives Infinity or NaN, never an error). */
+function isFiniteFit(fit: LinearFit & { intercept: number }): boolean {
+	return [fit.slopePerDay, fit.intercept, fit.fittedAtLast, fit.residualSd, fit.meanDay, fit.sxx, fit.tQuantile].every(Number.isFinite);
+}
+
+/**
+ * The first day from the latest result's on which the bound reaches `limit` (within the horizon),
+ * undefined when none does, null when a bound it looked at is not a finite number.
+ */
+function firstLimitDay(fit: LinearFit, lastDay: number, side: LimitSide, limit: number): number | undefined | null {
+	let finite = true;
 	// Beyond the limit is convex in x (a line plus a widening square root), so it is crossed once after a day below it.
-	const beyond = (x: number) => (side === 'high' ? predictionBound(fit, x, lastDay, side) - limit : limit - predictionBound(fit, x, lastDay, side));
-	if (beyond(lastDay) >= 0) return lastDay;
+	const beyond = (x: number) => {
+		const bound = predictionBound(fit, x, lastDay, side);
+		if (!Number.isFinite(bound)) finite = false;
+		return side === 'high' ? bound - limit : limit - bound;
+	};
+	if (beyond(lastDay) >= 0) return finite ? lastDay : null;
 	let hi = lastDay + MAX_HORIZON_DAYS;
-	if (beyond(hi) < 0) return undefined;
+	if (beyond(hi) < 0) return finite ? undefined : null;
 	let lo = lastDay;
 	while (hi - lo > 1) {
 		const mid = Math.floor((lo + hi) / 2);
 		if (beyond(mid) >= 0) hi = mid;
 		else lo = mid;
 	}
-	return hi;
+	return finite ? hi : null;
 }
 
 /** The trend of one series (points in any order, possibly several on one day). */
@@ -156,6 +172,8 @@ export function measurementTrend(input: readonly TrendPoint[], confidence = TREN
 	if (points.some((p) => p.unit !== latest.unit)) return { ...base, fit: null, noTrend: 'unitChanged' };
 	if (points.length < MIN_TREND_POINTS) return { ...base, fit: null, noTrend: 'tooFewResults' };
 	const fit = linearFit(days, points.map((p) => p.value), confidence);
+	const notComputable = { ...base, fit: null, noTrend: 'notComputable' as const };
+	if (!isFiniteFit(fit)) return notComputable;
 	const lastDay = days[days.length - 1];
 	const sides: Array<[LimitSide, number | null]> = [
 		['high', latest.highLimit],
@@ -166,15 +184,18 @@ export function measurementTrend(input: readonly TrendPoint[], confidence = TREN
 		if (limit === null) continue;
 		const toward = side === 'high' ? fit.slopePerDay > 0 : fit.slopePerDay < 0;
 		const day = toward ? firstLimitDay(fit, lastDay, side, limit) : undefined;
+		if (day === null) return notComputable;
 		if (day !== undefined && (best === undefined || day < best.day)) best = { day, side };
 	}
 	const boundSide: LimitSide | null = best?.side ?? (latest.highLimit !== null ? 'high' : latest.lowLimit !== null ? 'low' : null);
+	const boundAtLast = boundSide === null ? null : predictionBound(fit, lastDay, lastDay, boundSide);
+	if (boundAtLast !== null && !Number.isFinite(boundAtLast)) return notComputable;
 	return {
 		...base,
 		fit,
 		noTrend: null,
 		predictedLimitDate: best ? dayOfEpochDay(best.day) : null,
 		predictedLimitSide: best?.side ?? null,
-		boundAtLast: boundSide === null ? null : predictionBound(fit, lastDay, lastDay, boundSide),
+		boundAtLast,
 	};
 }

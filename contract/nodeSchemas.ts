@@ -223,7 +223,10 @@ const MeasurementTrendStep = z.object({
 	highLimit: limitValue.meta({ description: "The latest result's upper limit" }),
 	points: z.array(z.object({ testResultId: z.number().int(), testDate: day, value: z.number(), lowLimit: limitValue, highLimit: limitValue })).meta({ description: 'One per test day, oldest first' }),
 	sameDay: count.meta({ description: 'Results left out because a later one was on the same day' }),
-	noTrend: z.enum(['tooFewResults', 'unitChanged']).nullable(),
+	noTrend: z
+		.enum(['tooFewResults', 'unitChanged', 'notComputable'])
+		.nullable()
+		.meta({ description: 'Why there is no trend: fewer than 3 test days (tooFewResults), a unit that changes (unitChanged), values so large that the fit or its bound is not a finite number (notComputable); null with a trend' }),
 	fit: z
 		.object({ points: count, slopePerDay: z.number(), fittedAtLast: z.number(), residualSd: z.number(), tQuantile: z.number(), confidence: z.number() })
 		.nullable()

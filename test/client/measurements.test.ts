@@ -213,6 +213,38 @@ describe('least-squares trend and its prediction bound', () => {
 		expect(measurementTrend(units)).toMatchObject({ noTrend: 'unitChanged', predictedLimitDate: null });
 	});
 
+	it('values so large that the sums overflow (around 1e200): no trend (`notComputable`), never a limit day without its bound', () => {
+		const trend = measurementTrend(points([1e200, 1.5e200, 2.1e200], [0, 365, 730], { high: 2.5e200 }, 'Ω'));
+		expect(trend).toMatchObject({ noTrend: 'notComputable', fit: null, predictedLimitDate: null, predictedLimitSide: null, boundAtLast: null });
+		expect(trend.points).toHaveLength(3);
+		// The same series scaled down has a trend: it is the size of the numbers, not the series.
+		expect(measurementTrend(points([1, 1.5, 2.1], [0, 365, 730], { high: 2.5 }, 'Ω'))).toMatchObject({ noTrend: null, predictedLimitSide: 'high' });
+	});
+
+	it('properties, over values and limits across the whole finite range: nothing throws, a fit has only finite numbers, and every limit day comes with a finite bound', () => {
+		const finite = fc.double({ noNaN: true, noDefaultInfinity: true });
+		const limit = fc.option(fc.double({ min: Number.MIN_VALUE, max: Number.MAX_VALUE, noNaN: true }), { nil: null });
+		const series = fc.array(fc.tuple(fc.integer({ min: 0, max: 4000 }), finite), { minLength: 3, maxLength: 8 });
+		fc.assert(
+			fc.property(series, limit, limit, (raw, lowLimit, highLimit) => {
+				const trend = measurementTrend(raw.map(([day, value], i) => ({ testResultId: i + 1, testDate: addDays('2020-01-01', day), value, unit: 'Ω', lowLimit, highLimit })));
+				expect(trend.fit === null).toBe(trend.noTrend !== null);
+				if (trend.fit === null) {
+					expect(trend).toMatchObject({ predictedLimitDate: null, predictedLimitSide: null, boundAtLast: null });
+					return;
+				}
+				for (const v of Object.values(trend.fit)) expect(Number.isFinite(v), JSON.stringify(trend.fit)).toBe(true);
+				if (trend.boundAtLast !== null) expect(Number.isFinite(trend.boundAtLast)).toBe(true);
+				if (trend.predictedLimitDate === null) return;
+				const last = epochDay(trend.points[trend.points.length - 1].testDate)!;
+				expect(Number.isFinite(trend.boundAtLast)).toBe(true);
+				expect(Number.isFinite(predictionBound(trend.fit, epochDay(trend.predictedLimitDate)!, last, trend.predictedLimitSide!))).toBe(true);
+			}),
+			{ numRuns: 500 },
+		);
+		expect(fc.sample(finite, 1000).some((v) => Math.abs(v) > 1e200)).toBe(true);
+	});
+
 	it('the limits are the latest result’s: a limit lowered by a new standard moves the limit day', () => {
 		const old = points([0.1, 0.15, 0.21, 0.24], [0, 180, 360, 540], { high: 1 });
 		const lowered = old.map((p, i) => (i === 3 ? { ...p, highLimit: 0.3 } : p));

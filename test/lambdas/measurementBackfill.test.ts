@@ -6,7 +6,7 @@
  * injected clock (its grants per window) and on the sandbox's own request count.
  */
 import { describe, expect, it } from 'vitest';
-import { ServiceClient, keptPoints, measuredValuesOf, trendResultsOf, failedOf, stepKey, type DeviceSeries } from '../../client';
+import { ServiceClient, keptPoints, parseBaseUrl, sharedPacers, tokenPacingKey, measuredValuesOf, trendResultsOf, failedOf, stepKey, type DeviceSeries } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { continueBackfill, BACKFILL_RESULTS } from '../../lambdas/pollers/measurementBackfill';
 import { newReport, type PollerContext } from '../../lambdas/pollers/context';
@@ -31,7 +31,12 @@ function virtualClock(start: number) {
 	return { now: () => t, sleep: async (ms: number) => void (t += Math.max(0, ms)) };
 }
 
-/** A context on a virtual clock with the backfill on, counting detail reads per result and every request. */
+/**
+ * A context on a virtual clock with the backfill on, counting every request, and per result its
+ * detail requests (`attempts`) and the details it got (`details`): a request the service refused
+ * (a 429) and the client sent again is one read, not two. Its client takes the token's pacer, as
+ * the deployed one does (connectService), so it keeps to the sandbox's rate.
+ */
 function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number; on?: { world: typeof world; table: () => string } } = {}) {
 	const { world, table } = options.on ?? { world: files, table: scenario.table };
 	const ctx = pollerContext(world, table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: 0.5, backfillSliceMs: options.sliceMs } });
@@ -39,16 +44,20 @@ function context(options: { store?: DynamoStateStore; remainingMs?: () => number
 	ctx.now = clock.now;
 	ctx.sleep = clock.sleep;
 	const base = undiciRequestFn(world.sandbox.sandboxToken);
-	const counts = { requests: 0, details: new Map<number, number>() };
+	const counts = { requests: 0, attempts: new Map<number, number>(), details: new Map<number, number>() };
+	const add = (map: Map<number, number>, id: number) => map.set(id, (map.get(id) ?? 0) + 1);
 	ctx.client = new ServiceClient({
 		baseUrl: world.sandbox.url,
 		clock: systemClock,
-		retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+		pacer: sharedPacers.forKey(tokenPacingKey(world.sandbox.sandboxToken, 'sandbox', parseBaseUrl(world.sandbox.url)), systemClock),
+		retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
 		request: async (req) => {
 			counts.requests++;
 			const m = /\/tests_performed\/detailed\/(\d+)\//.exec(req.url);
-			if (m) counts.details.set(Number(m[1]), (counts.details.get(Number(m[1])) ?? 0) + 1);
-			return base(req);
+			if (m) add(counts.attempts, Number(m[1]));
+			const answer = await base(req);
+			if (m && answer.status >= 200 && answer.status < 300) add(counts.details, Number(m[1]));
+			return answer;
 		},
 	});
 	return { ctx, counts };
@@ -232,9 +241,14 @@ describe('the backfill of measured values, while the device list changes between
 
 	it('devices handled, then deleted (more than the overlap), and devices added: every device the list holds is backfilled, none twice; progress counts each device once', async () => {
 		const reads = new Map<number, number>();
-		const count = (counts: { details: Map<number, number> }) => {
+		const attempts = new Map<number, number>();
+		const count = (counts: { attempts: Map<number, number>; details: Map<number, number> }) => {
 			for (const [id, n] of counts.details) reads.set(id, (reads.get(id) ?? 0) + n);
+			for (const [id, n] of counts.attempts) attempts.set(id, (attempts.get(id) ?? 0) + n);
 		};
+		// The service refuses a detail request now and then (a 429 on a busy machine), in the first
+		// run and in a later one: the client sends it again, and that is not a second read.
+		const refused = [10, 200].map((skip) => big.sandbox.faults.add({ kind: 'status', status: 429, path: '/tests_performed/detailed/', skip, count: 1 }));
 		const first = context({ sliceMs: 225_000, on });
 		const r1 = newReport('testResults');
 		await continueBackfill(first.ctx, r1);
@@ -260,6 +274,8 @@ describe('the backfill of measured values, while the device list changes between
 		expect(listed.filter((id) => !kept.get(id)?.backfilled)).toEqual([]);
 		for (const id of added) expect(listed).toContain(id);
 		expect([...reads.entries()].filter(([, n]) => n > 1)).toEqual([]);
+		expect(refused.map((f) => f.hits)).toEqual([1, 1]);
+		expect([...attempts.entries()].filter(([id, n]) => n > reads.get(id)!)).toHaveLength(2);
 		// 130 devices at the start, 5 added: each counted once, the 60 deleted ones as handled.
 		expect(last.backfill).toMatchObject({ devicesDone: 135, devicesTotal: 135, done: true });
 	});

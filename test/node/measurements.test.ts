@@ -211,6 +211,26 @@ describe('Device → Get Measurement Trend', () => {
 		expect(byStep.get('Leakage')).toMatchObject({ noTrend: 'unitChanged', fit: null, predictedLimitDate: null, testEarlier: false });
 	});
 
+	it('values so large that the fit overflows (around 1e200): no trend (`notComputable`), no limit day, no test-earlier, in Get Measurement Trend and in Get Measurement Warnings alike', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		const huge = [1e200, 1.4e200, 1.9e200, 2.3e200, 2.8e200];
+		for (const [i, offset] of [-720, -540, -360, -180, -1].entries()) {
+			await upload({ device_id: deviceId, test_date: addDays(today, offset), measurements: [{ step: 'Leakage', value: huge[i], unit: 'mA', high_limit: 3e200 }] });
+		}
+		const trend = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId) });
+		expect(trend.error).toBeUndefined();
+		expectSchema('device', 'getMeasurementTrend', jsonOf(trend.items));
+		expect(jsonOf(trend.items)).toEqual([expect.objectContaining({ step: 'Leakage', noTrend: 'notComputable', fit: null, boundAtLast: null, predictedLimitDate: null, testEarlier: false })]);
+		const warnings = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 3 });
+		expect(warnings.error).toBeUndefined();
+		const mine = jsonOf(warnings.items).filter((w) => w.deviceId === deviceId);
+		expect(mine).toHaveLength(1);
+		expect(mine[0].limitUsed as number).toBeGreaterThan(0.9);
+		expect(mine[0].predictedLimitDate ?? null).toBeNull();
+		expect(mine[0].testEarlier ?? false).toBe(false);
+	});
+
 	it('a device that does not exist is a 404 naming it', async () => {
 		const { error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(987654) });
 		expect(error?.message).toMatch(/404/);

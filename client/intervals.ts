@@ -24,8 +24,8 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  * without a failure); to shorten, the observed reliability (shortens more than the limit would).
  * Whole months, rounded down; then at most ×2 and at least ÷2 (rounded up); then within the
  * minimum and maximum, which win over the ×2/÷2 bound (the maximum is DGUV V3's). A minimum above
- * the current interval never lengthens it: the interval is kept where the test would shorten or
- * keep it, and a lengthening stays within ×2. The maximum wins over everything.
+ * the current interval never lengthens it where the test would shorten or keep it (the interval is
+ * kept); a lengthening is lifted to the minimum, within ×2. The maximum wins over everything.
  *
  * A result counts when the device was tested near its current interval: the days since its
  * previous test (of any status) are from 0.75 to 1.25 times the days of one interval from that
@@ -273,8 +273,9 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	const max = Math.min(maxMonths, MAX_INTERVAL_MONTHS);
 	const min = Math.min(minMonths, max);
 	// A minimum stops a shortening, or holds the current interval when it is itself above it: it
-	// never lengthens an interval the test would shorten or keep (nor past the ×2 bound).
-	if (months < min && months <= currentMonths) [months, limitedBy] = [Math.min(min, currentMonths), 'minimum'];
+	// never lengthens an interval the test would shorten or keep. A lengthening (the test says the
+	// interval can be longer) it lifts to the minimum, within the ×2 bound.
+	if (months < min && (test === 'tooShort' || months <= currentMonths)) [months, limitedBy] = [Math.min(min, test === 'tooShort' ? currentMonths * MAX_CHANGE_FACTOR : currentMonths), 'minimum'];
 	if (months > max) [months, limitedBy] = [max, 'maximum'];
 	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
 }
@@ -300,7 +301,12 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 		model: ' (constant failure rate model, whole months rounded down)',
 		doubling: ' (the model allows more; at most twice the current interval)',
 		halving: ' (the model asks for less; at least half the current interval)',
-		minimum: r.minMonths > r.recommendedIntervalMonths ? ` (the minimum set for the group, ${r.minMonths} months, is above the current interval: a minimum never lengthens it)` : ` (the minimum set for the group, ${r.minMonths} months)`,
+		minimum:
+			r.minMonths <= r.recommendedIntervalMonths
+				? ` (the minimum set for the group, ${r.minMonths} months)`
+				: r.recommendedIntervalMonths > r.currentIntervalMonths
+					? ` (the minimum set for the group, ${r.minMonths} months, is more than twice the current interval: a change is at most twice it)`
+					: ` (the minimum set for the group, ${r.minMonths} months, is above the current interval: a minimum never lengthens it)`,
 		maximum: ` (the maximum for the group: ${r.maxMonths} months, DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`,
 	};
 	const recommended =

@@ -48,7 +48,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 			: fill(x.observed, { counted, observed: p(r.observedReliability), confidence: confidenceText(r.confidence, locale), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95) });
 	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale) });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
-	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths > r.recommendedIntervalMonths ? x.minimumAbove : x.minimum, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
+	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
 	const caution = r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget ? fill(x.caution, { lower95: p(r.reliabilityLowerBound95) }) : '';
 	const e = r.excluded;

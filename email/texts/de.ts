@@ -225,6 +225,7 @@ export const de: Catalog = {
 			halving: ' (das Modell verlangt weniger; mindestens die Hälfte des aktuellen Intervalls)',
 			minimum: ' (das für die Gruppe festgelegte Minimum, {months} Monate)',
 			minimumAbove: ' (das für die Gruppe festgelegte Minimum, {months} Monate, liegt über dem aktuellen Intervall: ein Minimum verlängert es nie)',
+			minimumDoubling: ' (das für die Gruppe festgelegte Minimum, {months} Monate, ist mehr als das Doppelte des aktuellen Intervalls: eine Änderung höchstens auf das Doppelte)',
 			maximum: ' (das Maximum der Gruppe: {months} Monate, DGUV V3 Tabelle 1B für {environments}, sofern nicht anders festgelegt)',
 			caution: ' Mit 95 % Vertrauen ist die Zuverlässigkeit nur als mindestens {lower95} belegt, unter dem Ziel.',
 			excluded: ' Nicht gezählt: {noPrevious} ohne gelesene frühere Prüfung, {outside} außerhalb des Fensters, {unknown} mit unbekanntem Status, {sameDay} weitere Ergebnisse am selben Tag.',

@@ -222,6 +222,7 @@ export const en = {
 			halving: ' (the model asks for less; at least half the current interval)',
 			minimum: ' (the minimum set for the group, {months} months)',
 			minimumAbove: ' (the minimum set for the group, {months} months, is above the current interval: a minimum never lengthens it)',
+			minimumDoubling: ' (the minimum set for the group, {months} months, is more than twice the current interval: a change is at most twice it)',
 			maximum: ' (the maximum for the group: {months} months, DGUV V3 Table 1B for {environments} unless set otherwise)',
 			caution: ' With 95 % confidence the reliability is only shown to be at least {lower95}, below the target.',
 			excluded: ' Not counted: {noPrevious} without an earlier test read, {outside} outside the window, {unknown} of an unknown status, {sameDay} further results on the same day.',

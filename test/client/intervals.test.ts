@@ -114,7 +114,8 @@ describe('the interval test: properties', () => {
 					return;
 				}
 				if (t.intervalTest === 'consistent') expect(r).toBe(I);
-				if (t.intervalTest === 'tooShort') expect(r).toBeGreaterThanOrEqual(I);
+				// A lengthening reaches the minimum, as far as ×2 allows.
+				if (t.intervalTest === 'tooShort') expect(r).toBeGreaterThanOrEqual(Math.max(I, Math.min(min, max, 2 * I)));
 				if (t.intervalTest === 'tooLong') expect(r).toBeLessThanOrEqual(I);
 				expect(r).toBeLessThanOrEqual(2 * I);
 				expect(r).toBeGreaterThanOrEqual(Math.ceil(I / 2));
@@ -242,6 +243,21 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		expect(intervalRecommendations([], devices, '2025-06-30', '2024-07-01', 'designation', settings).groups[0]).toMatchObject({ change: 'keep', recommendedIntervalMonths: 3 });
 		// A minimum below the current interval still stops a shortening.
 		expect(intervalTest(10, 5, 12, S, 9, 12)).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 9, limitedBy: 'minimum' });
+	});
+
+	it('a department’s minimum above a lengthening: the recommendation is lifted to the minimum (within ×2), and the reason names it', () => {
+		const devices = Array.from({ length: 100 }, (_, i) => device(i + 1, { department: 'Shop', testIntervalMonths: 6 }));
+		const results = devices.flatMap((d) => [result(d.id, '2025-01-10'), result(d.id, '2025-07-10')]);
+		const [g] = intervalRecommendations(results, devices, '2025-09-30', '2024-10-01', 'designation', { ...S, departments: { Shop: { minMonths: 12 } } }).groups;
+		expect(g).toMatchObject({ intervalTest: 'tooShort', change: 'lengthen', currentIntervalMonths: 6, recommendedIntervalMonths: 12, limitedBy: 'minimum', minMonths: 12 });
+		expect(g.reason).toContain('the interval can be longer. Recommended: 12 months (the minimum set for the group, 12 months).');
+		// The model alone: 8 months; the test says longer, and the kept 6 of a lengthening the model gives as 6 is lifted too.
+		expect(intervalTest(100, 0, 6, S, 12, 24)).toMatchObject({ intervalTest: 'tooShort', recommendedIntervalMonths: 12, limitedBy: 'minimum' });
+		expect(intervalTest(80, 0, 6, S, 12, 24)).toMatchObject({ intervalTest: 'tooShort', recommendedIntervalMonths: 12, limitedBy: 'minimum' });
+		// A minimum beyond ×2 stops at ×2, and the reason says why it is below the minimum.
+		const three = intervalRecommendations(results, devices.map((d) => ({ ...d, testIntervalMonths: 3 })), '2025-09-30', '2024-10-01', 'designation', { ...S, departments: { Shop: { minMonths: 12 } } });
+		for (const r of three.groups) if (r.intervalTest === 'tooShort') expect(r.reason).toContain('(the minimum set for the group, 12 months, is more than twice the current interval: a change is at most twice it)');
+		expect(intervalTest(100, 0, 3, S, 12, 24)).toMatchObject({ recommendedIntervalMonths: 6, limitedBy: 'minimum' });
 	});
 
 	it('a current interval above the maximum is brought down to it, and the reason says why', () => {

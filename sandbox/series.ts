@@ -210,7 +210,18 @@ export class MeasurementSeries {
 		} else if (lastFailed >= 0) {
 			const at = days[lastFailed];
 			const previous = failed.lastIndexOf(true, lastFailed - 1);
-			this.drifts.set(deviceId, { step, start: Math.min(at - 1, startBefore(Math.max(previous + 1, lastFailed - 2), previous)), at, target: target(at, over), end: at });
+			const drift: Drift = { step, start: Math.min(at - 1, startBefore(Math.max(previous + 1, lastFailed - 2), previous)), at, target: target(at, over), end: at };
+			this.drifts.set(deviceId, drift);
+			// A passed result before the failure is within its limit: where the line would already be
+			// past it on that day, the drift starts later (from that day, so it still rises toward it).
+			for (let moved = true; moved; ) {
+				moved = false;
+				for (let j = previous + 1; j < lastFailed; j++) {
+					if (failed[j] || days[j] < drift.start || !this.crosses(deviceId, days[j])) continue;
+					drift.start = days[j];
+					moved = true;
+				}
+			}
 		}
 	}
 }

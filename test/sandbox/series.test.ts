@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, addMonths, epochDay } from '../../client/dates';
+import { generateDemo } from '../../sandbox/demo';
 import { PE_LIMIT_BEFORE, PE_LIMIT_FROM, STEP_NAME } from '../../sandbox/series';
 import { Api, start, useSandbox, type Item } from '../support/sandbox';
 import { PATHS } from './helpers';
@@ -102,6 +103,25 @@ describe('measured values with a past, over HTTP', () => {
 			const retest = own[at + 1];
 			if (retest) expect(measured(await detail(retest.id), step)!.passed).toBe(true);
 		}
+	});
+
+	it('no passed result where a drifting series is already past its limit (the demo of several seeds and days, the recycle bin’s devices too): the line reaches the limit at the failure, not before', () => {
+		const day = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / 86_400_000);
+		let drifting = 0;
+		for (const seed of [1, 3, 7, 42]) {
+			for (const now of [Date.UTC(2026, 2, 16, 10), Date.UTC(2026, 10, 29, 12)]) {
+				const data = generateDemo(seed, { customers: 12, devices: 2000 }, now);
+				const passedPast: string[] = [];
+				for (const r of data.testResults.values()) {
+					const drift = data.series.drifts.get(r.device_id);
+					if (!drift || r.status !== 'passed') continue;
+					drifting++;
+					if (data.series.crosses(r.device_id, day(r.test_date))) passedPast.push(`seed ${seed}, device ${r.device_id}, result ${r.id} on ${r.test_date}`);
+				}
+				expect(passedPast).toEqual([]);
+			}
+		}
+		expect(drifting).toBeGreaterThan(1000);
 	});
 
 	it('two sandboxes with the same seed serve the same measured values over HTTP; another seed, others', async () => {

@@ -85,6 +85,8 @@ export class Month {
 	private readonly during: Seen[] = [];
 	private inCycle = false;
 	private dueSpan: Seen[] = [];
+	/** When each delivery of an event first reached the collector (a redelivery after a failed run reads the device again). */
+	private readonly deliveredAt = new WeakMap<object, number>();
 	/** When each event was filed (first successful delivery to the collector), by dedupeKey. */
 	private readonly filedAt = new Map<string, number>();
 	private readonly events: TecEvent[] = [];
@@ -199,6 +201,7 @@ export class Month {
 			// The fact is filed before an immediate e-mail is tried, so a delivery whose e-mail fails has filed it already.
 			delivering: (e) => {
 				if (!this.filedAt.has(e.detail.metadata.dedupeKey)) this.filedAt.set(e.detail.metadata.dedupeKey, this.clock.now());
+				if (!this.deliveredAt.has(e)) this.deliveredAt.set(e, this.clock.now());
 			},
 			beforeSend: (request: SendRequest) => {
 				const digest = request.key.startsWith('digest:');
@@ -468,7 +471,11 @@ export class Month {
 			for (const earlier of emitted.slice(0, -1)) for (const r of this.routes((earlier.detail.data as { device: typeof carried }).device)) mayHave.add(`${r}|${c.deviceId}|${result.test_date.slice(0, 10)}`);
 			for (const r of this.routes(carried)) {
 				expected.set(`${r}|${key}`, (expected.get(`${r}|${key}`) ?? 0) + 1);
-				filedTimes.set(`${r}|${key}`, [...(filedTimes.get(`${r}|${key}`) ?? []), filed]);
+				// Filed for r by the first delivery whose device routed to r: moved between a failed run's
+				// delivery and the redelivery, the device reaches its new owner's digest after the redelivery.
+				const firstTo = emitted.find((e) => this.routes((e.detail.data as { device: typeof carried }).device).includes(r));
+				const filedFor = Math.max(filed, (firstTo && this.deliveredAt.get(firstTo)) ?? filed);
+				filedTimes.set(`${r}|${key}`, [...(filedTimes.get(`${r}|${key}`) ?? []), filedFor]);
 			}
 		}
 		// Not late: the i-th failed test of a device and day is in the first digest written after it was filed.

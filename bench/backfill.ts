@@ -12,7 +12,7 @@ import { MemoryStore, benchContext } from './pollerContext';
  * sandbox answers at a high rate and the share's pacer runs on a virtual clock (its waits move the
  * clock, not the run), so the run measures the work: requests, bytes stored, memory. The time at
  * the service's 5 requests a second follows from the requests and the share's rule
- * (client/sharePacing.ts: floor(share × 5) requests per 1,025 ms).
+ * (client/sharePacing.ts: floor(share × 5) requests per 1,025 ms; under a fifth, 1 per a longer window).
  *
  * Extrapolation rule: requests and stored bytes grow with the devices (each device costs its own
  * results list and at most BACKFILL_RESULTS (4) details; the device list at least one page per run), so they are
@@ -88,8 +88,8 @@ export async function benchBackfill(scale: Scale): Promise<BenchRow[]> {
 				largestItem = Math.max(largestItem, bytes);
 			}
 		}
-		const perWindow = SharePacer.forShare(systemClock, DEFAULT_BACKFILL_SHARE).perWindow;
-		const windowS = (SERVICE_RATE.windowMs + SERVICE_RATE.marginMs) / 1000;
+		const { perWindow, windowMs } = SharePacer.forShare(systemClock, DEFAULT_BACKFILL_SHARE);
+		const windowS = windowMs / 1000;
 		const factor = TARGET_DEVICES / size.devices;
 		const requestsAt = Math.round(requests * factor);
 		const hours = (requestsAt * windowS) / perWindow / 3600;

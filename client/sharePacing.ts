@@ -9,7 +9,10 @@ import { SERVICE_RATE, type PacingOptions } from './pacing';
  * still applies to every request; this only holds the share back further.
  *
  * With the service's 5 requests a second and a share of one half: 2 requests per 1,025 ms
- * (the share of 5 rounded down, never less than 1; the window with the pacer's margin).
+ * (the share of 5 rounded down; the window with the pacer's margin). The rounding keeps under the
+ * share, never over it (0.3 gives 1 per 1,025 ms, about 19.5 %). A share under a fifth (less
+ * than one request per window) gets 1 request per window stretched by 1 ÷ (share × 5), rounded up
+ * to the millisecond: 0.1 gives 1 per 2,050 ms.
  */
 export class SharePacer {
 	/** When the latest requests ended (at most perWindow kept). */
@@ -26,7 +29,10 @@ export class SharePacer {
 	) {}
 
 	static forShare(clock: Clock, share: number, rate: PacingOptions = SERVICE_RATE, onGrant?: (at: number) => void): SharePacer {
-		return new SharePacer(clock, Math.max(1, Math.floor(share * rate.maxRequests)), rate.windowMs + rate.marginMs, onGrant);
+		const window = rate.windowMs + rate.marginMs;
+		const perWindow = share * rate.maxRequests;
+		if (perWindow >= 1) return new SharePacer(clock, Math.floor(perWindow), window, onGrant);
+		return new SharePacer(clock, 1, Math.ceil(window / perWindow), onGrant);
 	}
 
 	/** Runs one request in the share: waits until the request `perWindow` before it ended a window ago. */

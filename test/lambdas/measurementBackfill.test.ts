@@ -37,9 +37,9 @@ function virtualClock(start: number) {
  * (a 429) and the client sent again is one read, not two. Its client takes the token's pacer, as
  * the deployed one does (connectService), so it keeps to the sandbox's rate.
  */
-function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number; on?: { world: typeof world; table: () => string } } = {}) {
+function context(options: { store?: DynamoStateStore; remainingMs?: () => number; sliceMs?: number; share?: number; on?: { world: typeof world; table: () => string } } = {}) {
 	const { world, table } = options.on ?? { world: files, table: scenario.table };
-	const ctx = pollerContext(world, table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: 0.5, backfillSliceMs: options.sliceMs } });
+	const ctx = pollerContext(world, table(), { store: options.store, remainingMs: options.remainingMs, settings: { backfillShare: options.share ?? 0.5, backfillSliceMs: options.sliceMs } });
 	const clock = virtualClock(world.sandbox.account.now());
 	ctx.now = clock.now;
 	ctx.sleep = clock.sleep;
@@ -196,6 +196,26 @@ describe('the backfill of measured values', () => {
 		expect(world.sandbox.stats.requests - before).toBe(requests);
 		expect(requests).toBeLessThanOrEqual(granted);
 		expect(requests).toBeGreaterThan(24);
+	});
+
+	it('a share under a fifth is kept too: with 0.1, one request per 2,050 ms of the injected clock (a tenth of 5 a second), never one per window', async () => {
+		let granted = 0;
+		for (let run = 1; ; run++) {
+			const { ctx } = context({ share: 0.1 });
+			const grants: number[] = [];
+			const report = newReport('testResults');
+			await continueBackfill(ctx, report, (at) => grants.push(at));
+			for (let i = 1; i < grants.length; i++) expect(grants[i] - grants[i - 1]).toBeGreaterThanOrEqual(2050);
+			// At most a tenth of the service's 5 a second over the run.
+			expect(grants.length - 1).toBeLessThanOrEqual((0.1 * 5 * (grants[grants.length - 1] - grants[0])) / 1000);
+			granted += grants.length;
+			if (report.backfill?.done) {
+				expect(report.backfill.requests).toBe(granted);
+				break;
+			}
+			expect(run).toBeLessThan(20);
+		}
+		expect(granted).toBeGreaterThan(24);
 	});
 
 	it('the first new result after the backfill is fitted as the node fits it: the backfill keeps the last 4 passed results, with the new one the node’s 5; a re-test on a failure’s day is kept', async () => {

@@ -34,7 +34,8 @@ import { NS, type BackfillState } from './state';
  * position (more devices deleted since than the overlap, or the device itself), the list is read
  * again from its start. Devices already marked `backfilled` are passed over unread either way, so
  * a shifted list costs list pages, never a device lost. Progress: the run report's `backfill`
- * (devicesDone, each device counted once when it is read, of devicesTotal, the list's count at the
+ * (devicesDone, each device counted once when it is read, also when a run died after writing its
+ * values and before saving its position (`inHand`), of devicesTotal, the list's count at the
  * start, raised to devicesDone at the end when devices were added; details, requests), a log line
  * per run, metric `BackfillDevices`. Runs while the results poller runs (after its new results),
  * until the list is read to its end; then never again.
@@ -75,6 +76,12 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 	if (stored?.done) return;
 	const pacer = SharePacer.forShare({ now: ctx.now, sleep: ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))) }, ctx.settings.backfillShare, undefined, onGrant);
 	const state: BackfillState = stored ?? { offset: 0, devicesDone: 0, devicesTotal: await pacer.run(() => deviceCount(ctx.client)), detailsRead: 0, requests: 0, startedOn: dayString(ctx.now()) };
+	// A run that died between writing a device's values and saving its position: the device is
+	// backfilled (passed over unread from now on) and counted here; not written, it is read again.
+	if (state.inHand !== undefined) {
+		if ((await ctx.store.get<DeviceSeries>(seriesNs, String(state.inHand)))?.backfilled) state.devicesDone++;
+		delete state.inHand;
+	}
 	const progress = { devicesDone: state.devicesDone, devicesTotal: state.devicesTotal, detailsRead: state.detailsRead, requests: state.requests, done: false };
 	report.backfill = progress;
 	const save = async () => {
@@ -134,7 +141,11 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				if (id !== null && before && !before.backfilled) {
 					if (outOfTime()) return await stopForTime();
 					const series = await backfillDevice(ctx, pacer, id, before, state);
+					// Saved in hand, with its requests, before its values are written (see above).
+					state.inHand = id;
+					await save();
 					await ctx.store.putMany<DeviceSeries>(seriesNs, [{ key: String(id), value: { ...series, backfilled: true } }]);
+					delete state.inHand;
 					state.offset = position;
 					state.lastId = id;
 					state.devicesDone++;

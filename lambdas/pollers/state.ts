@@ -143,6 +143,8 @@ export const stateSchemas = once(() => {
 		offset: wholeFrom(0),
 		/** The id of the device at `offset`, looked for there on resuming (an earlier version saved none). */
 		lastId: z.optional(wholeFrom(1)),
+		/** The device read and being written: a run that dies after writing its values leaves it here, and the next counts it. */
+		inHand: z.optional(wholeFrom(1)),
 		devicesDone: wholeFrom(0),
 		/** The device list's count when the backfill began; null when the service gave none. */
 		devicesTotal: z.nullable(wholeFrom(0)),

@@ -172,6 +172,38 @@ describe('the backfill of measured values', () => {
 		for (const id of twice) expect(eighth.has(id), `result ${id} read again`).toBe(true);
 	});
 
+	for (const nth of [7, 8]) {
+		it(`a crash at the ${nth}th write of its position (before or after the device in hand's values were written): the last report counts all 24 devices, once each, and, when it died after writing the device’s values, every request made`, async () => {
+			const store = new DynamoStateStore(scenario.table(), world.dynamo, async () => undefined);
+			const crashing = Object.create(store) as DynamoStateStore;
+			let written = 0;
+			let afterValues = false;
+			crashing.putMany = async (ns, items) => {
+				if (ns.startsWith('measurementBackfill:') && ++written === nth) throw new Error('process killed');
+				afterValues = ns.startsWith('measurements:');
+				return store.putMany(ns, items);
+			};
+			const first = context({ store: crashing });
+			let granted = 0;
+			await expect(continueBackfill(first.ctx, newReport('testResults'), () => granted++)).rejects.toThrow('process killed');
+			// The requests of the run that died, up to the last position it saved (a device in hand, read again, counts again).
+			const saved = (await store.get<BackfillState>(NS.measurementBackfill('sandbox'), 'backfill'))!;
+			const grantedBeforeCrash = granted;
+			let last = newReport('testResults');
+			for (let run = 1; !last.backfill?.done; run++) {
+				last = newReport('testResults');
+				await continueBackfill(context().ctx, last, () => granted++);
+				expect(run).toBeLessThan(10);
+			}
+			checkKept(await keptSeries(context().ctx));
+			expect(last.backfill).toMatchObject({ devicesDone: 24, devicesTotal: 24, done: true });
+			if (afterValues) {
+				expect(saved.requests).toBe(grantedBeforeCrash);
+				expect(last.backfill!.requests).toBe(granted);
+			}
+		});
+	}
+
 	it('never more than its share: with a share of one half, at most 2 of its requests start in any 1,025 ms of a run’s injected clock, and every request the sandbox counts was granted', async () => {
 		let granted = 0;
 		let requests = 0;

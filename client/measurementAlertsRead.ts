@@ -2,7 +2,7 @@ import type { ServiceClient } from './client';
 import { epochDay } from './dates';
 import { ServiceError } from './errors';
 import { SKIP_REASONS, measuredValuesOf, type StepValue } from './measuredValues';
-import { addFailedResult, addPassedResult, mayDrift, resultAlerts, trendsOfResult, type DeviceSeries, type ResultAlerts } from './measurementSeries';
+import { addFailedResult, addPassedResult, mayDrift, resultAlerts, trendsOfResult, withoutResults, type DeviceSeries, type ResultAlerts } from './measurementSeries';
 import { roleValue } from './roles';
 
 /**
@@ -56,29 +56,33 @@ export async function readResultAlerts(
 	result: NewResult,
 	threshold: number,
 	nextDueOf: (deviceId: number) => Promise<string | null>,
+	uploadedAfter?: ReadonlySet<number>,
 ): Promise<ReadAlerts> {
 	if (result.passed === false) return { series: addFailedResult(series, result.testDate, result.id), alerts: NONE, skipped: 0, gone: false };
 	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false };
 	const detail = await readOrGone(client, 'testResult.get', result.id);
 	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };
 	const { values, skipped } = measuredValuesOf(detail);
-	const { series: kept, alerts } = await passedResultAlerts(series, { ...result, values }, threshold, nextDueOf);
+	const { series: kept, alerts } = await passedResultAlerts(series, { ...result, values }, threshold, nextDueOf, uploadedAfter);
 	return { series: kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
 }
 
 /**
  * The one rule of every face for a passed result whose values are read: added to the device's
  * kept values, its trends (only where it is the latest kept value), its near-limit and drift
- * warnings; the next due date is asked for only when a trend reaches a limit.
+ * warnings; the next due date is asked for only when a trend reaches a limit. `uploadedAfter`: the
+ * device's results the caller knows were uploaded after this one (synced_time, then id); a run
+ * repeated after a crash finds them kept already, and the trend is fitted without them.
  */
 export async function passedResultAlerts(
 	series: DeviceSeries,
 	read: { id: number; deviceId: number; testDate: string; values: readonly StepValue[] },
 	threshold: number,
 	nextDueOf: (deviceId: number) => Promise<string | null> | string | null,
+	uploadedAfter: ReadonlySet<number> = new Set(),
 ): Promise<{ series: DeviceSeries; alerts: ResultAlerts }> {
 	const kept = addPassedResult(series, read);
-	const trends = trendsOfResult(kept, read);
+	const trends = trendsOfResult(withoutResults(kept, uploadedAfter), read);
 	const nextTestDate = mayDrift(trends) ? await nextDueOf(read.deviceId) : null;
 	return { series: kept, alerts: resultAlerts(read, trends, threshold, nextTestDate) };
 }

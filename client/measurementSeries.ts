@@ -98,6 +98,21 @@ export function addPassedResult(series: DeviceSeries, result: { id: number; test
 	return { ...series, results, steps };
 }
 
+/**
+ * The memory without the given results (those uploaded after a result, as far as the caller knows):
+ * as it stood when that result arrived. A run repeated after a crash meets its page's results kept
+ * already, the later ones too; fitted to this, each gets the trend the first run gave it.
+ */
+export function withoutResults(series: DeviceSeries, ids: ReadonlySet<number>): DeviceSeries {
+	if (ids.size === 0) return series;
+	const steps: Record<string, KeptPoint[]> = {};
+	for (const [key, points] of Object.entries(series.steps)) {
+		const kept = points.filter((p) => !ids.has(p[0]));
+		if (kept.length > 0) steps[key] = kept;
+	}
+	return { ...series, results: keptResults(series).filter((r) => !ids.has(r[0])), steps };
+}
+
 /** The kept values of one step as the trend reads them. */
 export function keptPoints(points: readonly KeptPoint[]): TrendPoint[] {
 	return points.map(([testResultId, testDate, value, unit, lowLimit, highLimit]) => ({ testResultId, testDate, value, unit, lowLimit, highLimit }));

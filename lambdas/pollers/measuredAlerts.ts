@@ -16,7 +16,8 @@ import { NS, type PendingMeasurement, type RecordedWarningValue } from './state'
  *
  * The kept values (namespace `measurements:`, one item per device, a few hundred bytes) are
  * written after the page's events are published and before its results are recorded as seen:
- * a crash repeats the result, which is kept once, with the same events and dedupe keys.
+ * a crash repeats the result, which is kept once, with the same events and dedupe keys (its trend
+ * fitted without the page's later uploads of its device, kept with it).
  * Each warning announced is also recorded as the row the e-mails show (namespace
  * `measurementWarnings:`, key: result and step, kept WARNING_KEEP_DAYS), written before the events
  * are published (`recordWarnings`): the daily digest lists the rows its recipients have not had,
@@ -97,11 +98,11 @@ export class MeasuredAlerts {
 	}
 
 	/** The events of one result; undefined when its detail or device could not be read now. */
-	private async alerts(recorded: Recorded): Promise<TecEvent[] | undefined> {
+	private async alerts(recorded: Recorded, uploadedAfter?: ReadonlySet<number>): Promise<TecEvent[] | undefined> {
 		const { testResult, device } = recorded;
 		try {
 			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, passed: testResult.passed };
-			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id));
+			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id), uploadedAfter);
 			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
 			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
 			const { nearLimit, drift } = read.alerts;
@@ -185,11 +186,15 @@ export class MeasuredAlerts {
 		}
 	}
 
-	/** The events of a newly recorded result; when its values cannot be read now, it is kept for `record()`. */
-	async eventsFor(recordedEvent: TecEvent): Promise<TecEvent[]> {
+	/**
+	 * The events of a newly recorded result; when its values cannot be read now, it is kept for
+	 * `record()`. `uploadedAfter`: its device's results on the page uploaded after it (a repeated
+	 * page finds them kept; the result's trend is the one it had without them).
+	 */
+	async eventsFor(recordedEvent: TecEvent, uploadedAfter?: ReadonlySet<number>): Promise<TecEvent[]> {
 		const recorded = recordedEvent.detail.data as Recorded;
 		if (this.pending.has(recorded.testResult.id)) return [];
-		const events = await this.alerts(recorded);
+		const events = await this.alerts(recorded, uploadedAfter);
 		if (events) return events;
 		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1 }, expiresAt: this.ctx.now() + 30 * DAY_MS });
 		return [];

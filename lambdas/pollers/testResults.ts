@@ -50,6 +50,22 @@ function syncedMs(text: string | null): number | undefined {
 }
 
 /**
+ * Per result of a page, its device's results on the page uploaded after it (synced_time, then id):
+ * a page repeated after a crash finds them kept already, and a result's trend leaves them out.
+ */
+function uploadsAfter(records: ReadonlyArray<{ id: number; deviceId: number; syncedTime: string | null }>) {
+	const byDevice = new Map<number, Array<{ id: number; at: number }>>();
+	for (const r of records) {
+		const at = syncedMs(r.syncedTime);
+		if (at === undefined) continue;
+		const uploads = byDevice.get(r.deviceId) ?? [];
+		uploads.push({ id: r.id, at });
+		byDevice.set(r.deviceId, uploads);
+	}
+	return (id: number, deviceId: number, at: number) => new Set((byDevice.get(deviceId) ?? []).filter((u) => u.at > at || (u.at === at && u.id > id)).map((u) => u.id));
+}
+
+/**
  * One run: announce each result uploaded since the cursor and not announced before, page by page
  * (published before recorded, so a crash re-announces with the same dedupe key), then move the
  * cursor to the newest upload read. The first run records the newest upload without announcing
@@ -99,7 +115,9 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 			const events: TecEvent[] = [];
 			const writes: Array<{ key: string; value: SeenResult; expiresAt: number }> = [];
 			const announced: Array<{ id: number; deviceId: number; testDate: string; status: string }> = [];
-			for (const r of readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' })) {
+			const records = readableRecords(next.value, report.itemsSeen - next.value.length, readingOfTestResult, { ...ctx, list: 'testResult.list' });
+			const laterOnPage = uploadsAfter(records);
+			for (const r of records) {
 				const at = syncedMs(r.syncedTime);
 				if (at === undefined) {
 					// Followed by its upload time, a result without one cannot be placed: skipped, said.
@@ -132,7 +150,7 @@ export async function pollTestResults(ctx: PollerContext): Promise<RunReport> {
 					},
 					now,
 				);
-				events.push(recorded, ...(await evidence.eventsFor(recorded)), ...(await measured.eventsFor(recorded)));
+				events.push(recorded, ...(await evidence.eventsFor(recorded)), ...(await measured.eventsFor(recorded, laterOnPage(r.id, r.deviceId, at))));
 				// Clock sanity: kept relative to the upload when this clock is behind the service.
 				writes.push({ key: String(r.id), value: { synced: at }, expiresAt: Math.max(now, at) + SEEN_RETENTION_MS });
 			}

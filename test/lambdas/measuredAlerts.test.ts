@@ -283,6 +283,54 @@ describe('Device Measurement Drift', () => {
 		expect((near[0].detail.data as Data).predictedLimitDate).toBeNull();
 	});
 
+	it('a run repeated after a crash between keeping a page’s values and recording its results as seen (two new results of one device on the page) rewrites the same warning rows and republishes the same events: the earlier result keeps its trend', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
+		pe(0.1, -400);
+		pe(0.15, -300);
+		const device = world.sandbox.account.get('device', deviceId);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		await pollTestResults(context());
+		expect(alerts()).toEqual([]);
+		const a = pe(0.25, -200);
+		const b = pe(0.26, -100);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+
+		const rowsOf = async () => {
+			const rows = new Map<string, RecordedWarningValue>();
+			for await (const item of context().store.list<RecordedWarningValue>(NS.measurementWarnings('sandbox'))) if (item.value.device.id === deviceId) rows.set(item.key, item.value);
+			return rows;
+		};
+		const published = () => new Map(alerts().map((e) => [e.detail.metadata.dedupeKey, e.detail.data]));
+		// The run that dies after keeping the values (series written), before the results are recorded as seen.
+		const crashing = context();
+		const store = crashing.store;
+		crashing.store = Object.assign(Object.create(store) as typeof store, {
+			putMany: async (ns: string, items: never[]) => {
+				if (ns.startsWith('results:')) throw new Error('process killed');
+				return store.putMany(ns, items);
+			},
+		});
+		await expect(pollTestResults(crashing)).rejects.toThrow('process killed');
+		const rowsFirst = await rowsOf();
+		const eventsFirst = published();
+		// What the run without the crash decided: A drifts toward its limit before its next due date.
+		expect(rowsFirst.get(`${a}:${PE}`)).toMatchObject({ testResultId: a, nearLimit: true, testEarlier: true });
+		expect(rowsFirst.get(`${a}:${PE}`)!.predictedLimitDate).not.toBeNull();
+		expect(eventsFirst.get(`test-result-near-limit:sandbox:${a}:${PE}`)).toMatchObject({ predictedLimitDate: rowsFirst.get(`${a}:${PE}`)!.predictedLimitDate });
+		expect([...eventsFirst.keys()]).toContain(`device-measurement-drift:sandbox:${b}:${PE}`);
+
+		world.aws.accepted.length = 0;
+		await pollTestResults(context());
+		expect(await rowsOf()).toEqual(rowsFirst);
+		expect(published()).toEqual(eventsFirst);
+		world.aws.accepted.length = 0;
+		await pollTestResults(context());
+		expect(alerts()).toEqual([]);
+	});
+
 	it('a failed result starts the series over: values before it give no trend', async () => {
 		const deviceId = cleanDevice();
 		await started();

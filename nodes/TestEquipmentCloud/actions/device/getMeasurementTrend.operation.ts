@@ -4,6 +4,7 @@ import { TREND_CONFIDENCE, TREND_RESULTS, ValidationError, readMeasurementTrend 
 import { requestOptions } from '../common/list.description';
 import { deviceIdOf, recordLocator } from '../common/locators';
 import { clientFor } from '../common/utils';
+import { MEASUREMENT_RULES, hintSkipped, measurementSkipParts } from '../common/skipped';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,6 +34,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const id = await deviceIdOf(this, 'deviceId', i, client);
 	const read = await readMeasurementTrend(client, id, results);
+	hintSkipped(this, measurementSkipParts(read.counts), MEASUREMENT_RULES);
 	return read.steps.map((s) => {
 		const { fit, points, ...trend } = s.trend;
 		const json = {

@@ -255,6 +255,24 @@ describe('Device → Get Measurement Trend', () => {
 		expect(byStep.get('Leakage')).toMatchObject({ noTrend: 'unitChanged', fit: null, predictedLimitDate: null, testEarlier: false });
 	});
 
+	it('a unit that changes within a series: each point carries its own unit, so 3000 µA is not read as 3000 mA against a 3.5 mA limit', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		const series = [
+			[-540, 0.9, 'mA', 3.5],
+			[-360, 1.9, 'mA', 3.5],
+			[-180, 3000, 'µA', 3500],
+			[0, 3.9, 'mA', 3.5],
+		] as const;
+		for (const [offset, value, unit, high] of series) await upload({ device_id: deviceId, test_date: addDays(today, offset), measurements: [{ step: 'Leakage', value, unit, high_limit: high }] });
+		const { items, error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId) });
+		expect(error).toBeUndefined();
+		expectSchema('device', 'getMeasurementTrend', jsonOf(items));
+		const [leakage] = jsonOf(items);
+		expect(leakage).toMatchObject({ step: 'Leakage', noTrend: 'unitChanged', unit: 'mA', fit: null, predictedLimitDate: null });
+		expect((leakage.points as IDataObject[]).map((p) => [p.testDate, p.value, p.unit, p.highLimit])).toEqual(series.map(([offset, value, unit, high]) => [addDays(today, offset), value, unit, high]));
+	});
+
 	it('values so large that the fit overflows (around 1e200): no trend (`notComputable`), no limit day, no test-earlier, in Get Measurement Trend and in Get Measurement Warnings alike', async () => {
 		const today = sandbox.account.today();
 		const deviceId = cleanDevice();

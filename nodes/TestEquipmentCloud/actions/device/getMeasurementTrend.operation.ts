@@ -42,10 +42,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 			designation: read.device.designation,
 			step: s.step,
 			measurement: s.measurement,
+			// The latest result's unit; each point carries its own (a series whose unit changes has no trend).
 			unit: trend.unit,
 			lowLimit: trend.lowLimit,
 			highLimit: trend.highLimit,
-			points: points.map((p) => ({ testResultId: p.testResultId, testDate: p.testDate, value: p.value, lowLimit: p.lowLimit, highLimit: p.highLimit })),
+			points: points.map((p) => ({ testResultId: p.testResultId, testDate: p.testDate, value: p.value, unit: p.unit, lowLimit: p.lowLimit, highLimit: p.highLimit })),
 			sameDay: trend.sameDay,
 			noTrend: trend.noTrend,
 			fit: fit && { points: fit.points, slopePerDay: fit.slopePerDay, fittedAtLast: fit.fittedAtLast, residualSd: fit.residualSd, tQuantile: fit.tQuantile, confidence: TREND_CONFIDENCE },

@@ -24,6 +24,10 @@ import { studentTQuantile } from './studentT';
  *   upper, falling toward a lower one): a bound that reaches a limit only because it widens far
  *   from the data is no drift; it is searched from the latest result's day for
  *   MAX_HORIZON_DAYS; on that day itself when the bound is already there;
+ * - a flat line moves toward neither limit: the fit is computed on the differences from the first
+ *   value, so a constant series has slope 0 exactly, and a line that moves by at most FLAT_SHARE
+ *   (1e-12) of the largest value over the series (values that differ only in their last digits) is
+ *   flat too;
  * - values so large (or so spread) that a sum, the slope, the residual SD or a bound is not a finite
  *   number (beyond about 1e154, squares overflow) have no trend (`notComputable`): a limit day is
  *   never given without the bound it rests on.
@@ -33,6 +37,8 @@ export const MIN_TREND_POINTS = 3;
 export const TREND_CONFIDENCE = 0.95;
 /** How far ahead a limit day is looked for: 10 years, longer than any DGUV V3 interval. */
 export const MAX_HORIZON_DAYS = 3653;
+/** A fitted line that moves at most this share of the largest value over the series is flat. */
+export const FLAT_SHARE = 1e-12;
 
 export interface TrendPoint {
 	testResultId: number;
@@ -81,16 +87,21 @@ export interface MeasurementTrend {
 export function linearFit(xs: readonly number[], ys: readonly number[], confidence = TREND_CONFIDENCE): LinearFit & { intercept: number } {
 	const n = xs.length;
 	const mx = xs.reduce((a, b) => a + b, 0) / n;
-	const my = ys.reduce((a, b) => a + b, 0) / n;
+	// The values as differences from the first one: a constant series is all zeros and has slope 0
+	// exactly (its own mean, rounded, differs from it in the last digit and gave a slope of ±1e-33).
+	const y0 = ys[0];
+	const dy = ys.map((y) => y - y0);
+	const mdy = dy.reduce((a, b) => a + b, 0) / n;
+	const my = y0 + mdy;
 	let sxx = 0;
 	let sxy = 0;
 	for (let i = 0; i < n; i++) {
 		sxx += (xs[i] - mx) ** 2;
-		sxy += (xs[i] - mx) * (ys[i] - my);
+		sxy += (xs[i] - mx) * (dy[i] - mdy);
 	}
 	const slope = sxy / sxx;
 	let sse = 0;
-	for (let i = 0; i < n; i++) sse += (ys[i] - my - slope * (xs[i] - mx)) ** 2;
+	for (let i = 0; i < n; i++) sse += (dy[i] - mdy - slope * (xs[i] - mx)) ** 2;
 	const last = Math.max(...xs);
 	return {
 		points: n,
@@ -175,6 +186,8 @@ export function measurementTrend(input: readonly TrendPoint[], confidence = TREN
 	const notComputable = { ...base, fit: null, noTrend: 'notComputable' as const };
 	if (!isFiniteFit(fit)) return notComputable;
 	const lastDay = days[days.length - 1];
+	// A line that moves less than rounding over the whole series is flat: toward neither limit.
+	const flat = Math.abs(fit.slopePerDay) * (lastDay - days[0]) <= FLAT_SHARE * Math.max(...points.map((p) => Math.abs(p.value)));
 	const sides: Array<[LimitSide, number | null]> = [
 		['high', latest.highLimit],
 		['low', latest.lowLimit],
@@ -182,7 +195,7 @@ export function measurementTrend(input: readonly TrendPoint[], confidence = TREN
 	let best: { day: number; side: LimitSide } | undefined;
 	for (const [side, limit] of sides) {
 		if (limit === null) continue;
-		const toward = side === 'high' ? fit.slopePerDay > 0 : fit.slopePerDay < 0;
+		const toward = !flat && (side === 'high' ? fit.slopePerDay > 0 : fit.slopePerDay < 0);
 		const day = toward ? firstLimitDay(fit, lastDay, side, limit) : undefined;
 		if (day === null) return notComputable;
 		if (day !== undefined && (best === undefined || day < best.day)) best = { day, side };

@@ -218,10 +218,12 @@ const MeasurementTrendStep = z.object({
 	designation: z.string().nullable(),
 	step: z.string(),
 	measurement: z.string().nullable(),
-	unit: z.string().nullable(),
+	unit: z.string().nullable().meta({ description: "The latest result's unit (each point has its own)" }),
 	lowLimit: limitValue.meta({ description: "The latest result's lower limit" }),
 	highLimit: limitValue.meta({ description: "The latest result's upper limit" }),
-	points: z.array(z.object({ testResultId: z.number().int(), testDate: day, value: z.number(), lowLimit: limitValue, highLimit: limitValue })).meta({ description: 'One per test day, oldest first' }),
+	points: z
+		.array(z.object({ testResultId: z.number().int(), testDate: day, value: z.number(), unit: z.string().nullable().meta({ description: 'The unit of this value, as stored with its result' }), lowLimit: limitValue, highLimit: limitValue }))
+		.meta({ description: 'One per test day, oldest first' }),
 	sameDay: count.meta({ description: 'Results left out because a later one was on the same day' }),
 	noTrend: z
 		.enum(['tooFewResults', 'unitChanged', 'notComputable'])

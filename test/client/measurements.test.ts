@@ -199,6 +199,50 @@ describe('least-squares trend and its prediction bound', () => {
 		expect(measurementTrend(points([2, 5, 9], [0, 365, 730], { low: 1 }, 'MΩ')).predictedLimitDate).toBeNull();
 	});
 
+	it('a flat series has no slope: a constant series at, below or above either limit never predicts a day (rounding once gave 0.7 MΩ on three days at a 0.7 MΩ lower limit a slope of −6e−33 and its last day)', () => {
+		// 2024-01-10, 2024-07-10, 2025-01-10.
+		const days = [9, 191, 375];
+		const atLow = measurementTrend(points([0.7, 0.7, 0.7], days, { low: 0.7 }, 'MΩ'));
+		expect(atLow).toMatchObject({ noTrend: null, predictedLimitDate: null, predictedLimitSide: null });
+		expect(Math.abs(atLow.fit!.slopePerDay)).toBe(0);
+		for (const limits of [{ low: 0.7 }, { high: 0.7 }, { low: 0.5, high: 0.9 }, { low: 0.7, high: 0.7 }]) {
+			for (const value of [0.7, 0.5, 0.9, 0.1 + 0.2, 0.30000000000000004, 1e-9, 123456.789]) {
+				const trend = measurementTrend(points([value, value, value, value], [...days, 500], limits, 'MΩ'));
+				expect(Math.abs(trend.fit!.slopePerDay), `${value} ${JSON.stringify(limits)}`).toBe(0);
+				expect(trend.predictedLimitDate, `${value} ${JSON.stringify(limits)}`).toBeNull();
+			}
+		}
+		// Values that differ only in their last digit are flat too: no drift rests on rounding.
+		const lastDigit = measurementTrend(points([0.7, 0.7000000000000001, 0.7], days, { low: 0.7 }, 'MΩ'));
+		expect(lastDigit.predictedLimitDate).toBeNull();
+		const lastDigitHigh = measurementTrend(points([0.3, 0.29999999999999993, 0.3], days, { high: 0.3 }));
+		expect(lastDigitHigh.predictedLimitDate).toBeNull();
+	});
+
+	it('properties: a constant series never predicts a day, whatever its value, days and limits; adding a constant to every value changes the slope by no more than rounding', () => {
+		const dayList = fc.uniqueArray(fc.integer({ min: 0, max: 4000 }), { minLength: 3, maxLength: 8 });
+		const limit = fc.option(fc.double({ min: 1e-6, max: 1e6, noNaN: true }), { nil: null });
+		fc.assert(
+			fc.property(dayList, fc.double({ min: -1e6, max: 1e6, noNaN: true }), limit, limit, (days, value, low, high) => {
+				const trend = measurementTrend(days.map((d, i) => ({ testResultId: i + 1, testDate: addDays('2020-01-01', d), value, unit: 'Ω', lowLimit: low, highLimit: high })));
+				expect(Math.abs(trend.fit!.slopePerDay)).toBe(0);
+				expect(trend.predictedLimitDate).toBeNull();
+			}),
+			{ numRuns: 300 },
+		);
+		const value = fc.double({ min: -1e6, max: 1e6, noNaN: true });
+		fc.assert(
+			fc.property(dayList, fc.array(value, { minLength: 8, maxLength: 8 }), value, (days, values, shift) => {
+				const ys = days.map((_, i) => values[i]);
+				const size = Math.max(...ys.map(Math.abs)) + Math.abs(shift);
+				const slope = linearFit(days, ys).slopePerDay;
+				const shifted = linearFit(days, ys.map((y) => y + shift)).slopePerDay;
+				expect(Math.abs(shifted - slope)).toBeLessThanOrEqual(1e-12 * size);
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
 	it('bad series: fewer than three days, two results on one day (the later id counts), a unit that changes', () => {
 		const few = measurementTrend(points([0.1, 0.2], [0, 365]));
 		expect(few).toMatchObject({ noTrend: 'tooFewResults', fit: null, predictedLimitDate: null });

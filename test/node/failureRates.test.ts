@@ -9,7 +9,7 @@ import { addDays, addMonths } from '../../client';
 import { SCRAPPED_SHARE } from '../../sandbox/demo';
 import { DEVICE } from '../../sandbox/properties';
 import { expectFailureRatesOf } from '../support/failureRates';
-import { jsonOf, runUtc, useSandbox } from './helpers';
+import { hintsOf, jsonOf, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 
@@ -108,6 +108,29 @@ describe('Compliance → Get Failure Rates', () => {
 		expect(all.find((g) => g.id === 'Rate check A')).toMatchObject({ tests: 1, failedTests: 1, lowerBound95: expect.closeTo(0.05, 12), upperBound95: 1, verdict: 'above', testsNeeded: 235 });
 		expect(all.find((g) => g.id === 'Rate check B')).toMatchObject({ tests: 0, lowerBound95: 0, upperBound95: 1, verdict: 'undecided', testsNeeded: 149 });
 		expect(jsonOf(items)).toEqual(all.filter((g) => g.verdict === 'below' || g.verdict === 'above'));
+	});
+
+	it('what was skipped is named with its counts in an execution hint, also when Only Marked Groups leaves no item', async () => {
+		const today = sandbox.account.today();
+		const [template] = sandbox.account.data.devices.values();
+		const data = sandbox.account.data;
+		data.devices.clear();
+		data.testResults.clear();
+		sandbox.account.recycleBin.clear();
+		data.devices.set(template.id, template);
+		const base = { customer_id: null, project_id: null, tester: 'A. Weber', test_sequence: 'DGUV V3', synced_time: `${today}T12:00:00Z` };
+		data.testResults.set(1, { ...base, id: 1, device_id: template.id, test_date: addDays(today, -3), status: 'passed' });
+		data.testResults.set(2, { ...base, id: 2, device_id: template.id, test_date: addDays(today, -2), status: 'aborted' as never });
+		data.testResults.set(3, { ...base, id: 3, device_id: 987654, test_date: addDays(today, -1), status: 'failed' });
+		const expected = '1 result of a device not in the device list skipped; 1 result neither passed nor failed skipped; see docs/compliance.md (Failure rates that justify test intervals)';
+		const all = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12 });
+		expect(all.error).toBeUndefined();
+		expect(jsonOf(all.items)).toEqual([expect.objectContaining({ tests: 1, unknownStatus: 1, unknownDevices: 1, verdict: 'undecided' })]);
+		expect(hintsOf(all)).toEqual([expected]);
+		const marked = await runUtc(sandbox, { resource: 'compliance', operation: 'getFailureRates', groupBy: 'designation', months: 12, onlyMarked: true });
+		expect(marked.error).toBeUndefined();
+		expect(marked.items).toEqual([]);
+		expect(hintsOf(marked)).toEqual([expected]);
 	});
 
 	it('bad parameters are refused naming the parameter and the valid values', async () => {

@@ -121,3 +121,8 @@ export async function settledOkRequests(sandbox: Sandbox): Promise<number> {
 		.filter(([status]) => status.startsWith('2'))
 		.reduce((sum, [, n]) => sum + n, 0);
 }
+
+/** The execution hints the node under test gave in a run (their messages). */
+export function hintsOf(result: { run: { data: { resultData: { runData: Record<string, Array<{ hints?: Array<{ message: string }> }>> } } } }, nodeName = 'Test Equipment Cloud'): string[] {
+	return (result.run.data.resultData.runData[nodeName]?.[0]?.hints ?? []).map((h) => h.message);
+}

@@ -13,7 +13,7 @@ import { addDays, addMonths, intervalRecommendations, DEFAULT_INTERVAL_SETTINGS,
 import { NODE_SCHEMA_DIR } from '../../contract/nodeSchemas';
 import { DEVICE } from '../../sandbox/properties';
 import type { Sandbox } from '../../sandbox/server';
-import { jsonOf, run, runUtc, useSandbox } from './helpers';
+import { hintsOf, jsonOf, run, runUtc, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', NODE_SCHEMA_DIR, 'v1.0.0', 'compliance', 'getIntervalRecommendations.json'), 'utf8')));
@@ -92,6 +92,43 @@ describe('Compliance → Get Interval Recommendations', () => {
 		expect(jsonOf(items).every((g) => g.change !== 'keep')).toBe(true);
 		expect(office.reason).toContain('Recommended: 24 months (the model allows more; at most twice the current interval)');
 		expect(JSON.stringify([...sandbox.account.data.devices.values()])).toBe(before);
+	});
+
+	it('what was skipped is named with its counts in an execution hint, also when no item is left: no device with a usable interval, or Only Changes removing every group', async () => {
+		const today = sandbox.account.today();
+		const [template, second] = sandbox.account.data.devices.values();
+		const data = sandbox.account.data;
+		data.devices.clear();
+		data.testResults.clear();
+		const base = { customer_id: null, project_id: null, tester: 'A. Weber', test_sequence: 'DGUV V3', status: 'passed' as const };
+		const result = (id: number, deviceId: number, day: string) => data.testResults.set(id, { ...base, id, device_id: deviceId, test_date: day, synced_time: `${day}T12:00:00Z` });
+		// Two devices without an interval (three results of the period), and a result of a device no longer listed.
+		data.devices.set(template.id, { ...template, values: { ...template.values, [DEVICE.testInterval]: null } });
+		data.devices.set(second.id, { ...second, values: { ...second.values, [DEVICE.testInterval]: 0 } });
+		result(1, template.id, addDays(today, -10));
+		result(2, template.id, addDays(today, -400));
+		result(3, second.id, addDays(today, -20));
+		result(4, 987654, addDays(today, -5));
+		const see = 'see docs/compliance.md (Interval recommendations)';
+		const nothing = await runUtc(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations' });
+		expect(nothing.error).toBeUndefined();
+		expect(nothing.items).toEqual([]);
+		expect(hintsOf(nothing)).toEqual([`2 devices without a usable test interval skipped (their 3 results of the period not used); 1 result of a device not in the device list skipped; ${see}`]);
+
+		// One device at 12 months, tested twice, kept: an item without Only Changes, none with it; the same hint both times.
+		data.devices.set(template.id + 100000, { ...template, id: template.id + 100000, values: { ...template.values, [DEVICE.testInterval]: 12 } });
+		result(5, template.id + 100000, addDays(today, -3));
+		result(6, template.id + 100000, addMonths(addDays(today, -3), -12));
+		result(7, template.id + 100000, addDays(today, 2));
+		const expected = `2 devices without a usable test interval skipped (their 3 results of the period not used); 1 result of a device not in the device list skipped; 1 result dated after today skipped; ${see}`;
+		const kept = await runUtc(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations' });
+		expect(kept.error).toBeUndefined();
+		expect(jsonOf(kept.items)).toEqual([expect.objectContaining({ change: 'keep', devicesWithoutInterval: 2, unknownDevices: 1, futureTests: 1 })]);
+		expect(hintsOf(kept)).toEqual([expected]);
+		const onlyChanges = await runUtc(sandbox, { resource: 'compliance', operation: 'getIntervalRecommendations', onlyChanges: true });
+		expect(onlyChanges.error).toBeUndefined();
+		expect(onlyChanges.items).toEqual([]);
+		expect(hintsOf(onlyChanges)).toEqual([expected]);
 	});
 
 	it('today is the workflow’s day, not the service’s: the period ends and starts by the day in its time zone', async () => {

@@ -13,7 +13,7 @@ import { addDays, epochDay } from '../../client';
 import { DEVICE } from '../../sandbox/properties';
 import { renderTestResultDetail } from '../../sandbox/render';
 import { FIXED_NOW } from '../support/sandbox';
-import { byId, jsonOf, runUtc, useSandbox } from './helpers';
+import { byId, hintsOf, jsonOf, runUtc, useSandbox } from './helpers';
 
 // The tests' day (both the sandbox's and the node's today), so the demo's window is the same on every run.
 const sandbox = useSandbox({ at: FIXED_NOW });
@@ -151,6 +151,50 @@ describe('Compliance → Get Measurement Warnings', () => {
 		expect(detailReads).toBe(1);
 	});
 
+	it('what was skipped is named with its counts in an execution hint, also when nothing warns and there is no item: Get Measurement Warnings and Get Measurement Trend', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		for (const [id] of sandbox.account.data.testResults) if (sandbox.account.data.testResults.get(id)!.test_date === today) sandbox.account.data.testResults.delete(id);
+		const bad = [
+			{ step: 'A', value: 'n/a', unit: 'Ω', high_limit: 0.3 },
+			{ step: 'C', value: 0.29, unit: 'Ω' },
+			{ step: 'D', value: 0, unit: 'MΩ', low_limit: 1 },
+		];
+		await upload({ device_id: deviceId, test_date: today, measurements: bad });
+		const see = 'see docs/compliance.md (Warnings from measured values)';
+		// Nothing near its limit: no item, and the hint tells "every value unreadable" from "none near its limit".
+		const warnings = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 1, returnAll: true });
+		expect(warnings.error).toBeUndefined();
+		expect(warnings.items).toEqual([]);
+		expect(hintsOf(warnings)).toEqual([`3 measured values skipped: 1 not a number, 1 without a limit, 1 zero or negative; ${see}`]);
+		const trend = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId) });
+		expect(trend.error).toBeUndefined();
+		expect(trend.items).toEqual([]);
+		expect(hintsOf(trend)).toEqual([`3 measured values skipped: 1 not a number, 1 without a limit, 1 zero or negative; ${see}`]);
+
+		// With items: the same counts in the hint and in each item; a result of a device no longer listed is counted too.
+		await upload({ device_id: deviceId, test_date: today, measurements: [...bad, { step: 'G', value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		const [other] = [...sandbox.account.data.devices.values()].filter((d) => d.id !== deviceId);
+		await upload({ device_id: other.id, test_date: today, measurements: [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		sandbox.account.data.devices.delete(other.id);
+		const some = await runUtc(sandbox, { resource: 'compliance', operation: 'getMeasurementWarnings', days: 1, returnAll: true });
+		expect(some.error).toBeUndefined();
+		expect(jsonOf(some.items).map((w) => w.step)).toEqual(['G']);
+		expect(some.items[0].json.run).toMatchObject({ unknownDevices: 1, skippedMeasurements: { nonNumericValue: 2, noLimit: 2, nonPositiveValue: 2 } });
+		expect(hintsOf(some)).toEqual([`6 measured values skipped: 2 not a number, 2 without a limit, 2 zero or negative; 1 result of a device not in the device list skipped; ${see}`]);
+		const someTrend = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId) });
+		expect(someTrend.error).toBeUndefined();
+		expect(jsonOf(someTrend.items).map((s) => [s.step, s.skippedMeasurements])).toEqual([['G', expect.objectContaining({ nonNumericValue: 2, noLimit: 2, nonPositiveValue: 2 })]]);
+		expect(hintsOf(someTrend)).toEqual([`6 measured values skipped: 2 not a number, 2 without a limit, 2 zero or negative; ${see}`]);
+		// Nothing skipped: no hint.
+		sandbox.account.reset();
+		const clean = cleanDevice();
+		await upload({ device_id: clean, test_date: today, measurements: [{ step: PE, value: 0.29, unit: 'Ω', high_limit: 0.3 }] });
+		const none = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(clean) });
+		expect(none.items).toHaveLength(1);
+		expect(hintsOf(none)).toEqual([]);
+	});
+
 	it('Limit: the newest warnings only, and fewer details read', async () => {
 		const today = sandbox.account.today();
 		const devices = [...sandbox.account.data.devices.keys()].slice(0, 3);
@@ -209,6 +253,24 @@ describe('Device → Get Measurement Trend', () => {
 		expect(peStep).toMatchObject({ noTrend: null, highLimit: 0.3 });
 		expect(peStep.testEarlier).toBe(peStep.predictedLimitDate !== null && (peStep.predictedLimitDate as string) < (peStep.nextTestDate as string));
 		expect(byStep.get('Leakage')).toMatchObject({ noTrend: 'unitChanged', fit: null, predictedLimitDate: null, testEarlier: false });
+	});
+
+	it('a unit that changes within a series: each point carries its own unit, so 3000 µA is not read as 3000 mA against a 3.5 mA limit', async () => {
+		const today = sandbox.account.today();
+		const deviceId = cleanDevice();
+		const series = [
+			[-540, 0.9, 'mA', 3.5],
+			[-360, 1.9, 'mA', 3.5],
+			[-180, 3000, 'µA', 3500],
+			[0, 3.9, 'mA', 3.5],
+		] as const;
+		for (const [offset, value, unit, high] of series) await upload({ device_id: deviceId, test_date: addDays(today, offset), measurements: [{ step: 'Leakage', value, unit, high_limit: high }] });
+		const { items, error } = await runUtc(sandbox, { resource: 'device', operation: 'getMeasurementTrend', deviceId: byId(deviceId) });
+		expect(error).toBeUndefined();
+		expectSchema('device', 'getMeasurementTrend', jsonOf(items));
+		const [leakage] = jsonOf(items);
+		expect(leakage).toMatchObject({ step: 'Leakage', noTrend: 'unitChanged', unit: 'mA', fit: null, predictedLimitDate: null });
+		expect((leakage.points as IDataObject[]).map((p) => [p.testDate, p.value, p.unit, p.highLimit])).toEqual(series.map(([offset, value, unit, high]) => [addDays(today, offset), value, unit, high]));
 	});
 
 	it('values so large that the fit overflows (around 1e200): no trend (`notComputable`), no limit day, no test-earlier, in Get Measurement Trend and in Get Measurement Warnings alike', async () => {

@@ -14,6 +14,7 @@ import {
 import { requestOptions } from '../common/list.description';
 import { clock } from '../../transport';
 import { clientFor } from '../common/utils';
+import { hintSkipped, invalidTestDates, unknownDeviceResults, unreadableRecords } from '../common/skipped';
 
 const properties: INodeProperties[] = [
 	{
@@ -70,6 +71,18 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const input = await readFailureRateInput(client, months, clock.now, this.getTimezone());
 	const rates = failureRates(input.results, input.devices, input.today, months, groupBy, input.scrapped ?? []);
 	const { unknownDevices, invalidTestDate, scrappedNotGrouped } = rates.totals;
+	const unknownStatus = rates.totals.unknownStatus;
+	hintSkipped(
+		this,
+		[
+			unknownDevices > 0 && unknownDeviceResults(unknownDevices),
+			unknownStatus > 0 && `${unknownStatus} ${unknownStatus === 1 ? 'result' : 'results'} neither passed nor failed skipped`,
+			invalidTestDate > 0 && invalidTestDates(invalidTestDate),
+			scrappedNotGrouped > 0 && `${scrappedNotGrouped} scrapped ${scrappedNotGrouped === 1 ? 'device' : 'devices'} in no group skipped (the recycle bin keeps no department or customer)`,
+			input.skippedRecords > 0 && unreadableRecords(input.skippedRecords),
+		].filter((p): p is string => p !== false),
+		'Failure rates that justify test intervals',
+	);
 	const scrappedCounted = input.scrapped !== null && input.scrapped !== undefined;
 	const period = { months, from: rates.from, to: rates.to, today: rates.today, limit: rates.limit, confidence: rates.confidence };
 	return rates.groups

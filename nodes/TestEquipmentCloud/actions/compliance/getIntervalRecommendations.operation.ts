@@ -18,6 +18,7 @@ import {
 } from '../../../../client';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
+import { hintSkipped, invalidTestDates, unknownDeviceResults, unreadableRecords } from '../common/skipped';
 import { clock } from '../../transport';
 
 const PERIODS = [24, 36, 48, 60];
@@ -166,6 +167,19 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const fromOf = (today: string) => addDays(addMonths(today, -months), 1);
 	const input = await readRateInputSince(client, (today, devices) => previousTestsFrom(fromOf(today), longestInterval(devices)), clock.now, this.getTimezone());
 	const r = intervalRecommendations(input.results, input.devices, input.today, fromOf(input.today), groupBy, settings);
+	const t = r.totals;
+	hintSkipped(
+		this,
+		[
+			t.devicesWithoutInterval > 0 &&
+				`${t.devicesWithoutInterval} ${t.devicesWithoutInterval === 1 ? 'device' : 'devices'} without a usable test interval skipped (${t.devicesWithoutInterval === 1 ? 'its' : 'their'} ${t.resultsOfDevicesWithoutInterval} ${t.resultsOfDevicesWithoutInterval === 1 ? 'result' : 'results'} of the period not used)`,
+			t.unknownDevices > 0 && unknownDeviceResults(t.unknownDevices),
+			t.futureTests > 0 && `${t.futureTests} ${t.futureTests === 1 ? 'result' : 'results'} dated after today skipped`,
+			t.invalidTestDate > 0 && invalidTestDates(t.invalidTestDate),
+			input.skippedRecords > 0 && unreadableRecords(input.skippedRecords),
+		].filter((p): p is string => p !== false),
+		'Interval recommendations',
+	);
 	const common = { months, from: r.from, to: r.today, today: r.today, window: { ...INTERVAL_WINDOW }, ...r.totals, skippedRecords: input.skippedRecords };
 	return r.groups
 		.filter((g) => !onlyChanges || g.change !== 'keep')

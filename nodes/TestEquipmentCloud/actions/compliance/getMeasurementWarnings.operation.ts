@@ -4,6 +4,7 @@ import { DEFAULT_WARNING_DAYS, DEFAULT_WARNING_THRESHOLD, checkDays, checkThresh
 import { limitProperty, requestOptions, returnAllProperty } from '../common/list.description';
 import { clock } from '../../transport';
 import { clientFor } from '../common/utils';
+import { MEASUREMENT_RULES, hintSkipped, measurementSkipParts } from '../common/skipped';
 
 const properties: INodeProperties[] = [
 	{
@@ -42,5 +43,6 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const read = await readMeasurementWarnings(client, { days, threshold, limit, now: clock.now, timeZone: this.getTimezone() });
 	const run = { from: read.from, today: read.today, threshold, ...read.counts };
+	hintSkipped(this, measurementSkipParts(read.counts), MEASUREMENT_RULES);
 	return read.warnings.map((w) => ({ json: { ...w, run } as unknown as IDataObject, pairedItem: { item: i } }));
 }

@@ -4,6 +4,7 @@ import { TREND_CONFIDENCE, TREND_RESULTS, ValidationError, readMeasurementTrend 
 import { requestOptions } from '../common/list.description';
 import { deviceIdOf, recordLocator } from '../common/locators';
 import { clientFor } from '../common/utils';
+import { MEASUREMENT_RULES, hintSkipped, measurementSkipParts } from '../common/skipped';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,6 +34,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	const client = await clientFor(this, i);
 	const id = await deviceIdOf(this, 'deviceId', i, client);
 	const read = await readMeasurementTrend(client, id, results);
+	hintSkipped(this, measurementSkipParts(read.counts), MEASUREMENT_RULES);
 	return read.steps.map((s) => {
 		const { fit, points, ...trend } = s.trend;
 		const json = {
@@ -40,10 +42,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 			designation: read.device.designation,
 			step: s.step,
 			measurement: s.measurement,
+			// The latest result's unit; each point carries its own (a series whose unit changes has no trend).
 			unit: trend.unit,
 			lowLimit: trend.lowLimit,
 			highLimit: trend.highLimit,
-			points: points.map((p) => ({ testResultId: p.testResultId, testDate: p.testDate, value: p.value, lowLimit: p.lowLimit, highLimit: p.highLimit })),
+			points: points.map((p) => ({ testResultId: p.testResultId, testDate: p.testDate, value: p.value, unit: p.unit, lowLimit: p.lowLimit, highLimit: p.highLimit })),
 			sameDay: trend.sameDay,
 			noTrend: trend.noTrend,
 			fit: fit && { points: fit.points, slopePerDay: fit.slopePerDay, fittedAtLast: fit.fittedAtLast, residualSd: fit.residualSd, tQuantile: fit.tQuantile, confidence: TREND_CONFIDENCE },

@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disposeRuntime, node24 } from '../support/lambdaRuntime';
 import { failures, runDeployment, startWorld, type Run, type World } from './deployment';
@@ -10,6 +12,9 @@ import { accountsCommand, deployCommand, readmeSetting, synthesize, type Synthes
  * code reads, and every function's bundle run from its asset folder alone under Node.js 24 with
  * the template's environment and each schedule's input, against the sandbox and the local AWS
  * stand-ins: each poller completes its runs, the digest and the report reach their recipients.
+ * The three run side by side, each in a world of its own (sandbox, DynamoDB, EventBridge, SES):
+ * a run is mostly the pollers keeping to the service's rate (the results poller's first run spends
+ * its 90 s backfill slice at half of it), not work, so three at once take as long as the longest.
  */
 type Json = ReturnType<typeof JSON.parse>;
 const SIZE = { customers: 6, devices: 80 };
@@ -19,22 +24,52 @@ const commands = {
 	several: accountsCommand(),
 	email: [...deployCommand(), ['recipients', readmeSetting('recipients')], ['customerNotices', readmeSetting('customerNotices')]] as Array<[string, string]>,
 };
-const stacks = {} as Record<keyof typeof commands, Synthesized>;
+type Command = keyof typeof commands;
+const stacks = {} as Record<Command, Synthesized>;
+/** The several accounts' ids, in the order of docs/alerts.md's accounts.json. */
+const severalIds = () => (JSON.parse(commands.several.accountsJson) as Array<{ id: string }>).map((a) => a.id);
+/** Each command's world: how many accounts the sandbox serves, and each account's token by its id. */
+const worlds: Record<Command, { accounts: number; tokens: (world: World) => Record<string, string> }> = {
+	one: { accounts: 1, tokens: (w) => ({ default: w.sandbox.sandboxToken }) },
+	several: { accounts: 2, tokens: (w) => Object.fromEntries(severalIds().map((id, i) => [id, w.sandbox.accounts[i].token])) },
+	email: { accounts: 1, tokens: (w) => ({ default: w.sandbox.sandboxToken }) },
+};
+/** Each stack's run as deployed, started as soon as it is synthesized; its describe block awaits it. */
+const deployed = {} as Record<Command, Promise<{ world: World; run: Run }>>;
+function deploy(command: Command): Promise<{ world: World; run: Run }> {
+	const started = (async () => {
+		const world = await startWorld(SIZE, worlds[command].accounts);
+		try {
+			return { world, run: await runDeployment(stacks[command], world, worlds[command].tokens(world)) };
+		} catch (error) {
+			await world.stop();
+			throw error;
+		}
+	})();
+	// Awaited (and its failure reported) by the command's describe block, not here.
+	started.catch(() => undefined);
+	return started;
+}
+const bundles = mkdtempSync(join(tmpdir(), 'tec-readme-bundles-'));
 
 beforeAll(async () => {
 	node24();
-	// Synthesized once each, side by side: most of the time is bundling.
-	const [one, several, email] = await Promise.all([
-		synthesize(commands.one),
-		synthesize(commands.several.context, { 'accounts.json': commands.several.accountsJson }),
-		synthesize(commands.email),
-	]);
-	Object.assign(stacks, { one, several, email });
+	// The several accounts' stack first, whose run is the longest (the results poller's slice for each
+	// account). Its synth bundles every function as `cdk deploy` does; the other two synths take those
+	// bundles (the same code: infra/bundleCache.ts checks every input), side by side while it runs.
+	stacks.several = await synthesize(commands.several.context, { 'accounts.json': commands.several.accountsJson }, bundles);
+	deployed.several = deploy('several');
+	const [one, email] = await Promise.all([synthesize(commands.one, {}, bundles), synthesize(commands.email, {}, bundles)]);
+	Object.assign(stacks, { one, email });
+	deployed.one = deploy('one');
+	deployed.email = deploy('email');
 }, 300_000);
-afterAll(() => {
+afterAll(async () => {
+	for (const run of Object.values(deployed)) await (await run.catch(() => undefined))?.world.stop();
 	for (const s of Object.values(stacks)) rmSync(s.outdir, { recursive: true, force: true });
+	rmSync(bundles, { recursive: true, force: true });
 	disposeRuntime();
-});
+}, 300_000);
 
 const addresses = (list: string) => list.split(/[,;\s]+/).filter(Boolean);
 /** Who did get mail, for the failure message. */
@@ -115,13 +150,10 @@ describe("docs/aws-deployment.md's one-account command (`npx cdk deploy -c envir
 	});
 
 	describe('run as deployed', () => {
-		let world: World;
 		let run: Run;
 		beforeAll(async () => {
-			world = await startWorld(SIZE, 1);
-			run = await runDeployment(stacks.one, world, { default: world.sandbox.sandboxToken });
+			({ run } = await deployed.one);
 		}, 300_000);
-		afterAll(() => world?.stop());
 
 		it('every invocation succeeds and each poller completes its run', () => {
 			expect(failures(run)).toEqual([]);
@@ -162,14 +194,10 @@ describe("docs/alerts.md's several-accounts command (`npx cdk deploy -c accounts
 	});
 
 	describe('run as deployed', () => {
-		let world: World;
 		let run: Run;
 		beforeAll(async () => {
-			world = await startWorld(SIZE, 2);
-			const ids = expected().map((a) => a.id);
-			run = await runDeployment(stacks.several, world, Object.fromEntries(ids.map((id, i) => [id, world.sandbox.accounts[i].token])));
+			({ run } = await deployed.several);
 		}, 300_000);
-		afterAll(() => world?.stop());
 
 		it('every invocation succeeds and each poller completes a run for each account', () => {
 			expect(failures(run)).toEqual([]);
@@ -205,14 +233,11 @@ describe("the deploy command with docs/emails.md's e-mail routing and customer r
 	});
 
 	describe('run as deployed', () => {
-		let world: World;
 		let run: Run;
 		const recipients = JSON.parse(readmeSetting('recipients')) as { default: string[]; escalation: { to: string[] } };
 		beforeAll(async () => {
-			world = await startWorld(SIZE, 1);
-			run = await runDeployment(stacks.email, world, { default: world.sandbox.sandboxToken });
+			({ run } = await deployed.email);
 		}, 300_000);
-		afterAll(() => world?.stop());
 
 		it('every invocation succeeds and each poller completes its run', () => {
 			expect(failures(run)).toEqual([]);

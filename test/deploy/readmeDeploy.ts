@@ -73,16 +73,18 @@ const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region':
 
 /**
  * `cdk synth` of one command: the docs' `cdk deploy` with synth instead of deploy (the same
- * app, context and bundling), into a folder of its own.
+ * app, context and bundling), into a folder of its own. `bundleCache` (TEC_BUNDLE_CACHE,
+ * infra/bundleCache.ts): a synth of the same code after the first takes the first's bundles, each
+ * while every file it was built from is unchanged.
  */
-export async function synthesize(context: Array<[string, string]>, files: Record<string, string> = {}): Promise<Synthesized> {
+export async function synthesize(context: Array<[string, string]>, files: Record<string, string> = {}, bundleCache?: string): Promise<Synthesized> {
 	const outdir = mkdtempSync(join(tmpdir(), 'tec-readme-'));
 	// Files the command names (accounts.json) next to it, as the operator has them.
 	for (const [name, text] of Object.entries(files)) writeFileSync(join(outdir, name), text);
 	const value = (v: string) => (v in files ? join(outdir, v) : v);
 	const args = ['cdk', 'synth', '--no-notices', '--no-lookups', '-q', '-o', join(outdir, 'cdk.out'), ...context.flatMap(([k, v]) => ['-c', `${k}=${value(v)}`])];
 	await new Promise<void>((resolve, reject) =>
-		execFile('npx', args, { cwd: ROOT, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: '1', CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true' }, maxBuffer: 16 * 1024 * 1024 }, (error, _out, err) =>
+		execFile('npx', args, { cwd: ROOT, env: { ...process.env, ...(bundleCache && { TEC_BUNDLE_CACHE: bundleCache }), CDK_DISABLE_CLI_TELEMETRY: '1', CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true' }, maxBuffer: 16 * 1024 * 1024 }, (error, _out, err) =>
 			error ? reject(new Error(`cdk synth ${context.map(([k, v]) => `-c ${k}=${v}`).join(' ')} failed:\n${err}`)) : resolve(),
 		),
 	);

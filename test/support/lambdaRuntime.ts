@@ -9,7 +9,10 @@ const ROOT = join(__dirname, '../..');
  * Node.js 24, the Lambdas' runtime (this machine's node may be older): the `node` package from the
  * npm registry in .cache/node24, installed the way .ci/run's node24_tests does when missing.
  */
+let checked: string | undefined;
 export function node24(): string {
+	// Checked once per test file (every invocation asks for it).
+	if (checked) return checked;
 	const bin = join(ROOT, '.cache/node24/node_modules/.bin/node');
 	try {
 		accessSync(bin, constants.X_OK);
@@ -19,6 +22,7 @@ export function node24(): string {
 	}
 	const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
 	if (!version.startsWith('v24.')) throw new Error(`.cache/node24 holds Node.js ${version}, not 24`);
+	checked = bin;
 	return bin;
 }
 

@@ -2,7 +2,7 @@ import { isTestEarlier, type MeasurementWarning } from './measurementWarnings';
 import type { DriftWarning } from './measurementSeries';
 import { limitShare } from './measuredValues';
 
-/** The device of a warning, with what the e-mails route by (the shape of email/devices.ts' FailedDevice). */
+/** The device of a warning or a failed test (email/devices.ts' FailedDevice), with what the e-mails route by. */
 export interface WarningDevice {
 	id: number;
 	customerId: number | null;

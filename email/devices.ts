@@ -4,6 +4,7 @@
  * written out here so that the e-mails' room needs neither zod nor the Lambdas.
  */
 import type { DigestDevice } from '../client/digestRead';
+import type { WarningDevice } from '../client/measurementWarningRows';
 import type { MeasuredValue } from '../client/testSteps';
 
 /** A device as the service's lists give it (client/digestRead.ts), with the days it is overdue. */
@@ -30,12 +31,8 @@ export interface FailedStep {
 	truncatedMeasurements: number;
 }
 
-/** The device of a failed test, with the customer and department it had when the result was read. */
-export interface FailedDevice {
-	id: number;
-	customerId: number | null;
-	designation: string | null;
-	idBarcode: string | null;
-	customerName: string | null;
-	department: string | null;
-}
+/**
+ * The device of a failed test, with the customer and department it had when the result was read:
+ * the device of a measured-value warning (client/measurementWarningRows.ts), routed by one rule.
+ */
+export type FailedDevice = WarningDevice;

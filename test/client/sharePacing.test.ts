@@ -53,6 +53,24 @@ describe('SharePacer.forShare', () => {
 		]);
 	});
 
+	it('property: for any share a deployment takes (0.05 to 1), nextWaitMs() is the wait run() then sleeps, never more than 4,100 ms (so a caller short of time can stop before it)', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.double({ min: 0.05, max: 1, noNaN: true }), fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 8 }), async (share, durations) => {
+				let t = 1_000_000;
+				const slept: number[] = [];
+				const pacer = SharePacer.forShare({ now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)) }, share);
+				for (let i = 0; i < 40; i++) {
+					const told = pacer.nextWaitMs();
+					const before = slept.length;
+					await pacer.run(async () => void (t += durations[i % durations.length]));
+					expect(slept.slice(before)).toEqual(told > 0 ? [told] : []);
+					expect(told).toBeLessThanOrEqual(4100);
+				}
+			}),
+			{ numRuns: 200 },
+		);
+	});
+
 	it('property: any share in (0, 1] and any request durations, grants stay at or under the share', async () => {
 		await fc.assert(
 			fc.asyncProperty(

@@ -41,6 +41,14 @@ export class SharePacer {
 		return Math.max(0, this.ends[this.ends.length - this.perWindow] + this.windowMs - this.clock.now());
 	}
 
+	/**
+	 * At most how long `run` waits in all for `n` more requests, each ending as it is granted: the
+	 * first perWindow within a window from now, each next perWindow within a window of those.
+	 */
+	waitForMs(n: number): number {
+		return Math.ceil(n / this.perWindow) * this.windowMs;
+	}
+
 	/** Runs one request in the share: waits until the request `perWindow` before it ended a window ago. */
 	async run<T>(request: () => Promise<T>): Promise<T> {
 		const wait = this.nextWaitMs();

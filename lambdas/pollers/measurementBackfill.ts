@@ -26,9 +26,10 @@ import { NS, type BackfillState } from './state';
  *
  * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
  * token's budget (client/sharePacing.ts), on top of the token's own pacing, so new results' alerts
- * keep the rest; a run spends at most BACKFILL_SLICE_MS on it: before each request it stops for
- * time when the share's wait would pass the slice's end or the Lambda's time left (a device
- * stopped mid-way is read again by the next run). Resumable: the position (devices
+ * keep the rest; a run spends at most BACKFILL_SLICE_MS on it: it begins a device only when the
+ * waits of its reads fit, and before each request it stops for time when the share's wait would
+ * pass the slice's end or the Lambda's time left (a device stopped mid-way, as when it has more
+ * results than a page, is read again by the next run). Resumable: the position (devices
  * handled, in the list's order) and the id of the last device handled are saved after each device.
  * The device list can be neither ordered nor filtered by id (its filters and `ordering` take
  * property key ids, spec), so a run resumes by position and checks it: it re-reads from OVERLAP
@@ -55,6 +56,8 @@ export const BACKFILL_RESULTS = TREND_RESULTS - 1;
  * run then ends and frees the lease, and the next run goes on.
  */
 export const BACKFILL_SLICE_MS = 90_000;
+/** One device's reads at most (its results list, one page at these sizes, and its details): a device is begun only when they fit. */
+const DEVICE_REQUESTS = 1 + BACKFILL_RESULTS;
 /** Devices re-listed before the saved position: deletions since the last run shift the list back. */
 const OVERLAP = 50;
 
@@ -153,7 +156,8 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				}
 				const before = id === null ? undefined : ((await ctx.store.get<DeviceSeries>(seriesNs, String(id))) ?? emptySeries());
 				if (id !== null && before && !before.backfilled) {
-					if (outOfTime()) return await stopForTime();
+					// Begun only when its reads' waits fit, so its requests are not spent again next run.
+					if (outOfTime(pacer.waitForMs(DEVICE_REQUESTS))) return await stopForTime();
 					const { series, details } = await backfillDevice(ctx, paced, id, before);
 					state.detailsRead += details;
 					// Saved in hand, with its requests, before its values are written (see above).

@@ -20,7 +20,7 @@ const USAGE = `Usage: npm start -- [--once] [--interval SECONDS] [--timeout SECO
   all polled at once, each at its own token's ceiling; without it, one account (TEC_BASE_URL, TEC_TOKEN).
   --due-soon-days (or DUE_SOON_DAYS): lead stages of Device Due Soon in days before the due date; 0 = off.
   NEAR_LIMIT_THRESHOLD: the share of its limit at or above which a passed result's measured step is announced (default 0.8).
-  BACKFILL_SHARE: the share of the token's requests the first run's backfill of measured values may take (default 0.5; 0 = none; the embedded sandbox: none unless set).
+  BACKFILL_SHARE: the share of the token's requests the first run's backfill of measured values may take (default 0.5; 0 = none, else at least 0.05; the embedded sandbox: none unless set).
   Without TEC_BASE_URL and TEC_TOKEN, an embedded sandbox is started (serving the profile's layout).
   --profile FILE (or TEC_PROFILE): the service profile, where the account differs from the defaults.
   --once: one cycle; exit code 1 when a poll run failed, 0 otherwise.

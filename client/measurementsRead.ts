@@ -228,7 +228,8 @@ const laterTest = (a: Pick<DeviceResult, 'id' | 'testDate'>, b: Pick<DeviceResul
  * The measured-value alerts of given passed results (each with its device), oldest test first, by
  * the results poller's one rule (client/measurementAlertsRead.ts, `passedResultAlerts`) over the
  * device's kept values as the poller held them when the result arrived: the device's results
- * uploaded before it (by `synced_time`, then id; one without an upload time is not counted),
+ * uploaded before it (by `synced_time`, then id, the list's order among equal stamps: ASSUMED in
+ * client/profile.ts; one without an upload time is not counted),
  * failed ones through `addFailedResult`, passed ones through `addPassedResult`, in upload order.
  * So a step below the threshold whose trend says "test earlier" is a drift warning, and a late
  * upload (a test older than a value already kept) has no trend, as on the Lambdas.

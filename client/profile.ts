@@ -129,7 +129,10 @@ const role = (...names: string[]): PropertyRoleProfile => ({ names, keyId: null 
  * - the field lists of the lists filtered by field name (the spec shows only `updated_time`);
  * - a sorted list compares Text without regard to case, Numbers as numbers, Dates as their text,
  *   and puts a record without a value last in both directions; equal values come in id order
- *   (ascending in both directions), not in the unsorted order, which a restore changes;
+ *   (ascending in both directions), not in the unsorted order, which a restore changes; so test
+ *   results with equal `synced_time` are listed by upload time in id order, and the reads of
+ *   measured values take (synced_time, id) as the order of upload (the results poller's
+ *   `uploadsAfter`, lambdas/pollers/testResults.ts; `readResultWarnings`, client/measurementsRead.ts);
  * - `search` finds text without regard to case (the spec says only that it is a string): a
  *   barcode scanned in lower case is looked up By Barcode with the service's search;
  * - the device property of the `nextTestDate` role is computed by the service (from Last tested and

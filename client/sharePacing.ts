@@ -35,12 +35,24 @@ export class SharePacer {
 		return new SharePacer(clock, 1, Math.ceil(window / perWindow), onGrant);
 	}
 
+	/** How long `run` would wait now before its request (0: at once); a caller short of time asks first. */
+	nextWaitMs(): number {
+		if (this.ends.length < this.perWindow) return 0;
+		return Math.max(0, this.ends[this.ends.length - this.perWindow] + this.windowMs - this.clock.now());
+	}
+
+	/**
+	 * At most how long `run` waits in all for `n` more requests, each ending as it is granted: the
+	 * first perWindow within a window from now, each next perWindow within a window of those.
+	 */
+	waitForMs(n: number): number {
+		return Math.ceil(n / this.perWindow) * this.windowMs;
+	}
+
 	/** Runs one request in the share: waits until the request `perWindow` before it ended a window ago. */
 	async run<T>(request: () => Promise<T>): Promise<T> {
-		if (this.ends.length >= this.perWindow) {
-			const wait = this.ends[this.ends.length - this.perWindow] + this.windowMs - this.clock.now();
-			if (wait > 0) await this.clock.sleep(wait);
-		}
+		const wait = this.nextWaitMs();
+		if (wait > 0) await this.clock.sleep(wait);
 		this.granted++;
 		this.onGrant?.(this.clock.now());
 		try {

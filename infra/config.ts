@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod/v4';
 import { AccountsError, parseAccounts, singleAccount, type AccountSettings } from '../lambdas/accounts';
+import { MIN_BACKFILL_SHARE } from '../lambdas/pollers/context';
 import { refusedPort, type ServiceProfile } from '../client';
 import { readProfileFile } from '../client/node/profileSchema';
 import { allRecipients, emailSettingsSchema, type EmailSettings } from '../lambdas/email/settings';
@@ -42,7 +43,7 @@ export interface AlertsConfig {
 	dueSoonDays?: string;
 	/** The share of a measured value's limit at or above which Test Result Near Limit is announced (0 < x ≤ 1). */
 	nearLimitThreshold: number;
-	/** The share of the token's requests the first run's backfill of measured values may take (0 = off, at most 1). */
+	/** The share of the token's requests the first run's backfill of measured values may take (0 = off, else from MIN_BACKFILL_SHARE to 1). */
 	backfillShare: number;
 	/**
 	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests, locale;
@@ -118,7 +119,8 @@ function whole(name: string, fallback: number, min: number, max: number) {
 }
 
 /** A share of a whole, from above 0 (or from 0, `off`) to at most 1, as the pollers read it (lambdas/config.ts). */
-function share(name: string, fallback: number, off: boolean) {
+/** A share above 0 and at most 1; with `off`, 0 (off) or a share from `off.least` to at most 1. */
+function share(name: string, fallback: number, off?: { least: number }) {
 	return z.preprocess(
 		blankToUndefined,
 		z
@@ -127,8 +129,8 @@ function share(name: string, fallback: number, off: boolean) {
 			.transform((v, ctx) => {
 				if (v === undefined) return fallback;
 				const n = typeof v === 'number' ? v : /^\s*\d*\.?\d+\s*$/.test(v) ? Number(v) : Number.NaN;
-				if (!Number.isFinite(n) || !((off ? n >= 0 : n > 0) && n <= 1)) {
-					ctx.addIssue({ code: 'custom', message: `${name} must be a share ${off ? 'from 0 (off)' : 'above 0'} to at most 1 (for example ${fallback}), got "${String(v)}"` });
+				if (!Number.isFinite(n) || !((off ? n === 0 || n >= off.least : n > 0) && n <= 1)) {
+					ctx.addIssue({ code: 'custom', message: `${name} must be ${off ? `0 (off) or a share from ${off.least}` : 'a share above 0'} to at most 1 (for example ${fallback}), got "${String(v)}"` });
 					return z.NEVER;
 				}
 				return n;
@@ -207,8 +209,8 @@ const Schema = z.object({
 	n8nWebhookUrl: z.preprocess(blankToUndefined, httpsUrl('n8nWebhookUrl', 'https://n8n.example.com/webhook/test-equipment-cloud', true).optional()),
 	reminderDays: whole('reminderDays', DEFAULTS.reminderDays, 0, 365),
 	lookbackDays: whole('lookbackDays', DEFAULTS.lookbackDays, 1, 90),
-	nearLimitThreshold: share('nearLimitThreshold', DEFAULTS.nearLimitThreshold, false),
-	backfillShare: share('backfillShare', DEFAULTS.backfillShare, true),
+	nearLimitThreshold: share('nearLimitThreshold', DEFAULTS.nearLimitThreshold),
+	backfillShare: share('backfillShare', DEFAULTS.backfillShare, { least: MIN_BACKFILL_SHARE }),
 	dueSoonDays: z.preprocess(
 		(v) => (Array.isArray(v) ? v.join(',') : typeof v === 'number' ? String(v) : blankToUndefined(v)),
 		z

@@ -4,7 +4,7 @@ import { $ZodError } from 'zod/v4/core';
 import { transform } from '../client/node/zodMini';
 import { PROFILE_MAX_PAGE_SIZE, parseBaseUrl } from '../client';
 import { ServiceProfileSchema } from '../client/node/profileSchema';
-import { DEFAULT_ACCOUNT_LEASE_WAIT_MS, DEFAULT_BACKFILL_SHARE, DEFAULT_SETTINGS, type PollerSettings } from './pollers/context';
+import { DEFAULT_ACCOUNT_LEASE_WAIT_MS, DEFAULT_BACKFILL_SHARE, DEFAULT_SETTINGS, MIN_BACKFILL_SHARE, type PollerSettings } from './pollers/context';
 import { once } from './once';
 
 /** The pollers' configuration, read from the environment once per cold start. */
@@ -38,15 +38,18 @@ const stages = (name: string, fallback: number[]) =>
 		}),
 	);
 
-/** A share above 0 (or from 0, `off`) and at most 1, written as a decimal ("0.8"). */
-const share = (name: string, fallback: number, off = false) =>
+/**
+ * A share above 0 and at most 1, written as a decimal ("0.8"); with `off`, 0 (off) or a share
+ * from `off.least` to at most 1.
+ */
+const share = (name: string, fallback: number, off?: { least: number }) =>
 	z.pipe(
 		z.optional(z.string()),
 		transform((v: string | undefined, ctx) => {
 			if (v === undefined || v.trim() === '') return fallback;
 			const n = Number(v);
-			if (!/^\s*\d*\.?\d+\s*$/.test(v) || !((off ? n >= 0 : n > 0) && n <= 1)) {
-				ctx.addIssue({ code: 'custom', message: `${name} must be a share ${off ? 'from 0 (off)' : 'above 0'} to at most 1 (for example "${off ? '0.5' : '0.8'}"), got "${v}"` });
+			if (!/^\s*\d*\.?\d+\s*$/.test(v) || !((off ? n === 0 || n >= off.least : n > 0) && n <= 1)) {
+				ctx.addIssue({ code: 'custom', message: `${name} must be ${off ? `0 (off) or a share from ${off.least}` : 'a share above 0'} to at most 1 (for example "${off ? '0.5' : '0.8'}"), got "${v}"` });
 				return z.NEVER;
 			}
 			return n;
@@ -85,8 +88,8 @@ export const configSchema = once(() =>
 		DUE_SOON_DAYS: stages('DUE_SOON_DAYS', DEFAULT_SETTINGS.dueSoonStages),
 		// Test Result Near Limit: the share of a limit at or above which a passed result is announced.
 		NEAR_LIMIT_THRESHOLD: share('NEAR_LIMIT_THRESHOLD', DEFAULT_SETTINGS.nearLimitThreshold),
-		// The first run's backfill of recent measured values: the share of the token's requests it may take.
-		BACKFILL_SHARE: share('BACKFILL_SHARE', DEFAULT_BACKFILL_SHARE, true),
+		// The first run's backfill of recent measured values: the share of the token's requests it may take (0 = none).
+		BACKFILL_SHARE: share('BACKFILL_SHARE', DEFAULT_BACKFILL_SHARE, { least: MIN_BACKFILL_SHARE }),
 		// The service profile as JSON (infra/ puts the keys that differ from the defaults here); unset = the defaults.
 		TEC_SERVICE_PROFILE: z.pipe(
 			z.optional(z.string()),

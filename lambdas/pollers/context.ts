@@ -53,6 +53,13 @@ export const DEFAULT_SETTINGS: PollerSettings = {
 
 /** The deployments' share of the token's budget for the first run's backfill (AWS and `npm start`): half, so alerts keep flowing. */
 export const DEFAULT_BACKFILL_SHARE = 0.5;
+/**
+ * The smallest backfill share a deployment takes (0 aside, no backfill): one request per 4.1 s
+ * (client/sharePacing.ts), so one device's reads (its results list and up to 4 details, 5
+ * requests, about 20 s) fit well inside a run's slice (BACKFILL_SLICE_MS, 90 s) and the backfill
+ * moves on every run. A smaller share would spend a slice on a device or two, or wait past the run.
+ */
+export const MIN_BACKFILL_SHARE = 0.05;
 
 export interface PollerContext {
 	client: ServiceClient;

@@ -1,4 +1,4 @@
-import { emptySeries, epochDay, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, type DeviceSeries, type DriftWarning, type MeasurementWarning, type WarningDevice } from '../../client';
+import { emptySeries, epochDay, keptResults, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, type DeviceSeries, type DriftWarning, type MeasurementWarning, type WarningDevice } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
@@ -170,7 +170,7 @@ export class MeasuredAlerts {
 		for await (const item of this.ctx.store.list<PendingMeasurement>(this.pendingNs)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
 		const now = this.ctx.now();
 		for (const [id, p] of this.pending) {
-			const events = await this.alerts(p.recorded);
+			const events = await this.alerts(p.recorded, await this.keptSince(p));
 			const attempts = p.attempts + 1;
 			if (!events) {
 				const done = attempts >= MAX_ATTEMPTS;
@@ -187,6 +187,17 @@ export class MeasuredAlerts {
 	}
 
 	/**
+	 * A deferred result's later uploads: its device's results kept since it was deferred (results
+	 * are read in upload order, synced_time then id), left out of its trend as the run without the
+	 * deferral left them out. None known for an entry of an earlier version.
+	 */
+	private async keptSince(p: PendingMeasurement): Promise<ReadonlySet<number> | undefined> {
+		if (p.keptBefore === undefined) return undefined;
+		const before = new Set([...p.keptBefore, p.recorded.testResult.id]);
+		return new Set(keptResults(await this.seriesOf(p.recorded.device.id)).map(([id]) => id).filter((id) => !before.has(id)));
+	}
+
+	/**
 	 * The events of a newly recorded result; when its values cannot be read now, it is kept for
 	 * `record()`. `uploadedAfter`: its device's results on the page uploaded after it (a repeated
 	 * page finds them kept; the result's trend is the one it had without them).
@@ -196,7 +207,10 @@ export class MeasuredAlerts {
 		if (this.pending.has(recorded.testResult.id)) return [];
 		const events = await this.alerts(recorded, uploadedAfter);
 		if (events) return events;
-		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1 }, expiresAt: this.ctx.now() + 30 * DAY_MS });
+		// Its device's kept results now, but those of a repeated page uploaded after it: what its retry fits it with.
+		const kept = keptResults(await this.seriesOf(recorded.device.id)).map(([id]) => id);
+		const keptBefore = kept.filter((id) => !uploadedAfter?.has(id));
+		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1, keptBefore }, expiresAt: this.ctx.now() + 30 * DAY_MS });
 		return [];
 	}
 

@@ -26,7 +26,10 @@ import { NS, type BackfillState } from './state';
  *
  * Paced: every request of the backfill goes through a SharePacer of `backfillShare` of the
  * token's budget (client/sharePacing.ts), on top of the token's own pacing, so new results' alerts
- * keep the rest; a run spends at most BACKFILL_SLICE_MS on it. Resumable: the position (devices
+ * keep the rest; a run spends at most BACKFILL_SLICE_MS on it: it begins a device only when the
+ * waits of its reads fit, and before each request it stops for time when the share's wait would
+ * pass the slice's end or the Lambda's time left (a device stopped mid-way, as when it has more
+ * results than a page, is read again by the next run). Resumable: the position (devices
  * handled, in the list's order) and the id of the last device handled are saved after each device.
  * The device list can be neither ordered nor filtered by id (its filters and `ordering` take
  * property key ids, spec), so a run resumes by position and checks it: it re-reads from OVERLAP
@@ -53,8 +56,16 @@ export const BACKFILL_RESULTS = TREND_RESULTS - 1;
  * run then ends and frees the lease, and the next run goes on.
  */
 export const BACKFILL_SLICE_MS = 90_000;
+/** One device's reads at most (its results list, one page at these sizes, and its details): a device is begun only when they fit. */
+const DEVICE_REQUESTS = 1 + BACKFILL_RESULTS;
 /** Devices re-listed before the saved position: deletions since the last run shift the list back. */
 const OVERLAP = 50;
+
+/** Thrown by a paced request whose wait would pass the slice or the Lambda's time left: the run stops for time. */
+class OutOfTime extends Error {}
+
+/** A request in the share, or OutOfTime when its wait would end too late (it is then not made). */
+type Paced = <T>(request: () => Promise<T>) => Promise<T>;
 
 function positiveId(v: unknown): number | null {
 	const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN;
@@ -91,7 +102,13 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 		await ctx.store.putMany<BackfillState>(ns, [{ key: 'backfill', value: state }]);
 	};
 	const sliceEnd = ctx.now() + (ctx.settings.backfillSliceMs ?? BACKFILL_SLICE_MS);
-	const outOfTime = () => ctx.remainingMs() < ctx.settings.safetyMs || ctx.now() >= sliceEnd;
+	// Out of time when a request after `waitMs` would start at or past the slice's end or within the safety margin.
+	const outOfTime = (waitMs = 0) => ctx.remainingMs() - waitMs < ctx.settings.safetyMs || ctx.now() + waitMs >= sliceEnd;
+	// Every request of the slice asks first, so a long wait of a small share never runs past the slice or the Lambda.
+	const paced: Paced = (request) => {
+		if (outOfTime(pacer.nextWaitMs())) throw new OutOfTime();
+		return pacer.run(request);
+	};
 	const stopForTime = async () => {
 		report.stoppedForTime = true;
 		await save();
@@ -115,7 +132,7 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 	try {
 		reading: for (;;) {
 			if (outOfTime()) return await stopForTime();
-			const next = await pacer.run(() => pages.next());
+			const next = await paced(() => pages.next());
 			if (next.done) {
 				if (seeking !== undefined) {
 					fromStart();
@@ -139,8 +156,10 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				}
 				const before = id === null ? undefined : ((await ctx.store.get<DeviceSeries>(seriesNs, String(id))) ?? emptySeries());
 				if (id !== null && before && !before.backfilled) {
-					if (outOfTime()) return await stopForTime();
-					const series = await backfillDevice(ctx, pacer, id, before, state);
+					// Begun only when its reads' waits fit, so its requests are not spent again next run.
+					if (outOfTime(pacer.waitForMs(DEVICE_REQUESTS))) return await stopForTime();
+					const { series, details } = await backfillDevice(ctx, paced, id, before);
+					state.detailsRead += details;
 					// Saved in hand, with its requests, before its values are written (see above).
 					state.inHand = id;
 					await save();
@@ -157,6 +176,10 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 				}
 			}
 		}
+	} catch (error) {
+		// A device stopped mid-way is not written: the next run reads it again (its requests counted as spent).
+		if (error instanceof OutOfTime) return await stopForTime();
+		throw error;
 	} finally {
 		if (!ended) await pages.return(STOPPED_READING);
 	}
@@ -167,30 +190,40 @@ export async function continueBackfill(ctx: PollerContext, report: RunReport, on
 	ctx.log.info('Backfill of measured values: done', { ...progress });
 }
 
-/** One device: its results' list, then the details of its last passed ones since its latest failed one. */
-async function backfillDevice(ctx: PollerContext, pacer: SharePacer, deviceId: number, before: DeviceSeries, state: BackfillState): Promise<DeviceSeries> {
+/**
+ * One device: its results' list, then the details of its last passed ones since its latest failed
+ * one; `details`: those read (counted by the caller once the device is written).
+ */
+async function backfillDevice(ctx: PollerContext, paced: Paced, deviceId: number, before: DeviceSeries): Promise<{ series: DeviceSeries; details: number }> {
 	const listed: Array<{ id: number; testDate: string; failed: boolean | null }> = [];
 	const query = { filters: [{ key: 'device_id', conditions: [{ keyword: 'equals' as const, value: String(deviceId) }] }] };
 	const pages = ctx.client.pages('testResult.list', query, { pageSize: pageSizeOf(ctx) });
-	for (;;) {
-		const next = await pacer.run(() => pages.next());
-		if (next.done) break;
-		for (const raw of next.value) {
-			const r = (raw ?? {}) as Record<string, unknown>;
-			const id = positiveId(r.id);
-			const testDate = typeof r.test_date === 'string' ? r.test_date.slice(0, 10) : null;
-			if (id !== null && testDate !== null && positiveId(r.device_id) === deviceId) listed.push({ id, testDate, failed: failedOf(r.status) });
+	let ended = false;
+	try {
+		for (;;) {
+			const next = await paced(() => pages.next());
+			if (next.done) break;
+			for (const raw of next.value) {
+				const r = (raw ?? {}) as Record<string, unknown>;
+				const id = positiveId(r.id);
+				const testDate = typeof r.test_date === 'string' ? r.test_date.slice(0, 10) : null;
+				if (id !== null && testDate !== null && positiveId(r.device_id) === deviceId) listed.push({ id, testDate, failed: failedOf(r.status) });
+			}
 		}
+		ended = true;
+	} finally {
+		if (!ended) await pages.return(STOPPED_READING);
 	}
 	let series = before;
+	let details = 0;
 	// The latest failure by test date, then id: a passed re-test on its day (a larger id) is kept.
 	const latestFailed = listed.filter((r) => r.failed === true).reduce<{ id: number; testDate: string } | null>((m, r) => (m === null || r.testDate > m.testDate || (r.testDate === m.testDate && r.id > m.id) ? r : m), null);
 	if (latestFailed !== null) series = addFailedResult(series, latestFailed.testDate, latestFailed.id);
 	for (const r of trendResultsOf(listed, BACKFILL_RESULTS)) {
-		const detail = await pacer.run(() => readOrGone(ctx.client, 'testResult.get', r.id));
+		const detail = await paced(() => readOrGone(ctx.client, 'testResult.get', r.id));
 		if (detail === undefined) continue;
-		state.detailsRead++;
+		details++;
 		series = addPassedResult(series, { id: r.id, testDate: r.testDate, values: measuredValuesOf(detail).values });
 	}
-	return series;
+	return { series, details };
 }

@@ -107,6 +107,8 @@ export const stateSchemas = once(() => {
 		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
 		attempts: wholeFrom(0),
 		done: z.optional(z.boolean()),
+		/** Its device's kept results when it was deferred (uploaded before it): a retry fits it without those kept since. An earlier version saved none. */
+		keptBefore: z.optional(z.array(wholeFrom(1))),
 	});
 
 	/** Per device (key: its id): its latest passed results and their measured values per step (client/measurementSeries.ts). */

@@ -50,8 +50,9 @@ function syncedMs(text: string | null): number | undefined {
 }
 
 /**
- * Per result of a page, its device's results on the page uploaded after it (synced_time, then id):
- * a page repeated after a crash finds them kept already, and a result's trend leaves them out.
+ * Per result of a page, its device's results on the page uploaded after it (synced_time, then id,
+ * the list's order among equal stamps: ASSUMED in client/profile.ts): a page repeated after a crash
+ * finds them kept already, and a result's trend leaves them out.
  */
 function uploadsAfter(records: ReadonlyArray<{ id: number; deviceId: number; syncedTime: string | null }>) {
 	const byDevice = new Map<number, Array<{ id: number; at: number }>>();

@@ -53,6 +53,28 @@ describe('SharePacer.forShare', () => {
 		]);
 	});
 
+	it('property: for any share a deployment takes (0.05 to 1), nextWaitMs() is the wait run() then sleeps, never more than 4,100 ms (so a caller short of time can stop before it), and waitForMs(n) bounds the waits of the next n requests', async () => {
+		await fc.assert(
+			fc.asyncProperty(fc.double({ min: 0.05, max: 1, noNaN: true }), fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 12 }), async (share, durations, n) => {
+				let t = 1_000_000;
+				const slept: number[] = [];
+				const pacer = SharePacer.forShare({ now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)) }, share);
+				for (let i = 0; i < 40; i++) {
+					const told = pacer.nextWaitMs();
+					const before = slept.length;
+					await pacer.run(async () => void (t += durations[i % durations.length]));
+					expect(slept.slice(before)).toEqual(told > 0 ? [told] : []);
+					expect(told).toBeLessThanOrEqual(4100);
+				}
+				const bound = pacer.waitForMs(n);
+				const before = slept.length;
+				for (let i = 0; i < n; i++) await pacer.run(async () => undefined);
+				expect(slept.slice(before).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(bound);
+			}),
+			{ numRuns: 200 },
+		);
+	});
+
 	it('property: any share in (0, 1] and any request durations, grants stay at or under the share', async () => {
 		await fc.assert(
 			fc.asyncProperty(

@@ -99,7 +99,13 @@ describe('stack settings (context or props)', () => {
 		expect(parseConfig({ ...minimal, nearLimitThreshold: 1, backfillShare: '1' })).toMatchObject({ nearLimitThreshold: 1, backfillShare: 1 });
 		expect(parseConfig({ ...minimal, nearLimitThreshold: '', backfillShare: '' })).toMatchObject({ nearLimitThreshold: 0.8, backfillShare: 0.5 });
 		for (const bad of [0, '0', -0.1, 1.5, '80%', 'high', '1e-1']) expect(problems({ ...minimal, nearLimitThreshold: bad })).toContain(`nearLimitThreshold must be a share above 0 to at most 1 (for example 0.8), got "${String(bad)}"`);
-		for (const bad of [-0.5, 2, 'half', '.5.']) expect(problems({ ...minimal, backfillShare: bad })).toContain(`backfillShare must be a share from 0 (off) to at most 1 (for example 0.5), got "${String(bad)}"`);
+		for (const bad of [-0.5, 2, 'half', '.5.']) expect(problems({ ...minimal, backfillShare: bad })).toContain(`backfillShare must be 0 (off) or a share from 0.05 to at most 1 (for example 0.5), got "${String(bad)}"`);
+	});
+
+	it('backfillShare: a share under 0.05 (one request per 4.1 s, a device’s 5 reads in a slice) is refused, naming the key and the valid range; 0.05 and 0 (no backfill) are taken', () => {
+		for (const bad of [0.001, '0.001', 0.049, 1e-8]) expect(problems({ ...minimal, backfillShare: bad })).toContain(`backfillShare must be 0 (off) or a share from 0.05 to at most 1 (for example 0.5), got "${String(bad)}"`);
+		expect(parseConfig({ ...minimal, backfillShare: '0.05' })).toMatchObject({ backfillShare: 0.05 });
+		expect(parseConfig({ ...minimal, backfillShare: '0' })).toMatchObject({ backfillShare: 0 });
 	});
 
 	it('refuses a baseUrl on a port fetch refuses, alone or in the accounts list, saying why', () => {

@@ -24,6 +24,12 @@ describe('messages that name the variable or field', () => {
 		expect(() => readEmailEnv({ ...email, ACCOUNTS_ROUTING: '[{"account": ""}]' })).toThrow(/ACCOUNTS_ROUTING: \[0\]\.account: /);
 	});
 
+	it('BACKFILL_SHARE under 0.05 (one request per 4.1 s, a device’s 5 reads in a slice) is refused, naming the variable and the valid range; 0.05 and 0 (no backfill) are taken', () => {
+		for (const bad of ['0.001', '0.00000001', '0.049', '-1', '1.5']) expect(() => readConfig({ ...poller, BACKFILL_SHARE: bad })).toThrow(`BACKFILL_SHARE must be 0 (off) or a share from 0.05 to at most 1 (for example "0.5"), got "${bad}"`);
+		expect(readConfig({ ...poller, BACKFILL_SHARE: '0.05' }).BACKFILL_SHARE).toBe(0.05);
+		expect(readConfig({ ...poller, BACKFILL_SHARE: '0' }).BACKFILL_SHARE).toBe(0);
+	});
+
 	it('an event without detail names "detail"', () => {
 		expect(() => readEmailEvent({ source: 'test-equipment-cloud', 'detail-type': 'Device Overdue' })).toThrow(/^The "Device Overdue" event does not match its schema: detail: /);
 	});

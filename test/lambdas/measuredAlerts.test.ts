@@ -13,16 +13,16 @@ import { pollTestResults } from '../../lambdas/pollers/testResults';
 import { NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { nodeTrendOf } from '../support/measuredWarnings';
-import { pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
+import { newTable, pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
 
 const world = usePollerWorld({ devices: 30, customers: 3, testResults: 60 }, { ratePerSecond: 200 });
 const scenario = useFreshScenarios(world);
 let detailRequests = 0;
 let customerListRequests = 0;
 
-/** A poller context whose client counts detail requests and gives up after one retry (fast tests). */
-function context() {
-	const ctx = pollerContext(world, scenario.table());
+/** A poller context whose client counts detail requests and gives up after one retry (fast tests); `table`: another state table. */
+function context(table = scenario.table()) {
+	const ctx = pollerContext(world, table);
 	const base = undiciRequestFn(world.sandbox.sandboxToken);
 	ctx.client = new ServiceClient({
 		baseUrl: world.sandbox.url,
@@ -329,6 +329,47 @@ describe('Device Measurement Drift', () => {
 		world.aws.accepted.length = 0;
 		await pollTestResults(context());
 		expect(alerts()).toEqual([]);
+	});
+
+	it('a result whose detail could not be read on its run (503) while a later upload of its device was read is retried without that later upload: its warning row and Test Result Near Limit event are those of the run without the 503 (predicted limit date, "test earlier")', async () => {
+		const deviceId = cleanDevice();
+		// Two state tables over the same uploads: one run without the fault, one with it.
+		const deferred = await newTable(world.dynamo);
+		await started();
+		await pollTestResults(context(deferred));
+		const today = world.sandbox.account.today();
+		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
+		pe(0.1, -400);
+		pe(0.15, -300);
+		const device = world.sandbox.account.get('device', deviceId);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		await pollTestResults(context());
+		await pollTestResults(context(deferred));
+		expect(alerts()).toEqual([]);
+		const a = pe(0.25, -200);
+		const b = pe(0.26, -100);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+
+		const rowOf = async (table: string) => (await context(table).store.get<RecordedWarningValue>(NS.measurementWarnings('sandbox'), `${a}:${PE}`)) ?? null;
+		const eventOf = () => alerts().find((e) => e.detail.metadata.dedupeKey === `test-result-near-limit:sandbox:${a}:${PE}`)?.detail.data;
+		// Without the fault: A drifts toward its limit before its next due date.
+		await pollTestResults(context());
+		const uninterrupted = { row: await rowOf(scenario.table()), event: eventOf() };
+		expect(uninterrupted.row).toMatchObject({ testResultId: a, nearLimit: true, testEarlier: true });
+		expect(uninterrupted.row!.predictedLimitDate).not.toBeNull();
+		expect(uninterrupted.event).toMatchObject({ predictedLimitDate: uninterrupted.row!.predictedLimitDate });
+
+		// With it: A's detail answers 503 on its run (A deferred, B read and kept), the next run retries A.
+		world.aws.accepted.length = 0;
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${a}/` });
+		await pollTestResults(context(deferred));
+		expect(eventOf()).toBeUndefined();
+		expect(await rowOf(deferred)).toBeNull();
+		expect(alerts().map((e) => (e.detail.data as Data).testResult.id)).toContain(b);
+		world.sandbox.faults.clear();
+		await pollTestResults(context(deferred));
+		expect(await rowOf(deferred)).toEqual(uninterrupted.row);
+		expect(eventOf()).toEqual(uninterrupted.event);
 	});
 
 	it('a failed result starts the series over: values before it give no trend', async () => {

@@ -112,6 +112,33 @@ describe('Test Result Near Limit (trigger)', () => {
 		expect([await deferred[0].poll(), await deferred[1].poll()]).toEqual([[], []]);
 	});
 
+	it('a poll that fails after keeping a result (401 on a later detail of its device) leaves the static data as it was: the next poll fits that result as a poll without the failure did, so a repeated poll needs no list of later uploads', async () => {
+		const deviceId = cleanDevice();
+		const options = { maxRetryWait: 0 };
+		const plain = await started({ event: 'testResultNearLimit', options });
+		const failing = await started({ event: 'testResultNearLimit', options });
+		const today = world.today();
+		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
+		const device = world.sandbox.account.get('device', deviceId);
+		pe(0.1, -400);
+		pe(0.15, -300);
+		const a = pe(0.25, -200);
+		const b = pe(0.26, -100);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		const uninterrupted = await plain.poll();
+		expect(uninterrupted.map((i) => i.testResultId)).toEqual([a, b]);
+		expect(uninterrupted[0].predictedLimitDate).not.toBeNull();
+
+		const before = structuredClone(failing.staticData);
+		world.sandbox.faults.add({ kind: 'status', status: 401, path: `/tests_performed/detailed/${b}/` });
+		const failed = await failing.tick();
+		expect(failed.error).toBeDefined();
+		expect(failed.staticData).toEqual(before);
+		expect(failed.staticDataChanged).toBe(false);
+		world.sandbox.faults.clear();
+		expect(await failing.poll()).toEqual(uninterrupted);
+	});
+
 	it('bad measurements trigger nothing and stop nothing', async () => {
 		const deviceId = cleanDevice();
 		const poller = await started({ event: 'testResultNearLimit' });

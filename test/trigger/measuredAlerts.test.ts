@@ -70,6 +70,75 @@ describe('Test Result Near Limit (trigger)', () => {
 		expect(await poller.poll()).toEqual([]);
 	});
 
+	it('a result whose detail answered 503 on its poll while a later upload of its device was read is retried without that later upload: its near-limit and drift items are those of a poll without the 503 (predicted limit date, "test earlier")', async () => {
+		const deviceId = cleanDevice();
+		const options = { maxRetryWait: 0 };
+		// Per event, two triggers over the same uploads: one polls without the fault, one with it.
+		const plain = [await started({ event: 'testResultNearLimit', options }), await started({ event: 'deviceMeasurementDrift', options })];
+		const deferred = [await started({ event: 'testResultNearLimit', options }), await started({ event: 'deviceMeasurementDrift', options })];
+		const today = world.today();
+		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
+		const device = world.sandbox.account.get('device', deviceId);
+		pe(0.1, -400);
+		pe(0.15, -300);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		for (const poller of [...plain, ...deferred]) expect(await poller.poll()).toEqual([]);
+		const a = pe(0.25, -200);
+		const b = pe(0.26, -100);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		const ofA = (items: IDataObject[]) => items.filter((i) => i.testResultId === a);
+
+		const uninterrupted = [ofA(await plain[0].poll()), ofA(await plain[1].poll())];
+		expect(uninterrupted[0]).toHaveLength(1);
+		expect(uninterrupted[0][0]).toMatchObject({ testResultId: a, step: PE, testEarlier: true, nextTestDate: addDays(today, 400) });
+		expect(uninterrupted[0][0].predictedLimitDate).not.toBeNull();
+		expect(uninterrupted[1]).toHaveLength(1);
+		expect(uninterrupted[1][0]).toMatchObject({ testResultId: a, predictedLimitDate: uninterrupted[0][0].predictedLimitDate });
+
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${a}/` });
+		const first = [await deferred[0].poll(), await deferred[1].poll()];
+		expect(first.map(ofA)).toEqual([[], []]);
+		expect(first[0].map((i) => i.testResultId)).toContain(b);
+		world.sandbox.faults.clear();
+		// A memory written before the held-back result kept its device's results: retried as before (fitted with B).
+		const legacy = new Poller(world, deferred[0].parameters);
+		legacy.staticData = structuredClone(deferred[0].staticData);
+		const held = (legacy.staticData.cursor as { pending: Record<string, IDataObject> }).pending[String(a)];
+		expect(held.keptBefore).toEqual(expect.arrayContaining([expect.any(Number)]));
+		delete held.keptBefore;
+		expect(ofA(await legacy.poll())).toEqual([{ ...uninterrupted[0][0], predictedLimitDate: null, nextTestDate: null, testEarlier: false }]);
+
+		expect([ofA(await deferred[0].poll()), ofA(await deferred[1].poll())]).toEqual(uninterrupted);
+		expect([await deferred[0].poll(), await deferred[1].poll()]).toEqual([[], []]);
+	});
+
+	it('a poll that fails after keeping a result (401 on a later detail of its device) leaves the static data as it was: the next poll fits that result as a poll without the failure did, so a repeated poll needs no list of later uploads', async () => {
+		const deviceId = cleanDevice();
+		const options = { maxRetryWait: 0 };
+		const plain = await started({ event: 'testResultNearLimit', options });
+		const failing = await started({ event: 'testResultNearLimit', options });
+		const today = world.today();
+		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
+		const device = world.sandbox.account.get('device', deviceId);
+		pe(0.1, -400);
+		pe(0.15, -300);
+		const a = pe(0.25, -200);
+		const b = pe(0.26, -100);
+		device.values[DEVICE.nextTest] = addDays(today, 400);
+		const uninterrupted = await plain.poll();
+		expect(uninterrupted.map((i) => i.testResultId)).toEqual([a, b]);
+		expect(uninterrupted[0].predictedLimitDate).not.toBeNull();
+
+		const before = structuredClone(failing.staticData);
+		world.sandbox.faults.add({ kind: 'status', status: 401, path: `/tests_performed/detailed/${b}/` });
+		const failed = await failing.tick();
+		expect(failed.error).toBeDefined();
+		expect(failed.staticData).toEqual(before);
+		expect(failed.staticDataChanged).toBe(false);
+		world.sandbox.faults.clear();
+		expect(await failing.poll()).toEqual(uninterrupted);
+	});
+
 	it('bad measurements trigger nothing and stop nothing', async () => {
 		const deviceId = cleanDevice();
 		const poller = await started({ event: 'testResultNearLimit' });

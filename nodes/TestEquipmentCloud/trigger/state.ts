@@ -87,8 +87,14 @@ export interface MeasuredState extends StateBase {
 	/** Device id → its kept values (client/measurementSeries.ts). */
 	series: Record<string, DeviceSeries>;
 	/** Results held back while their detail could not be read. */
-	pending?: StepsPending;
+	pending?: MeasuredPending;
 }
+
+/**
+ * As StepsPending, with the device's kept results when the result was held back (uploaded before
+ * it): its retry is fitted without those kept since. Absent in a memory of an earlier version.
+ */
+export type MeasuredPending = Record<string, { tries: number; record: IDataObject; keptBefore?: number[] }>;
 
 export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState | MeasuredState;
 
@@ -160,6 +166,12 @@ function isPending(v: unknown): v is StepsPending {
 	});
 }
 
+/** A held-back measured result's `keptBefore`: absent, or result ids. */
+function isKeptBefore(p: unknown): boolean {
+	const kept = (p as IDataObject).keptBefore;
+	return kept === undefined || (Array.isArray(kept) && kept.every((id) => Number.isSafeInteger(id) && (id as number) > 0));
+}
+
 function isObjectOf(v: unknown, each: (e: unknown) => boolean): boolean {
 	return !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(each);
 }
@@ -211,7 +223,7 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 		}
 		if ((event === 'testResultNearLimit' || event === 'deviceMeasurementDrift') && isString(s.from) && DAY.test(s.from) && isObjectOf(s.seen, isString) && isObjectOf(s.series, isSeries)) {
 			for (const ids of Object.values(s.seen as IDataObject)) decodeIds(ids as string);
-			if (s.pending !== undefined && !isPending(s.pending)) return undefined;
+			if (s.pending !== undefined && !(isPending(s.pending) && Object.values(s.pending).every(isKeptBefore))) return undefined;
 			return s as MeasuredState;
 		}
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { ServiceError, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult } from '../../../../client';
+import { ServiceError, keptResults, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult } from '../../../../client';
 import { firstRecord, recordId, type PollOutcome, type PollRun } from '../run';
 import { STATE_VERSION, type MeasuredState, type ResultsState } from '../state';
 import { pollResults } from './testResultNew';
@@ -13,7 +13,9 @@ import { pollResults } from './testResultNew';
  * more (once per device and poll). The memory adds, per device with a new result, its latest passed
  * results' values per step (a few hundred bytes), for at most MAX_KEPT_DEVICES devices (the ones
  * tested longest ago are forgotten first: their series starts again). A detail that cannot be read
- * holds its result back for the next poll, MAX_TRIES polls at most.
+ * holds its result back for the next poll, MAX_TRIES polls at most, with its device's kept results
+ * at that poll: its retry leaves out the ones kept since (uploaded after it, such as a later result
+ * of the device read while it was held back), so it gets the trend an uninterrupted poll gave it.
  */
 export const MAX_KEPT_DEVICES = 2000;
 export const MAX_TRIES = 3;
@@ -77,13 +79,17 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 	const items: IDataObject[] = [];
 	const pending: NonNullable<MeasuredState['pending']> = {};
 	const earlier = Object.values(previous?.pending ?? {});
-	const fresh = found.items.filter((r) => previous?.pending?.[String(r.id)] === undefined).map((record) => ({ record, tries: 0 }));
-	for (const { record, tries } of [...earlier, ...fresh]) {
+	const fresh = found.items.filter((r) => previous?.pending?.[String(r.id)] === undefined).map((record) => ({ record, tries: 0, keptBefore: undefined }));
+	for (const { record, tries, keptBefore } of [...earlier, ...fresh]) {
 		const result = newResultOf(record);
 		if (!result) continue;
 		const key = String(result.deviceId);
+		const kept = keptResults(series[key] ?? { steps: {} }).map(([id]) => id);
+		// A held-back result's device results kept since (uploaded after it) are left out of its fit;
+		// none known for one held back by an earlier version.
+		const uploadedAfter = keptBefore && new Set(kept.filter((id) => id !== result.id && !keptBefore.includes(id)));
 		// Only the result's own failures are caught; the poll's own ones fail the poll.
-		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf).then(
+		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf, uploadedAfter).then(
 			(read) => ({ read, failure: undefined }),
 			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { read: undefined, failure: error } : await Promise.reject(error)),
 		);
@@ -93,7 +99,8 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 			else items.push(...outcome.read.alerts.drift.map(driftItem));
 		} else if (tries + 1 < MAX_TRIES) {
 			onHeldBack?.(String(result.id), tries + 1, outcome.failure.message);
-			pending[String(result.id)] = { tries: tries + 1, record };
+			// First held back: the device's results kept now were uploaded before it.
+			pending[String(result.id)] = { tries: tries + 1, record, ...(tries === 0 ? { keptBefore: kept } : keptBefore && { keptBefore }) };
 		} else run.onWarning?.(`Test result ${result.id}: its measured values could not be read in ${MAX_TRIES} polls (${outcome.failure.message}); given up`);
 	}
 	const state: MeasuredState = { v: STATE_VERSION, event, key: run.key, from: uploads.from, seen: uploads.seen, series: bounded(series) };

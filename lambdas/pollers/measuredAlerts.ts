@@ -26,7 +26,8 @@ import { NS, type MeasurementSeries, type PendingMeasurement, type RecordedWarni
  * when the device names no customer, the customer list (once per run, shared with the failed steps'
  * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
- * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
+ * `measurementPending:`, with its device's kept values as they stood for it, which its retry fits
+ * it to), retried at the start of every later run; after MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
  */
 

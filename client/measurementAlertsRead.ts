@@ -50,21 +50,34 @@ export async function readNextDue(client: ServiceClient, deviceId: number): Prom
 	return typeof v === 'string' && epochDay(v.slice(0, 10)) !== undefined ? v.slice(0, 10) : null;
 }
 
+/**
+ * What a result's trend is fitted to when the kept series is no longer the one it arrived to (its
+ * trend rests on its device's results uploaded before it, and itself).
+ */
+export interface ResultFit {
+	/** The device's results the caller knows were uploaded after it, kept already (a page repeated after a crash). */
+	uploadedAfter?: ReadonlySet<number>;
+	/** The device's kept series as it stood when the result arrived (a result deferred by an earlier run). */
+	arrivedTo?: DeviceSeries;
+}
+
 export async function readResultAlerts(
 	client: ServiceClient,
 	series: DeviceSeries,
 	result: NewResult,
 	threshold: number,
 	nextDueOf: (deviceId: number) => Promise<string | null>,
-	uploadedAfter?: ReadonlySet<number>,
+	fit: ResultFit = {},
 ): Promise<ReadAlerts> {
 	if (result.passed === false) return { series: addFailedResult(series, result.testDate, result.id), alerts: NONE, skipped: 0, gone: false };
 	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false };
 	const detail = await readOrGone(client, 'testResult.get', result.id);
 	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };
 	const { values, skipped } = measuredValuesOf(detail);
-	const { series: kept, alerts } = await passedResultAlerts(series, { ...result, values }, threshold, nextDueOf, uploadedAfter);
-	return { series: kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
+	const read = { ...result, values };
+	const { series: kept, alerts } = await passedResultAlerts(fit.arrivedTo ?? series, read, threshold, nextDueOf, fit.uploadedAfter);
+	// Fitted to the series it arrived to, kept in the series as it is now (which drops it after a later failure).
+	return { series: fit.arrivedTo ? addPassedResult(series, read) : kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
 }
 
 /**

@@ -1,10 +1,10 @@
-import { emptySeries, epochDay, keptResults, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, type DeviceSeries, type DriftWarning, type MeasurementWarning, type WarningDevice } from '../../client';
+import { emptySeries, epochDay, keptResults, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, withoutResults, type DeviceSeries, type DriftWarning, type MeasurementWarning, type ResultFit, type WarningDevice } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
 import { RunCustomerNames } from './customers';
 import { readOverdueDevice } from './records';
-import { NS, type PendingMeasurement, type RecordedWarningValue } from './state';
+import { NS, type MeasurementSeries, type PendingMeasurement, type RecordedWarningValue } from './state';
 
 /**
  * `Test Result Near Limit` and `Device Measurement Drift`: what a new passed result's measured
@@ -26,7 +26,8 @@ import { NS, type PendingMeasurement, type RecordedWarningValue } from './state'
  * when the device names no customer, the customer list (once per run, shared with the failed steps'
  * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
- * `measurementPending:`), retried at the start of every later run; after MAX_ATTEMPTS runs, or
+ * `measurementPending:`, with its device's kept values as they stood for it, which its retry fits
+ * it to), retried at the start of every later run; after MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
  */
 
@@ -98,11 +99,11 @@ export class MeasuredAlerts {
 	}
 
 	/** The events of one result; undefined when its detail or device could not be read now. */
-	private async alerts(recorded: Recorded, uploadedAfter?: ReadonlySet<number>): Promise<TecEvent[] | undefined> {
+	private async alerts(recorded: Recorded, fit: ResultFit = {}): Promise<TecEvent[] | undefined> {
 		const { testResult, device } = recorded;
 		try {
 			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, passed: testResult.passed };
-			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id), uploadedAfter);
+			const read = await readResultAlerts(this.ctx.client, await this.seriesOf(device.id), result, this.ctx.settings.nearLimitThreshold, (id) => this.nextDueOf(id), fit);
 			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
 			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
 			const { nearLimit, drift } = read.alerts;
@@ -170,7 +171,7 @@ export class MeasuredAlerts {
 		for await (const item of this.ctx.store.list<PendingMeasurement>(this.pendingNs)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
 		const now = this.ctx.now();
 		for (const [id, p] of this.pending) {
-			const events = await this.alerts(p.recorded, await this.keptSince(p));
+			const events = await this.alerts(p.recorded, p.series ? { arrivedTo: p.series } : { uploadedAfter: await this.keptSince(p) });
 			const attempts = p.attempts + 1;
 			if (!events) {
 				const done = attempts >= MAX_ATTEMPTS;
@@ -187,9 +188,9 @@ export class MeasuredAlerts {
 	}
 
 	/**
-	 * A deferred result's later uploads: its device's results kept since it was deferred (results
-	 * are read in upload order, synced_time then id), left out of its trend as the run without the
-	 * deferral left them out. None known for an entry of an earlier version.
+	 * An entry of an earlier version (no series saved): its device's results kept since it was
+	 * deferred, left out of its trend (a later failure or results pushed out of the kept 5 are not
+	 * undone). None known for an entry saved with neither.
 	 */
 	private async keptSince(p: PendingMeasurement): Promise<ReadonlySet<number> | undefined> {
 		if (p.keptBefore === undefined) return undefined;
@@ -205,12 +206,12 @@ export class MeasuredAlerts {
 	async eventsFor(recordedEvent: TecEvent, uploadedAfter?: ReadonlySet<number>): Promise<TecEvent[]> {
 		const recorded = recordedEvent.detail.data as Recorded;
 		if (this.pending.has(recorded.testResult.id)) return [];
-		const events = await this.alerts(recorded, uploadedAfter);
+		const events = await this.alerts(recorded, { uploadedAfter });
 		if (events) return events;
-		// Its device's kept results now, but those of a repeated page uploaded after it: what its retry fits it with.
-		const kept = keptResults(await this.seriesOf(recorded.device.id)).map(([id]) => id);
-		const keptBefore = kept.filter((id) => !uploadedAfter?.has(id));
-		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1, keptBefore }, expiresAt: this.ctx.now() + 30 * DAY_MS });
+		// Its device's kept values now, but those of a repeated page uploaded after it: what its retry fits it to,
+		// whatever later results remove from the kept values meanwhile (a failure, the 5 kept).
+		const series = withoutResults(await this.seriesOf(recorded.device.id), uploadedAfter ?? new Set());
+		this.toRecord.push({ key: String(recorded.testResult.id), value: { recorded, attempts: 1, series: series as MeasurementSeries }, expiresAt: this.ctx.now() + 30 * DAY_MS });
 		return [];
 	}
 

@@ -102,15 +102,6 @@ export const stateSchemas = once(() => {
 		done: z.optional(z.boolean()),
 	});
 
-	/** A passed result whose measured values are still to be read (key: its id; pollers/measuredAlerts.ts). */
-	const PendingMeasurement = z.looseObject({
-		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
-		attempts: wholeFrom(0),
-		done: z.optional(z.boolean()),
-		/** Its device's kept results when it was deferred (uploaded before it): a retry fits it without those kept since. An earlier version saved none. */
-		keptBefore: z.optional(z.array(wholeFrom(1))),
-	});
-
 	/** Per device (key: its id): its latest passed results and their measured values per step (client/measurementSeries.ts). */
 	const nullableNumber = z.nullable(finite);
 	const KeptPoint = z.tuple([wholeFrom(1), calendarDay, finite, z.nullable(z.string()), nullableNumber, nullableNumber]);
@@ -120,6 +111,17 @@ export const stateSchemas = once(() => {
 		results: z.optional(z.array(z.tuple([wholeFrom(1), calendarDay]))),
 		steps: z.record(z.string(), z.array(KeptPoint)),
 		backfilled: z.optional(z.boolean()),
+	});
+
+	/** A passed result whose measured values are still to be read (key: its id; pollers/measuredAlerts.ts). */
+	const PendingMeasurement = z.looseObject({
+		recorded: eventSchemas().TestResultRecordedDetail.shape.data,
+		attempts: wholeFrom(0),
+		done: z.optional(z.boolean()),
+		/** Its device's kept values as they stood for it when it was deferred (uploaded before it): what its retry fits it to. */
+		series: z.optional(MeasurementSeries),
+		/** Earlier versions: its device's kept results then; a retry fits it without those kept since (neither: the kept values now). */
+		keptBefore: z.optional(z.array(wholeFrom(1))),
 	});
 
 	/**

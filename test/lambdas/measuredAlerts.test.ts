@@ -10,7 +10,7 @@ import { ServiceClient, addDays } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { DETAIL_TYPES } from '../../lambdas/events/names';
 import { pollTestResults } from '../../lambdas/pollers/testResults';
-import { NS, type RecordedWarningValue } from '../../lambdas/pollers/state';
+import { NS, type PendingMeasurement, type RecordedWarningValue } from '../../lambdas/pollers/state';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { nodeTrendOf } from '../support/measuredWarnings';
 import { newTable, pollerContext, useFreshScenarios, usePollerWorld } from '../support/pollers';
@@ -211,6 +211,46 @@ describe('Test Result Near Limit', () => {
 	});
 });
 
+/** Uploads a passed protective-conductor result (limit 0.3 Ω) `day` days from today; its id. */
+type PeUpload = (value: number, day: number, status?: 'passed' | 'failed') => number;
+
+/**
+ * Result A's warning row and events in two state tables over the same uploads: one polled without
+ * a fault, one where A's detail answers 503 on its run and is read by the next. `earlier`: polled
+ * into both first; `newer`: A and its device's results uploaded after it (returns A's id);
+ * `beforeRetry`: changes the deferred table before the retry.
+ */
+async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void, newer: (pe: PeUpload) => number, beforeRetry?: (table: string, a: number) => Promise<void>) {
+	const deferred = await newTable(world.dynamo);
+	await started();
+	await pollTestResults(context(deferred));
+	const today = world.sandbox.account.today();
+	const pe: PeUpload = (value, day, status = 'passed') => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day), status).id;
+	const device = world.sandbox.account.get('device', deviceId);
+	earlier(pe);
+	device.values[DEVICE.nextTest] = addDays(today, 400);
+	await pollTestResults(context());
+	await pollTestResults(context(deferred));
+	const a = newer(pe);
+	device.values[DEVICE.nextTest] = addDays(today, 400);
+
+	const rowOf = async (table: string) => (await context(table).store.get<RecordedWarningValue>(NS.measurementWarnings('sandbox'), `${a}:${PE}`)) ?? null;
+	const eventsOfA = () => new Map(alerts().filter((e) => e.detail.metadata.dedupeKey.includes(`:sandbox:${a}:`)).map((e) => [e.detail.metadata.dedupeKey, e.detail.data]));
+	world.aws.accepted.length = 0;
+	await pollTestResults(context());
+	const plain = { row: await rowOf(scenario.table()), events: eventsOfA() };
+
+	world.aws.accepted.length = 0;
+	world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${a}/` });
+	await pollTestResults(context(deferred));
+	const onFault = { row: await rowOf(deferred), events: eventsOfA(), announced: alerts().map((e) => (e.detail.data as Data).testResult.id) };
+	world.sandbox.faults.clear();
+	world.aws.accepted.length = 0;
+	await beforeRetry?.(deferred, a);
+	await pollTestResults(context(deferred));
+	return { a, plain, onFault, retried: { row: await rowOf(deferred), events: eventsOfA() } };
+}
+
 describe('Device Measurement Drift', () => {
 	it('three results with a falling insulation resistance (400, 150, 3 MΩ over 200 days) give one drift event, as they arrive run by run; runs again emit nothing new', async () => {
 		const deviceId = cleanDevice();
@@ -331,45 +371,99 @@ describe('Device Measurement Drift', () => {
 		expect(alerts()).toEqual([]);
 	});
 
-	it('a result whose detail could not be read on its run (503) while a later upload of its device was read is retried without that later upload: its warning row and Test Result Near Limit event are those of the run without the 503 (predicted limit date, "test earlier")', async () => {
-		const deviceId = cleanDevice();
-		// Two state tables over the same uploads: one run without the fault, one with it.
-		const deferred = await newTable(world.dynamo);
-		await started();
-		await pollTestResults(context(deferred));
-		const today = world.sandbox.account.today();
-		const pe = (value: number, day: number) => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day)).id;
-		pe(0.1, -400);
-		pe(0.15, -300);
-		const device = world.sandbox.account.get('device', deviceId);
-		device.values[DEVICE.nextTest] = addDays(today, 400);
-		await pollTestResults(context());
-		await pollTestResults(context(deferred));
-		expect(alerts()).toEqual([]);
-		const a = pe(0.25, -200);
-		const b = pe(0.26, -100);
-		device.values[DEVICE.nextTest] = addDays(today, 400);
-
-		const rowOf = async (table: string) => (await context(table).store.get<RecordedWarningValue>(NS.measurementWarnings('sandbox'), `${a}:${PE}`)) ?? null;
-		const eventOf = () => alerts().find((e) => e.detail.metadata.dedupeKey === `test-result-near-limit:sandbox:${a}:${PE}`)?.detail.data;
+	it('a result whose detail could not be read on its run (503) while a later upload of its device was read is retried without that later upload: its warning row and events are those of the run without the 503 (predicted limit date, "test earlier", drift)', async () => {
+		let b = 0;
+		const { plain, onFault, retried } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => {
+				pe(0.1, -400);
+				pe(0.15, -300);
+			},
+			(pe) => {
+				const a = pe(0.25, -200);
+				b = pe(0.26, -100);
+				return a;
+			},
+		);
 		// Without the fault: A drifts toward its limit before its next due date.
-		await pollTestResults(context());
-		const uninterrupted = { row: await rowOf(scenario.table()), event: eventOf() };
-		expect(uninterrupted.row).toMatchObject({ testResultId: a, nearLimit: true, testEarlier: true });
-		expect(uninterrupted.row!.predictedLimitDate).not.toBeNull();
-		expect(uninterrupted.event).toMatchObject({ predictedLimitDate: uninterrupted.row!.predictedLimitDate });
+		expect(plain.row).toMatchObject({ nearLimit: true, testEarlier: true });
+		expect(plain.row!.predictedLimitDate).not.toBeNull();
+		expect([...plain.events.values()][0]).toMatchObject({ predictedLimitDate: plain.row!.predictedLimitDate });
+		// With it: A deferred, B read and kept; the next run reads A.
+		expect(onFault.row).toBeNull();
+		expect(onFault.events).toEqual(new Map());
+		expect(onFault.announced).toContain(b);
+		expect(retried).toEqual(plain);
+	});
 
-		// With it: A's detail answers 503 on its run (A deferred, B read and kept), the next run retries A.
-		world.aws.accepted.length = 0;
-		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${a}/` });
-		await pollTestResults(context(deferred));
-		expect(eventOf()).toBeUndefined();
-		expect(await rowOf(deferred)).toBeNull();
-		expect(alerts().map((e) => (e.detail.data as Data).testResult.id)).toContain(b);
-		world.sandbox.faults.clear();
-		await pollTestResults(context(deferred));
-		expect(await rowOf(deferred)).toEqual(uninterrupted.row);
-		expect(eventOf()).toEqual(uninterrupted.event);
+	it('a deferred result (503) is retried with its device’s series as it stood on its run: a later FAILED result, which empties the kept series, leaves its warning row and events (limit date, "test earlier", drift) those of the run without the 503', async () => {
+		const { plain, onFault, retried } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400], [0.2, -300]].forEach(([v, d]) => pe(v, d)),
+			(pe) => {
+				const a = pe(0.25, -200);
+				pe(0.35, -100, 'failed');
+				return a;
+			},
+		);
+		expect(plain.row).toMatchObject({ nearLimit: true, testEarlier: true });
+		expect(plain.row!.predictedLimitDate).not.toBeNull();
+		expect([...plain.events.keys()].some((k) => k.startsWith('device-measurement-drift:'))).toBe(true);
+		expect(onFault.row).toBeNull();
+		expect(onFault.events).toEqual(new Map());
+		expect(retried).toEqual(plain);
+	});
+
+	it('a deferred result (503) is retried with its device’s series as it stood on its run: two later passed results, which push its oldest values out of the 5 kept, leave its predicted limit date that of the run without the 503', async () => {
+		const { plain, onFault, retried } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400], [0.2, -300]].forEach(([v, d]) => pe(v, d)),
+			(pe) => {
+				const a = pe(0.25, -200);
+				pe(0.2, -100);
+				pe(0.21, -50);
+				return a;
+			},
+		);
+		expect(plain.row).toMatchObject({ nearLimit: true, testEarlier: true });
+		expect(plain.row!.predictedLimitDate).not.toBeNull();
+		expect(onFault.row).toBeNull();
+		expect(onFault.events).toEqual(new Map());
+		expect(retried).toEqual(plain);
+	});
+
+	describe('a deferred result stored by an earlier version is still retried as that version did', () => {
+		const ns = NS.measurementPending('sandbox');
+		/** The entry as an earlier version wrote it: `keptBefore` (the results kept when it was deferred) or neither. */
+		const asEarlier = (keptBefore: (series: PendingMeasurement['series']) => number[] | undefined) => async (table: string, a: number) => {
+			const store = context(table).store;
+			const { series, ...entry } = (await store.get<PendingMeasurement>(ns, String(a)))!;
+			expect(series).toBeDefined();
+			const ids = keptBefore(series);
+			await store.putMany(ns, [{ key: String(a), value: ids ? { ...entry, keptBefore: ids } : entry, expiresAt: Date.now() + 86_400_000 }]);
+		};
+		const twoBefore = (pe: PeUpload) => {
+			pe(0.1, -400);
+			pe(0.15, -300);
+		};
+		const aThenB = (pe: PeUpload) => {
+			const a = pe(0.25, -200);
+			pe(0.26, -100);
+			return a;
+		};
+
+		it('with the results kept before it (`keptBefore`): a later passed upload is left out of its trend', async () => {
+			const { plain, retried } = await plainAndRetried(cleanDevice(), twoBefore, aThenB, asEarlier((series) => series!.results!.map(([id]) => id)));
+			expect(plain.row).toMatchObject({ nearLimit: true, testEarlier: true });
+			expect(plain.row!.predictedLimitDate).not.toBeNull();
+			expect(retried).toEqual(plain);
+		});
+
+		it('with neither: fitted to the kept values now, where the later upload is its step’s latest value (no trend)', async () => {
+			const { a, retried } = await plainAndRetried(cleanDevice(), twoBefore, aThenB, asEarlier(() => undefined));
+			expect(retried.row).toMatchObject({ testResultId: a, nearLimit: true, predictedLimitDate: null, testEarlier: false });
+			expect([...retried.events.keys()]).toEqual([`test-result-near-limit:sandbox:${a}:${PE}`]);
+		});
 	});
 
 	it('a failed result starts the series over: values before it give no trend', async () => {

@@ -1,6 +1,7 @@
 /** The quick checks of stored shapes (lambdas/pollers/stateFits.ts) accept only what the zod schemas accept, and take what the pollers write. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addPassedResult, emptySeries, withoutResults, type DeviceSeries, type StepValue } from '../../client';
 import { readingOfTestDay, readingOfTestResult } from '../../lambdas/pollers/records';
 import { stateSchemas } from '../../lambdas/pollers/state';
 import { dueHistoryFits, measurementSeriesFits, testRecordFits } from '../../lambdas/pollers/stateFits';
@@ -122,6 +123,41 @@ describe('the kept measured values (MeasurementSeries)', () => {
 				expect(measurementSeriesFits(v)).toBe(true);
 			}),
 			{ numRuns: 500 },
+		);
+	});
+});
+
+describe('a deferred result’s pending entry (PendingMeasurement) with its device’s kept values', () => {
+	const { PendingMeasurement } = stateSchemas();
+	const recorded = {
+		testResult: { id: 9_999_999, status: 'passed', passed: true, testDate: '2026-05-13', syncedTime: '2026-05-13T10:00:00Z', projectId: 12_345, testSequence: 'VDE 0701-0702 Schutzklasse I mit Verlängerungsleitung', tester: 'A. Prüferin-Mustermann' },
+		device: { id: 9_999_998, customerId: 9_999_997 },
+	};
+	const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+
+	it('fits a store item (DynamoDB: 400 KB) with room at the kept maximum: 5 results of 64 measured steps, long names, full-precision values and both limits, under a tenth of it', () => {
+		const step = (k: number, day: number): StepValue => ({ step: `Schutzleiterwiderstand Steckplatz ${String(k).padStart(2, '0')} (Verlängerung 25 m)`, measurement: `Messung R_PE ${k} Hilfsleiter`, value: 0.123_456_789_012_345_6 + day / 1e4, unit: 'Ω', lowLimit: 0.000_123_456_789_012_3, highLimit: 0.312_345_678_901_234_5, limitUsed: 0.4, limitSide: 'high' });
+		let series: DeviceSeries = emptySeries();
+		// More results than are kept: the series holds the latest 5 of them.
+		for (let r = 0; r < 8; r++) series = addPassedResult(series, { id: 9_999_900 + r, testDate: `2026-0${r + 1}-28`, values: Array.from({ length: 64 }, (_, k) => step(k, r)) });
+		expect(series.results).toHaveLength(5);
+		const entry = { recorded, attempts: 1, series: withoutResults(series, new Set()) };
+		expect(PendingMeasurement.safeParse(entry).success).toBe(true);
+		expect(bytes(entry)).toBeLessThan(40_000);
+	});
+
+	it('is its kept values and the recorded result, and a few bytes more: it fits wherever the device’s kept values fit with room for the result (fast-check)', () => {
+		const day = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+		const value = fc.record({ step: fc.string({ minLength: 1, maxLength: 40 }), measurement: fc.option(fc.string({ maxLength: 20 })), value: fc.double({ min: 1e-6, max: 1e6, noNaN: true }), unit: fc.option(fc.constantFrom('Ω', 'MΩ', 'mA')), lowLimit: fc.option(fc.double({ min: 1e-6, max: 1e6, noNaN: true })), highLimit: fc.option(fc.double({ min: 1e-6, max: 1e6, noNaN: true })) });
+		const result = fc.record({ id: fc.integer({ min: 1, max: 1e9 }), testDate: day, values: fc.array(value, { maxLength: 12 }) });
+		fc.assert(
+			fc.property(fc.array(result, { maxLength: 9 }), (results) => {
+				const series = results.reduce<DeviceSeries>((s, r) => addPassedResult(s, { ...r, values: r.values.map((v) => ({ ...v, limitUsed: 0.5, limitSide: 'high' as const })) }), emptySeries());
+				const entry = { recorded, attempts: 24, done: true, series };
+				expect(PendingMeasurement.safeParse(entry).success).toBe(true);
+				expect(bytes(entry)).toBeLessThanOrEqual(bytes(series) + bytes(recorded) + 64);
+			}),
+			{ numRuns: 300 },
 		);
 	});
 });

@@ -89,7 +89,7 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 		// none known for one held back by an earlier version.
 		const uploadedAfter = keptBefore && new Set(kept.filter((id) => id !== result.id && !keptBefore.includes(id)));
 		// Only the result's own failures are caught; the poll's own ones fail the poll.
-		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf, uploadedAfter).then(
+		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf, { uploadedAfter }).then(
 			(read) => ({ read, failure: undefined }),
 			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { read: undefined, failure: error } : await Promise.reject(error)),
 		);

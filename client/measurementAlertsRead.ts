@@ -29,6 +29,26 @@ export interface ReadAlerts {
 	skipped: number;
 	/** The detail no longer exists. */
 	gone: boolean;
+	/**
+	 * Another kept series with this result added as its status says (its values as read): the saved
+	 * series of a held-back result of the device uploaded after it, which lacks it.
+	 */
+	addTo: (series: DeviceSeries) => DeviceSeries;
+}
+
+const unchanged = (series: DeviceSeries) => series;
+
+/**
+ * Upload order (synced_time, then id: ASSUMED in client/profile.ts), in which held-back results are
+ * retried, so each earlier one is read, and added to the later ones' saved series, before those are
+ * fitted. A stamp that cannot be read sorts last.
+ */
+export function byUpload(a: { id: number; syncedTime: unknown }, b: { id: number; syncedTime: unknown }): number {
+	const at = (r: { syncedTime: unknown }) => {
+		const ms = typeof r.syncedTime === 'string' ? Date.parse(r.syncedTime) : NaN;
+		return Number.isFinite(ms) ? ms : Infinity;
+	};
+	return at(a) !== at(b) ? (at(a) < at(b) ? -1 : 1) : a.id - b.id;
 }
 
 const NONE: ResultAlerts = { nearLimit: [], drift: [] };
@@ -69,15 +89,20 @@ export async function readResultAlerts(
 	nextDueOf: (deviceId: number) => Promise<string | null>,
 	fit: ResultFit = {},
 ): Promise<ReadAlerts> {
-	if (result.passed === false) return { series: addFailedResult(series, result.testDate, result.id), alerts: NONE, skipped: 0, gone: false };
-	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false };
+	if (result.passed === false) {
+		// Kept without its detail: a failed result is never held back.
+		const addTo = (s: DeviceSeries) => addFailedResult(s, result.testDate, result.id);
+		return { series: addTo(series), alerts: NONE, skipped: 0, gone: false, addTo };
+	}
+	if (result.passed !== true) return { series, alerts: NONE, skipped: 0, gone: false, addTo: unchanged };
 	const detail = await readOrGone(client, 'testResult.get', result.id);
-	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true };
+	if (detail === undefined) return { series, alerts: NONE, skipped: 0, gone: true, addTo: unchanged };
 	const { values, skipped } = measuredValuesOf(detail);
 	const read = { ...result, values };
 	const { series: kept, alerts } = await passedResultAlerts(fit.arrivedTo ?? series, read, threshold, nextDueOf, fit.uploadedAfter);
 	// Fitted to the series it arrived to, kept in the series as it is now (which drops it after a later failure).
-	return { series: fit.arrivedTo ? addPassedResult(series, read) : kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false };
+	const addTo = (s: DeviceSeries) => addPassedResult(s, read);
+	return { series: fit.arrivedTo ? addTo(series) : kept, alerts, skipped: SKIP_REASONS.reduce((n, r) => n + skipped[r], 0), gone: false, addTo };
 }
 
 /**

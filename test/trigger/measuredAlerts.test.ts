@@ -33,6 +33,36 @@ async function started(parameters: IDataObject): Promise<Poller> {
 	return poller;
 }
 
+type PeUpload = (value: number, day: number, status?: 'passed' | 'failed') => number;
+
+/**
+ * The near-limit and drift items of a device's `newer` results from two pairs of triggers over the
+ * same uploads: one polled without a fault, one where the details of the results `newer` returns
+ * answer 503 on their poll and are read by the next. `earlier`: polled into both first. `of`: the
+ * items of the returned results, per trigger.
+ */
+async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void, newer: (pe: PeUpload) => number[]) {
+	const options = { maxRetryWait: 0 };
+	const plain = [await started({ event: 'testResultNearLimit', options }), await started({ event: 'deviceMeasurementDrift', options })];
+	const deferred = [await started({ event: 'testResultNearLimit', options }), await started({ event: 'deviceMeasurementDrift', options })];
+	const today = world.today();
+	const pe: PeUpload = (value, day, status = 'passed') => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day), status).id;
+	const device = world.sandbox.account.get('device', deviceId);
+	earlier(pe);
+	device.values[DEVICE.nextTest] = addDays(today, 400);
+	for (const poller of [...plain, ...deferred]) await poller.poll();
+	const held = newer(pe);
+	device.values[DEVICE.nextTest] = addDays(today, 400);
+	const of = (items: IDataObject[][]) => items.map((each) => each.filter((i) => held.includes(i.testResultId as number)));
+	const uninterrupted = [await plain[0].poll(), await plain[1].poll()];
+	for (const id of held) world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${id}/` });
+	const first = [await deferred[0].poll(), await deferred[1].poll()];
+	world.sandbox.faults.clear();
+	const retried = [await deferred[0].poll(), await deferred[1].poll()];
+	expect([await deferred[0].poll(), await deferred[1].poll()]).toEqual([[], []]);
+	return { held, uninterrupted, first, retried, of };
+}
+
 describe('Test Result Near Limit (trigger)', () => {
 	it('a passed result at 85 % of its limit triggers once for that step; one at 50 % not; a second poll emits nothing', async () => {
 		const deviceId = cleanDevice();
@@ -100,16 +130,97 @@ describe('Test Result Near Limit (trigger)', () => {
 		expect(first.map(ofA)).toEqual([[], []]);
 		expect(first[0].map((i) => i.testResultId)).toContain(b);
 		world.sandbox.faults.clear();
-		// A memory written before the held-back result kept its device's results: retried as before (fitted with B).
-		const legacy = new Poller(world, deferred[0].parameters);
-		legacy.staticData = structuredClone(deferred[0].staticData);
-		const held = (legacy.staticData.cursor as { pending: Record<string, IDataObject> }).pending[String(a)];
-		expect(held.keptBefore).toEqual(expect.arrayContaining([expect.any(Number)]));
-		delete held.keptBefore;
-		expect(ofA(await legacy.poll())).toEqual([{ ...uninterrupted[0][0], predictedLimitDate: null, nextTestDate: null, testEarlier: false }]);
+		// Memories written by earlier versions: the held-back entry as they wrote it, retried as they did.
+		const asEarlier = (keptBefore: (series: { results: Array<[number, string]> }) => number[] | undefined) => {
+			const legacy = new Poller(world, deferred[0].parameters);
+			legacy.staticData = structuredClone(deferred[0].staticData);
+			const held = (legacy.staticData.cursor as { pending: Record<string, IDataObject> }).pending[String(a)];
+			const series = held.series as { results: Array<[number, string]> };
+			expect(series.results).toHaveLength(2);
+			delete held.series;
+			const ids = keptBefore(series);
+			if (ids) held.keptBefore = ids;
+			return legacy;
+		};
+		// With the kept result ids (`keptBefore`): fitted without B, kept since.
+		expect(ofA(await asEarlier((series) => series.results.map(([id]) => id)).poll())).toEqual(uninterrupted[0]);
+		// With neither: fitted with B, its step's latest value (no trend).
+		expect(ofA(await asEarlier(() => undefined).poll())).toEqual([{ ...uninterrupted[0][0], predictedLimitDate: null, nextTestDate: null, testEarlier: false }]);
 
 		expect([ofA(await deferred[0].poll()), ofA(await deferred[1].poll())]).toEqual(uninterrupted);
 		expect([await deferred[0].poll(), await deferred[1].poll()]).toEqual([[], []]);
+	});
+
+	it('a held-back result (503) is retried with its device’s series as it stood on its poll: a later FAILED result, which empties the kept series, leaves its near-limit and drift items (limit date, "test earlier") those of a poll without the 503', async () => {
+		const { of, ...polls } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400], [0.2, -300]].forEach(([v, d]) => pe(v, d)),
+			(pe) => {
+				const a = pe(0.25, -200);
+				pe(0.35, -100, 'failed');
+				return [a];
+			},
+		);
+		const [uninterrupted, first, retried] = [of(polls.uninterrupted), of(polls.first), of(polls.retried)];
+		expect(uninterrupted[0]).toHaveLength(1);
+		expect(uninterrupted[0][0]).toMatchObject({ testEarlier: true });
+		expect(uninterrupted[0][0].predictedLimitDate).not.toBeNull();
+		expect(uninterrupted[1]).toHaveLength(1);
+		expect(first).toEqual([[], []]);
+		expect(retried).toEqual(uninterrupted);
+	});
+
+	it('a held-back result (503) is retried with its device’s series as it stood on its poll: two later passed results, which push its oldest values out of the 5 kept, leave its predicted limit date that of a poll without the 503', async () => {
+		const { of, ...polls } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400], [0.2, -300]].forEach(([v, d]) => pe(v, d)),
+			(pe) => {
+				const a = pe(0.25, -200);
+				pe(0.2, -100);
+				pe(0.21, -50);
+				return [a];
+			},
+		);
+		const [uninterrupted, first, retried] = [of(polls.uninterrupted), of(polls.first), of(polls.retried)];
+		expect(uninterrupted[0]).toHaveLength(1);
+		expect(uninterrupted[0][0]).toMatchObject({ testEarlier: true });
+		expect(uninterrupted[0][0].predictedLimitDate).not.toBeNull();
+		expect(first).toEqual([[], []]);
+		expect(retried).toEqual(uninterrupted);
+	});
+
+	it('two results of one device held back on the same poll (503 on both details): the later one is fitted with the earlier one read on the retry, so both items are those of a poll without the 503', async () => {
+		const { held, of, ...polls } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => {
+				pe(0.1, -400);
+				pe(0.15, -300);
+			},
+			(pe) => [pe(0.25, -200), pe(0.27, -100)],
+		);
+		const [uninterrupted, first, retried] = [of(polls.uninterrupted), of(polls.first), of(polls.retried)];
+		expect(uninterrupted[0].map((i) => i.testResultId)).toEqual(held);
+		expect(uninterrupted[0].map((i) => i.testEarlier)).toEqual([true, true]);
+		expect(uninterrupted[1].map((i) => i.testResultId)).toEqual(held);
+		expect(first).toEqual([[], []]);
+		expect(retried).toEqual(uninterrupted);
+	});
+
+	it('a failed result is kept without its detail, so it is never held back: a 503 on its detail changes nothing', async () => {
+		const { of, ...polls } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400]].forEach(([v, d]) => pe(v, d)),
+			(pe) => {
+				const failed = pe(0.35, -300, 'failed');
+				[[0.2, -200], [0.22, -100], [0.27, -50]].forEach(([v, d]) => pe(v, d));
+				return [failed];
+			},
+		);
+		// The later results' items rest on the failure as they do without the 503: a trend of three values since.
+		expect(polls.first).toEqual(polls.uninterrupted);
+		expect(polls.uninterrupted[0]).toHaveLength(1);
+		expect(polls.uninterrupted[1]).toHaveLength(1);
+		expect(polls.retried).toEqual([[], []]);
 	});
 
 	it('a poll that fails after keeping a result (401 on a later detail of its device) leaves the static data as it was: the next poll fits that result as a poll without the failure did, so a repeated poll needs no list of later uploads', async () => {

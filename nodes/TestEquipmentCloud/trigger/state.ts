@@ -20,7 +20,9 @@
  *   one updated in the same second as the watermark is not lost. A few bytes.
  * - testResultNearLimit, deviceMeasurementDrift: the memory of testResultNew (without Only Failed
  *   Results), and per device with a new result its latest passed results' values per step
- *   (events/measuredAlerts.ts: at most MAX_KEPT_DEVICES devices, a few hundred bytes each).
+ *   (events/measuredAlerts.ts: at most MAX_KEPT_DEVICES devices, a few hundred bytes each), and per
+ *   result held back (its detail could not be read) its device's kept values as they stood for it,
+ *   for MAX_TRIES polls at most.
  * - deviceDueSoon: the latest day a poll ran on and, per due date still ahead, the ids emitted
  *   for it (events/deviceDueSoon.ts). Bounded by the devices due within the lead time.
  *
@@ -91,10 +93,11 @@ export interface MeasuredState extends StateBase {
 }
 
 /**
- * As StepsPending, with the device's kept results when the result was held back (uploaded before
- * it): its retry is fitted without those kept since. Absent in a memory of an earlier version.
+ * As StepsPending, with the device's kept values as they stood for the result when it was held back
+ * (those of the results uploaded before it): its retry is fitted to them. Earlier versions kept
+ * `keptBefore` (the kept result ids then: the retry leaves out those kept since) or neither.
  */
-export type MeasuredPending = Record<string, { tries: number; record: IDataObject; keptBefore?: number[] }>;
+export type MeasuredPending = Record<string, { tries: number; record: IDataObject; series?: DeviceSeries; keptBefore?: number[] }>;
 
 export type TriggerState = OverdueState | ResultsState | ProjectsState | DueSoonState | MeasuredState;
 
@@ -166,10 +169,10 @@ function isPending(v: unknown): v is StepsPending {
 	});
 }
 
-/** A held-back measured result's `keptBefore`: absent, or result ids. */
-function isKeptBefore(p: unknown): boolean {
-	const kept = (p as IDataObject).keptBefore;
-	return kept === undefined || (Array.isArray(kept) && kept.every((id) => Number.isSafeInteger(id) && (id as number) > 0));
+/** A held-back measured result's `series` and `keptBefore`: each absent, or kept values and result ids. */
+function isHeldBackFit(p: unknown): boolean {
+	const { series, keptBefore: kept } = p as IDataObject;
+	return (series === undefined || isSeries(series)) && (kept === undefined || (Array.isArray(kept) && kept.every((id) => Number.isSafeInteger(id) && (id as number) > 0)));
 }
 
 function isObjectOf(v: unknown, each: (e: unknown) => boolean): boolean {
@@ -223,7 +226,7 @@ export function readState(stored: unknown, event: TriggerEvent, key: string): Tr
 		}
 		if ((event === 'testResultNearLimit' || event === 'deviceMeasurementDrift') && isString(s.from) && DAY.test(s.from) && isObjectOf(s.seen, isString) && isObjectOf(s.series, isSeries)) {
 			for (const ids of Object.values(s.seen as IDataObject)) decodeIds(ids as string);
-			if (s.pending !== undefined && !(isPending(s.pending) && Object.values(s.pending).every(isKeptBefore))) return undefined;
+			if (s.pending !== undefined && !(isPending(s.pending) && Object.values(s.pending).every(isHeldBackFit))) return undefined;
 			return s as MeasuredState;
 		}
 		if (event === 'projectUpdated' && (s.at === null || (isString(s.at) && !Number.isNaN(Date.parse(s.at)))) && isString(s.ids)) {

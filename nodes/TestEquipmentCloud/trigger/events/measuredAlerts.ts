@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
-import { ServiceError, keptResults, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult } from '../../../../client';
+import { ServiceError, byUpload, keptResults, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult, type ResultFit } from '../../../../client';
 import { firstRecord, recordId, type PollOutcome, type PollRun } from '../run';
-import { STATE_VERSION, type MeasuredState, type ResultsState } from '../state';
+import { STATE_VERSION, type MeasuredPending, type MeasuredState, type ResultsState } from '../state';
 import { pollResults } from './testResultNew';
 
 /**
@@ -13,9 +13,14 @@ import { pollResults } from './testResultNew';
  * more (once per device and poll). The memory adds, per device with a new result, its latest passed
  * results' values per step (a few hundred bytes), for at most MAX_KEPT_DEVICES devices (the ones
  * tested longest ago are forgotten first: their series starts again). A detail that cannot be read
- * holds its result back for the next poll, MAX_TRIES polls at most, with its device's kept results
- * at that poll: its retry leaves out the ones kept since (uploaded after it, such as a later result
- * of the device read while it was held back), so it gets the trend an uninterrupted poll gave it.
+ * holds its result back for the next poll, MAX_TRIES polls at most, with its device's kept values
+ * as they stood for it (those of the results uploaded before it): its retry is fitted to those,
+ * whatever the results read meanwhile removed from the kept values (a later failure, the 5 kept),
+ * and keeps it in the kept values as they are now, so it gets the trend an uninterrupted poll gave
+ * it. Held-back results are retried in upload order, and one read on retry is added to the saved
+ * values of its device's later held-back results first (an uninterrupted poll fitted them with it).
+ * A held-back entry is at most one device's kept values (5 results' values per step: a few hundred
+ * bytes, tens of KB for a device with dozens of long-named steps) and leaves after MAX_TRIES polls.
  */
 export const MAX_KEPT_DEVICES = 2000;
 export const MAX_TRIES = 3;
@@ -56,6 +61,20 @@ export function driftItem(d: DriftWarning): IDataObject {
 	};
 }
 
+const uploadOf = (record: IDataObject) => ({ id: recordId(record) ?? 0, syncedTime: record.synced_time });
+
+/**
+ * What a result's trend is fitted to: a held-back result's saved values; for one held back by an
+ * earlier version, the kept values now without its device's results kept since (`keptBefore`), or,
+ * with neither, the kept values now.
+ */
+function fitOf(entry: MeasuredPending[string], now: DeviceSeries, id: number): ResultFit {
+	if (entry.series) return { arrivedTo: entry.series };
+	const { keptBefore } = entry;
+	if (!keptBefore) return {};
+	return { uploadedAfter: new Set(keptResults(now).map(([kept]) => kept).filter((kept) => kept !== id && !keptBefore.includes(kept))) };
+}
+
 /** At most MAX_KEPT_DEVICES devices, those with the latest kept test dates. */
 function bounded(series: Record<string, DeviceSeries>): Record<string, DeviceSeries> {
 	const entries = Object.entries(series);
@@ -77,30 +96,35 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 		return dueDates.get(deviceId)!;
 	};
 	const items: IDataObject[] = [];
-	const pending: NonNullable<MeasuredState['pending']> = {};
-	const earlier = Object.values(previous?.pending ?? {});
-	const fresh = found.items.filter((r) => previous?.pending?.[String(r.id)] === undefined).map((record) => ({ record, tries: 0, keptBefore: undefined }));
-	for (const { record, tries, keptBefore } of [...earlier, ...fresh]) {
+	const pending: MeasuredPending = {};
+	// Held back earlier, in upload order (each read one is added to the later ones' saved values), then the new uploads as listed.
+	const earlier = Object.values(previous?.pending ?? {})
+		.map((entry) => ({ ...entry }))
+		.sort((a, b) => byUpload(uploadOf(a.record), uploadOf(b.record)));
+	const fresh = found.items.filter((r) => previous?.pending?.[String(r.id)] === undefined).map((record) => ({ record, tries: 0 }));
+	const queue: Array<MeasuredPending[string]> = [...earlier, ...fresh];
+	for (const [at, entry] of queue.entries()) {
+		const { record, tries, keptBefore } = entry;
 		const result = newResultOf(record);
 		if (!result) continue;
 		const key = String(result.deviceId);
-		const kept = keptResults(series[key] ?? { steps: {} }).map(([id]) => id);
-		// A held-back result's device results kept since (uploaded after it) are left out of its fit;
-		// none known for one held back by an earlier version.
-		const uploadedAfter = keptBefore && new Set(kept.filter((id) => id !== result.id && !keptBefore.includes(id)));
-		// Only the result's own failures are caught; the poll's own ones fail the poll.
-		const outcome = await readResultAlerts(run.client, series[key] ?? { steps: {} }, result, threshold, nextDueOf, { uploadedAfter }).then(
+		const now = series[key] ?? { steps: {} };
+		const outcome = await readResultAlerts(run.client, now, result, threshold, nextDueOf, fitOf(entry, now, result.id)).then(
 			(read) => ({ read, failure: undefined }),
+			// Only the result's own failures are caught; the poll's own ones fail the poll.
 			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { read: undefined, failure: error } : await Promise.reject(error)),
 		);
 		if (outcome.read) {
 			series[key] = outcome.read.series;
+			const { addTo } = outcome.read;
+			for (const later of queue.slice(at + 1)) if (later.series && newResultOf(later.record)?.deviceId === result.deviceId) later.series = addTo(later.series);
 			if (event === 'testResultNearLimit') items.push(...outcome.read.alerts.nearLimit.map(nearLimitItem));
 			else items.push(...outcome.read.alerts.drift.map(driftItem));
 		} else if (tries + 1 < MAX_TRIES) {
 			onHeldBack?.(String(result.id), tries + 1, outcome.failure.message);
-			// First held back: the device's results kept now were uploaded before it.
-			pending[String(result.id)] = { tries: tries + 1, record, ...(tries === 0 ? { keptBefore: kept } : keptBefore && { keptBefore }) };
+			// First held back: the device's kept values now are those of the results uploaded before it.
+			const saved = tries === 0 ? { series: now } : entry.series ? { series: entry.series } : keptBefore && { keptBefore };
+			pending[String(result.id)] = { tries: tries + 1, record, ...saved };
 		} else run.onWarning?.(`Test result ${result.id}: its measured values could not be read in ${MAX_TRIES} polls (${outcome.failure.message}); given up`);
 	}
 	const state: MeasuredState = { v: STATE_VERSION, event, key: run.key, from: uploads.from, seen: uploads.seen, series: bounded(series) };

@@ -1,4 +1,4 @@
-import { emptySeries, epochDay, keptResults, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, withoutResults, type DeviceSeries, type DriftWarning, type MeasurementWarning, type ResultFit, type WarningDevice } from '../../client';
+import { byUpload, emptySeries, epochDay, keptResults, readOrGone, readResultAlerts, roleValue, warningKey, warningRows, withoutResults, type DeviceSeries, type DriftWarning, type MeasurementWarning, type ResultFit, type WarningDevice } from '../../client';
 import { makeEvent, type TecEvent } from '../events/event';
 import { DETAIL_TYPES, type TestResultRecordedData } from '../events/schemas';
 import { DAY_MS, countEmitted, keyScope, type PollerContext, type RunReport } from './context';
@@ -27,7 +27,9 @@ import { NS, type MeasurementSeries, type PendingMeasurement, type RecordedWarni
  * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
  * A detail (or device) read that fails keeps the result as pending (namespace
  * `measurementPending:`, with its device's kept values as they stood for it, which its retry fits
- * it to), retried at the start of every later run; after MAX_ATTEMPTS runs, or
+ * it to), retried at the start of every later run in upload order, each one read added to the saved
+ * series of its device's later pending results (a run without the failure fitted them with it);
+ * a failed result is kept without its detail, so it is never pending for one. After MAX_ATTEMPTS runs, or
  * when the result no longer exists, it is given up (logged), as no value can be guessed.
  */
 
@@ -98,8 +100,8 @@ export class MeasuredAlerts {
 		return { id: device.id, customerId, designation: read.designation, idBarcode: read.idBarcode, customerName, department: read.department };
 	}
 
-	/** The events of one result; undefined when its detail or device could not be read now. */
-	private async alerts(recorded: Recorded, fit: ResultFit = {}): Promise<TecEvent[] | undefined> {
+	/** The events of one result, and how to add it to another kept series; undefined when its detail or device could not be read now. */
+	private async alerts(recorded: Recorded, fit: ResultFit = {}): Promise<{ events: TecEvent[]; addTo: (series: DeviceSeries) => DeviceSeries } | undefined> {
 		const { testResult, device } = recorded;
 		try {
 			const result = { id: testResult.id, deviceId: device.id, testDate: testResult.testDate, passed: testResult.passed };
@@ -113,7 +115,7 @@ export class MeasuredAlerts {
 			const announcedOn = new Date(now).toISOString().slice(0, 10);
 			this.warned.push(...rows.map((row) => ({ key: warningKey(row), value: { ...row, announcedOn }, expiresAt: now + WARNING_KEEP_DAYS * DAY_MS })));
 			this.keep(device.id, read.series);
-			return [...read.alerts.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...read.alerts.drift.map((d) => this.driftEvent(recorded, d))];
+			return { events: [...read.alerts.nearLimit.map((w) => this.nearLimitEvent(recorded, w)), ...read.alerts.drift.map((d) => this.driftEvent(recorded, d))], addTo: read.addTo };
 		} catch (error) {
 			this.ctx.log.warn('Could not read the measured values of a test result; the next run retries', { testResultId: testResult.id, error: (error as Error).message });
 			this.ctx.metrics.count('MeasurementsDeferred');
@@ -166,24 +168,41 @@ export class MeasuredAlerts {
 		);
 	}
 
-	/** Results whose values an earlier run could not read: their events now, or another try later. */
+	/**
+	 * Results whose values an earlier run could not read: their events now, or another try later. In
+	 * upload order (synced_time, then id): one read is added to the saved series of its device's
+	 * later deferred results before those are fitted (the run without the deferral fitted them with it).
+	 */
 	async retryPending(): Promise<void> {
 		for await (const item of this.ctx.store.list<PendingMeasurement>(this.pendingNs)) if (!item.value.done) this.pending.set(Number(item.key), item.value);
 		const now = this.ctx.now();
-		for (const [id, p] of this.pending) {
-			const events = await this.alerts(p.recorded, p.series ? { arrivedTo: p.series } : { uploadedAfter: await this.keptSince(p) });
+		const uploadOf = (p: PendingMeasurement) => ({ id: p.recorded.testResult.id, syncedTime: p.recorded.testResult.syncedTime });
+		const order = [...this.pending.keys()].sort((a, b) => byUpload(uploadOf(this.pending.get(a)!), uploadOf(this.pending.get(b)!)));
+		for (const [at, id] of order.entries()) {
+			const p = this.pending.get(id)!;
+			const read = await this.alerts(p.recorded, p.series ? { arrivedTo: p.series } : { uploadedAfter: await this.keptSince(p) });
 			const attempts = p.attempts + 1;
-			if (!events) {
+			if (!read) {
 				const done = attempts >= MAX_ATTEMPTS;
 				if (done) this.ctx.log.error('Giving up reading the measured values of a test result', { testResultId: id, attempts });
 				await this.ctx.store.putMany(this.pendingNs, [{ key: String(id), value: { ...p, attempts, ...(done ? { done } : {}) }, expiresAt: now + 30 * DAY_MS }]);
 				continue;
 			}
+			// Written with its done mark: a run that stops after it still fits them with it (a repeat adds it once).
+			const laterOfDevice: Array<{ key: string; value: PendingMeasurement; expiresAt: number }> = [];
+			for (const laterId of order.slice(at + 1)) {
+				const later = this.pending.get(laterId)!;
+				if (!later.series || later.recorded.device.id !== p.recorded.device.id) continue;
+				const value = { ...later, series: read.addTo(later.series) as MeasurementSeries };
+				this.pending.set(laterId, value);
+				laterOfDevice.push({ key: String(laterId), value, expiresAt: now + 30 * DAY_MS });
+			}
+			const { events } = read;
 			await this.recordWarnings();
 			await this.ctx.publisher.publish(events);
 			countEmitted(this.report, events, this.ctx.metrics);
 			await this.writeSeries();
-			await this.ctx.store.putMany(this.pendingNs, [{ key: String(id), value: { ...p, attempts, done: true }, expiresAt: now }]);
+			await this.ctx.store.putMany(this.pendingNs, [...laterOfDevice, { key: String(id), value: { ...p, attempts, done: true }, expiresAt: now }]);
 		}
 	}
 
@@ -206,8 +225,8 @@ export class MeasuredAlerts {
 	async eventsFor(recordedEvent: TecEvent, uploadedAfter?: ReadonlySet<number>): Promise<TecEvent[]> {
 		const recorded = recordedEvent.detail.data as Recorded;
 		if (this.pending.has(recorded.testResult.id)) return [];
-		const events = await this.alerts(recorded, { uploadedAfter });
-		if (events) return events;
+		const read = await this.alerts(recorded, { uploadedAfter });
+		if (read) return read.events;
 		// Its device's kept values now, but those of a repeated page uploaded after it: what its retry fits it to,
 		// whatever later results remove from the kept values meanwhile (a failure, the 5 kept).
 		const series = withoutResults(await this.seriesOf(recorded.device.id), uploadedAfter ?? new Set());

@@ -217,10 +217,11 @@ type PeUpload = (value: number, day: number, status?: 'passed' | 'failed') => nu
 /**
  * Result A's warning row and events in two state tables over the same uploads: one polled without
  * a fault, one where A's detail answers 503 on its run and is read by the next. `earlier`: polled
- * into both first; `newer`: A and its device's results uploaded after it (returns A's id);
+ * into both first; `newer`: A and its device's results uploaded after it (returns A's id, or the
+ * ids of the results deferred alike, A first: `rows` and `events` are theirs);
  * `beforeRetry`: changes the deferred table before the retry.
  */
-async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void, newer: (pe: PeUpload) => number, beforeRetry?: (table: string, a: number) => Promise<void>) {
+async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void, newer: (pe: PeUpload) => number | number[], beforeRetry?: (table: string, a: number) => Promise<void>) {
 	const deferred = await newTable(world.dynamo);
 	await started();
 	await pollTestResults(context(deferred));
@@ -231,24 +232,28 @@ async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void
 	device.values[DEVICE.nextTest] = addDays(today, 400);
 	await pollTestResults(context());
 	await pollTestResults(context(deferred));
-	const a = newer(pe);
+	const held = [newer(pe)].flat();
+	const a = held[0];
 	device.values[DEVICE.nextTest] = addDays(today, 400);
 
-	const rowOf = async (table: string) => (await context(table).store.get<RecordedWarningValue>(NS.measurementWarnings('sandbox'), `${a}:${PE}`)) ?? null;
-	const eventsOfA = () => new Map(alerts().filter((e) => e.detail.metadata.dedupeKey.includes(`:sandbox:${a}:`)).map((e) => [e.detail.metadata.dedupeKey, e.detail.data]));
+	const rowsOf = async (table: string) => {
+		const rows = await Promise.all(held.map(async (id) => (await context(table).store.get<RecordedWarningValue>(NS.measurementWarnings('sandbox'), `${id}:${PE}`)) ?? null));
+		return { row: rows[0], rows };
+	};
+	const eventsOfA = () => new Map(alerts().filter((e) => held.some((id) => e.detail.metadata.dedupeKey.includes(`:sandbox:${id}:`))).map((e) => [e.detail.metadata.dedupeKey, e.detail.data]));
 	world.aws.accepted.length = 0;
 	await pollTestResults(context());
-	const plain = { row: await rowOf(scenario.table()), events: eventsOfA() };
+	const plain = { ...(await rowsOf(scenario.table())), events: eventsOfA() };
 
 	world.aws.accepted.length = 0;
-	world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${a}/` });
+	for (const id of held) world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${id}/` });
 	await pollTestResults(context(deferred));
-	const onFault = { row: await rowOf(deferred), events: eventsOfA(), announced: alerts().map((e) => (e.detail.data as Data).testResult.id) };
+	const onFault = { ...(await rowsOf(deferred)), events: eventsOfA(), announced: alerts().map((e) => (e.detail.data as Data).testResult.id) };
 	world.sandbox.faults.clear();
 	world.aws.accepted.length = 0;
 	await beforeRetry?.(deferred, a);
 	await pollTestResults(context(deferred));
-	return { a, plain, onFault, retried: { row: await rowOf(deferred), events: eventsOfA() } };
+	return { a, held, plain, onFault, retried: { ...(await rowsOf(deferred)), events: eventsOfA() } };
 }
 
 describe('Device Measurement Drift', () => {
@@ -430,6 +435,44 @@ describe('Device Measurement Drift', () => {
 		expect(onFault.row).toBeNull();
 		expect(onFault.events).toEqual(new Map());
 		expect(retried).toEqual(plain);
+	});
+
+	it('two results of one device deferred on the same run (503 on both details): retried in upload order, the earlier one read is added to the later one’s saved series first, so both warning rows and their events are those of the run without the 503', async () => {
+		const { held, plain, onFault, retried } = await plainAndRetried(
+			cleanDevice(),
+			(pe) => {
+				pe(0.1, -400);
+				pe(0.15, -300);
+			},
+			(pe) => [pe(0.25, -200), pe(0.27, -100)],
+		);
+		expect(plain.rows.map((r) => [r?.testResultId, r?.testEarlier])).toEqual(held.map((id) => [id, true]));
+		expect(plain.rows[1]!.predictedLimitDate).not.toBeNull();
+		expect([...plain.events.keys()].filter((k) => k.startsWith('device-measurement-drift:'))).toHaveLength(2);
+		expect(onFault.rows).toEqual([null, null]);
+		expect(onFault.events).toEqual(new Map());
+		expect(retried).toEqual(plain);
+	});
+
+	it('a failed result is kept without its detail, so it is never deferred: with a 503 on its detail, its run keeps no pending entry and the later results’ trend starts after it', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const today = world.sandbox.account.today();
+		const pe = (value: number, day: number, status: 'passed' | 'failed' = 'passed') => upload(deviceId, [{ step: PE, value, unit: 'Ω', high_limit: 0.3 }], addDays(today, day), status).id;
+		[[0.1, -500], [0.12, -450], [0.15, -400]].forEach(([v, d]) => pe(v, d));
+		world.sandbox.account.get('device', deviceId).values[DEVICE.nextTest] = addDays(today, 400);
+		await pollTestResults(context());
+		const failed = pe(0.35, -300, 'failed');
+		const later = [[0.2, -200], [0.22, -100], [0.27, -50]].map(([v, d]) => pe(v, d));
+		world.sandbox.account.get('device', deviceId).values[DEVICE.nextTest] = addDays(today, 400);
+		world.aws.accepted.length = 0;
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${failed}/` });
+		await pollTestResults(context());
+		const pending: string[] = [];
+		for await (const item of context().store.list<PendingMeasurement>(NS.measurementPending('sandbox'))) pending.push(item.key);
+		expect(pending).toEqual([]);
+		const drift = ofType(DETAIL_TYPES.deviceMeasurementDrift).map((e) => e.detail.data as { testResult: { id: number }; trend: { points: Array<{ testResultId: number }> } });
+		expect(drift.map((d) => [d.testResult.id, d.trend.points.map((p) => p.testResultId)])).toEqual([[later[2], later]]);
 	});
 
 	describe('a deferred result stored by an earlier version is still retried as that version did', () => {

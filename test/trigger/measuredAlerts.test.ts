@@ -51,16 +51,19 @@ async function plainAndRetried(deviceId: number, earlier: (pe: PeUpload) => void
 	earlier(pe);
 	device.values[DEVICE.nextTest] = addDays(today, 400);
 	for (const poller of [...plain, ...deferred]) await poller.poll();
+	const cursor = (poller: Poller) => poller.staticData.cursor as { series: Record<string, IDataObject>; pending?: Record<string, IDataObject> };
+	const keptBefore = structuredClone(cursor(deferred[0]).series[String(deviceId)]);
 	const held = newer(pe);
 	device.values[DEVICE.nextTest] = addDays(today, 400);
 	const of = (items: IDataObject[][]) => items.map((each) => each.filter((i) => held.includes(i.testResultId as number)));
 	const uninterrupted = [await plain[0].poll(), await plain[1].poll()];
 	for (const id of held) world.sandbox.faults.add({ kind: 'status', status: 503, path: `/tests_performed/detailed/${id}/` });
 	const first = [await deferred[0].poll(), await deferred[1].poll()];
+	const heldBack = structuredClone(cursor(deferred[0]).pending ?? {});
 	world.sandbox.faults.clear();
 	const retried = [await deferred[0].poll(), await deferred[1].poll()];
 	expect([await deferred[0].poll(), await deferred[1].poll()]).toEqual([[], []]);
-	return { held, uninterrupted, first, retried, of };
+	return { held, uninterrupted, first, retried, of, keptBefore, heldBack };
 }
 
 describe('Test Result Near Limit (trigger)', () => {
@@ -198,6 +201,13 @@ describe('Test Result Near Limit (trigger)', () => {
 			},
 			(pe) => [pe(0.25, -200), pe(0.27, -100)],
 		);
+		// Each held-back entry is the record and its device's kept values as they stood (both without the other), a few bytes more.
+		const bytes = (v: unknown) => JSON.stringify(v).length;
+		expect(Object.keys(polls.heldBack).map(Number)).toEqual(held);
+		for (const entry of Object.values(polls.heldBack)) {
+			expect(entry.series).toEqual(polls.keptBefore);
+			expect(bytes(entry)).toBeLessThanOrEqual(bytes(polls.keptBefore) + bytes(entry.record) + 40);
+		}
 		const [uninterrupted, first, retried] = [of(polls.uninterrupted), of(polls.first), of(polls.retried)];
 		expect(uninterrupted[0].map((i) => i.testResultId)).toEqual(held);
 		expect(uninterrupted[0].map((i) => i.testEarlier)).toEqual([true, true]);

@@ -217,7 +217,7 @@ describe('Test Result Near Limit (trigger)', () => {
 	});
 
 	it('a failed result is kept without its detail, so it is never held back: a 503 on its detail changes nothing', async () => {
-		const { of, ...polls } = await plainAndRetried(
+		const polls = await plainAndRetried(
 			cleanDevice(),
 			(pe) => [[0.1, -500], [0.12, -450], [0.15, -400]].forEach(([v, d]) => pe(v, d)),
 			(pe) => {

@@ -39,6 +39,13 @@ function checkConfidence(confidence: number): void {
 
 /** The CDF's terms, reused from call to call (grown when a call needs more). */
 let logs = new Float64Array(256);
+/**
+ * ln C(n, k) of the last (x, n) asked, k = 0…x: a bound's bisection asks the same x and n some
+ * fifty times with another p, and these parts do not depend on p (the same sums, in the same order).
+ */
+let choose = new Float64Array(256);
+let chosenX = -1;
+let chosenN = -1;
 
 /** P(X ≤ x) for X binomial with n trials and probability p (x, n whole numbers, 0 ≤ p ≤ 1). */
 export function binomialCdf(x: number, n: number, p: number): number {
@@ -52,9 +59,15 @@ export function binomialCdf(x: number, n: number, p: number): number {
 	// Terms in logs, summed relative to the largest so that none underflows alone (kept in one
 	// reused buffer: the bounds' bisections call this thousands of times per report).
 	if (logs.length <= x) logs = new Float64Array(Math.max(x + 1, logs.length * 2));
+	if (x !== chosenX || n !== chosenN) {
+		if (choose.length <= x) choose = new Float64Array(Math.max(x + 1, choose.length * 2));
+		for (let k = 0; k <= x; k++) choose[k] = ln - logFactorial(k) - logFactorial(n - k);
+		chosenX = x;
+		chosenN = n;
+	}
 	let max = -Infinity;
 	for (let k = 0; k <= x; k++) {
-		const l = ln - logFactorial(k) - logFactorial(n - k) + k * lp + (n - k) * lq;
+		const l = choose[k] + k * lp + (n - k) * lq;
 		logs[k] = l;
 		if (l > max) max = l;
 	}

@@ -212,10 +212,19 @@ export function composeComplianceReport(
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
 	const [previous] = monthFigures(entries, previousMonth, figuresAsOf(previousMonth, asOf), 'all');
+	// The entries due in each month, in their order: a month's figures read only those (not every entry, twelve times).
+	const dueIn = new Map<string, DueEntry[]>();
+	for (const e of entries) {
+		if (typeof e.due !== 'string') continue;
+		const m = e.due.slice(0, 7);
+		const list = dueIn.get(m);
+		if (list === undefined) dueIn.set(m, [e]);
+		else list.push(e);
+	}
 	const trend = Array.from({ length: 12 }, (_, i) => monthBefore(month, 11 - i)).map((m) => {
 		// Each month as of the first of the next; the report's own month as of the report's day.
 		const at = m === month ? asOf : figuresAsOf(m, asOf);
-		const [f] = monthFigures(entries, m, at, 'all');
+		const [f] = monthFigures(dueIn.get(m) ?? [], m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
 	const rebuiltMonths = trend

@@ -73,7 +73,9 @@ export function binomialCdf(x: number, n: number, p: number): number {
 	}
 	if (max === -Infinity) return 0;
 	let sum = 0;
-	for (let k = 0; k <= x; k++) sum += Math.exp(logs[k] - max);
+	// A term more than 746 below the largest is exactly 0 as a double (exp underflows): not summed.
+	const least = max - 746;
+	for (let k = 0; k <= x; k++) if (logs[k] >= least) sum += Math.exp(logs[k] - max);
 	return Math.min(1, Math.exp(max) * sum);
 }
 

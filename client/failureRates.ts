@@ -196,12 +196,6 @@ export function failureRateWindow(today: string, months: FailureRateMonths): { f
 	return { from: addDays(addMonths(today, -months), 1), to: today };
 }
 
-function keyOf(d: RateDevice, groupBy: FailureRateGroupBy): { id: number | string | null; name: string | null } {
-	if (groupBy === 'customer') return { id: d.customerId, name: d.customerName };
-	const value = groupBy === 'designation' ? d.designation : d.department;
-	return { id: value, name: value };
-}
-
 /** As client/compliance.ts orders groups: named ones by name, then id; the one without (null) last. */
 export function compareGroups(a: { id: unknown; name: string | null }, b: { id: unknown; name: string | null }): number {
 	if (a.id === null || b.id === null) return a.id === b.id ? 0 : a.id === null ? 1 : -1;
@@ -333,17 +327,24 @@ function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, t
 	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
 	// By the group's id itself (a number and a text of the same digits are two groups): no key text made per device.
 	const groups = new Map<number | string | null, Group>();
-	const groupOfDevice = new Map<number, Group>();
+	const all = tally();
+	// Each listed device joins its group with its window's tally (no map of device to group).
 	for (const d of byId.values()) {
-		const key = keyOf(d, groupBy);
-		const k = key.id;
-		let g = groups.get(k);
-		if (!g) groups.set(k, (g = { ...key, devices: [], tally: tally() }));
-		else if (g.name === null && key.name !== null) g.name = key.name;
+		const id = groupBy === 'customer' ? d.customerId : groupBy === 'designation' ? d.designation : d.department;
+		const name = groupBy === 'customer' ? d.customerName : id;
+		let g = groups.get(id);
+		if (!g) groups.set(id, (g = { id, name: name as string | null, devices: [], tally: tally() }));
+		else if (g.name === null && name !== null) g.name = name as string | null;
 		g.devices.push(d);
-		groupOfDevice.set(d.id, g);
+		const t = window.byDevice.get(d.id);
+		if (t) {
+			addDevice(g.tally, t);
+			addDevice(all, t);
+		}
 	}
 	let scrappedNotGrouped = 0;
+	// A scrapped device's group (per device type only), by its id.
+	const binGroup = new Map<number, Group>();
 	for (const b of bin.values()) {
 		if (groupBy !== 'designation') {
 			scrappedNotGrouped++;
@@ -352,31 +353,31 @@ function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, t
 		const k = b.designation;
 		let g = groups.get(k);
 		if (!g) groups.set(k, (g = { id: b.designation, name: b.designation, devices: [], tally: tally() }));
-		groupOfDevice.set(b.deviceId, g);
+		binGroup.set(b.deviceId, g);
 	}
 
-	const all = tally();
 	let unknownDevices = 0;
-	const failedIn = new Set<number>();
 	window.byDevice.forEach((d, deviceId) => {
-		const g = groupOfDevice.get(deviceId);
+		if (byId.has(deviceId)) return;
+		const g = binGroup.get(deviceId);
 		if (!g) {
 			unknownDevices += d.tests + d.unknown;
 			return;
 		}
 		addDevice(g.tally, d);
 		addDevice(all, d);
-		if (d.failed > 0) failedIn.add(deviceId);
 	});
 	for (const b of bin.values()) {
-		const g = groupOfDevice.get(b.deviceId);
+		const g = binGroup.get(b.deviceId);
 		if (!g) continue;
 		// Counted as tested already when its own results in the window had a known status.
-		const tested = (window.byDevice.get(b.deviceId)?.tests ?? 0) > 0;
+		const own = window.byDevice.get(b.deviceId);
+		const tested = (own?.tests ?? 0) > 0;
+		const failedIn = (own?.failed ?? 0) > 0;
 		for (const t of [g.tally, all]) {
 			t.scrapped++;
 			if (!tested) t.tested++;
-			if (failedIn.has(b.deviceId)) continue;
+			if (failedIn) continue;
 			t.tests++;
 			t.failed++;
 		}

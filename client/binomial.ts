@@ -46,6 +46,8 @@ let logs = new Float64Array(256);
 let choose = new Float64Array(256);
 let chosenX = -1;
 let chosenN = -1;
+/** The least k whose ln C(n, k) is worked out (they are, from x down, as the sums need them). */
+let chosenFrom = 0;
 
 /** P(X ≤ x) for X binomial with n trials and probability p (x, n whole numbers, 0 ≤ p ≤ 1). */
 export function binomialCdf(x: number, n: number, p: number): number {
@@ -61,21 +63,33 @@ export function binomialCdf(x: number, n: number, p: number): number {
 	if (logs.length <= x) logs = new Float64Array(Math.max(x + 1, logs.length * 2));
 	if (x !== chosenX || n !== chosenN) {
 		if (choose.length <= x) choose = new Float64Array(Math.max(x + 1, choose.length * 2));
-		for (let k = 0; k <= x; k++) choose[k] = ln - logFactorial(k) - logFactorial(n - k);
 		chosenX = x;
 		chosenN = n;
+		chosenFrom = x + 1;
 	}
+	// From k = x down: the terms rise to the largest (the mode, or x) and fall beyond it (the
+	// binomial is log-concave). Once falling and more than 746 below the largest, every lower term
+	// is exactly 0 as a double (exp underflows): those are neither worked out nor summed (adding
+	// 0 changes no sum). On a large account's totals this is most of x's thousands of terms.
 	let max = -Infinity;
-	for (let k = 0; k <= x; k++) {
+	let low = 0;
+	for (let k = x; k >= 0; k--) {
+		if (k < chosenFrom) {
+			choose[k] = ln - logFactorial(k) - logFactorial(n - k);
+			chosenFrom = k;
+		}
 		const l = choose[k] + k * lp + (n - k) * lq;
 		logs[k] = l;
 		if (l > max) max = l;
+		else if (l < max - 746 && l < logs[k + 1]) {
+			low = k;
+			break;
+		}
 	}
 	if (max === -Infinity) return 0;
 	let sum = 0;
-	// A term more than 746 below the largest is exactly 0 as a double (exp underflows): not summed.
 	const least = max - 746;
-	for (let k = 0; k <= x; k++) if (logs[k] >= least) sum += Math.exp(logs[k] - max);
+	for (let k = low; k <= x; k++) if (logs[k] >= least) sum += Math.exp(logs[k] - max);
 	return Math.min(1, Math.exp(max) * sum);
 }
 

@@ -48,7 +48,8 @@ export function rebuildHistory(
 	skips: HistorySkips = noHistorySkips(),
 	keep?: (entry: DueEntry) => boolean,
 ): { entries: DueEntry[]; skips: HistorySkips } {
-	const byId = new Map(devices.map((d) => [d.id, d]));
+	const byId = new Map<number, RebuildDevice>();
+	for (const d of devices) byId.set(d.id, d);
 	const days = new Map<number, string[]>();
 	for (const r of results) {
 		const known = days.get(r.deviceId);

@@ -267,13 +267,26 @@ export function composeComplianceReport(
 	// has no customer or department the node's face could read (it reads only the current device list), so
 	// its results are not routed to anyone but the escalation list, whose report covers every result.
 	const routed = new Set(covered.map((d) => d.id));
-	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
 	// Scrapped devices and their results, as Get Failure Rates counts them (the bin names neither customer
 	// nor department: routed as a device without either). The interval test reads results at the end of an
 	// interval, not devices taken out of service: the recommendations and outliers count them as Get Interval Recommendations does, not at all.
 	const binned = everything || route(deps.settings.recipients, { customerName: null, department: null, daysOverdue: 0 }).includes(recipient) ? (scrapped ?? []).filter((b) => history.devices.get(b.deviceId)?.deletedOn !== undefined || !history.devices.has(b.deviceId)) : [];
 	const inBin = new Set(binned.map((b) => b.deviceId));
-	const rated = everything || inBin.size === 0 ? mine : tests.filter((t) => routed.has(t.deviceId) || inBin.has(t.deviceId));
+	// The recipient's results, and those with the bin's, in one walk over the results (not two).
+	let mine: readonly RateTestResult[] = tests;
+	let rated: readonly RateTestResult[] = tests;
+	if (!everything) {
+		const own: RateTestResult[] = [];
+		const withBin: RateTestResult[] = [];
+		for (const t of tests) {
+			if (routed.has(t.deviceId)) {
+				own.push(t);
+				withBin.push(t);
+			} else if (inBin.has(t.deviceId)) withBin.push(t);
+		}
+		mine = own;
+		rated = inBin.size === 0 ? own : withBin;
+	}
 	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
 	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));

@@ -259,9 +259,10 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	// Loops, not [...devices].filter().map(): no 100,000 entry pairs made and dropped, twice.
-	const covered: RateDevice[] = [];
+	// One object per device serves the rates, intervals, outliers and the forecast (each reads its fields only).
+	const covered: Array<RateDevice & ForecastDevice> = [];
 	for (const [id, d] of devices) {
-		if (d.deletedOn === undefined) covered.push({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null });
+		if (d.deletedOn === undefined) covered.push({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null });
 	}
 	// The results of the devices routed to the recipient and still listed: a device the history marks deleted
 	// has no customer or department the node's face could read (it reads only the current device list), so
@@ -290,11 +291,7 @@ export function composeComplianceReport(
 	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
 	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
-	const toForecast: ForecastDevice[] = [];
-	for (const [id, d] of devices) {
-		if (d.deletedOn === undefined) toForecast.push({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null });
-	}
-	const forecast = allForecasts(toForecast, asOf);
+	const forecast = allForecasts(covered, asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	// Routed as the digest routes the device (its customer and department now); the escalation list gets every one.
 	const warned = warnings.filter((w) => w.testDate >= first && w.testDate <= last && (everything || route(deps.settings.recipients, { ...w.device, daysOverdue: 0 }).includes(recipient))).sort(byWarning);

@@ -39,6 +39,15 @@ function checkConfidence(confidence: number): void {
 
 /** The CDF's terms, reused from call to call (grown when a call needs more). */
 let logs = new Float64Array(256);
+/**
+ * ln C(n, k) of the last (x, n) asked, k = 0…x: a bound's bisection asks the same x and n some
+ * fifty times with another p, and these parts do not depend on p (the same sums, in the same order).
+ */
+let choose = new Float64Array(256);
+let chosenX = -1;
+let chosenN = -1;
+/** The least k whose ln C(n, k) is worked out (they are, from x down, as the sums need them). */
+let chosenFrom = 0;
 
 /** P(X ≤ x) for X binomial with n trials and probability p (x, n whole numbers, 0 ≤ p ≤ 1). */
 export function binomialCdf(x: number, n: number, p: number): number {
@@ -52,15 +61,35 @@ export function binomialCdf(x: number, n: number, p: number): number {
 	// Terms in logs, summed relative to the largest so that none underflows alone (kept in one
 	// reused buffer: the bounds' bisections call this thousands of times per report).
 	if (logs.length <= x) logs = new Float64Array(Math.max(x + 1, logs.length * 2));
+	if (x !== chosenX || n !== chosenN) {
+		if (choose.length <= x) choose = new Float64Array(Math.max(x + 1, choose.length * 2));
+		chosenX = x;
+		chosenN = n;
+		chosenFrom = x + 1;
+	}
+	// From k = x down: the terms rise to the largest (the mode, or x) and fall beyond it (the
+	// binomial is log-concave). Once falling and more than 746 below the largest, every lower term
+	// is exactly 0 as a double (exp underflows): those are neither worked out nor summed (adding
+	// 0 changes no sum). On a large account's totals this is most of x's thousands of terms.
 	let max = -Infinity;
-	for (let k = 0; k <= x; k++) {
-		const l = ln - logFactorial(k) - logFactorial(n - k) + k * lp + (n - k) * lq;
+	let low = 0;
+	for (let k = x; k >= 0; k--) {
+		if (k < chosenFrom) {
+			choose[k] = ln - logFactorial(k) - logFactorial(n - k);
+			chosenFrom = k;
+		}
+		const l = choose[k] + k * lp + (n - k) * lq;
 		logs[k] = l;
 		if (l > max) max = l;
+		else if (l < max - 746 && l < logs[k + 1]) {
+			low = k;
+			break;
+		}
 	}
 	if (max === -Infinity) return 0;
 	let sum = 0;
-	for (let k = 0; k <= x; k++) sum += Math.exp(logs[k] - max);
+	const least = max - 746;
+	for (let k = low; k <= x; k++) if (logs[k] >= least) sum += Math.exp(logs[k] - max);
 	return Math.min(1, Math.exp(max) * sum);
 }
 

@@ -35,14 +35,14 @@ export function groupKeyOf(item: Groupable, groupBy: ComplianceGroupBy): GroupKe
 
 /** Groups in a stable order: named ones by name, then the one without (null) last. */
 export function grouped<T extends Groupable>(items: readonly T[], groupBy: ComplianceGroupBy): Array<{ key: GroupKey; items: T[] }> {
-	const groups = new Map<string, { key: GroupKey; items: T[] }>();
-	if (groupBy === 'all') groups.set('all', { key: groupKeyOf({ customerId: null, customerName: null, department: null }, 'all'), items: [] });
+	if (groupBy === 'all') return [{ key: groupKeyOf({ customerId: null, customerName: null, department: null }, 'all'), items: [...items] }];
+	// By the id itself (a number and a text of the same digits are two groups): no key text or key object per item.
+	const groups = new Map<unknown, { key: GroupKey; items: T[] }>();
 	for (const item of items) {
-		const key = groupKeyOf(item, groupBy);
-		const id = groupBy === 'all' ? 'all' : key.id === null ? '' : `${typeof key.id}:${key.id}`;
+		const id = groupBy === 'customer' ? item.customerId : item.department;
 		let group = groups.get(id);
-		if (!group) groups.set(id, (group = { key, items: [] }));
-		else if (group.key.name === null && key.name !== null) group.key = key;
+		if (!group) groups.set(id, (group = { key: groupKeyOf(item, groupBy), items: [] }));
+		else if (group.key.name === null && (groupBy === 'customer' ? item.customerName : item.department) !== null) group.key = groupKeyOf(item, groupBy);
 		group.items.push(item);
 	}
 	return [...groups.values()].sort((a, b) => {

@@ -48,16 +48,18 @@ export function rebuildHistory(
 	skips: HistorySkips = noHistorySkips(),
 	keep?: (entry: DueEntry) => boolean,
 ): { entries: DueEntry[]; skips: HistorySkips } {
-	const byId = new Map(devices.map((d) => [d.id, d]));
+	const byId = new Map<number, RebuildDevice>();
+	for (const d of devices) byId.set(d.id, d);
 	const days = new Map<number, string[]>();
 	for (const r of results) {
+		// A device with days already is a listed one: one lookup for most results.
 		const known = days.get(r.deviceId);
-		if (!byId.has(r.deviceId)) skips.resultsOfUnknownDevices++;
-		else if (known) known.push(r.testDate);
+		if (known) known.push(r.testDate);
+		else if (!byId.has(r.deviceId)) skips.resultsOfUnknownDevices++;
 		else days.set(r.deviceId, [r.testDate]);
 	}
 	const entries: DueEntry[] = [];
-	const dues = new Map<string, string>();
+	const dues = new Map<string, Map<string, string>>();
 	for (const [id, dates] of days) for (const e of rebuildDueEntries(byId.get(id)!, dates, today, skips, dues)) if (!keep || keep(e)) entries.push(e);
 	return { entries, skips };
 }

@@ -196,12 +196,6 @@ export function failureRateWindow(today: string, months: FailureRateMonths): { f
 	return { from: addDays(addMonths(today, -months), 1), to: today };
 }
 
-function keyOf(d: RateDevice, groupBy: FailureRateGroupBy): { id: number | string | null; name: string | null } {
-	if (groupBy === 'customer') return { id: d.customerId, name: d.customerName };
-	const value = groupBy === 'designation' ? d.designation : d.department;
-	return { id: value, name: value };
-}
-
 /** As client/compliance.ts orders groups: named ones by name, then id; the one without (null) last. */
 export function compareGroups(a: { id: unknown; name: string | null }, b: { id: unknown; name: string | null }): number {
 	if (a.id === null || b.id === null) return a.id === b.id ? 0 : a.id === null ? 1 : -1;
@@ -263,23 +257,40 @@ interface DeviceTally {
 	unknown: number;
 }
 
-/** A window's results counted per device: what every grouping of that window sums (the results are walked once, not once per grouping). */
+/**
+ * A window's results counted per device: what every grouping of that window sums (the results are
+ * walked once, not once per grouping). Listed devices by their place in the list (typed arrays, no
+ * object per device); the others (the recycle bin's, unknown ones) by id.
+ */
 interface WindowResults {
 	from: string;
 	to: string;
 	invalidTestDate: number;
-	byDevice: Map<number, DeviceTally>;
+	tests: Int32Array;
+	failed: Int32Array;
+	unknown: Int32Array;
+	others: Map<number, DeviceTally>;
 }
 
 /** The windows of `months` ending on `today`, each with its results counted per device, in one pass over the results. */
-function windowResults(read: ReadResults, today: string, months: readonly FailureRateMonths[]): WindowResults[] {
-	const windows = months.map((m) => ({ ...failureRateWindow(today, m), invalidTestDate: read.invalidTestDate, byDevice: new Map<number, DeviceTally>() }));
+function windowResults(read: ReadResults, today: string, months: readonly FailureRateMonths[], listed: ListedDevices): WindowResults[] {
+	const n = listed.list.length;
+	const windows = months.map((m) => ({ ...failureRateWindow(today, m), invalidTestDate: read.invalidTestDate, tests: new Int32Array(n), failed: new Int32Array(n), unknown: new Int32Array(n), others: new Map<number, DeviceTally>() }));
 	for (const r of read.results) {
 		const day = r.testDate.length === 10 ? r.testDate : r.testDate.slice(0, 10);
+		const slot = listed.slotOf.get(r.deviceId);
 		for (const w of windows) {
 			if (day < w.from || day > w.to) continue;
-			let d = w.byDevice.get(r.deviceId);
-			if (!d) w.byDevice.set(r.deviceId, (d = { tests: 0, failed: 0, unknown: 0 }));
+			if (slot !== undefined) {
+				if (r.failed === null) w.unknown[slot]++;
+				else {
+					w.tests[slot]++;
+					if (r.failed) w.failed[slot]++;
+				}
+				continue;
+			}
+			let d = w.others.get(r.deviceId);
+			if (!d) w.others.set(r.deviceId, (d = { tests: 0, failed: 0, unknown: 0 }));
 			if (r.failed === null) d.unknown++;
 			else {
 				d.tests++;
@@ -300,30 +311,42 @@ export function failureRates(
 	scrapped: readonly RateScrappedDevice[] = [],
 ): FailureRates {
 	validate(today, months, groupBy);
-	return ratesOf(windowResults(readResults(results), today, [months])[0], devicesById(devices), today, months, groupBy, scrapped);
+	const listed = devicesById(devices);
+	return ratesOf(windowResults(readResults(results), today, [months], listed)[0], listed, today, months, groupBy, scrapped);
 }
 
 /** Adds a device's tally of the window to a group's (and the totals'). */
-function addDevice(t: Tally, d: DeviceTally): void {
-	t.tests += d.tests;
-	t.failed += d.failed;
-	t.unknown += d.unknown;
-	if (d.tests > 0) t.tested++;
+function addDevice(t: Tally, tests: number, failed: number, unknown: number): void {
+	t.tests += tests;
+	t.failed += failed;
+	t.unknown += unknown;
+	if (tests > 0) t.tested++;
+}
+
+/** The devices, each id once (the first read), and each one's place in the list. */
+interface ListedDevices {
+	list: RateDevice[];
+	slotOf: Map<number, number>;
 }
 
 /** The devices by id, the first of an id read twice (made once for every window and grouping). */
-function devicesById(devices: readonly RateDevice[]): ReadonlyMap<number, RateDevice> {
-	const byId = new Map<number, RateDevice>();
-	for (const d of devices) if (!byId.has(d.id)) byId.set(d.id, d);
-	return byId;
+function devicesById(devices: readonly RateDevice[]): ListedDevices {
+	const slotOf = new Map<number, number>();
+	const list: RateDevice[] = [];
+	for (const d of devices) {
+		if (slotOf.has(d.id)) continue;
+		slotOf.set(d.id, list.length);
+		list.push(d);
+	}
+	return { list, slotOf };
 }
 
-function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
+function ratesOf(window: WindowResults, listed: ListedDevices, today: string, months: FailureRateMonths, groupBy: FailureRateGroupBy, scrapped: readonly RateScrappedDevice[]): FailureRates {
 	const { from, to } = window;
 	// Scrapped in the window and not back in the list (restored); deleted twice, the later one.
 	const bin = new Map<number, RateScrappedDevice>();
 	for (const b of scrapped) {
-		if (byId.has(b.deviceId) || typeof b.deletedOn !== 'string' || epochDay(b.deletedOn) === undefined) continue;
+		if (listed.slotOf.has(b.deviceId) || typeof b.deletedOn !== 'string' || epochDay(b.deletedOn) === undefined) continue;
 		const day = b.deletedOn.slice(0, 10);
 		if (day < from || day > to) continue;
 		const had = bin.get(b.deviceId);
@@ -333,17 +356,25 @@ function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, t
 	type Group = { id: number | string | null; name: string | null; devices: RateDevice[]; tally: Tally };
 	// By the group's id itself (a number and a text of the same digits are two groups): no key text made per device.
 	const groups = new Map<number | string | null, Group>();
-	const groupOfDevice = new Map<number, Group>();
-	for (const d of byId.values()) {
-		const key = keyOf(d, groupBy);
-		const k = key.id;
-		let g = groups.get(k);
-		if (!g) groups.set(k, (g = { ...key, devices: [], tally: tally() }));
-		else if (g.name === null && key.name !== null) g.name = key.name;
+	const all = tally();
+	// Each listed device joins its group with its window's tally (no map of device to group).
+	for (let k = 0; k < listed.list.length; k++) {
+		const d = listed.list[k];
+		const id = groupBy === 'customer' ? d.customerId : groupBy === 'designation' ? d.designation : d.department;
+		const name = groupBy === 'customer' ? d.customerName : id;
+		let g = groups.get(id);
+		if (!g) groups.set(id, (g = { id, name: name as string | null, devices: [], tally: tally() }));
+		else if (g.name === null && name !== null) g.name = name as string | null;
 		g.devices.push(d);
-		groupOfDevice.set(d.id, g);
+		const tests = window.tests[k];
+		const failed = window.failed[k];
+		const unknown = window.unknown[k];
+		addDevice(g.tally, tests, failed, unknown);
+		addDevice(all, tests, failed, unknown);
 	}
 	let scrappedNotGrouped = 0;
+	// A scrapped device's group (per device type only), by its id.
+	const binGroup = new Map<number, Group>();
 	for (const b of bin.values()) {
 		if (groupBy !== 'designation') {
 			scrappedNotGrouped++;
@@ -352,43 +383,48 @@ function ratesOf(window: WindowResults, byId: ReadonlyMap<number, RateDevice>, t
 		const k = b.designation;
 		let g = groups.get(k);
 		if (!g) groups.set(k, (g = { id: b.designation, name: b.designation, devices: [], tally: tally() }));
-		groupOfDevice.set(b.deviceId, g);
+		binGroup.set(b.deviceId, g);
 	}
 
-	const all = tally();
 	let unknownDevices = 0;
-	const failedIn = new Set<number>();
-	window.byDevice.forEach((d, deviceId) => {
-		const g = groupOfDevice.get(deviceId);
+	window.others.forEach((d, deviceId) => {
+		const g = binGroup.get(deviceId);
 		if (!g) {
 			unknownDevices += d.tests + d.unknown;
 			return;
 		}
-		addDevice(g.tally, d);
-		addDevice(all, d);
-		if (d.failed > 0) failedIn.add(deviceId);
+		addDevice(g.tally, d.tests, d.failed, d.unknown);
+		addDevice(all, d.tests, d.failed, d.unknown);
 	});
 	for (const b of bin.values()) {
-		const g = groupOfDevice.get(b.deviceId);
+		const g = binGroup.get(b.deviceId);
 		if (!g) continue;
 		// Counted as tested already when its own results in the window had a known status.
-		const tested = (window.byDevice.get(b.deviceId)?.tests ?? 0) > 0;
+		const own = window.others.get(b.deviceId);
+		const tested = (own?.tests ?? 0) > 0;
+		const failedIn = (own?.failed ?? 0) > 0;
 		for (const t of [g.tally, all]) {
 			t.scrapped++;
 			if (!tested) t.tested++;
-			if (failedIn.has(b.deviceId)) continue;
+			if (failedIn) continue;
 			t.tests++;
 			t.failed++;
 		}
 	}
 
 	const out: FailureRateGroup[] = [...groups.values()].map((g) => {
-		const intervals = g.devices.map((d) => usableInterval(d.testIntervalMonths));
-		const known = [...new Set(intervals.filter((n): n is number => n !== null))].sort((a, b) => a - b);
-		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: known, devicesWithoutInterval: intervals.filter((n) => n === null).length };
+		// One walk over the group's devices (no array of intervals made and filtered twice).
+		const known = new Set<number>();
+		let without = 0;
+		for (const d of g.devices) {
+			const n = usableInterval(d.testIntervalMonths);
+			if (n === null) without++;
+			else known.add(n);
+		}
+		return { group: groupBy, id: g.id, name: g.name, ...counts(g.devices.length, g.tally), testIntervalsMonths: [...known].sort((a, b) => a - b), devicesWithoutInterval: without };
 	});
 	out.sort(compareGroups);
-	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(byId.size, all), unknownDevices, invalidTestDate: window.invalidTestDate, scrappedNotGrouped } };
+	return { groupBy, months, today, from, to, limit: FAILURE_RATE_LIMIT, confidence: BOUND_CONFIDENCE, groups: out, totals: { ...counts(listed.list.length, all), unknownDevices, invalidTestDate: window.invalidTestDate, scrappedNotGrouped } };
 }
 
 /** Every window and grouping at once (what the monthly report shows): months → group by → rates. */
@@ -400,9 +436,9 @@ export function allFailureRates(
 ): Record<FailureRateMonths, Record<FailureRateGroupBy, FailureRates>> {
 	// The results checked and de-duplicated once for the six tables (each did it on its own before).
 	FAILURE_RATE_GROUP_BY.forEach((g) => validate(today, 12, g));
-	const [w12, w24] = windowResults(readResults(results), today, [12, 24]);
-	const byId = devicesById(devices);
+	const listed = devicesById(devices);
+	const [w12, w24] = windowResults(readResults(results), today, [12, 24], listed);
 	const per = (window: WindowResults, months: FailureRateMonths) =>
-		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(window, byId, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
+		Object.fromEntries(FAILURE_RATE_GROUP_BY.map((g) => [g, ratesOf(window, listed, today, months, g, scrapped)])) as Record<FailureRateGroupBy, FailureRates>;
 	return { 12: per(w12, 12), 24: per(w24, 24) };
 }

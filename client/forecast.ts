@@ -94,22 +94,32 @@ export function forecastDueDates(d: ForecastDevice, today: string, to: string): 
 	return { overdue, dates };
 }
 
+type DueMonths = { overdue: boolean; months: string[]; withoutInterval: boolean } | undefined;
+
+/**
+ * A device's due months follow from its next test date and interval alone: worked out once per
+ * pair (a few thousand among 100,000 devices), not once per device, and looked up by the values
+ * as the device holds them (no key text per device).
+ */
+function dueMonthsOf(today: string, to: string): (d: ForecastDevice) => DueMonths {
+	const known = new Map<unknown, Map<unknown, DueMonths>>();
+	return (d) => {
+		let byInterval = known.get(d.nextTestDate);
+		if (byInterval === undefined) known.set(d.nextTestDate, (byInterval = new Map()));
+		if (byInterval.has(d.testIntervalMonths)) return byInterval.get(d.testIntervalMonths);
+		const f = forecastDueDates(d, today, to);
+		const out = f && { overdue: f.overdue, months: f.dates.map((date) => date.slice(0, 7)), withoutInterval: usableInterval(d.testIntervalMonths) === null };
+		byInterval.set(d.testIntervalMonths, out);
+		return out;
+	};
+}
+
 /** The forecast from `today`, one entry per group (groups as the compliance figures order them). */
-export function forecast(devices: readonly ForecastDevice[], today: string, groupBy: ComplianceGroupBy): Forecast {
+export function forecast(devices: readonly ForecastDevice[], today: string, groupBy: ComplianceGroupBy, memo?: (d: ForecastDevice) => DueMonths): Forecast {
 	validate(today, groupBy);
 	const months = forecastMonths(today);
 	const to = monthDays(months[months.length - 1]).last;
-	// A device's due months follow from its next test date and interval alone: worked out once per
-	// pair (a few thousand among 100,000 devices), not once per device.
-	const known = new Map<string, { overdue: boolean; months: string[] } | undefined>();
-	const dueMonths = (d: ForecastDevice) => {
-		const key = `${dueDateOf(d)}|${usableInterval(d.testIntervalMonths)}`;
-		if (known.has(key)) return known.get(key);
-		const f = forecastDueDates(d, today, to);
-		const out = f && { overdue: f.overdue, months: f.dates.map((date) => date.slice(0, 7)) };
-		known.set(key, out);
-		return out;
-	};
+	const dueMonths = memo ?? dueMonthsOf(today, to);
 	const groups = grouped(devices, groupBy).map(({ key, items }): ForecastGroup => {
 		const due = new Map(months.map((m) => [m, 0]));
 		let overdue = 0;
@@ -122,7 +132,7 @@ export function forecast(devices: readonly ForecastDevice[], today: string, grou
 				continue;
 			}
 			if (f.overdue) overdue++;
-			if (usableInterval(d.testIntervalMonths) === null) withoutInterval++;
+			if (f.withoutInterval) withoutInterval++;
 			for (const month of f.months) due.set(month, (due.get(month) ?? 0) + 1);
 		}
 		const perMonth = months.map((month) => ({ month, due: due.get(month) ?? 0 }));
@@ -133,5 +143,8 @@ export function forecast(devices: readonly ForecastDevice[], today: string, grou
 
 /** Every grouping at once (what the monthly report shows). */
 export function allForecasts(devices: readonly ForecastDevice[], today: string): Record<ComplianceGroupBy, Forecast> {
-	return Object.fromEntries(COMPLIANCE_GROUP_BY.map((g) => [g, forecast(devices, today, g)])) as Record<ComplianceGroupBy, Forecast>;
+	validate(today, 'all');
+	// The due months of each pair of next test date and interval, worked out once for the three groupings.
+	const memo = dueMonthsOf(today, monthDays(forecastMonths(today)[FORECAST_MONTHS - 1]).last);
+	return Object.fromEntries(COMPLIANCE_GROUP_BY.map((g) => [g, forecast(devices, today, g, memo)])) as Record<ComplianceGroupBy, Forecast>;
 }

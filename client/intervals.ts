@@ -320,54 +320,55 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 	return `${who}: ${observed}. ${verdict}. ${recommended}.${caution}${excluded} A recommendation, not applied to the service: ${INTERVAL_DECISION_NOTE}`;
 }
 
-interface Acc {
-	designation: string | null;
-	department: string | null;
-	interval: number;
-	devices: RateDevice[];
-	tests: number;
-	failed: number;
-	excluded: IntervalExclusions;
-}
+/** The counts of one device's results, as a group adds them up (six per device, in this order). */
+const TESTS = 0;
+const FAILED = 1;
+const NO_PREVIOUS = 2;
+const OUTSIDE = 3;
+const UNKNOWN = 4;
+const SAME_DAY = 5;
+const COUNTS = 6;
 
 /**
- * The recommendations for every group, from the results of the period (`from` to `today`) and the
- * device list; results before `from` only as previous tests.
+ * What every grouping of the same results and devices counts alike: each device's results near
+ * its interval (a device's counts do not depend on the group it is in). The monthly report groups
+ * the same records twice (by type, by type within department) and counts them once.
  */
-export function intervalRecommendations(
-	results: readonly RateTestResult[],
-	devices: readonly RateDevice[],
-	today: string,
-	from: string,
-	groupBy: IntervalGroupBy,
-	settings: IntervalSettings = DEFAULT_INTERVAL_SETTINGS,
-): IntervalRecommendations {
-	if (typeof today !== 'string' || epochDay(today) === undefined) throw new ValidationError('today', `must be a day YYYY-MM-DD that exists, got ${JSON.stringify(today)}`);
-	if (!INTERVAL_GROUP_BY.includes(groupBy)) throw new ValidationError('groupBy', `must be one of ${INTERVAL_GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
-	validateIntervalSettings(settings);
+export interface IntervalDeviceCounts {
+	/** The devices with a usable interval (the first of an id listed twice), in the list's order. */
+	devices: RateDevice[];
+	intervals: Uint8Array;
+	/** COUNTS per device, by its place in `devices`. */
+	counts: Int32Array;
+	totals: IntervalRecommendations['totals'];
+}
+
+/** The devices' counts of the results of the period (`from` to `today`); results before `from` only as previous tests. */
+export function intervalDeviceCounts(results: readonly RateTestResult[], devices: readonly RateDevice[], today: string, from: string): IntervalDeviceCounts {
 	const totals = { devicesWithoutInterval: 0, resultsOfDevicesWithoutInterval: 0, unknownDevices: 0, futureTests: 0, invalidTestDate: 0 };
-	const groups = new Map<string, Acc>();
-	const groupOf = new Map<number, Acc>();
+	const slotOf = new Map<number, number>();
+	const without = new Set<number>();
+	const usable: RateDevice[] = [];
+	const intervalList: number[] = [];
 	for (const d of devices) {
-		if (groupOf.has(d.id)) continue;
+		if (slotOf.has(d.id) || without.has(d.id)) continue;
 		const interval = usableInterval(d.testIntervalMonths);
 		if (interval === null) {
 			totals.devicesWithoutInterval++;
-			groupOf.set(d.id, undefined as never);
+			without.add(d.id);
 			continue;
 		}
-		const department = groupBy === 'designationDepartment' ? d.department : null;
-		const key = JSON.stringify([d.designation, department, interval]);
-		let g = groups.get(key);
-		if (!g) groups.set(key, (g = { designation: d.designation, department, interval, devices: [], tests: 0, failed: 0, excluded: { noPreviousTest: 0, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } }));
-		g.devices.push(d);
-		groupOf.set(d.id, g);
+		slotOf.set(d.id, usable.length);
+		usable.push(d);
+		intervalList.push(interval);
 	}
+	const intervals = Uint8Array.from(intervalList);
+	const counts = new Int32Array(usable.length * COUNTS);
 
 	// Per device: its test days, each failed if any of its results failed (null: no known status).
-	// Held as one row per result in typed arrays and sorted by device and day (a map of days per
+	// Held as one row per result in typed arrays and ordered by device and day (a map of days per
 	// device cost 100,000 maps and 300,000 objects on a large account).
-	const device = new Float64Array(results.length);
+	const slot = new Uint32Array(results.length);
 	const dayNumber = new Float64Array(results.length);
 	const status = new Uint8Array(results.length); // 0: unknown, 1: passed, 2: failed
 	const dayText = new Map<number, string>();
@@ -393,63 +394,142 @@ export function intervalRecommendations(
 		}
 		let day = dayText.get(epoch);
 		if (day === undefined) dayText.set(epoch, (day = r.testDate.slice(0, 10)));
-		if (!groupOf.get(r.deviceId)) {
-			if (day >= from) totals[groupOf.has(r.deviceId) ? 'resultsOfDevicesWithoutInterval' : 'unknownDevices']++;
+		const at = slotOf.get(r.deviceId);
+		if (at === undefined) {
+			if (day >= from) totals[without.has(r.deviceId) ? 'resultsOfDevicesWithoutInterval' : 'unknownDevices']++;
 			continue;
 		}
 		if (day > today) {
 			totals.futureTests++;
 			continue;
 		}
-		device[rows] = r.deviceId;
+		slot[rows] = at;
 		dayNumber[rows] = epoch;
 		status[rows] = r.failed === true ? 2 : r.failed === false ? 1 : 0;
 		rows++;
 	}
-	const order = new Uint32Array(rows);
-	for (let i = 0; i < rows; i++) order[i] = i;
-	order.sort((a, b) => device[a] - device[b] || dayNumber[a] - dayNumber[b]);
+	const order = byDeviceAndDay(slot, dayNumber, rows, usable.length);
 
-	const dueDays = new Map<string, number>();
+	// Due days by the previous test's day and the interval (a number: no key text per result).
+	const dueDays = new Map<number, number>();
 	for (let at = 0; at < rows; ) {
-		const deviceId = device[order[at]];
-		const g = groupOf.get(deviceId)!;
+		const device = slot[order[at]];
+		const interval = intervals[device];
+		const c = device * COUNTS;
 		let previous: number | undefined;
-		while (at < rows && device[order[at]] === deviceId) {
+		while (at < rows && slot[order[at]] === device) {
 			// One test day: its results, failed when any failed, else passed when any passed.
 			const epoch = dayNumber[order[at]];
 			let results = 0;
 			let worst = 0;
-			for (; at < rows && device[order[at]] === deviceId && dayNumber[order[at]] === epoch; at++, results++) worst = Math.max(worst, status[order[at]]);
+			for (; at < rows && slot[order[at]] === device && dayNumber[order[at]] === epoch; at++, results++) worst = Math.max(worst, status[order[at]]);
 			const before = previous;
 			previous = epoch;
 			const day = dayText.get(epoch)!;
 			// Before the period: only the next one's previous test.
 			if (day < from) continue;
-			g.excluded.sameDay += results - 1;
+			counts[c + SAME_DAY] += results - 1;
 			if (worst === 0) {
-				g.excluded.unknownStatus++;
+				counts[c + UNKNOWN]++;
 				continue;
 			}
 			if (before === undefined) {
-				g.excluded.noPreviousTest++;
+				counts[c + NO_PREVIOUS]++;
 				continue;
 			}
-			const previousDay = dayText.get(before)!;
-			const key = `${previousDay}+${g.interval}`;
+			const key = before * 256 + interval;
 			let due = dueDays.get(key);
-			if (due === undefined) dueDays.set(key, (due = epochDay(addMonths(previousDay, g.interval))!));
+			if (due === undefined) dueDays.set(key, (due = epochDay(addMonths(dayText.get(before)!, interval))!));
 			const share = (epoch - before) / (due - before);
 			if (share < INTERVAL_WINDOW.from || share > INTERVAL_WINDOW.to) {
-				g.excluded.outsideWindow++;
+				counts[c + OUTSIDE]++;
 				continue;
 			}
-			g.tests++;
-			if (worst === 2) g.failed++;
+			counts[c + TESTS]++;
+			if (worst === 2) counts[c + FAILED]++;
 		}
 	}
+	return { devices: usable, intervals, counts, totals };
+}
 
-	const out = [...groups.values()].map((g): IntervalRecommendation => {
+/**
+ * The rows 0…rows−1 in order of device, then day, ties as they came: counted out per device,
+ * then each device's few rows sorted by day. A comparison sort of 300,000 rows took most of the
+ * recommendations' time on a large account.
+ */
+function byDeviceAndDay(slot: Uint32Array, dayNumber: Float64Array, rows: number, devices: number): Uint32Array {
+	const start = new Uint32Array(devices + 1);
+	for (let i = 0; i < rows; i++) start[slot[i] + 1]++;
+	for (let k = 0; k < devices; k++) start[k + 1] += start[k];
+	const order = new Uint32Array(rows);
+	const next = start.slice(0, devices);
+	for (let i = 0; i < rows; i++) order[next[slot[i]]++] = i;
+	for (let k = 0; k < devices; k++) {
+		for (let i = start[k] + 1; i < start[k + 1]; i++) {
+			const row = order[i];
+			let j = i;
+			for (; j > start[k] && dayNumber[order[j - 1]] > dayNumber[row]; j--) order[j] = order[j - 1];
+			order[j] = row;
+		}
+	}
+	return order;
+}
+
+interface Acc {
+	designation: string | null;
+	department: string | null;
+	interval: number;
+	devices: RateDevice[];
+	tests: number;
+	failed: number;
+	excluded: IntervalExclusions;
+}
+
+/**
+ * The recommendations for every group, from the results of the period (`from` to `today`) and the
+ * device list; results before `from` only as previous tests. `counted`: the devices' counts of
+ * the same results, devices, today and from (intervalDeviceCounts), when another grouping made them.
+ */
+export function intervalRecommendations(
+	results: readonly RateTestResult[],
+	devices: readonly RateDevice[],
+	today: string,
+	from: string,
+	groupBy: IntervalGroupBy,
+	settings: IntervalSettings = DEFAULT_INTERVAL_SETTINGS,
+	counted?: IntervalDeviceCounts,
+): IntervalRecommendations {
+	if (typeof today !== 'string' || epochDay(today) === undefined) throw new ValidationError('today', `must be a day YYYY-MM-DD that exists, got ${JSON.stringify(today)}`);
+	if (!INTERVAL_GROUP_BY.includes(groupBy)) throw new ValidationError('groupBy', `must be one of ${INTERVAL_GROUP_BY.join(', ')}, got ${JSON.stringify(groupBy)}`);
+	validateIntervalSettings(settings);
+	const { devices: usable, intervals, counts, totals } = counted ?? intervalDeviceCounts(results, devices, today, from);
+	const groups: Acc[] = [];
+	// By type, department and interval (nested maps: no key text per device).
+	const byKey = new Map<string | null, Map<string | null, Map<number, Acc>>>();
+	for (let k = 0; k < usable.length; k++) {
+		const d = usable[k];
+		const interval = intervals[k];
+		const department = groupBy === 'designationDepartment' ? d.department : null;
+		let byDepartment = byKey.get(d.designation);
+		if (byDepartment === undefined) byKey.set(d.designation, (byDepartment = new Map()));
+		let byInterval = byDepartment.get(department);
+		if (byInterval === undefined) byDepartment.set(department, (byInterval = new Map()));
+		let g = byInterval.get(interval);
+		if (!g) {
+			byInterval.set(interval, (g = { designation: d.designation, department, interval, devices: [], tests: 0, failed: 0, excluded: { noPreviousTest: 0, outsideWindow: 0, unknownStatus: 0, sameDay: 0 } }));
+			groups.push(g);
+		}
+		g.devices.push(d);
+		const c = k * COUNTS;
+		g.tests += counts[c + TESTS];
+		g.failed += counts[c + FAILED];
+		g.excluded.noPreviousTest += counts[c + NO_PREVIOUS];
+		g.excluded.outsideWindow += counts[c + OUTSIDE];
+		g.excluded.unknownStatus += counts[c + UNKNOWN];
+		g.excluded.sameDay += counts[c + SAME_DAY];
+	}
+
+	const out = groups.map((g): IntervalRecommendation => {
 		const depts = [...new Set(g.devices.map((d) => d.department))].map((d) => departmentLimits(d, settings));
 		// Several departments: the strictest of their limits (the shortest maximum, the longest minimum).
 		const maxMonths = Math.min(...depts.map((d) => d.maxMonths));
@@ -492,5 +572,5 @@ export function intervalRecommendations(
 			compareGroups({ id: a.department, name: a.department }, { id: b.department, name: b.department }) ||
 			a.currentIntervalMonths - b.currentIntervalMonths,
 	);
-	return { groupBy, today, from, settings, groups: out, totals };
+	return { groupBy, today, from, settings, groups: out, totals: { ...totals } };
 }

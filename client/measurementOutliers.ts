@@ -43,24 +43,33 @@ export function outlierDevices(
 	results: readonly OutlierResult[],
 	groupOf: ReadonlyMap<number, string | null>,
 ): { outliers: OutlierDevice[]; unknownDevices: number } {
-	const perDevice = new Map<number, { tests: number; failed: number }>();
-	const perGroup = new Map<string | null, { tests: number; failed: number }>();
+	type Count = { tests: number; failed: number };
+	// Each device's count holds its group's: one lookup per result, not two (and no key asked twice).
+	const perDevice = new Map<number, Count & { group: Count }>();
+	const perGroup = new Map<string | null, Count>();
 	let unknownDevices = 0;
 	for (const r of results) {
-		if (!groupOf.has(r.deviceId)) {
-			unknownDevices++;
+		if (r.failed === null) {
+			if (!groupOf.has(r.deviceId)) unknownDevices++;
 			continue;
 		}
-		if (r.failed === null) continue;
-		const d = perDevice.get(r.deviceId) ?? { tests: 0, failed: 0 };
+		let d = perDevice.get(r.deviceId);
+		if (d === undefined) {
+			if (!groupOf.has(r.deviceId)) {
+				unknownDevices++;
+				continue;
+			}
+			const group = groupOf.get(r.deviceId) ?? null;
+			let g = perGroup.get(group);
+			if (g === undefined) perGroup.set(group, (g = { tests: 0, failed: 0 }));
+			perDevice.set(r.deviceId, (d = { tests: 0, failed: 0, group: g }));
+		}
 		d.tests++;
-		if (r.failed) d.failed++;
-		perDevice.set(r.deviceId, d);
-		const group = groupOf.get(r.deviceId) ?? null;
-		const g = perGroup.get(group) ?? { tests: 0, failed: 0 };
-		g.tests++;
-		if (r.failed) g.failed++;
-		perGroup.set(group, g);
+		d.group.tests++;
+		if (r.failed) {
+			d.failed++;
+			d.group.failed++;
+		}
 	}
 	// The rest of a group differs from device to device by a few tests only: each pair of counts is
 	// solved once (every bound is hundreds of binomial sums), not once per device.
@@ -73,9 +82,12 @@ export function outlierDevices(
 		return value;
 	};
 	const outliers: OutlierDevice[] = [];
-	for (const [deviceId, d] of [...perDevice].sort((a, b) => a[0] - b[0])) {
+	// By device id (ids ascending, as numbers: no array of 100,000 pairs to sort).
+	const ids = Float64Array.from(perDevice.keys()).sort();
+	for (const deviceId of ids) {
+		const d = perDevice.get(deviceId)!;
 		const group = groupOf.get(deviceId) ?? null;
-		const g = perGroup.get(group)!;
+		const g = d.group;
 		const groupTests = g.tests - d.tests;
 		const groupFailedTests = g.failed - d.failed;
 		if (groupTests === 0) continue;

@@ -58,26 +58,35 @@ export const noSkips = (): RebuildSkips => ({ devicesWithoutInterval: 0, futureT
  * One device's due entries rebuilt from its test dates (any order, duplicates allowed), as of
  * `today`. Each entry is marked `rebuilt` and counts as known from its test day.
  */
-export function rebuildDueEntries(device: RebuildDevice, testDates: readonly string[], today: string, skips: RebuildSkips = noSkips(), dues: Map<string, string> = new Map()): DueEntry[] {
-	const days = new Set<string>();
+export function rebuildDueEntries(device: RebuildDevice, testDates: readonly string[], today: string, skips: RebuildSkips = noSkips(), dues: Map<string, Map<string, string>> = new Map()): DueEntry[] {
+	// The days taken, sorted, each once (a device has a few: sorted and walked, no set per device).
+	const taken: string[] = [];
 	for (const d of testDates) {
 		if (d > today) skips.futureTests++;
 		else if (device.createdOn !== null && d < device.createdOn) skips.testsBeforeCreated++;
-		else if (days.has(d)) skips.sameDayTests++;
-		else days.add(d);
+		else taken.push(d);
 	}
-	if (days.size === 0) return [];
+	taken.sort();
+	let distinct = 0;
+	for (let i = 0; i < taken.length; i++) if (i === 0 || taken[i] !== taken[distinct - 1]) taken[distinct++] = taken[i];
+	skips.sameDayTests += taken.length - distinct;
+	taken.length = distinct;
+	if (distinct === 0) return [];
 	if (device.testIntervalMonths === null || usableInterval(device.testIntervalMonths) === null) {
 		skips.devicesWithoutInterval++;
 		return [];
 	}
-	const tests = [...days].sort();
+	const tests = taken;
 	const months = device.testIntervalMonths;
-	// One string per due day, shared by every device due that day (`dues`, passed by a rebuild of many devices).
+	// One string per due day, shared by every device due that day (`dues`, by interval and test day,
+	// passed by a rebuild of many devices: no key text per test).
+	// By the interval as text, as the key was written before (a "12" and a 12 share their days).
+	let byDay = dues.get(`${months}`);
+	if (byDay === undefined) dues.set(`${months}`, (byDay = new Map()));
+	const known = byDay;
 	const dueOf = (t: string) => {
-		const key = `${t}+${months}`;
-		let due = dues.get(key);
-		if (due === undefined) dues.set(key, (due = addMonths(t, months)));
+		let due = known.get(t);
+		if (due === undefined) known.set(t, (due = addMonths(t, months)));
 		return due;
 	};
 	const { id: deviceId, customerId, customerName, department } = device;

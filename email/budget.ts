@@ -12,6 +12,8 @@ export const HTML_BUDGET_BYTES = 96_000;
 
 /** The UTF-8 length of a text, without encoding it. */
 export function utf8Bytes(text: string): number {
+	// ASCII only (an English e-mail, mostly): a byte per character.
+	if (!/[\u0080-\uffff]/.test(text)) return text.length;
 	let n = 0;
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);

@@ -212,10 +212,19 @@ export function composeComplianceReport(
 	if (all.due === 0) return undefined;
 	const previousMonth = monthBefore(month);
 	const [previous] = monthFigures(entries, previousMonth, figuresAsOf(previousMonth, asOf), 'all');
+	// The entries due in each month, in their order: a month's figures read only those (not every entry, twelve times).
+	const dueIn = new Map<string, DueEntry[]>();
+	for (const e of entries) {
+		if (typeof e.due !== 'string') continue;
+		const m = e.due.slice(0, 7);
+		const list = dueIn.get(m);
+		if (list === undefined) dueIn.set(m, [e]);
+		else list.push(e);
+	}
 	const trend = Array.from({ length: 12 }, (_, i) => monthBefore(month, 11 - i)).map((m) => {
 		// Each month as of the first of the next; the report's own month as of the report's day.
 		const at = m === month ? asOf : figuresAsOf(m, asOf);
-		const [f] = monthFigures(entries, m, at, 'all');
+		const [f] = monthFigures(dueIn.get(m) ?? [], m, at, 'all');
 		return { month: m, onTimeRate: f.onTimeRate, due: f.due, overdue: overdueOn(entries, at, 'all')[0].overdue };
 	});
 	const rebuiltMonths = trend
@@ -250,29 +259,39 @@ export function composeComplianceReport(
 	late.sort((a, b) => (a.testedOn === null ? 1 : 0) - (b.testedOn === null ? 1 : 0) || b.daysLate - a.daysLate || a.deviceId - b.deviceId);
 	// The rates of the devices this report covers, up to the day before the figures' day.
 	// Loops, not [...devices].filter().map(): no 100,000 entry pairs made and dropped, twice.
-	const covered: RateDevice[] = [];
+	// One object per device serves the rates, intervals, outliers and the forecast (each reads its fields only).
+	const covered: Array<RateDevice & ForecastDevice> = [];
 	for (const [id, d] of devices) {
-		if (d.deletedOn === undefined) covered.push({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, testIntervalMonths: d.testIntervalMonths ?? null });
+		if (d.deletedOn === undefined) covered.push({ id, designation: d.designation, department: d.department, customerId: d.customerId, customerName: d.customerName, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null });
 	}
 	// The results of the devices routed to the recipient and still listed: a device the history marks deleted
 	// has no customer or department the node's face could read (it reads only the current device list), so
 	// its results are not routed to anyone but the escalation list, whose report covers every result.
 	const routed = new Set(covered.map((d) => d.id));
-	const mine = everything ? tests : tests.filter((t) => routed.has(t.deviceId));
 	// Scrapped devices and their results, as Get Failure Rates counts them (the bin names neither customer
 	// nor department: routed as a device without either). The interval test reads results at the end of an
 	// interval, not devices taken out of service: the recommendations and outliers count them as Get Interval Recommendations does, not at all.
 	const binned = everything || route(deps.settings.recipients, { customerName: null, department: null, daysOverdue: 0 }).includes(recipient) ? (scrapped ?? []).filter((b) => history.devices.get(b.deviceId)?.deletedOn !== undefined || !history.devices.has(b.deviceId)) : [];
 	const inBin = new Set(binned.map((b) => b.deviceId));
-	const rated = everything || inBin.size === 0 ? mine : tests.filter((t) => routed.has(t.deviceId) || inBin.has(t.deviceId));
+	// The recipient's results, and those with the bin's, in one walk over the results (not two).
+	let mine: readonly RateTestResult[] = tests;
+	let rated: readonly RateTestResult[] = tests;
+	if (!everything) {
+		const own: RateTestResult[] = [];
+		const withBin: RateTestResult[] = [];
+		for (const t of tests) {
+			if (routed.has(t.deviceId)) {
+				own.push(t);
+				withBin.push(t);
+			} else if (inBin.has(t.deviceId)) withBin.push(t);
+		}
+		mine = own;
+		rated = inBin.size === 0 ? own : withBin;
+	}
 	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
 	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
-	const toForecast: ForecastDevice[] = [];
-	for (const [id, d] of devices) {
-		if (d.deletedOn === undefined) toForecast.push({ id, customerId: d.customerId, customerName: d.customerName, department: d.department, nextTestDate: d.nextTestDate, testIntervalMonths: d.testIntervalMonths ?? null });
-	}
-	const forecast = allForecasts(toForecast, asOf);
+	const forecast = allForecasts(covered, asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);
 	// Routed as the digest routes the device (its customer and department now); the escalation list gets every one.
 	const warned = warnings.filter((w) => w.testDate >= first && w.testDate <= last && (everything || route(deps.settings.recipients, { ...w.device, daysOverdue: 0 }).includes(recipient))).sort(byWarning);

@@ -1,6 +1,7 @@
 import { failureRateWindow, type RateDevice, type RateTestResult } from '../client/failureRates';
 import {
 	DEFAULT_INTERVAL_SETTINGS,
+	intervalDeviceCounts,
 	intervalRecommendations,
 	longestInterval,
 	previousTestsFrom,
@@ -56,7 +57,9 @@ export function reportIntervals(tests: readonly RateTestResult[], devices: reado
 	const { from, to } = failureRateWindow(today, 24);
 	const previousFrom = previousTestsFrom(from, longestInterval(devices));
 	const read = tests.filter((t) => typeof t.testDate !== 'string' || t.testDate.slice(0, 10) >= previousFrom);
-	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS);
+	// The devices' counts are the same in both groupings: made once.
+	const counted = intervalDeviceCounts(read, devices, to, from);
+	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS, counted);
 	const byType = per('designation');
 	return { from, previousFrom, to, settings: DEFAULT_INTERVAL_SETTINGS, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
 }

@@ -362,5 +362,7 @@ function warningsSection(all: readonly MeasurementWarningItem[], rows: number, l
 
 /** HTML text and attribute escaping. */
 export function esc(text: string): string {
+	// Most values have nothing to escape: returned as they are (no callback per character class run).
+	if (!/[&<>"']/.test(text)) return text;
 	return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }

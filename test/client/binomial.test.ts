@@ -18,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binomialCdf, lowerBound, testsNeeded, upperBound } from '../../client/binomial';
+import { binomialCdf, logFactorial, lowerBound, testsNeeded, upperBound } from '../../client/binomial';
 
 describe('binomial bounds against published and independent values', () => {
 	it('SciPy’s documented Clopper–Pearson example: 7 of 50, two-sided 95 % (each side 97.5 %)', () => {
@@ -148,6 +148,39 @@ describe('binomial bounds (properties)', () => {
 					choose = (choose * (n - k)) / (k + 1);
 				}
 			}),
+		);
+	});
+
+	it('the CDF is bit for bit the sum of every term in logs, however far its terms fall (large counts, one count pair asked again with another p)', () => {
+		// Every term worked out and summed from k = 0, relative to the largest: what the CDF skips (the terms
+		// it leaves out are exactly 0 as doubles) must not change a bit, nor must asking the same x and n again.
+		const everyTerm = (x: number, n: number, p: number): number => {
+			if (x < 0) return 0;
+			if (x >= n) return 1;
+			if (p <= 0) return 1;
+			if (p >= 1) return 0;
+			const lp = Math.log(p);
+			const lq = Math.log1p(-p);
+			const ln = logFactorial(n);
+			const logs: number[] = [];
+			let max = -Infinity;
+			for (let k = 0; k <= x; k++) {
+				logs.push(ln - logFactorial(k) - logFactorial(n - k) + k * lp + (n - k) * lq);
+				max = Math.max(max, logs[k]);
+			}
+			let sum = 0;
+			for (let k = 0; k <= x; k++) sum += Math.exp(logs[k] - max);
+			return Math.min(1, Math.exp(max) * sum);
+		};
+		const pairArb = fc.integer({ min: 1, max: 300_000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: Math.min(n, 20_000) }), fc.constant(n)));
+		fc.assert(
+			fc.property(pairArb, fc.double({ min: 0.5, max: 1.5, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), ([x, n], near, anywhere) => {
+				const p = Math.min(0.999999, Math.max(1e-6, (x / n) * near));
+				expect(Object.is(binomialCdf(x, n, p), everyTerm(x, n, p))).toBe(true);
+				expect(Object.is(binomialCdf(x, n, anywhere), everyTerm(x, n, anywhere))).toBe(true);
+				expect(Object.is(binomialCdf(x, n, p), everyTerm(x, n, p))).toBe(true);
+			}),
+			{ numRuns: 60 },
 		);
 	});
 });

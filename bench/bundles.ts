@@ -14,10 +14,12 @@ export const TARGET_KIB = 300;
  * Bundles known to miss TARGET_KIB, each with the ceiling it must not grow past while the miss is
  * open: the digest's function also sends the monthly report, whose failure rates carry their exact
  * bounds, interval recommendations, devices out of line and measured values near their limit, each
- * with its rule in both languages (313 KiB, without the service client, which it does not use: 315).
- * The goal stays TARGET_KIB; the bench row says the miss.
+ * with its rule in both languages (313 KiB, without the service client, which it does not use), and
+ * the report's faster counting (typed arrays, cached bounds: 1.6 KB more, 315.3 KiB): 316. What would
+ * meet the target: the monthly report in a function of its own (measured: digest 254 KiB, report
+ * 293 KiB). The goal stays TARGET_KIB; the bench row says the miss.
  */
-export const KNOWN_OVER_KIB: Readonly<Record<string, number>> = { digestEmail: 315 };
+export const KNOWN_OVER_KIB: Readonly<Record<string, number>> = { digestEmail: 316 };
 
 /**
  * Every Lambda entry: each module of `lambdas/handlers/` that exports `handler` (shared modules

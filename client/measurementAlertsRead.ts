@@ -63,11 +63,15 @@ export async function readOrGone(client: ServiceClient, operation: 'testResult.g
 	}
 }
 
+/** A device record's next due date (YYYY-MM-DD); null when it has none or is gone (undefined). */
+export function nextDueOfRecord(raw: unknown, profile: ServiceClient['profile']): string | null {
+	const v = raw === undefined ? undefined : roleValue(raw, 'nextTestDate', profile);
+	return typeof v === 'string' && epochDay(v.slice(0, 10)) !== undefined ? v.slice(0, 10) : null;
+}
+
 /** A device's next due date (YYYY-MM-DD) read from the service; null when it has none or is gone. */
 export async function readNextDue(client: ServiceClient, deviceId: number): Promise<string | null> {
-	const raw = await readOrGone(client, 'device.get', deviceId);
-	const v = raw === undefined ? undefined : roleValue(raw, 'nextTestDate', client.profile);
-	return typeof v === 'string' && epochDay(v.slice(0, 10)) !== undefined ? v.slice(0, 10) : null;
+	return nextDueOfRecord(await readOrGone(client, 'device.get', deviceId), client.profile);
 }
 
 /**

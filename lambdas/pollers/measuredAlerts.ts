@@ -24,7 +24,9 @@ import { NS, type MeasurementSeries, type PendingMeasurement, type RecordedWarni
  * the monthly report the rows of its month. A result with a
  * warning costs its device's record (once per device and run, shared with the next due date) and,
  * when the device names no customer, the customer list (once per run, shared with the failed steps'
- * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by.
+ * owners, pollers/customers.ts `RunCustomerNames`): what the rows route by. A result with a
+ * warning whose device is gone (deleted) gives no event and no row and is not kept (metric
+ * `MeasurementsUnknownDevice`): Get Measurement Warnings skips it (`unknownDevices`).
  * A detail (or device) read that fails keeps the result as pending (namespace
  * `measurementPending:`, with its device's kept values as they stood for it, which its retry fits
  * it to), retried at the start of every later run in upload order, each one read added to the saved
@@ -109,8 +111,15 @@ export class MeasuredAlerts {
 			if (read.gone) this.ctx.log.warn('A new passed test result no longer exists; its measured values are not read', { testResultId: testResult.id });
 			if (read.skipped > 0) this.ctx.metrics.count('MeasurementsSkipped', read.skipped);
 			const { nearLimit, drift } = read.alerts;
+			const warns = nearLimit.length + drift.length > 0;
 			// Read before anything is kept: a device that cannot be read now defers the whole result.
-			const rows = nearLimit.length + drift.length === 0 ? [] : warningRows(await this.deviceOf(device), nearLimit, drift);
+			if (warns && (await this.rawDevice(device.id)) === undefined) {
+				// Deleted: Get Measurement Warnings skips its results (unknownDevices), so nothing is announced or kept.
+				this.ctx.log.warn('A new passed test result’s device no longer exists; its measured values give no warning and are not kept', { testResultId: testResult.id, deviceId: device.id });
+				this.ctx.metrics.count('MeasurementsUnknownDevice');
+				return { events: [], addTo: (series) => series };
+			}
+			const rows = warns ? warningRows(await this.deviceOf(device), nearLimit, drift) : [];
 			const now = this.ctx.now();
 			const announcedOn = new Date(now).toISOString().slice(0, 10);
 			this.warned.push(...rows.map((row) => ({ key: warningKey(row), value: { ...row, announcedOn }, expiresAt: now + WARNING_KEEP_DAYS * DAY_MS })));

@@ -167,6 +167,53 @@ describe('Test Result Near Limit', () => {
 		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(1);
 	});
 
+	/** The run's metric counts of `name`, its warning rows of `deviceId`, and its device's kept values. */
+	async function afterRun(deviceId: number, name: string) {
+		const ctx = context();
+		let counted = 0;
+		const lines: string[] = [];
+		ctx.metrics = { count: (metric: string, n = 1) => void (metric === name && (counted += n)) };
+		ctx.log = { ...ctx.log, warn: (message: string, fields?: unknown) => void lines.push(`${message} ${JSON.stringify(fields)}`) };
+		expect((await pollTestResults(ctx)).complete).toBe(true);
+		const rows: RecordedWarningValue[] = [];
+		for await (const item of ctx.store.list<RecordedWarningValue>(NS.measurementWarnings('sandbox'))) if (item.value.device.id === deviceId) rows.push(item.value);
+		const kept = await ctx.store.get<{ steps: Record<string, unknown[]> }>(NS.measurements('sandbox'), String(deviceId));
+		return { counted, rows, kept, lines };
+	}
+
+	it('a passed result whose device was deleted after its detail answered 503 is, on its retry, no warning: no event, no row, its values not kept, counted (MeasurementsUnknownDevice), as Get Measurement Warnings skips it', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
+		await pollTestResults(context());
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(1);
+		world.sandbox.faults.clear();
+		world.sandbox.account.delete('device', deviceId, false);
+		const run = await afterRun(deviceId, 'MeasurementsUnknownDevice');
+		expect(alerts()).toEqual([]);
+		expect(run.rows).toEqual([]);
+		expect(run.counted).toBe(1);
+		expect(run.kept?.steps[PE] ?? []).toEqual([]);
+		expect(run.lines.some((l) => l.includes('device no longer exists') && !l.includes(world.sandbox.sandboxToken))).toBe(true);
+		// Not retried: the next run counts nothing more.
+		expect((await afterRun(deviceId, 'MeasurementsUnknownDevice')).counted).toBe(0);
+		expect(ofType(DETAIL_TYPES.testResultRecorded)).toHaveLength(1);
+	});
+
+	it('a new passed result of a device deleted before the run is no warning (no event, no row, values not kept, counted); its Test Result Recorded event stays', async () => {
+		const deviceId = cleanDevice();
+		await started();
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.account.delete('device', deviceId, false);
+		const run = await afterRun(deviceId, 'MeasurementsUnknownDevice');
+		expect(ofType(DETAIL_TYPES.testResultRecorded).map((e) => (e.detail.data as Data).testResult.id)).toEqual([near.id]);
+		expect(alerts()).toEqual([]);
+		expect(run.rows).toEqual([]);
+		expect(run.counted).toBe(1);
+		expect(run.kept?.steps[PE] ?? []).toEqual([]);
+	});
+
 	it('bad measurements give no event and stop nothing: no value, text, no limit, zero against a lower limit, a negative value, a bad limit, a unit changing within a series', async () => {
 		const deviceId = cleanDevice();
 		await started();

@@ -9,6 +9,7 @@ import { addDays } from '../../client/dates';
 import { TREND_RESULTS } from '../../client/measurementWarnings';
 import { DEVICE } from '../../sandbox/properties';
 import { nodeTrendOf } from '../support/measuredWarnings';
+import { captureLogs } from '../support/n8n';
 import { Poller, useWorld } from '../support/trigger';
 
 const world = useWorld({ testResults: 60, devices: 30 });
@@ -101,6 +102,49 @@ describe('Test Result Near Limit (trigger)', () => {
 		world.sandbox.faults.clear();
 		expect((await poller.poll()).map((i) => i.testResultId)).toEqual([near.id]);
 		expect(await poller.poll()).toEqual([]);
+	});
+
+	/** One poll: its items, n8n's warn lines, and the device's kept values (static data). */
+	async function pollOf(poller: Poller, deviceId: number) {
+		const { result, logs } = await captureLogs(async () => await poller.poll());
+		const series = (poller.staticData.cursor as { series: Record<string, { steps: Record<string, unknown[]> }> }).series;
+		return { items: result, warnings: logs.filter((l) => l.level === 'warn').map((l) => l.message), kept: series[String(deviceId)]?.steps[PE] ?? [] };
+	}
+
+	it('a held-back result (503) whose device is deleted before its retry triggers nothing: no item, its values not kept, a warning (Get Measurement Warnings skips it as an unknown device)', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit', options: { maxRetryWait: 0 } });
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: '/tests_performed/detailed/' });
+		expect(await poller.poll()).toEqual([]);
+		world.sandbox.faults.clear();
+		world.sandbox.account.delete('device', deviceId, false);
+		const poll = await pollOf(poller, deviceId);
+		expect(poll.items).toEqual([]);
+		expect(poll.kept).toEqual([]);
+		expect(poll.warnings.filter((m) => m.includes(`Test result ${near.id}`) && m.includes('no longer exists'))).toHaveLength(1);
+		expect((await pollOf(poller, deviceId)).warnings.filter((m) => m.includes(`Test result ${near.id}`))).toEqual([]);
+	});
+
+	it('a new passed result of a device deleted before the poll triggers nothing: no item, its values not kept, a warning', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit', options: { maxRetryWait: 0 } });
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.account.delete('device', deviceId, false);
+		const poll = await pollOf(poller, deviceId);
+		expect(poll.items).toEqual([]);
+		expect(poll.kept).toEqual([]);
+		expect(poll.warnings.filter((m) => m.includes(`Test result ${near.id}`) && m.includes('no longer exists'))).toHaveLength(1);
+	});
+
+	it('a result with a warning whose device read answers 503 is held back, not dropped; the next poll emits it', async () => {
+		const deviceId = cleanDevice();
+		const poller = await started({ event: 'testResultNearLimit', options: { maxRetryWait: 0 } });
+		const near = upload(deviceId, [{ step: PE, value: 0.27, unit: 'Ω', high_limit: 0.3 }]);
+		world.sandbox.faults.add({ kind: 'status', status: 503, path: `/device/detail/${deviceId}/` });
+		expect(await poller.poll()).toEqual([]);
+		world.sandbox.faults.clear();
+		expect((await poller.poll()).map((i) => i.testResultId)).toEqual([near.id]);
 	});
 
 	it('a result whose detail answered 503 on its poll while a later upload of its device was read is retried without that later upload: its near-limit and drift items are those of a poll without the 503 (predicted limit date, "test earlier")', async () => {

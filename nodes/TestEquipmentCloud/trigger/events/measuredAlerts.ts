@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { ServiceError, byUpload, keptResults, readNextDue, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult, type ResultFit } from '../../../../client';
+import { ServiceError, byUpload, keptResults, nextDueOfRecord, readNextDue, readOrGone, readResultAlerts, type DeviceSeries, type DriftWarning, type MeasurementWarning, type NewResult, type ResultFit } from '../../../../client';
 import { firstRecord, recordId, type PollOutcome, type PollRun } from '../run';
 import { STATE_VERSION, type MeasuredPending, type MeasuredState, type ResultsState } from '../state';
 import { pollResults } from './testResultNew';
@@ -21,6 +21,9 @@ import { pollResults } from './testResultNew';
  * values of its device's later held-back results first (an uninterrupted poll fitted them with it).
  * A held-back entry is at most one device's kept values (5 results' values per step: a few hundred
  * bytes, tens of KB for a device with dozens of long-named steps) and leaves after MAX_TRIES polls.
+ * A result that would give items asks whether its device still exists (the read shared with the
+ * next due date, once per device and poll); a deleted one's result triggers nothing and is not
+ * kept (logged), as Get Measurement Warnings skips it (`unknownDevices`).
  */
 export const MAX_KEPT_DEVICES = 2000;
 export const MAX_TRIES = 3;
@@ -90,11 +93,13 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 	const found = await pollResults({ ...run, settings: { ...run.settings, event: 'testResultNew', onlyFailed: false, simplify: false } }, asResults);
 	const uploads = found.state as ResultsState;
 	const series: Record<string, DeviceSeries> = { ...(previous?.series ?? {}) };
-	const dueDates = new Map<number, string | null>();
-	const nextDueOf = async (deviceId: number) => {
-		if (!dueDates.has(deviceId)) dueDates.set(deviceId, await readNextDue(run.client, deviceId));
-		return dueDates.get(deviceId)!;
+	// A device read once per poll: its next due date, and whether it still exists.
+	const devices = new Map<number, unknown>();
+	const deviceOf = async (deviceId: number) => {
+		if (!devices.has(deviceId)) devices.set(deviceId, await readOrGone(run.client, 'device.get', deviceId));
+		return devices.get(deviceId);
 	};
+	const nextDueOf = async (deviceId: number) => nextDueOfRecord(await deviceOf(deviceId), run.client.profile);
 	const items: IDataObject[] = [];
 	const pending: MeasuredPending = {};
 	// Held back earlier, in upload order (each read one is added to the later ones' saved values), then the new uploads as listed.
@@ -109,12 +114,21 @@ export async function pollMeasured(run: PollRun, previous: MeasuredState | undef
 		if (!result) continue;
 		const key = String(result.deviceId);
 		const now = series[key] ?? { steps: {} };
-		const outcome = await readResultAlerts(run.client, now, result, threshold, nextDueOf, fitOf(entry, now, result.id)).then(
-			(read) => ({ read, failure: undefined }),
+		const read = async () => {
+			const got = await readResultAlerts(run.client, now, result, threshold, nextDueOf, fitOf(entry, now, result.id));
+			// A result that would give items asks whether its device still exists (a read that fails holds it back).
+			const gives = (event === 'testResultNearLimit' ? got.alerts.nearLimit : got.alerts.drift).length > 0;
+			return { read: got, gone: gives && (await deviceOf(result.deviceId)) === undefined };
+		};
+		const outcome = await read().then(
+			(done) => ({ ...done, failure: undefined }),
 			// Only the result's own failures are caught; the poll's own ones fail the poll.
 			async (error: unknown) => (error instanceof ServiceError && !POLL_WIDE.has(error.kind) ? { read: undefined, failure: error } : await Promise.reject(error)),
 		);
-		if (outcome.read) {
+		if (outcome.read && outcome.gone) {
+			// Deleted: Get Measurement Warnings skips its results (unknownDevices); nothing is triggered or kept.
+			run.onWarning?.(`Test result ${result.id}: its device ${result.deviceId} no longer exists; its measured values trigger nothing and are not kept`);
+		} else if (outcome.read) {
 			series[key] = outcome.read.series;
 			const { addTo } = outcome.read;
 			for (const later of queue.slice(at + 1)) if (later.series && newResultOf(later.record)?.deviceId === result.deviceId) later.series = addTo(later.series);

@@ -12,7 +12,8 @@ import { enabledFor, roleValues, type PropertyKeyRow } from './roles';
  * read whole (largest page, overlapping pages; a list that does not end normally throws: no notice
  * from part of a list). A record that cannot be read is skipped and counted, never stops the run.
  * Each list asks only for the properties a notice reads (`enabled`): a device page of the largest
- * size is a fifth of its bytes, and the bytes are what a large account's read costs in CPU.
+ * size has about half its bytes (5 of the sandbox's 10 properties: 0.85 MB, 0.48 MB), and the
+ * bytes are most of what a large account's read costs in CPU (parsing, garbage collection).
  */
 
 export interface NoticeCustomer {

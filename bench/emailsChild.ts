@@ -1,6 +1,7 @@
 import { Pacer, SERVICE_RATE, ServiceClient, historyReach, monthBefore, parseBaseUrl, type ListQuery } from '../client';
 import { historyDeviceOf } from '../client/complianceHistoryRead';
 import { wholeList } from '../client/complianceSnapshot';
+import { noticeEnabled } from '../client/noticesRead';
 import { systemClock, undiciRequestFn } from '../lambdas/adapters/undiciService';
 import { getHeapStatistics } from 'node:v8';
 import type { IDataObject } from 'n8n-workflow';
@@ -43,9 +44,11 @@ async function plainRead(url: string, token: string, operation: EmailOperation, 
 		pacer: new Pacer(systemClock, SERVICE_RATE),
 	});
 	let n = 0;
-	for await (const _ of client.items('customer.list', {}, wholeList(client))) n++;
+	// The notices ask only for the properties they read, as the operation does (client/noticesRead.ts).
+	const enabled = operation === 'customerNotices' ? await noticeEnabled(client) : {};
+	for await (const _ of client.items('customer.list', { enabled: enabled.customer }, wholeList(client))) n++;
 	let longest = 0;
-	for await (const raw of client.items('device.list', {}, wholeList(client))) {
+	for await (const raw of client.items('device.list', { enabled: enabled.device }, wholeList(client))) {
 		n++;
 		longest = Math.max(longest, historyDeviceOf(raw, new Map(), client.profile)?.testIntervalMonths ?? 0);
 	}

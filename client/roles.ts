@@ -89,3 +89,36 @@ export async function propertyKeyOf(client: ServiceClient, role: PropertyRole, w
 	if (key === undefined) throw new ValidationError(`service profile: properties.${role}`, missingRole(client.profile, role, want));
 	return key;
 }
+
+/** One row of the account's property-key list (`propertyKey.list`), as far as `enabledFor` reads it. */
+export interface PropertyKeyRow {
+	id?: unknown;
+	name?: unknown;
+	resource?: unknown;
+}
+
+/**
+ * The property key ids a list of `resource` must ask for (`enabled`) so that `roleValues` finds in
+ * its records what it finds reading every property: for each role, every key that may hold it (the
+ * profile's key id, and every property named as the role; the first in a record wins, so all of
+ * them). Undefined, to read every property, when a role has no such key in the account (a profile
+ * name the account does not have) or a key that may hold one does not say whose it is.
+ */
+export function enabledFor(keys: Iterable<PropertyKeyRow>, resource: 'device' | 'customer', roles: readonly PropertyRole[], profile: ServiceProfile = DEFAULT_PROFILE): number[] | undefined {
+	const index = roleIndex(profile);
+	const wanted = new Set(roles);
+	const ids = new Set<number>();
+	const found = new Set<PropertyRole>();
+	for (const k of keys) {
+		if (typeof k.id !== 'number' || !Number.isSafeInteger(k.id)) continue;
+		const byId = index.byKeyId.get(k.id);
+		const byName = typeof k.name === 'string' ? index.byName.get(k.name.trim().toLowerCase())?.role : undefined;
+		const holds = [byId, byName].filter((r): r is PropertyRole => r !== undefined && wanted.has(r));
+		if (holds.length === 0) continue;
+		if (k.resource === undefined) return undefined;
+		if (k.resource !== resource) continue;
+		ids.add(k.id);
+		for (const r of holds) found.add(r);
+	}
+	return found.size === wanted.size ? [...ids].sort((a, b) => a - b) : undefined;
+}

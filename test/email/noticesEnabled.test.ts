@@ -116,4 +116,14 @@ describe('the notices read only the properties a notice reads (enabled)', () => 
 		for (const e of [...enabledOf(seen, '/data/devices/all/'), ...enabledOf(seen, '/data/customers/all/')]) expect(e).toBeNull();
 		expect(enabledOf(seen, '/data/no-such-list/')).toHaveLength(1);
 	});
+
+	it('read every property when the token may not read the property keys (413); the same notices', async () => {
+		sandbox.faults.add({ kind: 'status', status: 413, path: '/data/properties/all/', count: 2 });
+		try {
+			const seen = await readAndCompare();
+			for (const e of [...enabledOf(seen, '/data/devices/all/'), ...enabledOf(seen, '/data/customers/all/')]) expect(e).toBeNull();
+		} finally {
+			sandbox.faults.clear();
+		}
+	});
 });

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
 import { keepBundle, reuseBundle } from './bundleCache';
 
 const ROOT = join(__dirname, '..');
@@ -138,6 +138,59 @@ const xrayPackageNameAndVersion: Plugin = {
 };
 
 /**
+ * A package pinned to another version by one of its dependents gets a nested copy
+ * (node_modules/a/node_modules/b); most of its modules are often the hoisted copy's byte for byte
+ * (Powertools Idempotency pins commons 2.35.0, the other Powertools packages take 2.36.0: they
+ * differ in version.js alone). Such a module is bundled once, from the hoisted copy: only where it,
+ * and every module it imports, resolves alike from both places. What differs (version.js, and
+ * whatever imports it, such as the user agent's version) stays the nested copy's.
+ */
+const NESTED = /^(.*?[\\/]node_modules[\\/])(?:@[^\\/]+[\\/])?[^\\/]+[\\/]node_modules[\\/](.+)$/;
+const IMPORTED = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
+const identicalNestedModules: Plugin = {
+	name: 'identical-nested-modules',
+	setup(build) {
+		/** Twins found from a module itself; one found while comparing another module is not kept (a cycle assumed it). */
+		const twins = new Map<string, string | undefined>();
+		const resolveFrom = async (path: string, dir: string) => {
+			const r = await build.resolve(path, { kind: 'import-statement', resolveDir: dir, pluginData: { hoisting: true } });
+			return r.errors.length > 0 ? undefined : `${r.namespace}:${r.path}`;
+		};
+		/** The hoisted twin of a nested module, when it and what it imports are the same from there. */
+		const twinOf = async (file: string, within: ReadonlySet<string> = new Set()): Promise<string | undefined> => {
+			if (twins.has(file)) return twins.get(file);
+			const m = NESTED.exec(file);
+			if (!m) return undefined;
+			const hoisted = m[1] + m[2];
+			// An import cycle back to a module being compared: its own text and imports decide, where it is compared.
+			if (within.has(file)) return hoisted;
+			const twin = await (async () => {
+				// Compared as code: a comment added by the newer version does not tell them apart.
+				const code = async (path: string) => (await transform(await readFile(path, 'utf8'), { minify: true, loader: 'js' })).code;
+				const [a, b] = await Promise.all([code(file), code(hoisted).catch(() => undefined)]);
+				if (a !== b) return undefined;
+				for (const [, path] of a.matchAll(IMPORTED)) {
+					const [fromNested, fromHoisted] = await Promise.all([resolveFrom(path, dirname(file)), resolveFrom(path, dirname(hoisted))]);
+					if (fromNested === undefined || fromHoisted === undefined) return undefined;
+					// The same module from both, or a nested module whose own twin is the one the hoisted module imports.
+					if (fromNested !== fromHoisted && !(fromNested.startsWith('file:') && `file:${await twinOf(fromNested.slice(5), new Set([...within, file]))}` === fromHoisted)) return undefined;
+				}
+				return hoisted;
+			})();
+			if (within.size === 0) twins.set(file, twin);
+			return twin;
+		};
+		build.onResolve({ filter: /.*/ }, async (args) => {
+			if (args.pluginData?.hoisting || !/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+			const r = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { hoisting: true } });
+			if (r.errors.length > 0 || r.external || r.namespace !== 'file' || !NESTED.test(r.path)) return undefined;
+			const hoisted = await twinOf(r.path);
+			return hoisted ? { path: hoisted, sideEffects: r.sideEffects } : undefined;
+		});
+	},
+};
+
+/**
  * The esbuild settings of every Lambda bundle (the stack and `npm run bench` use the same):
  * minified CommonJS for Node 24, source maps without sources, and the AWS SDK v3 left to the
  * Lambda runtime, which ships it (@aws-sdk/*, @smithy/*) on NODE_PATH.
@@ -158,7 +211,7 @@ export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions
 		sourcemap: true,
 		sourcesContent: false,
 		external: ['@aws-sdk/*', '@smithy/*'],
-		plugins: [zodEnglishOnly, zodWithoutJsonSchema, idempotencyWithoutJmespath, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
+		plugins: [identicalNestedModules, zodEnglishOnly, zodWithoutJsonSchema, idempotencyWithoutJmespath, xrayWithoutSdkV2, xrayWithoutSamplingRules, xrayWithoutHostPlugins, xrayWhitelistOfUsedServices, xrayPackageNameAndVersion, undiciOfTheRuntime],
 		logLevel: 'error',
 		metafile: true,
 	};

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { XRAY_RECORDED_SERVICES, bundleHandler } from '../../infra/bundling';
+import { build } from 'esbuild';
+import { XRAY_RECORDED_SERVICES, bundleHandler, lambdaBuildOptions } from '../../infra/bundling';
 
 /** What the Lambda bundles leave out of the X-Ray SDK (infra/bundling.ts) is what no Lambda uses. */
 const ROOT = join(__dirname, '../..');
@@ -44,5 +45,52 @@ describe('the Lambda bundles and the X-Ray SDK', () => {
 		};
 		const out = execFileSync(process.execPath, ['-e', script], { env, encoding: 'utf8' });
 		expect(JSON.parse(out)).toEqual({ enabled: true, subsegment: 'probe' });
+	});
+});
+
+/** Writes `files` (path: text) under `root`. */
+function writeTree(root: string, files: Record<string, string>): void {
+	for (const [path, text] of Object.entries(files)) {
+		mkdirSync(join(root, path, '..'), { recursive: true });
+		writeFileSync(join(root, path), text);
+	}
+}
+
+describe('the Lambda bundles and a package with a nested copy of another version', () => {
+	it('take a module of the nested copy from the hoisted copy where it and what it imports are the same code; what differs stays the nested copy\'s', async () => {
+		const root = join(dir, 'nested');
+		const b = (version: string, comment: string) => ({
+			'package.json': JSON.stringify({ name: 'b', version, main: 'index.js' }),
+			'index.js': "export { version } from './version.js';\nexport { same } from './same.js';\n",
+			'version.js': `export const version = '${version}';\n`,
+			// The newer version's module differs in a comment only.
+			'same.js': `${comment}export const same = (x) => \`same:\${x}\`;\n`,
+		});
+		const prefixed = (prefix: string, files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([k, v]) => [`${prefix}/${k}`, v]));
+		writeTree(root, {
+			...prefixed('node_modules/b', b('2.0.0', '/** Newer. */\n')),
+			...prefixed('node_modules/a/node_modules/b', b('1.0.0', '')),
+			'node_modules/a/package.json': JSON.stringify({ name: 'a', version: '1.0.0', main: 'index.js' }),
+			'node_modules/a/index.js': "import { version, same } from 'b';\nexport const a = () => [version, same('a')];\n",
+			'entry.ts': "import { a } from 'a';\nimport { version, same } from 'b';\nexport const handler = async () => ({ a: a(), b: [version, same('b')] });\n",
+		});
+		const result = await build(lambdaBuildOptions(join(root, 'entry.ts'), join(root, 'out', 'index.js')));
+		const inputs = Object.keys(result.metafile?.inputs ?? {}).map((f) => f.replaceAll('\\', '/').replace(/^.*?node_modules\//, 'node_modules/'));
+		expect(inputs.filter((f) => f.includes('/b/')).sort()).toEqual([
+			'node_modules/a/node_modules/b/index.js',
+			'node_modules/a/node_modules/b/version.js',
+			'node_modules/b/index.js',
+			'node_modules/b/same.js',
+			'node_modules/b/version.js',
+		]);
+		const { handler } = require(join(root, 'out', 'index.js')) as { handler: () => Promise<unknown> };
+		expect(await handler()).toEqual({ a: ['1.0.0', 'same:a'], b: ['2.0.0', 'same:b'] });
+	});
+
+	it("the e-mail functions' bundles carry one copy of Powertools commons but for Idempotency's own version", async () => {
+		const result = await build(lambdaBuildOptions(join(ROOT, 'lambdas/handlers/digestEmail.ts'), join(dir, 'digest', 'index.js')));
+		const nested = Object.keys(result.metafile?.inputs ?? {}).filter((f) => /idempotency\/node_modules\/@aws-lambda-powertools\/commons\//.test(f));
+		// version.js differs (2.35.0, the user agent's), and the two modules that read it stay with it.
+		expect(nested.map((f) => f.replace(/^.*\/commons\//, '')).sort()).toEqual(['lib/esm/awsSdkUtils.js', 'lib/esm/index.js', 'lib/esm/version.js']);
 	});
 });

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
@@ -180,8 +180,18 @@ const identicalNestedModules: Plugin = {
 			if (within.size === 0) twins.set(file, twin);
 			return twin;
 		};
+		// Only an import from a nested copy, or a bare one from a package with node_modules of its own, can reach one.
+		const ownModules = new Map<string, boolean>();
+		const mayReachNested = (path: string, importer: string): boolean => {
+			if (NESTED.test(importer)) return true;
+			if (path.startsWith('.') || isAbsolute(path)) return false;
+			const root = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(importer)?.[1];
+			if (root === undefined) return false;
+			if (!ownModules.has(root)) ownModules.set(root, existsSync(join(root, 'node_modules')));
+			return ownModules.get(root)!;
+		};
 		build.onResolve({ filter: /.*/ }, async (args) => {
-			if (args.pluginData?.hoisting || !/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+			if (args.pluginData?.hoisting || !mayReachNested(args.path, args.importer)) return undefined;
 			const r = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { hoisting: true } });
 			if (r.errors.length > 0 || r.external || r.namespace !== 'file' || !NESTED.test(r.path)) return undefined;
 			const hoisted = await twinOf(r.path);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,7 +84,7 @@ describe('the Lambda bundles and a package with a nested copy of another version
 			'node_modules/b/same.js',
 			'node_modules/b/version.js',
 		]);
-		const { handler } = require(join(root, 'out', 'index.js')) as { handler: () => Promise<unknown> };
+		const { handler } = createRequire(join(root, 'out', 'index.js'))(join(root, 'out', 'index.js')) as { handler: () => Promise<unknown> };
 		expect(await handler()).toEqual({ a: ['1.0.0', 'same:a'], b: ['2.0.0', 'same:b'] });
 	});
 

@@ -1,4 +1,4 @@
-import { lowerBound, upperBound } from './binomial';
+import { binomialCdf, lowerBound, upperBound } from './binomial';
 import { addMonths, epochDay } from './dates';
 import { exactPercent, percentBeside } from './percent';
 import { ValidationError } from './errors';
@@ -18,11 +18,16 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  * limit says the interval is too long (shorten), one below the lower limit that it could be
  * longer (lengthen), else keep.
  *
- * The new interval assumes a constant failure rate (reliability e^(−λt), the simplest model of
- * RP-1): the interval at which the group's reliability meets the target is I · ln R* / ln R. To
- * lengthen, R is the lower reliability limit (never longer than the evidence allows; finite even
- * without a failure); to shorten, the observed reliability (shortens more than the limit would).
- * Whole months, rounded down; then at most ×2 and at least ÷2 (rounded up); then within the
+ * The new interval by RP-1's A3 adjustment (as Sandia's suncal implements method A3 "as described
+ * in NCSLI RP-1"): n results used, f failed, x = n − f in tolerance, R0 = x/n, R* the target, C
+ * the change confidence, I0 the current interval, X binomial with n trials and probability R*.
+ * The rejection confidence of the current interval is Q = 1 − 2 · P(X ≤ x) when R0 < R* (evidence
+ * that the interval is too long), Q = 1 − 2 · P(X ≥ x) when R0 > R* (too short), clipped at 0 (the
+ * two tails sum to 1 + P(X = x): at most one is positive). Q > C is the same decision as the limits'
+ * (Clopper–Pearson duality). To shorten, I0 · 10^((R0 − R*) · Q); to lengthen,
+ * I0 · 10^((R0 − R*) / (1 − Q)) (suncal takes Q = P(X ≤ x) − 1 there, never positive; this is the
+ * two-sided Q of the same decision; Q = 1 as a double gives no finite interval: the doubling bound).
+ * Whole months, rounded down (with a 1e-9 tolerance); then at most ×2 and at least ÷2 (rounded up); then within the
  * minimum and maximum, which win over the ×2/÷2 bound (the maximum is DGUV V3's). A minimum above
  * the current interval never lengthens it where the test would shorten or keep it (the interval is
  * kept); a lengthening is lifted to the minimum, within ×2. The maximum wins over everything.
@@ -134,7 +139,7 @@ export interface IntervalRecommendation {
 	change: IntervalChange;
 	intervalTest: IntervalTest;
 	limitedBy: IntervalLimitedBy;
-	/** The model's interval before rounding and bounds; null when kept (or unbounded, without any failure at all). */
+	/** current · the A3 factor before rounding and bounds; null when kept, or when Q = 1 leaves it unbounded (limitedBy 'doubling'). */
 	modelIntervalMonths: number | null;
 	devices: number;
 	resultsUsed: number;
@@ -151,6 +156,8 @@ export interface IntervalRecommendation {
 	reliabilityUpperBound95: number;
 	reliabilityTarget: number;
 	confidence: number;
+	/** RP-1's rejection confidence Q of the current interval (0 to 1): the test changes it when Q is above `confidence`. */
+	rejectionConfidence: number;
 	minMonths: number;
 	maxMonths: number;
 	/** The environments whose DGUV V3 maxima apply to the group's devices, as set per department. */
@@ -240,10 +247,41 @@ export interface IntervalTestOutcome {
 	observedReliability: number | null;
 	reliabilityLowerLimit: number;
 	reliabilityUpperLimit: number;
-	/** The model's interval in months before rounding and bounds; null when kept, Infinity never. */
+	/** RP-1's rejection confidence Q of the current interval (0 to 1; rejectionConfidence). */
+	rejectionConfidence: number;
+	/** I0 · the A3 factor before rounding and bounds; null when kept, or when Q = 1 leaves it unbounded (then 'doubling'). */
 	modelIntervalMonths: number | null;
 	recommendedIntervalMonths: number;
 	limitedBy: IntervalLimitedBy;
+}
+
+/**
+ * RP-1's rejection confidence of the current interval: `failed` of `tests` results failed, the
+ * target `target`. With x = tests − failed in tolerance and X binomial (tests, target):
+ * 1 − 2 · P(X ≤ x) below the target, 1 − 2 · P(X ≥ x) above it, at least 0 (0 at the target and
+ * without a result). The upper tail is summed as P(F ≤ failed) of the failures F (tests, 1 − target),
+ * never as 1 minus a sum near 1.
+ */
+export function rejectionConfidence(tests: number, failed: number, target: number): number {
+	if (!Number.isSafeInteger(tests) || tests < 0) throw new ValidationError('tests', `must be a whole number of at least 0, got ${tests}`);
+	if (!Number.isSafeInteger(failed) || failed < 0 || failed > tests) throw new ValidationError('failed', `must be a whole number from 0 to tests (${tests}), got ${failed}`);
+	if (!(typeof target === 'number' && target > 0 && target < 1)) throw new ValidationError('target', `must be a share above 0 and below 1 (0.98 for 98 %), got ${target}`);
+	if (tests === 0) return 0;
+	const passed = tests - failed;
+	const observed = passed / tests;
+	if (observed < target) return Math.max(0, 1 - 2 * binomialCdf(passed, tests, target));
+	if (observed > target) return Math.max(0, 1 - 2 * binomialCdf(failed, tests, 1 - target));
+	return 0;
+}
+
+/**
+ * RP-1's A3 factor of the interval, unbounded: 10^((R0 − R*) · Q) to shorten (R0 < R*),
+ * 10^((R0 − R*) / (1 − Q)) to lengthen (R0 > R*; Infinity when Q = 1), 1 at the target.
+ */
+export function a3AdjustmentFactor(observedReliability: number, target: number, rejection: number): number {
+	if (observedReliability < target) return 10 ** ((observedReliability - target) * rejection);
+	if (observedReliability > target) return rejection >= 1 ? Infinity : 10 ** ((observedReliability - target) / (1 - rejection));
+	return 1;
 }
 
 /**
@@ -258,13 +296,14 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	const allowed = 1 - s.reliabilityTarget;
 	const test: IntervalTest = upperRate < allowed ? 'tooShort' : lowerRate > allowed ? 'tooLong' : 'consistent';
 	const observedReliability = tests === 0 ? null : 1 - failed / tests;
-	// I · ln R* / ln R: the interval at which reliability e^(−λt) falls to the target.
-	const rate = test === 'tooShort' ? upperRate : failed / tests;
-	const model = test === 'consistent' ? null : rate >= 1 ? 0 : (currentMonths * Math.log(s.reliabilityTarget)) / Math.log1p(-rate);
+	const rejection = rejectionConfidence(tests, failed, s.reliabilityTarget);
+	// The test's direction is the factor's: tooLong only below the target, tooShort only above it.
+	const factor = test === 'consistent' || observedReliability === null ? null : a3AdjustmentFactor(observedReliability, s.reliabilityTarget, rejection);
+	const model = factor === null || !Number.isFinite(factor) ? null : currentMonths * factor;
 	let months = currentMonths;
 	let limitedBy: IntervalLimitedBy = 'none';
-	if (model !== null) {
-		months = Math.floor(model + 1e-9);
+	if (factor !== null) {
+		months = model === null ? Infinity : Math.floor(model + 1e-9);
 		limitedBy = 'model';
 		if (months > currentMonths * MAX_CHANGE_FACTOR) [months, limitedBy] = [currentMonths * MAX_CHANGE_FACTOR, 'doubling'];
 		const half = Math.ceil(currentMonths / MAX_CHANGE_FACTOR);
@@ -277,7 +316,7 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	// interval can be longer) it lifts to the minimum, within the ×2 bound.
 	if (months < min && (test === 'tooShort' || months <= currentMonths)) [months, limitedBy] = [Math.min(min, test === 'tooShort' ? currentMonths * MAX_CHANGE_FACTOR : currentMonths), 'minimum'];
 	if (months > max) [months, limitedBy] = [max, 'maximum'];
-	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
+	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, rejectionConfidence: rejection, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
 }
 
 
@@ -290,15 +329,16 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 	const limits = `${Math.round(r.confidence * 100)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
 	const observed = r.observedReliability === null ? `${counted}; no observed reliability` : `${counted}: observed reliability ${pct(r.observedReliability)}, ${limits}, one-sided 95 % lower bound ${pct(r.reliabilityLowerBound95)}`;
 	const target = `target ${exactPercent(r.reliabilityTarget)} %`;
+	const rejection = `rejection confidence ${percentBeside(r.rejectionConfidence, r.confidence)} % ${r.intervalTest === 'consistent' ? 'not above' : 'above'} the change confidence ${Math.round(r.confidence * 100)} %`;
 	const verdict =
 		r.intervalTest === 'tooShort'
-			? `The ${target} lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`
+			? `The ${target} lies below the limits, ${rejection}: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`
 			: r.intervalTest === 'tooLong'
-				? `The ${target} lies above the limits: by NCSLI RP-1 method A3 (the interval test) the interval should be shorter`
-				: `The ${target} lies within the limits: by NCSLI RP-1 method A3 (the interval test) the results give no reason to change the interval`;
+				? `The ${target} lies above the limits, ${rejection}: by NCSLI RP-1 method A3 (the interval test) the interval should be shorter`
+				: `The ${target} lies within the limits, ${rejection}: by NCSLI RP-1 method A3 (the interval test) the results give no reason to change the interval`;
 	const how: Record<IntervalLimitedBy, string> = {
 		none: '',
-		model: ' (constant failure rate model, whole months rounded down)',
+		model: r.intervalTest === 'tooShort' ? ' (NCSLI RP-1 method A3: current × 10^((R0 − R*)/(1 − Q)), whole months rounded down)' : ' (NCSLI RP-1 method A3: current × 10^((R0 − R*)·Q), whole months rounded down)',
 		doubling: ' (the model allows more; at most twice the current interval)',
 		halving: ' (the model asks for less; at least half the current interval)',
 		minimum:
@@ -560,6 +600,7 @@ export function intervalRecommendations(
 			reliabilityUpperBound95: 1 - lowerBound(g.failed, g.tests),
 			reliabilityTarget: settings.reliabilityTarget,
 			confidence: settings.confidence,
+			rejectionConfidence: t.rejectionConfidence,
 			minMonths,
 			maxMonths,
 			environments,

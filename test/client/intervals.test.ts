@@ -1,14 +1,20 @@
 /**
  * Interval recommendations by NCSLI RP-1 method A3 (the interval test), pure.
  *
- * A published worked example: Sandia National Laboratories' suncal documents method A3 "as
- * described in NCSLI RP-1" with data from the 2019 NCSLI Symposium tutorial on intervals: 15 of 20
- * calibrations in tolerance at 365 days, reliability target 95 %: the current interval's rejection
- * confidence 99.49 % (1 − 2 · P(X ≤ 15 | n = 20, p = 0.95)), so it is rejected as too long, and the
- * suggested interval 231 days. The test below checks the decision against it. The new interval is
- * NOT checked against it: RP-1's A3 scales the interval by 10^((R − R*) · Q) (231 days there), where
- * this implementation extrapolates by the constant-failure-rate model (65 days, raised to half: 183);
- * moving to RP-1's adjustment is open (docs/compliance.md, "How it was checked").
+ * The published worked example: Sandia National Laboratories' suncal (github.com/sandialabs/suncal,
+ * suncal/intervals/testa3.py, function a3_testinterval: "Calculate optimal interval using A3 Test
+ * Interval Method as described in NCSLI RP-1") documents method A3 with data from the 2019 NCSLI
+ * Symposium tutorial on intervals: 15 of 20 calibrations in tolerance at 365 days, reliability
+ * target 95 %, change confidence 50 %: the current interval's rejection confidence
+ * Q = 1 − 2 · P(X ≤ 15 | n = 20, p = 0.95) = 99.49 %, so it is rejected as too long, and the new
+ * interval 365 · 10^((0.75 − 0.95) · Q) = 230.85, 231 days. Both are checked below, the factor in
+ * days, with the other examples of suncal's own test of A3 (test/test_interval.py, testA3: assets
+ * 2 and 3 of the tutorial, and 42 of 50 at target 90 %, C = 0.3), and a case in months by hand.
+ * One difference from suncal: for an observed reliability above the target suncal's code takes
+ * Q = P(X ≤ x) − 1, never positive (only a group without a failure could lengthen there); this
+ * implementation takes the two-sided Q = 1 − 2 · P(X ≥ x | n, R*), the same decision as the
+ * two-sided limits ISG and RP-1 describe (without a failure: Q = 1 − 2 · R*^n), and lengthens by
+ * 10^((R0 − R*) / (1 − Q)) (docs/compliance.md, "How it was checked").
  * Also read: ISG's "Method A3 – Interval Test Method, Description of the Methodology" (its abstract:
  * "Interval testing computes binomial confidence limits from an observed reliability. If the
  * reliability target falls outside the confidence limits, the interval is said to have failed the
@@ -17,8 +23,11 @@
  * RP-1342; NCSLI RP-1 itself was not available. What is checked besides:
  * - the limits against closed forms: with no failure in n, the lower reliability limit is
  *   (1 − q)^(1/n), q = (1 + C) / 2 (P(X = 0) = R^n); with every result failed, the upper limit is
- *   1 − (1 − q)^(1/n); and the model's interval then is I · n · ln R* / ln(1 − q), e.g.
- *   12 · 100 · ln 0.98 / ln 0.25 = 17.49 months for 100 results without failure at C = 0.5;
+ *   1 − (1 − q)^(1/n); and without a failure Q = 1 − 2 · R*^n, so the new interval is
+ *   I · 10^((1 − R*) / (2 · R*^n)), e.g. 12 · 10^(0.02 / (2 · 0.98^100)) = 14.28 months for 100
+ *   results without failure;
+ * - the rejection confidence against a direct sum of binomial terms (up to n = 100,000), and the
+ *   duality: the limits exclude the target exactly when Q exceeds the change confidence;
  * - ISG's rule as a property: the test fails exactly when the target lies outside the limits;
  * - properties: the change goes the way the test says, at most ×2 and at least ÷2, within the
  *   minimum and maximum (the maximum wins), monotone in failures, in results and in confidence;
@@ -29,46 +38,138 @@ import { describe, expect, it } from 'vitest';
 import { addDays, addMonths } from '../../client/dates';
 import type { RateDevice, RateTestResult } from '../../client/failureRates';
 import { binomialCdf } from '../../client/binomial';
-import { DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, type IntervalSettings } from '../../client/intervals';
+import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, rejectionConfidence, type IntervalSettings } from '../../client/intervals';
 
 const S = DEFAULT_INTERVAL_SETTINGS;
 
+/**
+ * P(X ≤ x | n, p) summed term by term, independent of client/binomial.ts: ln P(X = 0) = n · ln(1 − p),
+ * each next term by the ratio (n − k) / (k + 1) · p / (1 − p), the sum scaled by its largest term.
+ */
+function summedCdf(x: number, n: number, p: number): number {
+	const logs: number[] = [n * Math.log1p(-p)];
+	for (let k = 0; k < Math.min(x, n); k++) logs.push(logs[k] + Math.log((n - k) / (k + 1)) + Math.log(p) - Math.log1p(-p));
+	const max = Math.max(...logs.slice(0, Math.min(x, n) + 1));
+	return Math.min(1, Math.exp(max) * logs.reduce((sum, l) => sum + Math.exp(l - max), 0));
+}
+
 describe('the interval test against closed forms', () => {
-	it('100 results without failure at 12 months, C = 0.5: lower limit 0.25^(1/100), interval 12·100·ln 0.98 / ln 0.25 = 17.49 → 17 months', () => {
+	it('100 results without failure at 12 months, C = 0.5: lower limit 0.25^(1/100), Q = 1 − 2 · 0.98^100, interval 12 · 10^(0.02 / (2 · 0.98^100)) = 14.28 → 14 months', () => {
 		const t = intervalTest(100, 0, 12, S, 1, 24);
 		expect(t.reliabilityLowerLimit).toBeCloseTo(0.25 ** (1 / 100), 12);
 		expect(t.reliabilityUpperLimit).toBe(1);
 		expect(t.intervalTest).toBe('tooShort');
-		expect(t.modelIntervalMonths).toBeCloseTo((12 * 100 * Math.log(0.98)) / Math.log(0.25), 9);
-		expect(t.modelIntervalMonths).toBeCloseTo(17.4878, 4);
-		expect(t.recommendedIntervalMonths).toBe(17);
+		expect(t.rejectionConfidence).toBeCloseTo(1 - 2 * 0.98 ** 100, 12);
+		expect(t.modelIntervalMonths).toBeCloseTo(12 * 10 ** (0.02 / (2 * 0.98 ** 100)), 9);
+		expect(t.modelIntervalMonths).toBeCloseTo(14.2753, 4);
+		expect(t.recommendedIntervalMonths).toBe(14);
 		expect(t.limitedBy).toBe('model');
 	});
 
-	it('every result failed: upper limit 1 − (1 − q)^(1/n); the shortening is bounded at half', () => {
+	it('every result failed: upper limit 1 − (1 − q)^(1/n), Q = 1 − 2 · 0.02^4; 12 · 10^(−0.98 · Q) = 1.26 months, bounded at half', () => {
 		const t = intervalTest(4, 4, 12, { reliabilityTarget: 0.98, confidence: 0.9 });
 		expect(t.reliabilityUpperLimit).toBeCloseTo(1 - 0.05 ** (1 / 4), 12);
 		expect(t.reliabilityLowerLimit).toBe(0);
-		expect(t).toMatchObject({ intervalTest: 'tooLong', observedReliability: 0, modelIntervalMonths: 0, recommendedIntervalMonths: 6, limitedBy: 'halving' });
+		expect(t.rejectionConfidence).toBeCloseTo(1 - 2 * 0.02 ** 4, 14);
+		expect(t.modelIntervalMonths).toBeCloseTo(12 * 10 ** (-0.98 * (1 - 2 * 0.02 ** 4)), 9);
+		expect(t).toMatchObject({ intervalTest: 'tooLong', observedReliability: 0, recommendedIntervalMonths: 6, limitedBy: 'halving' });
 	});
 
-	it('shortening uses the observed reliability: 10 of 100 failed at 12 months → 12 · ln 0.98 / ln 0.9 = 2.30, bounded at 6', () => {
+	it('shortening by 10^((R0 − R*) · Q): 10 of 100 failed at 12 months → 12 · 10^(−0.08 · 0.99993) = 9.98 → 9; 3 of 100 at 24 months, C = 0 → 23.81 → 23', () => {
 		const t = intervalTest(100, 10, 12, S);
 		expect(t.intervalTest).toBe('tooLong');
-		expect(t.modelIntervalMonths).toBeCloseTo((12 * Math.log(0.98)) / Math.log(0.9), 12);
-		expect(t.recommendedIntervalMonths).toBe(6);
-		// 3 of 100 at 24 months: 24 · ln 0.98 / ln 0.97 = 15.92 → 15.
-		expect(intervalTest(100, 3, 24, { reliabilityTarget: 0.98, confidence: 0 }, 1, 24)).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 15, limitedBy: 'model' });
+		const q = 1 - 2 * summedCdf(90, 100, 0.98);
+		expect(t.rejectionConfidence).toBeCloseTo(q, 12);
+		expect(t.modelIntervalMonths).toBeCloseTo(12 * 10 ** (-0.08 * q), 9);
+		expect(t).toMatchObject({ recommendedIntervalMonths: 9, limitedBy: 'model' });
+		// 3 of 100 at 24 months: Q = 1 − 2 · P(X ≤ 97 | 100, 0.98) = 0.3534, 24 · 10^(−0.01 · Q) = 23.81 → 23.
+		const q3 = 1 - 2 * summedCdf(97, 100, 0.98);
+		expect(q3).toBeCloseTo(0.3534, 4);
+		expect(intervalTest(100, 3, 24, { reliabilityTarget: 0.98, confidence: 0 }, 1, 24)).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 23, limitedBy: 'model' });
+		expect(intervalTest(100, 3, 24, { reliabilityTarget: 0.98, confidence: 0 }, 1, 24).modelIntervalMonths).toBeCloseTo(24 * 10 ** (-0.01 * q3), 9);
 	});
 
-	it('the published example (suncal, 2019 NCSLI tutorial data): 15 of 20 in tolerance, target 95 %: rejection confidence 99.49 %, the interval rejected as too long', () => {
+	it('the published example (suncal, suncal/intervals/testa3.py, a3_testinterval; 2019 NCSLI tutorial data): 15 of 20 in tolerance at 365 days, target 95 %, C = 0.5: Q = 99.49 %, rejected as too long, 365 · 10^((0.75 − 0.95) · Q) = 230.85 → 231 days', () => {
 		// RP-1's rejection confidence of a shortening: 1 − 2 · P(X ≤ in tolerance | n, R*).
-		const rejection = 1 - 2 * binomialCdf(15, 20, 0.95);
-		expect((rejection * 100).toFixed(2)).toBe('99.49');
-		expect(intervalTest(20, 5, 12, { reliabilityTarget: 0.95, confidence: 0.5 }).intervalTest).toBe('tooLong');
+		const q = rejectionConfidence(20, 5, 0.95);
+		expect(q).toBeCloseTo(0.9949, 4);
+		expect(q).toBeCloseTo(1 - 2 * summedCdf(15, 20, 0.95), 12);
+		expect((q * 100).toFixed(2)).toBe('99.49');
+		const factor = a3AdjustmentFactor(0.75, 0.95, q);
+		expect(factor).toBeCloseTo(10 ** (-0.2 * q), 12);
+		expect(365 * factor).toBeCloseTo(230.85, 2);
+		expect(Math.round(365 * factor)).toBe(231);
+		const t = intervalTest(20, 5, 12, { reliabilityTarget: 0.95, confidence: 0.5 });
+		expect(t).toMatchObject({ intervalTest: 'tooLong', rejectionConfidence: q });
+		expect(t.modelIntervalMonths).toBeCloseTo(12 * factor, 12);
 		// The same decision at a change confidence below the rejection confidence, none above it.
 		expect(intervalTest(20, 5, 12, { reliabilityTarget: 0.95, confidence: 0.99 }).intervalTest).toBe('tooLong');
 		expect(intervalTest(20, 5, 12, { reliabilityTarget: 0.95, confidence: 0.995 }).intervalTest).toBe('consistent');
+	});
+
+	it('every example of suncal’s own test of method A3 (test/test_interval.py, testA3; assets 1–3 of the 2019 NCSLI tutorial): rejection confidence, limits and interval in days', () => {
+		const published = [
+			{ passed: 15, n: 20, days: 365, target: 0.95, confidence: 0.5, Q: 0.9949, lower: 0.6516, upper: 0.8286, interval: 231 },
+			{ passed: 14, n: 20, days: 365, target: 0.95, confidence: 0.5, Q: 0.9993, lower: 0.6, upper: 0.7843, interval: 205 },
+			{ passed: 16, n: 20, days: 730, target: 0.95, confidence: 0.5, Q: 0.9682, lower: 0.7041, upper: 0.8716, interval: 523 },
+			{ passed: 42, n: 50, days: 365, target: 0.9, confidence: 0.3, Q: 0.7557, lower: 0.8067, upper: 0.8664, interval: 329 },
+		];
+		for (const e of published) {
+			const t = intervalTest(e.n, e.n - e.passed, 12, { reliabilityTarget: e.target, confidence: e.confidence });
+			expect(t.intervalTest).toBe('tooLong');
+			expect(t.rejectionConfidence).toBeCloseTo(e.Q, 4);
+			expect(t.reliabilityLowerLimit).toBeCloseTo(e.lower, 4);
+			expect(t.reliabilityUpperLimit).toBeCloseTo(e.upper, 4);
+			expect(Math.round(e.days * a3AdjustmentFactor(e.passed / e.n, e.target, t.rejectionConfidence))).toBe(e.interval);
+		}
+	});
+
+	it('a case in months, worked by hand: 35 of 38 passed at 6 months, target 98 %, C = 0.5: P(X ≤ 35) = 0.0401, Q = 0.9197, factor 10^(−0.05895 · Q) = 0.8826, 5.30 → 5 months', () => {
+		const p = summedCdf(35, 38, 0.98);
+		// 1 − P(38) − P(37) − P(36), each term written out.
+		expect(p).toBeCloseTo(1 - 0.98 ** 38 - 38 * 0.02 * 0.98 ** 37 - 703 * 0.02 ** 2 * 0.98 ** 36, 12);
+		expect(p).toBeCloseTo(0.0401, 4);
+		const q = rejectionConfidence(38, 3, 0.98);
+		expect(q).toBeCloseTo(1 - 2 * p, 12);
+		expect(q).toBeCloseTo(0.9197, 4);
+		const factor = a3AdjustmentFactor(35 / 38, 0.98, q);
+		expect(factor).toBeCloseTo(0.8826, 4);
+		const t = intervalTest(38, 3, 6, S);
+		expect(t).toMatchObject({ intervalTest: 'tooLong', recommendedIntervalMonths: 5, limitedBy: 'model' });
+		expect(t.modelIntervalMonths).toBeCloseTo(5.296, 3);
+	});
+
+	it('lengthening by 10^((R0 − R*) / (1 − Q)), Q two-sided: 1 − 2 · P(X ≥ x | n, R*); Q = 1 in floating point: the doubling bound', () => {
+		// 297 of 300 passed: Q = 1 − 2 · P(F ≤ 3 | 300, 0.02).
+		const q = rejectionConfidence(300, 3, 0.98);
+		expect(q).toBeCloseTo(1 - 2 * summedCdf(3, 300, 0.02), 12);
+		expect(a3AdjustmentFactor(0.99, 0.98, q)).toBeCloseTo(10 ** (0.01 / (1 - q)), 12);
+		// At 24 months: 24 · 1.0806 = 25.93 → 25.
+		const t = intervalTest(300, 3, 24, S, 1, 48);
+		expect(t).toMatchObject({ intervalTest: 'tooShort', recommendedIntervalMonths: 25, limitedBy: 'model' });
+		expect(t.modelIntervalMonths).toBeCloseTo(24 * 10 ** (0.01 / (1 - q)), 9);
+		expect(a3AdjustmentFactor(0.995, 0.98, 1)).toBe(Infinity);
+		expect(a3AdjustmentFactor(0.98, 0.98, 0)).toBe(1);
+		// 2,000 without a failure: 0.98^2000 = 3e−18, Q = 1 as a double: no model interval, doubled.
+		expect(intervalTest(2000, 0, 6, S, 1, 24)).toMatchObject({ intervalTest: 'tooShort', rejectionConfidence: 1, modelIntervalMonths: null, recommendedIntervalMonths: 12, limitedBy: 'doubling' });
+		// Without a failure: Q = 1 − 2 · R*^n; a group at the target: 0.
+		expect(rejectionConfidence(100, 0, 0.98)).toBeCloseTo(1 - 2 * 0.98 ** 100, 14);
+		expect(rejectionConfidence(30, 0, 0.98)).toBe(0); // 1 − 2 · 0.98^30 < 0
+		expect(rejectionConfidence(50, 1, 0.98)).toBe(0);
+		expect(rejectionConfidence(0, 0, 0.98)).toBe(0);
+		expect(() => rejectionConfidence(5, 6, 0.98)).toThrow(/failed/);
+		expect(() => rejectionConfidence(5, 1, 1)).toThrow(/target/);
+	});
+
+	it('the rejection confidence is exact up to 100,000 results: against a direct sum of the binomial terms', () => {
+		// 98,100 passed (above the target): the tail P(X ≥ x) = P(F ≤ 1,900 | 100,000, 0.02); the
+		// literals are the same sums in 40-digit arithmetic.
+		expect(rejectionConfidence(100_000, 1_900, 0.98)).toBeCloseTo(1 - 2 * summedCdf(1_900, 100_000, 0.02), 9);
+		expect(rejectionConfidence(100_000, 1_900, 0.98)).toBeCloseTo(0.976331971131627, 11);
+		// 97,900 passed (below it): P(X ≤ 97,900 | 100,000, 0.98) = 1 − P(F ≤ 2,099 | 100,000, 0.02).
+		expect(rejectionConfidence(100_000, 2_100, 0.98)).toBeCloseTo(1 - 2 * (1 - summedCdf(2_099, 100_000, 0.02)), 9);
+		expect(rejectionConfidence(100_000, 2_100, 0.98)).toBeCloseTo(0.974462564983252, 11);
+		expect(rejectionConfidence(100_000, 2_100, 0.98)).toBeGreaterThan(0.9);
 	});
 
 	it('no result: limits 0 to 1, the interval kept', () => {
@@ -104,6 +205,25 @@ describe('the interval test: properties', () => {
 				if (t.intervalTest === 'tooLong') expect(r).toBeLessThanOrEqual(I);
 				expect(r).toBeLessThanOrEqual(2 * I);
 				expect(r).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(I / 2)));
+			}),
+		);
+	});
+
+	it('the duality (Clopper–Pearson): the limits exclude the target exactly when the rejection confidence Q exceeds the change confidence C', () => {
+		const cases = fc.integer({ min: 1, max: 2000 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n })));
+		const targetShare = fc.double({ min: 0.5, max: 1, noNaN: true }).filter((r) => r > 0.5 && r < 1);
+		fc.assert(
+			fc.property(cases, targetShare, fc.double({ min: 0, max: 0.99, noNaN: true }), ([n, f], R, C) => {
+				const t = intervalTest(n, f, 12, { reliabilityTarget: R, confidence: C });
+				const q = rejectionConfidence(n, f, R);
+				expect(t.rejectionConfidence).toBe(q);
+				expect(q).toBeGreaterThanOrEqual(0);
+				expect(q).toBeLessThanOrEqual(1);
+				if (Math.abs(q - C) < 1e-9) return; // a tie in floating point
+				expect(t.intervalTest !== 'consistent').toBe(q > C);
+				// Q of the side the observed reliability lies on: shortening below the target, lengthening above.
+				if (t.intervalTest === 'tooLong') expect(1 - f / n).toBeLessThan(R);
+				if (t.intervalTest === 'tooShort') expect(1 - f / n).toBeGreaterThan(R);
 			}),
 		);
 	});
@@ -238,7 +358,8 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		const office = account(120, 0, { department: 'Office' }, 1);
 		const shop = account(200, 0, { department: 'Workshop' }, 1000);
 		const o = intervalRecommendations(office.results, office.devices, TODAY, FROM, 'designationDepartment', { ...S, departments: { Office: { environment: 'office' } } }).groups[0];
-		expect(o).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 20, limitedBy: 'model', maxMonths: 24, environments: ['office'] });
+		// 120 without a failure: 12 · 10^(0.02 / (2 · 0.98^120)) = 15.56 → 15.
+		expect(o).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 15, limitedBy: 'model', maxMonths: 24, environments: ['office'] });
 		const w = intervalRecommendations(shop.results, shop.devices, TODAY, FROM, 'designationDepartment').groups[0];
 		expect(w).toMatchObject({ change: 'keep', recommendedIntervalMonths: 12, limitedBy: 'maximum', maxMonths: 12, environments: ['workshop'] });
 		const both = intervalRecommendations([...office.results, ...shop.results], [...office.devices, ...shop.devices], TODAY, FROM, 'designation', { ...S, departments: { Office: { environment: 'office' } } }).groups[0];
@@ -266,7 +387,7 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		const [g] = intervalRecommendations(results, devices, '2025-09-30', '2024-10-01', 'designation', { ...S, departments: { Shop: { minMonths: 12 } } }).groups;
 		expect(g).toMatchObject({ intervalTest: 'tooShort', change: 'lengthen', currentIntervalMonths: 6, recommendedIntervalMonths: 12, limitedBy: 'minimum', minMonths: 12 });
 		expect(g.reason).toContain('the interval can be longer. Recommended: 12 months (the minimum set for the group, 12 months).');
-		// The model alone: 8 months; the test says longer, and the kept 6 of a lengthening the model gives as 6 is lifted too.
+		// The model alone: 7 months (6 · 1.1896 = 7.14); the test says longer, and the kept 6 of a lengthening the model gives as 6 is lifted too.
 		expect(intervalTest(100, 0, 6, S, 12, 24)).toMatchObject({ intervalTest: 'tooShort', recommendedIntervalMonths: 12, limitedBy: 'minimum' });
 		expect(intervalTest(80, 0, 6, S, 12, 24)).toMatchObject({ intervalTest: 'tooShort', recommendedIntervalMonths: 12, limitedBy: 'minimum' });
 		// A minimum beyond ×2 stops at ×2, and the reason says why it is below the minimum.
@@ -285,14 +406,28 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 	it('the reason names the counts, limits, target, method and that the employer decides', () => {
 		const a = account(100, 0);
 		const [g] = intervalRecommendations(a.results, a.devices, TODAY, FROM, 'designation', { ...S, departments: { Workshop: { environment: 'office' } } }).groups;
-		expect(g).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 17, observedReliability: 1 });
+		expect(g).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 14, observedReliability: 1 });
+		expect(g.rejectionConfidence).toBeCloseTo(1 - 2 * 0.98 ** 100, 14);
 		expect(g.reason).toBe(
 			'Device type "Drill", current interval 12 months: 100 tests near the interval (0.75 to 1.25 intervals after the previous one), 0 failed: observed reliability 100.0 %, 50 % confidence limits 98.6 % to 100.0 %, one-sided 95 % lower bound 97.0 %. ' +
-				'The target 98.0 % lies below the limits: by NCSLI RP-1 method A3 (the interval test) the interval can be longer. Recommended: 17 months (constant failure rate model, whole months rounded down). ' +
+				'The target 98.0 % lies below the limits, rejection confidence 73.5 % above the change confidence 50 %: by NCSLI RP-1 method A3 (the interval test) the interval can be longer. Recommended: 14 months (NCSLI RP-1 method A3: current × 10^((R0 − R*)/(1 − Q)), whole months rounded down). ' +
 				'With 95 % confidence the reliability is only shown to be at least 97.0 %, below the target. ' +
 				'Not counted: 100 without an earlier test read, 0 outside the window, 0 of an unknown status, 0 further results on the same day. ' +
 				"A recommendation, not applied to the service: Setting a test interval is the employer's decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these failure rates are evidence for that decision, not the decision.",
 		);
+	});
+
+	it('the reason names the rejection confidence beside the change confidence, and RP-1’s adjustment of a shortening', () => {
+		const a = account(38, 3, { testIntervalMonths: 6 });
+		const [g] = intervalRecommendations(a.results, a.devices, TODAY, FROM, 'designation').groups;
+		expect(g).toMatchObject({ change: 'shorten', recommendedIntervalMonths: 5, limitedBy: 'model' });
+		expect(g.reason).toContain(
+			'The target 98.0 % lies above the limits, rejection confidence 92.0 % above the change confidence 50 %: by NCSLI RP-1 method A3 (the interval test) the interval should be shorter. Recommended: 5 months (NCSLI RP-1 method A3: current × 10^((R0 − R*)·Q), whole months rounded down).',
+		);
+		const few = account(10, 0);
+		const [k] = intervalRecommendations(few.results, few.devices, TODAY, FROM, 'designation').groups;
+		expect(k).toMatchObject({ change: 'keep', rejectionConfidence: 0 });
+		expect(k.reason).toContain('The target 98.0 % lies within the limits, rejection confidence 0.0 % not above the change confidence 50 %: by NCSLI RP-1 method A3');
 	});
 
 	it('bad settings are refused naming the setting and what would be valid', () => {

@@ -46,9 +46,11 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 		r.observedReliability === null
 			? fill(x.noObserved, { counted })
 			: fill(x.observed, { counted, observed: p(r.observedReliability), confidence: confidenceText(r.confidence, locale), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95) });
-	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale) });
+	// The rejection confidence beside the change confidence it is read against (client/percent.ts).
+	const rejection = fill(r.intervalTest === 'consistent' ? x.noRejection : x.rejection, { rejection: form(percentBeside(r.rejectionConfidence, r.confidence), locale), confidence: form(`${Math.round(r.confidence * 100)}`, locale) });
+	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale), rejection });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
-	const how = { none: '', model: x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
+	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
 	const caution = r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget ? fill(x.caution, { lower95: p(r.reliabilityLowerBound95) }) : '';
 	const e = r.excluded;
@@ -206,6 +208,7 @@ export const INTERVALS_CSV_HEAD = [
 	'reliability_lower_limit',
 	'reliability_upper_limit',
 	'confidence',
+	'rejection_confidence',
 	'reliability_lower_bound_95',
 	'reliability_upper_bound_95',
 	'reliability_target',
@@ -245,6 +248,7 @@ export function intervalsCsv(iv: ReportIntervals, locale: Locale = DEFAULT_LOCAL
 				r.reliabilityLowerLimit,
 				r.reliabilityUpperLimit,
 				r.confidence,
+				r.rejectionConfidence,
 				r.reliabilityLowerBound95,
 				r.reliabilityUpperBound95,
 				r.reliabilityTarget,

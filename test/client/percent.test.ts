@@ -69,7 +69,8 @@ describe('a share in per cent beside the figure it is read against', () => {
 
 	it('the 148 drills: the reason says 97.996 %, below the target 98.0 %, not "at least 98.0 %, below the target"', () => {
 		const g = drills();
-		expect(g).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 24, reliabilityTarget: 0.98 });
+		// NCSLI RP-1 A3: 12 · 10^(0.02 / (2 · 0.98^148)) = 18.97 → 18 months.
+		expect(g).toMatchObject({ change: 'lengthen', recommendedIntervalMonths: 18, reliabilityTarget: 0.98 });
 		expect(g.reliabilityLowerBound95).toBeCloseTo(0.97996, 5);
 		expect(g.reason).toContain('one-sided 95 % lower bound 97.996 %');
 		expect(g.reason).toContain('With 95 % confidence the reliability is only shown to be at least 97.996 %, below the target.');

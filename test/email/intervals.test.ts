@@ -235,6 +235,7 @@ describe('interval recommendations in the monthly report, rendered', () => {
 		]);
 		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, departments: { Shop: { minMonths: 12 } } }).groups;
 		expect(reasonText(g, 'en')).toContain('should be shorter. Recommended: keep 3 months (the minimum set for the group, 12 months, is above the current interval: a minimum never lengthens it).');
+		expect(reasonText(g, 'de')).toContain('Das Ziel 98,0\u00a0% liegt über den Grenzen, Ablehnungskonfidenz 100,0\u00a0% über der Änderungskonfidenz 50\u00a0%: Nach NCSLI RP-1, Methode A3');
 		expect(reasonText(g, 'de')).toContain('sollte das Intervall kürzer sein. Empfohlen: 3 Monate beibehalten (das für die Gruppe festgelegte Minimum, 12 Monate, liegt über dem aktuellen Intervall: ein Minimum verlängert es nie).');
 	});
 
@@ -270,6 +271,13 @@ describe('interval recommendations: the CSVs', () => {
 		expect(german[0]).toEqual(INTERVALS_CSV_HEAD);
 		const deDrill = german.find((r) => r[col('group_by')] === 'designation' && r[col('designation')] === 'Drill')!;
 		expect(deDrill[col('reliability_target')]).toBe('0,98');
+		// RP-1's rejection confidence Q: 200 without a failure, 1 − 2 · 0.98^200.
+		const q = group(content, 'Drill').rejectionConfidence;
+		expect(q).toBeCloseTo(1 - 2 * 0.98 ** 200, 12);
+		expect(Number(drill[col('rejection_confidence')])).toBe(q);
+		expect(deDrill[col('rejection_confidence')]).toBe(String(q).replace('.', ','));
+		expect(deDrill[col('reason')]).toContain('Ablehnungskonfidenz 96,5\u00a0% über der Änderungskonfidenz 50\u00a0%');
+		expect(drill[col('reason')]).toContain('rejection confidence 96.5 % above the change confidence 50 %');
 		expect(deDrill[col('reason')]).toBe(reasonText(group(content, 'Drill'), 'de'));
 		// The outliers: their own file, one row per device.
 		const out = readCsv(de.outliersCsv.slice(1), ';').filter((r) => r.length > 1);

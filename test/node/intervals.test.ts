@@ -64,7 +64,7 @@ describe('Compliance → Get Interval Recommendations', () => {
 		expect(got.some((g) => (g.resultsUsed as number) > 0)).toBe(true);
 	});
 
-	it('a type tested 150 times at its 12-month interval without a failure: 24 months in an office (doubling), 12 in a workshop (DGUV V3 maximum); nothing written', async () => {
+	it('a type tested 150 times at its 12-month interval without a failure: 19 months in an office (NCSLI RP-1 A3: 12 · 10^(0.02 / (2 · 0.98^150)) = 19.33), 12 in a workshop (DGUV V3 maximum); nothing written', async () => {
 		const today = sandbox.account.today();
 		const [template] = sandbox.account.data.devices.values();
 		// Past the list's ids and the recycle bin's (the demo's scrapped devices, whose results stay).
@@ -82,15 +82,17 @@ describe('Compliance → Get Interval Recommendations', () => {
 		const before = JSON.stringify([...sandbox.account.data.devices.values()]);
 		const params = { resource: 'compliance', operation: 'getIntervalRecommendations', groupBy: 'designationDepartment', onlyChanges: false };
 		const shop = jsonOf((await runUtc(sandbox, params)).items).find((g) => g.designation === 'Interval check')!;
-		// 150 · ln 0.98 / ln 0.25 · 12 = 26.2 months: doubled at most, then the maximum.
+		// Q = 1 − 2 · 0.98^150 = 0.9034, 12 · 10^(0.02 / (1 − Q)) = 19.33 months: then the maximum.
 		expect(shop).toMatchObject({ department: 'Front office', currentIntervalMonths: 12, resultsUsed: 150, failedUsed: 0, intervalTest: 'tooShort', recommendedIntervalMonths: 12, change: 'keep', limitedBy: 'maximum', maxMonths: 12, environments: ['workshop'] });
-		expect(shop.modelIntervalMonths as number).toBeCloseTo((12 * 150 * Math.log(0.98)) / Math.log(0.25), 9);
+		expect(shop.rejectionConfidence as number).toBeCloseTo(1 - 2 * 0.98 ** 150, 12);
+		expect(shop.modelIntervalMonths as number).toBeCloseTo(12 * 10 ** (0.02 / (2 * 0.98 ** 150)), 9);
 		const { items, error } = await runUtc(sandbox, { ...params, onlyChanges: true, departmentLimits: { department: [{ name: 'Front office', environment: 'office', minMonths: 0, maxMonths: 0 }] } });
 		expect(error).toBeUndefined();
 		const office = jsonOf(items).find((g) => g.designation === 'Interval check')!;
-		expect(office).toMatchObject({ recommendedIntervalMonths: 24, change: 'lengthen', limitedBy: 'doubling', maxMonths: 24, environments: ['office'] });
+		expect(office).toMatchObject({ recommendedIntervalMonths: 19, change: 'lengthen', limitedBy: 'model', maxMonths: 24, environments: ['office'] });
 		expect(jsonOf(items).every((g) => g.change !== 'keep')).toBe(true);
-		expect(office.reason).toContain('Recommended: 24 months (the model allows more; at most twice the current interval)');
+		expect(office.reason).toContain('rejection confidence 90.3 % above the change confidence 50 %');
+		expect(office.reason).toContain('Recommended: 19 months (NCSLI RP-1 method A3: current × 10^((R0 − R*)/(1 − Q)), whole months rounded down)');
 		expect(JSON.stringify([...sandbox.account.data.devices.values()])).toBe(before);
 	});
 

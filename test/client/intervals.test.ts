@@ -37,7 +37,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, addMonths } from '../../client/dates';
 import type { RateDevice, RateTestResult } from '../../client/failureRates';
-import { binomialCdf } from '../../client/binomial';
 import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, rejectionConfidence, type IntervalSettings } from '../../client/intervals';
 
 const S = DEFAULT_INTERVAL_SETTINGS;

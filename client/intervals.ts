@@ -12,8 +12,8 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  *
  * The test (as ISG describes method A3: "binomial confidence limits from an observed reliability;
  * if the reliability target falls outside the confidence limits, the interval is said to have
- * failed the test"): n results near the current interval, x of them failed, observed reliability
- * 1 − x/n; its two-sided limits at the change confidence C are the exact Clopper–Pearson bounds of
+ * failed the test"): n results near the current interval, f of them failed, observed reliability
+ * 1 − f/n; its two-sided limits at the change confidence C are the exact Clopper–Pearson bounds of
  * the failure rate, each one-sided at (1 + C) / 2 (client/binomial.ts). A target above the upper
  * limit says the interval is too long (shorten), one below the lower limit that it could be
  * longer (lengthen), else keep.

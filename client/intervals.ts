@@ -1,6 +1,6 @@
 import { binomialCdf, lowerBound, upperBound } from './binomial';
 import { addMonths, epochDay } from './dates';
-import { exactPercent, percentBeside } from './percent';
+import { confidencePercent, exactPercent, percentBeside } from './percent';
 import { ValidationError } from './errors';
 import { compareGroups, INTERVAL_DECISION_NOTE, type RateDevice, type RateTestResult } from './failureRates';
 import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
@@ -23,8 +23,8 @@ import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
  * the change confidence, I0 the current interval, X binomial with n trials and probability R*.
  * The rejection confidence of the current interval is Q = 1 − 2 · P(X ≤ x) when R0 < R* (evidence
  * that the interval is too long), Q = 1 − 2 · P(X ≥ x) when R0 > R* (too short), clipped at 0 (the
- * two tails sum to 1 + P(X = x): at most one is positive). Q > C is the same decision as the limits'
- * (Clopper–Pearson duality). To shorten, I0 · 10^((R0 − R*) · Q); to lengthen,
+ * two tails sum to 1 + P(X = x): at most one is positive). The interval changes when Q > C, the
+ * same decision as the limits' (Clopper–Pearson duality); a Q within 1e-12 of C is a tie, C itself. To shorten, I0 · 10^((R0 − R*) · Q); to lengthen,
  * I0 · 10^((R0 − R*) / (1 − Q)) (suncal takes Q = P(X ≤ x) − 1 there, never positive; this is the
  * two-sided Q of the same decision; Q = 1 as a double gives no finite interval: the doubling bound).
  * Whole months, rounded down (with a 1e-9 tolerance); then at most ×2 and at least ÷2 (rounded up); then within the
@@ -293,10 +293,12 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	const oneSided = (1 + s.confidence) / 2;
 	const upperRate = upperBound(failed, tests, oneSided);
 	const lowerRate = lowerBound(failed, tests, oneSided);
-	const allowed = 1 - s.reliabilityTarget;
-	const test: IntervalTest = upperRate < allowed ? 'tooShort' : lowerRate > allowed ? 'tooLong' : 'consistent';
 	const observedReliability = tests === 0 ? null : 1 - failed / tests;
-	const rejection = rejectionConfidence(tests, failed, s.reliabilityTarget);
+	// The decision is Q > C (the limits' own, by duality); a Q within 1e-12 of C is C, an exact tie
+	// rounded in floating point (2 of 2 failed, target 0.9: Q = 1 − 2 · 0.01 = 0.98 = C keeps).
+	const q = rejectionConfidence(tests, failed, s.reliabilityTarget);
+	const rejection = Math.abs(q - s.confidence) <= 1e-12 ? s.confidence : q;
+	const test: IntervalTest = !(rejection > s.confidence) ? 'consistent' : (tests - failed) / tests < s.reliabilityTarget ? 'tooLong' : 'tooShort';
 	// The test's direction is the factor's: tooLong only below the target, tooShort only above it.
 	const factor = test === 'consistent' || observedReliability === null ? null : a3AdjustmentFactor(observedReliability, s.reliabilityTarget, rejection);
 	const model = factor === null || !Number.isFinite(factor) ? null : currentMonths * factor;
@@ -326,10 +328,10 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 	const pct = (share: number) => `${percentBeside(share, r.reliabilityTarget)} %`;
 	const who = `Device type ${r.designation === null ? '(none)' : `"${r.designation}"`}${r.group === 'designationDepartment' ? ` in department ${r.department === null ? '(none)' : `"${r.department}"`}` : ''}, current interval ${r.currentIntervalMonths} months`;
 	const counted = `${r.resultsUsed} test${r.resultsUsed === 1 ? '' : 's'} near the interval (0.75 to 1.25 intervals after the previous one), ${r.failedUsed} failed`;
-	const limits = `${Math.round(r.confidence * 100)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
+	const limits = `${confidencePercent(r.confidence)} % confidence limits ${pct(r.reliabilityLowerLimit)} to ${pct(r.reliabilityUpperLimit)}`;
 	const observed = r.observedReliability === null ? `${counted}; no observed reliability` : `${counted}: observed reliability ${pct(r.observedReliability)}, ${limits}, one-sided 95 % lower bound ${pct(r.reliabilityLowerBound95)}`;
 	const target = `target ${exactPercent(r.reliabilityTarget)} %`;
-	const rejection = `rejection confidence ${percentBeside(r.rejectionConfidence, r.confidence)} % ${r.intervalTest === 'consistent' ? 'not above' : 'above'} the change confidence ${Math.round(r.confidence * 100)} %`;
+	const rejection = `rejection confidence ${percentBeside(r.rejectionConfidence, r.confidence)} % ${r.intervalTest === 'consistent' ? 'not above' : 'above'} the change confidence ${confidencePercent(r.confidence)} %`;
 	const verdict =
 		r.intervalTest === 'tooShort'
 			? `The ${target} lies below the limits, ${rejection}: by NCSLI RP-1 method A3 (the interval test) the interval can be longer`

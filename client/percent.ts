@@ -23,6 +23,12 @@ function compare(a: string, b: string): number {
 	return x === y ? 0 : x < y ? -1 : 1;
 }
 
+/** A confidence as set: whole per cent when it is one ("50"), else as exactPercent ("55.5"). */
+export function confidencePercent(share: number): string {
+	const whole = Math.round(share * 100);
+	return Math.abs(share * 100 - whole) < 1e-9 ? String(whole) : exactPercent(share);
+}
+
 /** A target as set: one decimal, more until it reads back as the same share ("98.0", "98.25"). */
 export function exactPercent(share: number): string {
 	for (let d = 1; d <= 15; d++) if (Number(share.toFixed(d + 2)) === share) return digits(share, d);

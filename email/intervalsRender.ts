@@ -1,6 +1,6 @@
 import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
 import { OUTLIER_TAIL } from '../client/measurementOutliers';
-import { exactPercent, percentBeside } from '../client/percent';
+import { confidencePercent, exactPercent, percentBeside } from '../client/percent';
 import { DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
@@ -27,7 +27,7 @@ const pct = (share: number, target: number, locale: Locale) => form(percentBesid
 const targetPct = (share: number, locale: Locale) => form(exactPercent(share), locale);
 
 /** A confidence as the reason names it: "50 %" ("50 % confidence limits"), German "50-%" ("50-%-Vertrauensgrenzen"). */
-const confidenceText = (c: number, locale: Locale) => `${formatCount(Math.round(c * 100), locale)}${locale === 'en' ? ' %' : '-%'}`;
+const confidenceText = (c: number, locale: Locale) => (locale === 'en' ? `${confidencePercent(c)} %` : `${confidencePercent(c).replace('.', ',')}-%`);
 
 /**
  * The written reason a risk assessment can quote, in the report's language (English: the client's
@@ -47,7 +47,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 			? fill(x.noObserved, { counted })
 			: fill(x.observed, { counted, observed: p(r.observedReliability), confidence: confidenceText(r.confidence, locale), lower: p(r.reliabilityLowerLimit), upper: p(r.reliabilityUpperLimit), lower95: p(r.reliabilityLowerBound95) });
 	// The rejection confidence beside the change confidence it is read against (client/percent.ts).
-	const rejection = fill(r.intervalTest === 'consistent' ? x.noRejection : x.rejection, { rejection: form(percentBeside(r.rejectionConfidence, r.confidence), locale), confidence: form(`${Math.round(r.confidence * 100)}`, locale) });
+	const rejection = fill(r.intervalTest === 'consistent' ? x.noRejection : x.rejection, { rejection: form(percentBeside(r.rejectionConfidence, r.confidence), locale), confidence: form(confidencePercent(r.confidence), locale) });
 	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale), rejection });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
 	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];

@@ -10,11 +10,12 @@
  * interval 365 · 10^((0.75 − 0.95) · Q) = 230.85, 231 days. Both are checked below, the factor in
  * days, with the other examples of suncal's own test of A3 (test/test_interval.py, testA3: assets
  * 2 and 3 of the tutorial, and 42 of 50 at target 90 %, C = 0.3), and a case in months by hand.
- * One difference from suncal: for an observed reliability above the target suncal's code takes
+ * A difference from suncal: for an observed reliability above the target suncal's code takes
  * Q = P(X ≤ x) − 1, never positive (only a group without a failure could lengthen there); this
  * implementation takes the two-sided Q = 1 − 2 · P(X ≥ x | n, R*), the same decision as the
  * two-sided limits ISG and RP-1 describe (without a failure: Q = 1 − 2 · R*^n), and lengthens by
- * 10^((R0 − R*) / (1 − Q)) (docs/compliance.md, "How it was checked").
+ * 10^((R0 − R*) / (1 − Q)). A second: with every result failed (or none) suncal takes
+ * Q = 1 − P(X = x), here 1 − 2 · (1 − R*)^n (docs/compliance.md, "How it was checked").
  * Also read: ISG's "Method A3 – Interval Test Method, Description of the Methodology" (its abstract:
  * "Interval testing computes binomial confidence limits from an observed reliability. If the
  * reliability target falls outside the confidence limits, the interval is said to have failed the
@@ -215,16 +216,47 @@ describe('the interval test: properties', () => {
 			fc.property(cases, targetShare, fc.double({ min: 0, max: 0.99, noNaN: true }), ([n, f], R, C) => {
 				const t = intervalTest(n, f, 12, { reliabilityTarget: R, confidence: C });
 				const q = rejectionConfidence(n, f, R);
-				expect(t.rejectionConfidence).toBe(q);
+				expect(t.rejectionConfidence).toBe(Math.abs(q - C) <= 1e-12 ? C : q);
 				expect(q).toBeGreaterThanOrEqual(0);
 				expect(q).toBeLessThanOrEqual(1);
-				if (Math.abs(q - C) < 1e-9) return; // a tie in floating point
+				// The decision is Q > C itself, ties included (a Q within 1e-12 of C is C).
+				expect(t.intervalTest !== 'consistent').toBe(t.rejectionConfidence > C);
+				if (Math.abs(q - C) < 1e-9) return; // a tie in floating point: the limits may fall either way
+				const R0 = 1 - f / n;
+				expect(R < t.reliabilityLowerLimit || R > t.reliabilityUpperLimit).toBe(q > C);
 				expect(t.intervalTest !== 'consistent').toBe(q > C);
 				// Q of the side the observed reliability lies on: shortening below the target, lengthening above.
-				if (t.intervalTest === 'tooLong') expect(1 - f / n).toBeLessThan(R);
-				if (t.intervalTest === 'tooShort') expect(1 - f / n).toBeGreaterThan(R);
+				if (t.intervalTest === 'tooLong') expect(R0).toBeLessThan(R);
+				if (t.intervalTest === 'tooShort') expect(R0).toBeGreaterThan(R);
 			}),
 		);
+	});
+
+	it('an exact tie Q = C keeps the interval, though Q rounds a hair either side of C in floating point', () => {
+		// 2 of 2 failed, target 0.9: Q = 1 − 2 · 0.1² = 0.98 exactly; 1 of 1 failed, target 0.9: Q = 1 − 2 · 0.1 = 0.8.
+		for (const [n, f, R, C] of [
+			[2, 2, 0.9, 0.98],
+			[1, 1, 0.9, 0.8],
+		] as const) {
+			const t = intervalTest(n, f, 12, { reliabilityTarget: R, confidence: C });
+			expect(t.rejectionConfidence).toBe(C);
+			expect(t.intervalTest).toBe('consistent');
+			expect(t.recommendedIntervalMonths).toBe(12);
+		}
+	});
+
+	it('a change confidence that is not a whole per cent is shown as set, so Q below it never reads "above" it', () => {
+		const t = intervalTest(81, 3, 12, { reliabilityTarget: 0.98, confidence: 0.555 });
+		expect(t.intervalTest).toBe('tooLong');
+		expect(t.rejectionConfidence).toBeGreaterThan(0.555);
+		const devices: RateDevice[] = Array.from({ length: 81 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 2, deviceId: d.id, testDate: '2024-06-10', failed: false },
+			{ id: d.id * 2 + 1, deviceId: d.id, testDate: '2025-06-10', failed: d.id <= 3 },
+		]);
+		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, confidence: 0.555 }).groups;
+		expect(g.reason).toContain('55.5 % confidence limits');
+		expect(g.reason).toContain('rejection confidence 55.8 % above the change confidence 55.5 %');
 	});
 
 	it('within the maximum; at the minimum unless that is above the current interval (a minimum never lengthens); the maximum wins when they conflict', () => {

@@ -227,6 +227,18 @@ describe('interval recommendations in the monthly report, rendered', () => {
 		);
 	});
 
+	it('a change confidence that is not a whole per cent: both languages show it as set (55.5 %), beside the rejection confidence', () => {
+		const devices: RateDevice[] = Array.from({ length: 81 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 2, deviceId: d.id, testDate: '2024-06-10', failed: false },
+			{ id: d.id * 2 + 1, deviceId: d.id, testDate: '2025-06-10', failed: d.id <= 3 },
+		]);
+		const [g] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, confidence: 0.555 }).groups;
+		expect(reasonText(g, 'en')).toContain('rejection confidence 55.8 % above the change confidence 55.5 %');
+		expect(reasonText(g, 'de')).toContain('55,5-%-Vertrauensgrenzen');
+		expect(reasonText(g, 'de')).toContain('Ablehnungskonfidenz 55,8\u00a0% über der Änderungskonfidenz 55,5\u00a0%');
+	});
+
 	it('a minimum above the current interval: the reason says it keeps the interval, in English and German', () => {
 		const devices: RateDevice[] = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: 'Shop', customerId: null, customerName: null, testIntervalMonths: 3 }));
 		const results: RateTestResult[] = devices.flatMap((d) => [

@@ -318,7 +318,12 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	// interval can be longer) it lifts to the minimum, within the ×2 bound.
 	if (months < min && (test === 'tooShort' || months <= currentMonths)) [months, limitedBy] = [Math.min(min, test === 'tooShort' ? currentMonths * MAX_CHANGE_FACTOR : currentMonths), 'minimum'];
 	if (months > max) [months, limitedBy] = [max, 'maximum'];
-	return { intervalTest: test, observedReliability, reliabilityLowerLimit: 1 - upperRate, reliabilityUpperLimit: 1 - lowerRate, rejectionConfidence: rejection, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
+	// At an exact tie the bisected limits can fall an ulp beyond the target: a kept interval's limits
+	// hold the target (by duality only rounding moves them).
+	const kept = test === 'consistent' && tests > 0;
+	const lowerLimit = kept ? Math.min(1 - upperRate, s.reliabilityTarget) : 1 - upperRate;
+	const upperLimit = kept ? Math.max(1 - lowerRate, s.reliabilityTarget) : 1 - lowerRate;
+	return { intervalTest: test, observedReliability, reliabilityLowerLimit: lowerLimit, reliabilityUpperLimit: upperLimit, rejectionConfidence: rejection, modelIntervalMonths: model, recommendedIntervalMonths: months, limitedBy };
 }
 
 

@@ -245,6 +245,28 @@ describe('the interval test: properties', () => {
 		}
 	});
 
+	it('at an exact tie the kept interval’s limits hold the target (the bisected limit fell an ulp beyond it: 90.99999999999999 %)', () => {
+		for (const [n, f, R, C] of [
+			[1, 1, 0.91, 0.82],
+			[1, 1, 0.92, 0.84],
+			[2, 2, 0.61, 0.6958],
+			[2, 0, 0.58, 0.3272],
+		] as const) {
+			const t = intervalTest(n, f, 12, { reliabilityTarget: R, confidence: C });
+			expect(t.intervalTest).toBe('consistent');
+			expect(t.reliabilityLowerLimit).toBeLessThanOrEqual(R);
+			expect(t.reliabilityUpperLimit).toBeGreaterThanOrEqual(R);
+		}
+		const devices: RateDevice[] = [{ id: 1, designation: 'Drill', department: null, customerId: null, customerName: null, testIntervalMonths: 12 }];
+		const results: RateTestResult[] = [
+			{ id: 1, deviceId: 1, testDate: '2025-01-10', failed: false },
+			{ id: 2, deviceId: 1, testDate: '2026-01-10', failed: true },
+		];
+		const [g] = intervalRecommendations(results, devices, '2026-05-31', '2025-06-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, reliabilityTarget: 0.91, confidence: 0.82 }).groups;
+		expect(g.reason).not.toContain('90.99999999999999');
+		expect(g.reason).toContain('lies within the limits');
+	});
+
 	it('a change confidence that is not a whole per cent is shown as set, so Q below it never reads "above" it', () => {
 		const t = intervalTest(81, 3, 12, { reliabilityTarget: 0.98, confidence: 0.555 });
 		expect(t.intervalTest).toBe('tooLong');

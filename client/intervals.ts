@@ -293,7 +293,7 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 	const oneSided = (1 + s.confidence) / 2;
 	const upperRate = upperBound(failed, tests, oneSided);
 	const lowerRate = lowerBound(failed, tests, oneSided);
-	const observedReliability = tests === 0 ? null : 1 - failed / tests;
+	const observedReliability = tests === 0 ? null : (tests - failed) / tests; // x/n, as Q and the direction read it (1 − f/n rounds an ulp off an equal target)
 	// The decision is Q > C (the limits' own, by duality); a Q within 1e-12 of C is C, an exact tie
 	// rounded in floating point (2 of 2 failed, target 0.9: Q = 1 − 2 · 0.01 = 0.98 = C keeps).
 	const q = rejectionConfidence(tests, failed, s.reliabilityTarget);

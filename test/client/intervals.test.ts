@@ -222,7 +222,7 @@ describe('the interval test: properties', () => {
 				// The decision is Q > C itself, ties included (a Q within 1e-12 of C is C).
 				expect(t.intervalTest !== 'consistent').toBe(t.rejectionConfidence > C);
 				if (Math.abs(q - C) < 1e-9) return; // a tie in floating point: the limits may fall either way
-				const R0 = 1 - f / n;
+				const R0 = (n - f) / n;
 				expect(R < t.reliabilityLowerLimit || R > t.reliabilityUpperLimit).toBe(q > C);
 				expect(t.intervalTest !== 'consistent').toBe(q > C);
 				// Q of the side the observed reliability lies on: shortening below the target, lengthening above.
@@ -243,6 +243,25 @@ describe('the interval test: properties', () => {
 			expect(t.intervalTest).toBe('consistent');
 			expect(t.recommendedIntervalMonths).toBe(12);
 		}
+	});
+
+	it('the observed reliability is x/n, the quotient Q and the direction use: 7 failed of 100 at target 93 % reads 93.0 %, not 92.99999999999999 %', () => {
+		for (const [n, f, R] of [
+			[100, 7, 0.93],
+			[50, 9, 0.82],
+			[200, 39, 0.805],
+		] as const) {
+			const t = intervalTest(n, f, 12, { reliabilityTarget: R, confidence: 0.5 });
+			expect(t.observedReliability).toBe(R);
+			expect(t.rejectionConfidence).toBe(0);
+		}
+		const devices: RateDevice[] = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: null, customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 2, deviceId: d.id, testDate: '2025-01-10', failed: false },
+			{ id: d.id * 2 + 1, deviceId: d.id, testDate: '2026-01-10', failed: d.id <= 7 },
+		]);
+		const [g] = intervalRecommendations(results, devices, '2026-05-31', '2024-06-01', 'designation', { ...DEFAULT_INTERVAL_SETTINGS, reliabilityTarget: 0.93 }).groups;
+		expect(g.reason).toContain('observed reliability 93.0 %');
 	});
 
 	it('at an exact tie the kept interval’s limits hold the target (the bisected limit fell an ulp beyond it: 90.99999999999999 %)', () => {

@@ -91,8 +91,8 @@ export class TestEquipmentCloudAlerts extends Stack {
 		if (config.accounts.length === 1) alarms.heartbeat('dueDates', POLLER_SERVICE, 60, expected(['dueDates'], 60));
 		else alarms.accountsDueDatesHeartbeat(config.accounts.map((a) => a.id), POLLER_SERVICE, expected(['dueDates'], 60));
 		alarms.digestHeartbeat(EMAIL_SERVICE, `daily at ${config.email.digestHour}:00 ${config.timeZone}`);
-		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, accounts: config.accounts.map((a) => a.id), pollers: pollers.functions, emailFunctions: [email.collector, email.digest, ...(email.notices ? [email.notices] : [])] });
-		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or the e-mail digest, or the digest failed after its retries (messages in the scheduler DLQ)');
+		new ComplianceDashboard(this, 'Dashboard', { environment: config.environment, accounts: config.accounts.map((a) => a.id), pollers: pollers.functions, emailFunctions: [email.collector, email.digest, email.report, ...(email.notices ? [email.notices] : [])] });
+		alarms.queue('SchedulerDlqDepth', pollers.schedulerDlq, 'EventBridge Scheduler could not invoke a poller or an e-mail function (digest, report, notices), or one of those failed after its retries (messages in the scheduler DLQ)');
 		alarms.queue('AlertDeliveryDlqDepth', alerts.deliveryDlq, 'SNS could not deliver an alert e-mail to a subscriber (messages in the delivery DLQ)');
 		if (webhook) alarms.queue('WebhookDlqDepth', webhook.dlq, 'n8n did not accept events within the retries (messages in the webhook DLQ; replay them from the archive)');
 

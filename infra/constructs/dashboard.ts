@@ -17,7 +17,7 @@ export const COMPLIANCE_METRICS = {
 export interface ComplianceDashboardProps {
 	environment: 'sandbox' | 'production';
 	pollers: Record<PollerName, lambda.IFunction>;
-	/** The e-mail functions (collector, digest): their EmailsSent metric. */
+	/** The e-mail functions (collector, digest, report, notices): their EmailsSent metric. */
 	emailFunctions: lambda.IFunction[];
 	/** Several accounts: each account's figures, by its id (one account's figures are not the deployment's). */
 	accounts?: string[];

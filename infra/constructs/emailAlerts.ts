@@ -23,6 +23,13 @@ export const EMAIL_EVENT_RETRY = { attempts: 8, maxEventAge: Duration.hours(6) }
 export const DIGEST_TIMEOUT = Duration.minutes(8);
 /** The re-test notices: reading the account's customers and devices, and one SES call per customer. */
 export const NOTICES_TIMEOUT = Duration.minutes(10);
+/**
+ * The monthly report: it reads each account's whole due-date history and test records from the table
+ * (at 100,000 devices 90.4 MB and 32.2 MB stored, docs/scale.md) and holds them while it composes:
+ * more time and memory than the digest's (8 minutes, 256 MB), which sent it before.
+ */
+export const REPORT_TIMEOUT = Duration.minutes(10);
+export const REPORT_MEMORY_MB = 1024;
 /** The Powertools service name of the e-mail functions (log lines, metrics dimension, traces). */
 export const EMAIL_SERVICE = 'email';
 
@@ -54,12 +61,16 @@ export interface EmailAlertsProps {
 /**
  * The alert e-mails: a rule sends the pollers' events to a collector that files them per
  * recipient in the state table (and e-mails a failed test at once), and a daily schedule at the
- * digest hour runs the digest, which sends one e-mail per recipient with Amazon SES. Both keep
+ * digest hour runs the digest, which sends one e-mail per recipient with Amazon SES; on the first
+ * of each month at that hour a schedule runs the compliance report's function. All keep
  * their idempotency records (Powertools) in the same table. Alarms on errors and undelivered events.
  */
 export class EmailAlerts extends Construct {
 	readonly collector: lambda.Function;
 	readonly digest: lambda.Function;
+	/** The monthly compliance report, on the first of each month at the digest hour. */
+	readonly report: lambda.Function;
+	readonly reportSchedule: scheduler.Schedule;
 	readonly eventsDlq: sqs.Queue;
 	readonly rule: events.Rule;
 	readonly schedule: scheduler.Schedule;
@@ -100,6 +111,16 @@ export class EmailAlerts extends Construct {
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});
+		const report = new NodeFunction(this, 'Report', {
+			entry: 'lambdas/handlers/complianceReport.ts',
+			description: 'Sends the monthly compliance report of the month before on the 1st (Amazon SES), once per recipient and month',
+			timeout: REPORT_TIMEOUT,
+			memorySize: REPORT_MEMORY_MB,
+			serviceName: EMAIL_SERVICE,
+			environment,
+			retryAttempts: 2,
+			deadLetterQueue: props.schedulerDlq,
+		});
 		const notices = config.email.customerNotices.enabled
 			? new NodeFunction(this, 'Notices', {
 					entry: 'lambdas/handlers/customerNotices.ts',
@@ -114,6 +135,7 @@ export class EmailAlerts extends Construct {
 			: undefined;
 		this.collector = collector.function;
 		this.digest = digest.function;
+		this.report = report.function;
 		this.notices = notices?.function;
 		Validations.of(this.collector).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
@@ -136,6 +158,12 @@ export class EmailAlerts extends Construct {
 		}
 		// The SES account's sending rate, recorded for the collector's sends (GetAccount has no resource-level permissions).
 		digest.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadSendingRate', actions: ['ses:GetAccount'], resources: ['*'] }));
+		// The report's sends are paced to it too.
+		report.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadSendingRate', actions: ['ses:GetAccount'], resources: ['*'] }));
+		Validations.of(this.report).acknowledge({
+			id: 'Serverless-LambdaAsyncFailureDestination',
+			reason: 'A report invocation that fails after its retries lands in the scheduler dead-letter queue (with a depth alarm); a rerun sends only the recipients not yet sent (idempotency).',
+		});
 		Validations.of(this.digest).acknowledge({
 			id: 'Serverless-LambdaAsyncFailureDestination',
 			reason: 'A digest invocation that fails after its retries lands in the scheduler dead-letter queue (its dead-letter queue, with a depth alarm), where undelivered schedule invocations go too; a rerun sends only the recipients not yet sent (idempotency).',
@@ -150,8 +178,9 @@ export class EmailAlerts extends Construct {
 		// Each function's own partitions of the state table; the digest reads the pollers' (today's truth, the history).
 		grantStatePartitions(collector.role, table, EMAIL_PARTITIONS.collector);
 		grantStatePartitions(digest.role, table, EMAIL_PARTITIONS.digest);
+		grantStatePartitions(report.role, table, EMAIL_PARTITIONS.report);
 		if (notices) grantStatePartitions(notices.role, table, EMAIL_PARTITIONS.notices);
-		for (const fn of [collector, digest, ...(notices ? [notices] : [])]) {
+		for (const fn of [collector, digest, report, ...(notices ? [notices] : [])]) {
 			fn.role.addToPolicy(
 				new iam.PolicyStatement({
 					sid: 'SendAsTheSender',
@@ -197,13 +226,43 @@ export class EmailAlerts extends Construct {
 			}),
 		});
 
+		this.reportSchedule = this.scheduleReport(this.report, config, props);
 		if (this.notices) this.scheduleNotices(this.notices, config, props);
 
 		const period = Duration.minutes(5);
 		props.alarms.function('EmailCollector', this.collector, period, 'e-mail collector');
 		props.alarms.function('EmailDigest', this.digest, period, 'daily e-mail digest');
+		props.alarms.function('EmailReport', this.report, period, 'monthly compliance report');
 		if (this.notices) props.alarms.function('EmailNotices', this.notices, period, 'customer re-test notices');
 		props.alarms.queue('EmailEventsDlqDepth', this.eventsDlq, 'Events the e-mail collector could not file (messages in its DLQ; replay them from the archive)');
+	}
+
+	/**
+	 * The report on the first of each month at the digest hour, in the stack's time zone (as the digest
+	 * sent it before: a daylight-saving gap that leaves that hour out skips it, as it skipped the digest).
+	 */
+	private scheduleReport(fn: lambda.Function, config: AlertsConfig, props: EmailAlertsProps): scheduler.Schedule {
+		const stack = Stack.of(this);
+		const role = new iam.Role(this, 'ReportScheduleRole', {
+			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+			description: 'EventBridge Scheduler: the monthly compliance report',
+		});
+		Validations.of(role).acknowledge({
+			id: `AwsSolutions-IAM5[Resource::<${stack.resolve((fn.node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
+			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
+		});
+		return new scheduler.Schedule(this, 'ReportSchedule', {
+			description: `Monthly compliance report on the 1st at ${config.email.digestHour}:00 (${config.timeZone})`,
+			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1', timeZone: TimeZone.of(config.timeZone) }),
+			target: new LambdaInvoke(fn, {
+				role,
+				// The day it is for (the month before it): a retry or a late delivery still means that day.
+				input: scheduler.ScheduleTargetInput.fromObject({ scheduledTime: scheduler.ContextAttribute.scheduledTime }),
+				deadLetterQueue: props.schedulerDlq,
+				retryAttempts: 4,
+				maxEventAge: Duration.hours(2),
+			}),
+		});
 	}
 
 	/**

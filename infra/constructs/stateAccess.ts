@@ -49,8 +49,10 @@ export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
 
 export const EMAIL_PARTITIONS = {
 	collector: { own: [MAIL.facts, MAIL.filed], idempotency: true, sendBudget: true },
-	// Today's truth (overdue, coming due), the measured-value warnings and the compliance report's history and test records are the pollers'.
-	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NOTICES_DONE_PARTITION, NS.overdue(ANY), NS.dueSoon(ANY), NS.measurementWarnings(ANY), NS.dueDates(ANY), NS.tests(ANY), NS.scrapped(ANY)], idempotency: true, sendBudget: true },
+	// Today's truth (overdue, coming due) and the measured-value warnings are the pollers'.
+	digest: { own: [MAIL.facts, MAIL.carried(ANY), 'mail:inbox:*'], reads: [NOTICES_SUMMARY_NS, NOTICES_DONE_PARTITION, NS.overdue(ANY), NS.dueSoon(ANY), NS.measurementWarnings(ANY)], idempotency: true, sendBudget: true },
+	// The monthly compliance report writes none of the table's: it reads the pollers' history, test records, recycle bin (its parts too) and measured-value warnings.
+	report: { own: [], reads: [NS.dueDates(ANY), NS.tests(ANY), NS.scrapped(ANY), NS.scrappedBin(ANY), NS.measurementWarnings(ANY)], idempotency: true, sendBudget: true },
 	// The account's lease while they read the account's lists, as its pollers take it.
 	notices: { own: [noticesNamespace(ANY), NOTICES_SUMMARY_NS], leases: true, idempotency: true, sendBudget: true },
 } satisfies Record<string, StatePartitions>;
@@ -75,7 +77,8 @@ const onPartitions = (sid: string, actions: string[], table: dynamodb.ITable, ke
 /** The statements that let a role do what `p` says on the table, and nothing else. */
 export function grantStatePartitions(role: iam.IRole, table: dynamodb.ITable, p: StatePartitions): void {
 	role.addToPrincipalPolicy(onPartitions('StateRead', READ, table, [...p.own, ...(p.reads ?? [])]));
-	role.addToPrincipalPolicy(onPartitions('StateWrite', WRITE, table, p.own));
+	// A function that writes none of the table's items gets no write statement at all.
+	if (p.own.length > 0) role.addToPrincipalPolicy(onPartitions('StateWrite', WRITE, table, p.own));
 	if (p.leases) role.addToPrincipalPolicy(onPartitions('StateLeases', LEASE, table, [LEASE_PARTITION]));
 	if (p.idempotency) role.addToPrincipalPolicy(onPartitions('Idempotency', IDEMPOTENCY, table, [IDEMPOTENCY_PARTITION]));
 	if (p.sendBudget) role.addToPrincipalPolicy(onPartitions('SendBudget', SEND_BUDGET, table, [SEND_BUDGET_PARTITION]));

@@ -1,7 +1,5 @@
 import type { Context } from 'aws-lambda';
 import type { awsDeps } from '../email/aws';
-import { reportMonthOn } from '../../email/compliance';
-import { runComplianceReport } from '../email/complianceRun';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
@@ -13,8 +11,8 @@ import { readEvent } from './readEvent';
 
 /**
  * EventBridge Scheduler target, daily at the digest hour: one e-mail per recipient (SES), each
- * sent once per day however often this runs (Powertools Idempotency in the SES mailer); on the
- * first of a month also the compliance report of the month before (lambdas/email/complianceRun.ts).
+ * sent once per day however often this runs (Powertools Idempotency in the SES mailer). The monthly
+ * compliance report goes out from a function of its own (complianceReport.ts).
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`, read with Powertools Parser (a
  * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */
@@ -44,26 +42,16 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		const missing = waitFor.length === 0 ? [] : await awaitNoticesSummaries(deps.store, day, waitFor, NOTICES_WAIT_MS);
 		if (missing.length > 0) logger.warn('The re-test notices had not finished when the digest went out: it does not say what they did', { day, accounts: missing.map((a) => a ?? 'default') });
 	}
-	let digest: DigestReport | undefined;
-	let digestFailure: unknown;
+	let digest: DigestReport;
 	try {
 		digest = await runDigest(deps, day);
-		logger.info('Digest sent', { day, sent: digest.sent.length, nothingToSay: digest.nothingToSay.length });
-		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, digest.sent.length);
 	} catch (error) {
 		if (error instanceof DigestError) logger.error('Digest failed for some recipients; the retry sends only theirs', { day, failed: error.report.failed, sent: error.report.sent.length });
-		digestFailure = error;
+		throw error;
 	}
-	// On the first of a month the compliance report of the month before goes out too, after the
-	// digest and whatever became of it (each recipient's once, however often this runs).
-	const month = reportMonthOn(day);
-	if (month !== undefined) {
-		const compliance = await runComplianceReport(deps, month);
-		logger.info('Compliance report sent', { month, sent: compliance.sent.length, nothingToSay: compliance.nothingToSay.length });
-		metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, compliance.sent.length);
-	}
-	if (digestFailure !== undefined) throw digestFailure;
+	logger.info('Digest sent', { day, sent: digest.sent.length, nothingToSay: digest.nothingToSay.length });
+	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, digest.sent.length);
 	// The digest's heartbeat (its alarm fires after 26 hours without one).
 	metrics.addMetric(RUN_COMPLETED_METRIC, MetricUnit.Count, 1);
-	return digest!;
+	return digest;
 });

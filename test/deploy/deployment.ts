@@ -133,7 +133,7 @@ export async function runDeployment(s: Synthesized, world: World, tokens: Record
 		}
 	}
 
-	// The first of next month at the digest hour: the notices (when deployed), then the digest.
+	// The first of next month at the digest hour: the notices (when deployed) and the monthly report, then the digest.
 	const settings = JSON.parse(s.fn(schedules.find((sc) => sc.input?.scheduledTime)!.fn).environment.EMAIL_SETTINGS) as { digestHour: number };
 	run.scheduledTime = firstOfNextMonthAt(settings.digestHour, s.resources[schedules.find((sc) => sc.input?.scheduledTime)!.id].Properties.ScheduleExpressionTimezone ?? 'UTC');
 	const timed = [...byFunction.keys()].filter((id) => !pollers.includes(id));

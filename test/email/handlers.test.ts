@@ -2,6 +2,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as collectHandler } from '../../lambdas/handlers/collectEmailEvents';
+import { handler as complianceReportHandler } from '../../lambdas/handlers/complianceReport';
 import { handler as digestHandler } from '../../lambdas/handlers/digestEmail';
 import { DynamoStateStore } from '../../lambdas/adapters/dynamoStateStore';
 import { delivery, device, failedTest, INSULATION_STEP, overdue, pollersSaw } from '../support/emailEvents';
@@ -20,6 +21,7 @@ let ses: LocalSes;
 // The handlers read their configuration at the first invocation, after beforeAll set it.
 const collect = (event: unknown, context: Context) => collectHandler(event as Parameters<typeof collectHandler>[0], context);
 const digest = digestHandler;
+const report = complianceReportHandler;
 
 /** The pollers' state for these events, in the handlers' table (the digest's view of today's truth). */
 const saw = (e: Parameters<typeof pollersSaw>[1]) => pollersSaw(new DynamoStateStore(dynamo.table, dynamo.client, async () => undefined), e);
@@ -63,20 +65,32 @@ describe('the deployed e-mail handlers', () => {
 		expect(mimeParts(ses.sent[1].raw).text).toContain('STILL OVERDUE, LONGEST FIRST (1)');
 	});
 
-	it('on the first of a month the digest invocation also sends the compliance report of the month before, once, its CSV attached', async () => {
+	it('on the first of a month the report function sends the compliance report of the month before, once however often it runs, its CSV attached; the digest sends none', async () => {
 		// The history as the due-date poller stored it in the same table.
 		await new DynamoStateStore(dynamo.table, dynamo.client).putMany(NS.dueDates('sandbox'), previewHistories());
 		const before = ses.sent.length;
-		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1'));
-		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-2'));
+		const subjects = (from: number) => ses.sent.slice(from).map((m) => mimeParts(m.raw).headers.subject);
+		// The digest of the 1st: its own e-mail only.
+		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-0'));
+		expect(subjects(before).filter((s) => s.startsWith('Calibration compliance'))).toEqual([]);
+		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+		const first = await captureOutput(() => report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1'))).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
+		const again = await report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-2'));
+		expect(again).toEqual(first.result);
 		const reports = ses.sent.slice(before).map((m) => mimeParts(m.raw)).filter((m) => m.headers.subject.startsWith('Calibration compliance'));
 		expect(reports).toHaveLength(1);
+		expect(reports[0].headers.to).toBe('maintenance@example.com');
 		expect(reports[0].headers.subject).toMatch(/^Calibration compliance October 2026: /);
 		expect(reports[0].attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv', 'interval-recommendations-2026-10.csv', 'devices-out-of-line-2026-10.csv']);
+		// What it did, in its log and its e-mails metric.
+		const lines = jsonLines(first.lines);
+		expect(lines.find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-10', sent: 1, function_request_id: 'r-1' });
+		expect(lines.filter((l) => l.EmailsSent === 1)).toHaveLength(1);
 		// The next day: no report.
 		const count = ses.sent.length;
 		await digest({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-3'));
-		expect(ses.sent.slice(count).some((m) => mimeParts(m.raw).headers.subject.startsWith('Calibration compliance'))).toBe(false);
+		await expect(report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-4'))).resolves.toBeUndefined();
+		expect(subjects(count).some((s) => s.startsWith('Calibration compliance'))).toBe(false);
 	});
 
 	it('a failed test is e-mailed at once, once, however often the event comes', async () => {

@@ -116,8 +116,8 @@ describe('the whole stack with several accounts', () => {
 	// synth() registers cdk-nag's AWS Solutions and Serverless checks: an unacknowledged finding throws.
 	const whole = synth({ ...BASE_CONFIG, accounts: ACCOUNTS }, 'TecAccounts');
 	it('passes cdk-nag and holds per account only its schedules, secret and heartbeat alarm', () => {
-		// Twelve of the pollers, and the e-mail digest's.
-		expect(ofType(whole, 'AWS::Scheduler::Schedule')).toHaveLength(13);
+		// Twelve of the pollers, the e-mail digest's and the monthly report's (one: the report goes through the accounts itself).
+		expect(ofType(whole, 'AWS::Scheduler::Schedule')).toHaveLength(14);
 		const heartbeats = ofType(whole, 'AWS::CloudWatch::Alarm').filter(([id]) => id.includes('Heartbeat'));
 		// One per account, the hourly due-date history's, and the digest's.
 		expect(heartbeats.filter(([id]) => id.includes('AccountHeartbeat'))).toHaveLength(3);
@@ -165,7 +165,7 @@ describe('the whole stack with several accounts', () => {
 	});
 
 	it("the e-mail functions get each account's routing (its own recipients, else the deployment's)", () => {
-		for (const fn of [whole.stack.email.collector, whole.stack.email.digest]) {
+		for (const fn of [whole.stack.email.collector, whole.stack.email.digest, whole.stack.email.report]) {
 			const routing = JSON.parse(propsOf(whole, whole.id(fn)).Environment.Variables.ACCOUNTS_ROUTING as string) as Array<{ account: string; recipients?: { default: string[] } }>;
 			expect(routing.map((r) => [r.account, r.recipients?.default])).toEqual([['default', undefined], ['site-b', ['b@example.com']], ['site-c', undefined]]);
 			// Each account's environment where it is not the stack's (production): where its pollers keep its state, which the digest and the report read.

@@ -1,7 +1,7 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
-import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES } from '../../infra/constructs/emailAlerts';
+import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES, REPORT_TIMEOUT } from '../../infra/constructs/emailAlerts';
 import { detailTypesRead } from '../../lambdas/email/events';
 import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
 
@@ -22,6 +22,7 @@ const statements = (fnId: string) => {
 describe('the alert e-mails construct', () => {
 	const collector = s.id(s.stack.email.collector);
 	const digest = s.id(s.stack.email.digest);
+	const report = s.id(s.stack.email.report);
 
 	it('a rule sends the overdue, resolved, due-soon and failed-test events to the collector, with retries and a DLQ', () => {
 		s.template.hasResourceProperties('AWS::Events::Rule', {
@@ -42,8 +43,35 @@ describe('the alert e-mails construct', () => {
 		expect(props(digest).Timeout).toBe(DIGEST_TIMEOUT.toSeconds());
 	});
 
-	it('both functions get the validated settings, the state table and the time zone', () => {
-		for (const fnId of [collector, digest]) {
+	it('the monthly report has a function of its own, on the first of each month at the digest hour, told the time it was scheduled for; more time and memory than the digest', () => {
+		s.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+			ScheduleExpression: 'cron(0 6 1 * ? *)',
+			ScheduleExpressionTimezone: 'Europe/Berlin',
+			Target: { Arn: getAtt(report), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(s.id(s.stack.schedulerDlq)) } },
+		});
+		expect(props(report).Handler).toBe('index.handler');
+		expect(props(report).Description).toMatch(/^Sends the monthly compliance report/);
+		expect(props(report).Timeout).toBe(REPORT_TIMEOUT.toSeconds());
+		expect(props(report).Timeout).toBeGreaterThanOrEqual(props(digest).Timeout);
+		expect(props(report).MemorySize).toBeGreaterThanOrEqual(props(digest).MemorySize);
+		// Its failed invocations go to the scheduler's dead-letter queue, as the digest's do.
+		expect(props(report).DeadLetterConfig).toEqual({ TargetArn: getAtt(s.id(s.stack.schedulerDlq)) });
+		s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(report), MaximumRetryAttempts: 2 });
+	});
+
+	it("the report reads the pollers' partitions and writes none; it reads the SES sending rate, as the digest does", () => {
+		const st = statements(report);
+		expect(st.map((x: Json) => x.Sid)).not.toContain('StateWrite');
+		const read = st.find((x: Json) => x.Sid === 'StateRead');
+		expect(read.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual(['dueDates:*', 'tests:*', 'scrapped:*', 'scrappedBin:*', 'measurementWarnings:*']);
+		expect(st.find((x: Json) => x.Sid === 'ReadSendingRate')).toMatchObject({ Action: 'ses:GetAccount', Resource: '*' });
+		// The digest no longer reads what only the report read.
+		const digestReads = statements(digest).find((x: Json) => x.Sid === 'StateRead').Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'] as string[];
+		expect(digestReads.filter((k) => /^(dueDates|tests|scrapped)/.test(k))).toEqual([]);
+	});
+
+	it('the e-mail functions get the validated settings, the state table and the time zone', () => {
+		for (const fnId of [collector, digest, report]) {
 			const vars = props(fnId).Environment.Variables;
 			expect(vars).toMatchObject({ STATE_TABLE: ref(s.id(s.stack.table)), TIME_ZONE: 'Europe/Berlin', TEC_ENVIRONMENT: 'sandbox' });
 			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } });
@@ -52,12 +80,12 @@ describe('the alert e-mails construct', () => {
 	});
 
 	it('least privilege: the state table, and SES only as the configured sender', () => {
-		for (const fnId of [collector, digest]) {
+		for (const fnId of [collector, digest, report]) {
 			const st = statements(fnId);
 			// Each on its own partitions (test/infra/leastPrivilege.test.ts).
 			const table = st.filter((x: Json) => ['StateRead', 'StateWrite', 'Idempotency'].includes(x.Sid));
 			for (const t of table) expect(t.Resource).toEqual(getAtt(s.id(s.stack.table)));
-			expect(table.flatMap((t: Json) => t.Action)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']));
+			expect(table.flatMap((t: Json) => t.Action)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', ...(fnId === report ? [] : ['dynamodb:BatchWriteItem'])]));
 			const sesSt = st.find((x: Json) => x.Sid === 'SendAsTheSender');
 			expect(sesSt.Action).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
 			expect(sesSt.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@lab.example.com' } });
@@ -67,8 +95,8 @@ describe('the alert e-mails construct', () => {
 		}
 	});
 
-	it('alarms on collector and digest errors, throttles and the events DLQ, to the alarms topic', () => {
-		for (const fnId of [collector, digest]) {
+	it('alarms on collector, digest and report errors, throttles and the events DLQ, to the alarms topic', () => {
+		for (const fnId of [collector, digest, report]) {
 			for (const metric of ['Errors', 'Throttles']) {
 				s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Dimensions: [{ Name: 'FunctionName', Value: ref(fnId) }], Threshold: 1, AlarmActions: [ref(s.id(s.stack.topic))] });
 			}

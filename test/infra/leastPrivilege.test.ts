@@ -67,15 +67,22 @@ describe('least privilege on the state table (dynamodb:LeadingKeys)', () => {
 	});
 
 	it('the e-mail functions write only their own partitions and read the pollers\' where they read them', () => {
-		const { collector, digest } = s.stack.email;
+		const { collector, digest, report } = s.stack.email;
 		const notices = s.stack.email.notices!;
 		expect(can(s, collector, ['dynamodb:GetItem', 'dynamodb:BatchWriteItem'], 'mail:filed')).toBe(true);
 		expect(can(s, collector, ['dynamodb:BatchWriteItem'], 'mail:facts')).toBe(true);
-		for (const fn of [collector, digest, notices]) expect(can(s, fn, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], 'idempotency:email')).toBe(true);
-		for (const pk of [`overdue:${env}`, `dueSoon:${env}`, `dueDates:${env}`, `tests:${env}`]) {
+		for (const fn of [collector, digest, report, notices]) expect(can(s, fn, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], 'idempotency:email')).toBe(true);
+		for (const pk of [`overdue:${env}`, `dueSoon:${env}`, `measurementWarnings:${env}`]) {
 			expect(can(s, digest, READS, pk), pk).toBe(true);
 			expect(canAny(s, digest, WRITES, pk), pk).toBe(false);
 		}
+		// The monthly report reads the history, test records, recycle bin (and its parts) and warnings, and writes none of the table's items.
+		for (const pk of [`dueDates:${env}`, `tests:${env}`, `scrapped:${env}`, `scrappedBin:${env}`, `measurementWarnings:${env}`]) {
+			expect(can(s, report, READS, pk), pk).toBe(true);
+			expect(canAny(s, report, WRITES, pk), pk).toBe(false);
+		}
+		for (const pk of [`dueDates:${env}`, `tests:${env}`]) expect(canAny(s, digest, READS, pk), pk).toBe(false);
+		for (const pk of [`overdue:${env}`, 'mail:facts', 'lease']) expect(canAny(s, report, [...READS, ...WRITES], pk), pk).toBe(false);
 		expect(can(s, digest, [...READS, 'dynamodb:BatchWriteItem'], 'mail:carried:ops@example.com')).toBe(true);
 		expect(can(s, notices, [...READS, 'dynamodb:BatchWriteItem'], 'notices:2026-11')).toBe(true);
 		expect(can(s, notices, [...READS, 'dynamodb:BatchWriteItem'], 'notices:summary')).toBe(true);
@@ -92,9 +99,9 @@ describe('least privilege on the state table (dynamodb:LeadingKeys)', () => {
 		// The lease as DynamoStateStore takes it: a conditional put, released by a conditional delete (pk `lease`).
 		expect(can(s, notices, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], 'lease')).toBe(true);
 		expect(can(several, several.stack.email.notices!, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], 'lease')).toBe(true);
-		// The budget is one item updated in place (a conditional UpdateItem on `mail:sesBudget`), by all three.
-		for (const fn of [collector, digest, notices]) expect(can(s, fn, ['dynamodb:UpdateItem'], 'mail:sesBudget'), s.id(fn)).toBe(true);
-		for (const fn of [collector, digest, notices]) expect(canAny(s, fn, ['dynamodb:UpdateItem'], 'mail:facts'), s.id(fn)).toBe(false);
+		// The budget is one item updated in place (a conditional UpdateItem on `mail:sesBudget`), by all four.
+		for (const fn of [collector, digest, s.stack.email.report, notices]) expect(can(s, fn, ['dynamodb:UpdateItem'], 'mail:sesBudget'), s.id(fn)).toBe(true);
+		for (const fn of [collector, digest, s.stack.email.report, notices]) expect(canAny(s, fn, ['dynamodb:UpdateItem'], 'mail:facts'), s.id(fn)).toBe(false);
 		expect(can(s, digest, ['dynamodb:GetItem'], 'notices:done')).toBe(true);
 		expect(canAny(s, digest, WRITES, 'notices:done')).toBe(false);
 		expect(can(s, notices, [...READS, 'dynamodb:BatchWriteItem'], 'notices:done')).toBe(true);

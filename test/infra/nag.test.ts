@@ -59,16 +59,17 @@ describe('cdk-nag (AWS Solutions and Serverless)', () => {
 				`Pollers/DueSoonScheduleRole: AwsSolutions-IAM5[Resource::<${poller('d')}.Arn>:*]`,
 				`Pollers/DueDatesScheduleRole: AwsSolutions-IAM5[Resource::<${poller('h')}.Arn>:*]`,
 				`Email/DigestScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.digest)}.Arn>:*]`,
+				`Email/ReportScheduleRole: AwsSolutions-IAM5[Resource::<${full.id(full.stack.email.report)}.Arn>:*]`,
 				// X-Ray's two actions have no resource-level permissions.
-				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Pollers/DueDatesPoller', 'Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
+				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Pollers/DueDatesPoller', 'Email/Collector', 'Email/Digest', 'Email/Report'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::*]`),
 				// A failed poller run is retried by the next tick, not replayed from a queue.
 				...['Pollers/OverdueDevicesPoller', 'Pollers/TestResultsPoller', 'Pollers/DueSoonPoller', 'Pollers/DueDatesPoller'].flatMap((f) => [`${f}/Function: Serverless-LambdaDLQ`, `${f}/Function: Serverless-LambdaAsyncFailureDestination`]),
 				// In SES's sandbox the recipients' identities are checked too; only the sender may send.
-				...['Email/Collector', 'Email/Digest'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]`),
+				...['Email/Collector', 'Email/Digest', 'Email/Report'].map((f) => `${f}/Role: AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]`),
 				// AWS Backup's own service role policy for the state table's backups.
 				'StateBackup/Plan/State: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
 				// The e-mail functions' failed invocations go to their dead-letter queues.
-				...['Email/Collector', 'Email/Digest'].map((f) => `${f}/Function: Serverless-LambdaAsyncFailureDestination`),
+				...['Email/Collector', 'Email/Digest', 'Email/Report'].map((f) => `${f}/Function: Serverless-LambdaAsyncFailureDestination`),
 			].sort(),
 		);
 	});

@@ -102,7 +102,7 @@ describe("docs/aws-deployment.md's resource list and costs, counted from the tem
 		const every5 = schedules.filter((e) => /^cron\(\S+\/5 /.test(e)).length;
 		const metrics = every5 * 5 + 2 + 1;
 		expect(costs).toContain(`ColdStart per service: 2; the digest's RunCompleted: 1) ≈ ${metrics} × $0.30 = $${(metrics * 0.3).toFixed(2)};`);
-		expect(costs).toContain('within the free tier ≈ $5.30 (KMS key, secret and its calls, DynamoDB, the metrics and alarms beyond the free ten)');
+		expect(costs).toContain('within the free tier ≈ $5.50 (KMS key, secret and its calls, DynamoDB, the metrics and alarms beyond the free ten)');
 	});
 
 	it("says when each poll runs in the period, as the template's schedules do", () => {

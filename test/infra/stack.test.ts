@@ -68,7 +68,7 @@ describe('the pollers', () => {
 	const pollers = () => Object.values(basic.stack.pollers).map((f) => basic.id(f));
 
 	it('are NodeFunctions (test/infra/nodeFunction.test.ts) configured by the Pollers construct (test/infra/pollers.test.ts), as are the e-mail functions', () => {
-		const fns = [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest)];
+		const fns = [...pollers(), basic.id(basic.stack.email.collector), basic.id(basic.stack.email.digest), basic.id(basic.stack.email.report)];
 		for (const fnId of fns) expect(props(basic, fnId)).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
 		basic.template.resourceCountIs('AWS::Lambda::Function', fns.length);
 		basic.template.resourceCountIs('AWS::Logs::LogGroup', fns.length);
@@ -77,7 +77,7 @@ describe('the pollers', () => {
 	it('are bundled with esbuild: one minified file each (at most 600 KiB), source maps without sources, loadable', () => {
 		const outdir = Stage.of(basic.stack)!.outdir;
 		const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && statSync(join(outdir, d)).isDirectory());
-		expect(assets).toHaveLength(6);
+		expect(assets).toHaveLength(7);
 		for (const dir of assets) {
 			const files = readdirSync(join(outdir, dir)).sort();
 			expect(files).toEqual(['index.js', 'index.js.map']);
@@ -99,8 +99,8 @@ describe('the pollers', () => {
 });
 
 describe('the schedules (EventBridge Scheduler, not scheduled rules)', () => {
-	it('one per poller (test/infra/pollers.test.ts) and the daily e-mail digest (test/infra/emailAlerts.test.ts); no scheduled rules', () => {
-		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
+	it('one per poller (test/infra/pollers.test.ts), the daily e-mail digest and the monthly report (test/infra/emailAlerts.test.ts); no scheduled rules', () => {
+		basic.template.resourceCountIs('AWS::Scheduler::Schedule', 6);
 		for (const [, rule] of ofType(basic, 'AWS::Events::Rule')) expect(rule.Properties.ScheduleExpression).toBeUndefined();
 	});
 });
@@ -182,9 +182,9 @@ describe('alarms', () => {
 	const alarms = (s: Synth) => ofType(s, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
 
 	it('cover poller errors and throttles, a heartbeat per poller, the e-mail functions, and every DLQ; all go to the alerts topic', () => {
-		// Pollers 8, heartbeats 4 and the digest's, scheduler and alert delivery DLQs 2, e-mails 5 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
-		expect(alarms(basic)).toHaveLength(20);
-		expect(alarms(full)).toHaveLength(21);
+		// Pollers 8, heartbeats 4 and the digest's, scheduler and alert delivery DLQs 2, e-mails 7 (test/infra/emailAlerts.test.ts), webhook DLQ 1 when set.
+		expect(alarms(basic)).toHaveLength(22);
+		expect(alarms(full)).toHaveLength(23);
 		for (const s of [basic, full]) {
 			const topic = ref(s.id(s.stack.topic));
 			for (const a of alarms(s)) {

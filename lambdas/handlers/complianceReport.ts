@@ -1,0 +1,45 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
+import { reportMonthOn } from '../../email/compliance';
+import type { awsDeps } from '../email/aws';
+import { runComplianceReport, type ComplianceRunReport } from '../email/complianceRun';
+import { digestDay } from '../email/digest';
+import { readEmailEnv, type EmailEnv } from '../email/env';
+import { readDigestInvocation } from '../email/events';
+import { EMAILS_SENT_METRIC } from './metricNames';
+import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
+import { readEvent } from './readEvent';
+
+/**
+ * EventBridge Scheduler target on the first of each month at the digest hour: the compliance
+ * report of the month before (lambdas/email/complianceRun.ts), each recipient's once however often
+ * this runs (Powertools Idempotency in the SES mailer); each account's to its own recipients.
+ * Input: `{"scheduledTime": "…"}`, read as the digest reads it (a retry still means that day).
+ * A function of its own: the report beside the digest took the digest's bundle past its budget.
+ */
+let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
+
+export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<ComplianceRunReport | undefined> => {
+	const input = readEvent(() => readDigestInvocation(invocation));
+	if (!wired) {
+		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
+		const env = readEmailEnv(process.env);
+		const { awsDeps, sesSendingRate, tracedClients } = await import('../email/aws.js');
+		const clients = await tracedClients(captureAWSv3Client);
+		// Its sends are paced to the SES account's rate, as the digest's are.
+		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
+		wired ??= { env, deps: awsDeps(env, { ...clients, maxSendRate }) };
+	}
+	const { env, deps } = wired;
+	deps.mailer.registerLambdaContext(context);
+	const day = digestDay(input, Date.now(), env.timeZone);
+	const month = reportMonthOn(day);
+	if (month === undefined) {
+		logger.info('No compliance report on this day: it goes out on the first of a month', { day });
+		return undefined;
+	}
+	const report = await runComplianceReport(deps, month);
+	logger.info('Compliance report sent', { month, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
+	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report.sent.length);
+	return report;
+});

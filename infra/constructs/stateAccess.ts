@@ -43,8 +43,8 @@ export const POLLER_PARTITIONS: Record<PollerName, StatePartitions> = {
 	// It also records each result for the history: the newest test date and the test record.
 	testResults: { own: [NS.seenResults(ANY), NS.resultsCursor(ANY), NS.failedEvidence(ANY), NS.measurementPending(ANY), NS.measurements(ANY), NS.measurementBackfill(ANY), NS.measurementWarnings(ANY), NS.latestResult(ANY), NS.tests(ANY)], leases: true },
 	dueSoon: { own: [NS.dueSoon(ANY), NS.dueSoonClock(ANY)], leases: true },
-	// And the recycle bin's device entries, for the report's failure rates (pollers/scrapped.ts).
-	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY), NS.scrapped(ANY)], reads: [NS.latestResult(ANY)], leases: true },
+	// And the recycle bin's device entries, for the report's failure rates (pollers/scrapped.ts), kept in parts.
+	dueDates: { own: [NS.dueDates(ANY), NS.rebuild(ANY), NS.tests(ANY), NS.scrapped(ANY), NS.scrappedBin(ANY)], reads: [NS.latestResult(ANY)], leases: true },
 };
 
 export const EMAIL_PARTITIONS = {

@@ -51,6 +51,14 @@ describe("each poller's calls on the state table are within its role's partition
 		expect(refused(name, calls)).toEqual([]);
 	});
 
+	it('dueDates with devices in the recycle bin: the bin is kept in parts (scrappedBin:), within its role', async () => {
+		world.sandbox.account.delete('device', 3, false);
+		world.sandbox.account.clockOffsetMs += 86_400_000; // a new day: the bin is read again
+		const calls = await callsOf('dueDates');
+		expect(calls.some((c) => c.action === 'BatchWriteItem' && c.keys.some((k) => k.startsWith('scrappedBin:')))).toBe(true);
+		expect(refused('dueDates', calls)).toEqual([]);
+	});
+
 	it('a partition another function keeps is refused (the check can fail)', () => {
 		expect(refused('overdueDevices', [{ action: 'BatchWriteItem', keys: ['dueDates:sandbox', 'mail:facts'] }])).toEqual(['BatchWriteItem dueDates:sandbox', 'BatchWriteItem mail:facts']);
 		expect(refused('dueDates', [{ action: 'BatchWriteItem', keys: ['latestResult:sandbox'] }])).toEqual(['BatchWriteItem latestResult:sandbox']);

@@ -146,7 +146,7 @@ export interface IntervalRecommendation {
 	failedUsed: number;
 	resultsExcluded: number;
 	excluded: IntervalExclusions;
-	/** 1 − failedUsed / resultsUsed; null without a result used. */
+	/** (resultsUsed − failedUsed) / resultsUsed; null without a result used. */
 	observedReliability: number | null;
 	/** The two-sided limits at `confidence` (each one-sided at (1 + confidence) / 2). */
 	reliabilityLowerLimit: number;
@@ -168,7 +168,7 @@ export interface IntervalRecommendation {
 export interface IntervalRecommendations {
 	groupBy: IntervalGroupBy;
 	today: string;
-	/** The first test date read. */
+	/** The period's first day; results from previousTestsFrom(from, …) before it only as previous tests. */
 	from: string;
 	settings: IntervalSettings;
 	groups: IntervalRecommendation[];

@@ -9,6 +9,7 @@ import type { RateScrappedDevice, RateTestResult } from './failureRates';
 import { longestInterval, previousTestsFrom } from './intervals';
 import type { ListQuery } from './query';
 import type { RebuildDevice } from './rebuild';
+import { enabledLists, type EnabledLists, type ListRoles } from './enabledLists';
 import { roleValues } from './roles';
 
 /**
@@ -40,14 +41,26 @@ export interface ComplianceReportInput {
 	scrapped: RateScrappedDevice[] | null;
 }
 
+/**
+ * The roles the report reads, per list: the customers' names (readCustomerNames), and of each
+ * device what historyDeviceOf (department, test interval) and the report's device (designation,
+ * ID barcode, next test date) read; each list asks only for them (client/enabledLists.ts).
+ */
+export const REPORT_ROLES = {
+	customer: ['customerName'],
+	device: ['department', 'testInterval', 'designation', 'idBarcode', 'nextTestDate'],
+} as const satisfies ListRoles;
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
 
 /**
  * `month`: the report's (YYYY-MM); `today`: the service's, the day the history is rebuilt to;
- * `keep`: the due entries the reader needs (email/compliance.ts, reportEntries), else all.
+ * `keep`: the due entries the reader needs (email/compliance.ts, reportEntries), else all;
+ * `enabled`: each list's properties asked for, else those of REPORT_ROLES (every property: `{}`).
  */
-export async function readComplianceReportInput(client: ServiceClient, month: string, today: string, keep?: (entry: DueEntry) => boolean): Promise<ComplianceReportInput> {
-	const names = await readCustomerNames(client);
+export async function readComplianceReportInput(client: ServiceClient, month: string, today: string, keep?: (entry: DueEntry) => boolean, enabled?: EnabledLists): Promise<ComplianceReportInput> {
+	enabled ??= await enabledLists(client, REPORT_ROLES);
+	const names = await readCustomerNames(client, enabled.customer);
 	const devices = new Map<number, ReportInputDevice>();
 	// 100,000 devices share a few hundred types, departments and days: each such text kept once.
 	const kept = new Map<string, string>();
@@ -58,7 +71,7 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		kept.set(s, s);
 		return s;
 	};
-	for await (const raw of client.items('device.list', {}, wholeList(client))) {
+	for await (const raw of client.items('device.list', { enabled: enabled.device }, wholeList(client))) {
 		const values = roleValues(raw, client.profile);
 		const d = historyDeviceOf(raw, names, client.profile, values);
 		if (!d) continue;

@@ -2,19 +2,23 @@
  * A client of the sandbox whose every request is written down (method and URL), and what a list's
  * requests asked for (`enabled`): for the tests of reads that ask only for the properties they read.
  */
-import { Pacer, SERVICE_RATE, ServiceClient, parseBaseUrl, type HttpRequest, type ServiceProfile } from '../../client';
+import { Pacer, SERVICE_RATE, ServiceClient, parseBaseUrl, type HttpRequest, type HttpResponse, type ServiceProfile } from '../../client';
 import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import type { Sandbox } from '../../sandbox/server';
 
-/** `rate`: the sandbox's requests per second (the tests raise it: they are not of pacing). */
-export function recordingClient(sandbox: Sandbox, rate: number, profile?: ServiceProfile): { client: ServiceClient; seen: HttpRequest[] } {
+/**
+ * `rate`: the sandbox's requests per second (the tests raise it: they are not of pacing);
+ * `answer`: changes an answer before the client reads it.
+ */
+export function recordingClient(sandbox: Sandbox, rate: number, profile?: ServiceProfile, answer?: (request: HttpRequest, response: HttpResponse) => HttpResponse): { client: ServiceClient; seen: HttpRequest[] } {
 	const seen: HttpRequest[] = [];
 	const send = undiciRequestFn(sandbox.sandboxToken);
 	const client = new ServiceClient({
 		baseUrl: parseBaseUrl(sandbox.url),
-		request: (request) => {
+		request: async (request) => {
 			seen.push(request);
-			return send(request);
+			const response = await send(request);
+			return answer ? answer(request, response) : response;
 		},
 		clock: systemClock,
 		pacer: new Pacer(systemClock, { ...SERVICE_RATE, maxRequests: rate }),

@@ -58,7 +58,7 @@ export async function benchEmails(scale: Scale = FULL): Promise<BenchRow[]> {
 			await pause(scale.settleMs);
 			const node = await child('node', operation, sandbox, month);
 			// The least requests: each list's pages of the largest size (results: those the read counted).
-			// The notices' page of property keys (their lists' `enabled`) is their own cost, not the ideal's.
+			// The page of property keys (the lists' `enabled`) is the operation's own cost, not the ideal's.
 			const results = read.items - counts.customers - counts.devices;
 			const least = pagesAtLimit(counts.customers) + pagesAtLimit(counts.devices) + (operation === 'complianceReport' ? pagesAtLimit(results) : 0);
 			const ideal = idealSeconds(least);

@@ -1,7 +1,9 @@
 import { Pacer, SERVICE_RATE, ServiceClient, historyReach, monthBefore, parseBaseUrl, type ListQuery } from '../client';
 import { historyDeviceOf } from '../client/complianceHistoryRead';
 import { wholeList } from '../client/complianceSnapshot';
-import { noticeEnabled } from '../client/noticesRead';
+import { REPORT_ROLES } from '../client/complianceReportRead';
+import { enabledLists } from '../client/enabledLists';
+import { NOTICE_ROLES } from '../client/noticesRead';
 import { systemClock, undiciRequestFn } from '../lambdas/adapters/undiciService';
 import { getHeapStatistics } from 'node:v8';
 import type { IDataObject } from 'n8n-workflow';
@@ -44,8 +46,8 @@ async function plainRead(url: string, token: string, operation: EmailOperation, 
 		pacer: new Pacer(systemClock, SERVICE_RATE),
 	});
 	let n = 0;
-	// The notices ask only for the properties they read, as the operation does (client/noticesRead.ts).
-	const enabled = operation === 'customerNotices' ? await noticeEnabled(client) : {};
+	// Each list asks only for the properties the operation reads, as the operation does (client/enabledLists.ts).
+	const enabled = await enabledLists(client, operation === 'customerNotices' ? NOTICE_ROLES : REPORT_ROLES);
 	for await (const _ of client.items('customer.list', { enabled: enabled.customer }, wholeList(client))) n++;
 	let longest = 0;
 	for await (const raw of client.items('device.list', { enabled: enabled.device }, wholeList(client))) {

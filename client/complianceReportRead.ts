@@ -9,6 +9,7 @@ import type { RateScrappedDevice, RateTestResult } from './failureRates';
 import { longestInterval, previousTestsFrom } from './intervals';
 import type { ListQuery } from './query';
 import type { RebuildDevice } from './rebuild';
+import { enabledLists, type EnabledLists, type ListRoles } from './enabledLists';
 import { roleValues } from './roles';
 
 /**
@@ -40,14 +41,26 @@ export interface ComplianceReportInput {
 	scrapped: RateScrappedDevice[] | null;
 }
 
+/**
+ * The roles the report reads, per list: the customers' names (readCustomerNames), and of each
+ * device what historyDeviceOf (department, test interval) and the report's device (designation,
+ * ID barcode, next test date) read; each list asks only for them (client/enabledLists.ts).
+ */
+export const REPORT_ROLES = {
+	customer: ['customerName'],
+	device: ['department', 'testInterval', 'designation', 'idBarcode', 'nextTestDate'],
+} as const satisfies ListRoles;
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null);
 
 /**
  * `month`: the report's (YYYY-MM); `today`: the service's, the day the history is rebuilt to;
- * `keep`: the due entries the reader needs (email/compliance.ts, reportEntries), else all.
+ * `keep`: the due entries the reader needs (email/compliance.ts, reportEntries), else all;
+ * `enabled`: each list's properties asked for, else those of REPORT_ROLES (every property: `{}`).
  */
-export async function readComplianceReportInput(client: ServiceClient, month: string, today: string, keep?: (entry: DueEntry) => boolean): Promise<ComplianceReportInput> {
-	const names = await readCustomerNames(client);
+export async function readComplianceReportInput(client: ServiceClient, month: string, today: string, keep?: (entry: DueEntry) => boolean, enabled?: EnabledLists): Promise<ComplianceReportInput> {
+	enabled ??= await enabledLists(client, REPORT_ROLES);
+	const names = await readCustomerNames(client, enabled.customer);
 	const devices = new Map<number, ReportInputDevice>();
 	// 100,000 devices share a few hundred types, departments and days: each such text kept once.
 	const kept = new Map<string, string>();
@@ -58,7 +71,7 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		kept.set(s, s);
 		return s;
 	};
-	for await (const raw of client.items('device.list', {}, wholeList(client))) {
+	for await (const raw of client.items('device.list', { enabled: enabled.device }, wholeList(client))) {
 		const values = roleValues(raw, client.profile);
 		const d = historyDeviceOf(raw, names, client.profile, values);
 		if (!d) continue;
@@ -91,8 +104,6 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 			skips.unreadableResults++;
 			continue;
 		}
-		// A few hundred distinct days among 300,000 results: each kept once, not once per result.
-		test.testDate = once(test.testDate)!;
 		tests.set(test);
 	}
 	const list = [...devices.values()];
@@ -106,11 +117,21 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 
 /**
  * The results by id, as a Map of id to result would keep them (the first read's place, the last
- * read's record), in one array: the list is read in ascending ids, so a result read again (pages
- * overlap) is found by bisection. Should ids ever come out of order, a Map takes over.
+ * read's record), held as columns (typed arrays, each day once) while the pages arrive: 300,000
+ * results are four arrays, not 300,000 objects the collector walks on every major collection of
+ * the read. The list is read in ascending ids, so a result read again (pages overlap) is found by
+ * bisection. Should ids ever come out of order, a Map of the results takes over.
  */
 class TestsById {
-	private readonly sorted: RateTestResult[] = [];
+	private ids = new Float64Array(1024);
+	private deviceIds = new Float64Array(1024);
+	/** Index into `days`. */
+	private dayOf = new Int32Array(1024);
+	/** 1 failed, 0 passed, -1 neither (failed: null). */
+	private failed = new Int8Array(1024);
+	private length = 0;
+	private readonly days: string[] = [];
+	private readonly dayIndex = new Map<string, number>();
 	private byId: Map<number, RateTestResult> | undefined;
 
 	set(test: RateTestResult): void {
@@ -118,27 +139,62 @@ class TestsById {
 			this.byId.set(test.id, test);
 			return;
 		}
-		const list = this.sorted;
-		if (list.length === 0 || list[list.length - 1].id < test.id) {
-			list.push(test);
+		const n = this.length;
+		if (n === 0 || this.ids[n - 1] < test.id) {
+			if (n === this.ids.length) this.grow();
+			this.write(n, test);
+			this.length = n + 1;
 			return;
 		}
 		let lo = 0;
-		let hi = list.length - 1;
+		let hi = n - 1;
 		while (lo < hi) {
 			const mid = (lo + hi) >>> 1;
-			if (list[mid].id < test.id) lo = mid + 1;
+			if (this.ids[mid] < test.id) lo = mid + 1;
 			else hi = mid;
 		}
-		if (list[lo].id === test.id) list[lo] = test;
+		if (this.ids[lo] === test.id) this.write(lo, test);
 		else {
-			this.byId = new Map(list.map((t) => [t.id, t]));
+			this.byId = new Map(this.list().map((t) => [t.id, t]));
 			this.byId.set(test.id, test);
-			list.length = 0;
+			this.length = 0;
 		}
 	}
 
+	/** Each result as an object (RateTestResult), in the order read: for the report's figures, once the last page is in. */
 	list(): RateTestResult[] {
-		return this.byId ? [...this.byId.values()] : this.sorted;
+		if (this.byId) return [...this.byId.values()];
+		const out: RateTestResult[] = new Array(this.length);
+		for (let i = 0; i < this.length; i++) {
+			const f = this.failed[i];
+			out[i] = { id: this.ids[i], deviceId: this.deviceIds[i], testDate: this.days[this.dayOf[i]], failed: f === -1 ? null : f === 1 };
+		}
+		return out;
+	}
+
+	private write(i: number, test: RateTestResult): void {
+		this.ids[i] = test.id;
+		this.deviceIds[i] = test.deviceId;
+		let day = this.dayIndex.get(test.testDate);
+		if (day === undefined) {
+			day = this.days.length;
+			this.days.push(test.testDate);
+			this.dayIndex.set(test.testDate, day);
+		}
+		this.dayOf[i] = day;
+		this.failed[i] = test.failed === null ? -1 : test.failed ? 1 : 0;
+	}
+
+	private grow(): void {
+		const size = this.ids.length * 2;
+		const more = <T extends Float64Array | Int32Array | Int8Array>(a: T, make: new (n: number) => T): T => {
+			const b = new make(size);
+			b.set(a);
+			return b;
+		};
+		this.ids = more(this.ids, Float64Array);
+		this.deviceIds = more(this.deviceIds, Float64Array);
+		this.dayOf = more(this.dayOf, Int32Array);
+		this.failed = more(this.failed, Int8Array);
 	}
 }

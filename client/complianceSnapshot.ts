@@ -44,10 +44,10 @@ export async function readServiceDay(client: ServiceClient): Promise<string | un
 	return today;
 }
 
-/** Customer id → name, the whole customer list. */
-export async function readCustomerNames(client: ServiceClient): Promise<Map<number, string>> {
+/** Customer id → name, the whole customer list; `enabled`: the properties asked for (client/enabledLists.ts), else every one. */
+export async function readCustomerNames(client: ServiceClient, enabled?: number[]): Promise<Map<number, string>> {
 	const names = new Map<number, string>();
-	for await (const raw of client.items('customer.list', {}, wholeList(client))) {
+	for await (const raw of client.items('customer.list', { enabled }, wholeList(client))) {
 		const id = Number((raw as { id?: unknown } | null)?.id);
 		const name = roleValue(raw, 'customerName', client.profile);
 		if (Number.isSafeInteger(id) && typeof name === 'string') names.set(id, name);

@@ -1,9 +1,9 @@
 import type { ServiceClient } from './client';
 import { wholeList } from './complianceSnapshot';
 import { todayOf } from './dates';
-import { ServiceError } from './errors';
-import { DEFAULT_PROFILE, type PropertyRole, type ServiceProfile } from './profile';
-import { enabledFor, roleValues, type PropertyKeyRow } from './roles';
+import { enabledLists, type ListRoles } from './enabledLists';
+import { DEFAULT_PROFILE, type ServiceProfile } from './profile';
+import { roleValues } from './roles';
 
 /**
  * Reading what a customer re-test notice needs from the service's lists, for any face, as of
@@ -73,28 +73,11 @@ export function noticeDeviceOf(raw: unknown, profile: ServiceProfile = DEFAULT_P
 	};
 }
 
-/** The roles a notice reads, per list (noticeCustomerOf, noticeDeviceOf). */
-const NOTICE_ROLES = {
+/** The roles a notice reads, per list (noticeCustomerOf, noticeDeviceOf): each list's `enabled` (client/enabledLists.ts). */
+export const NOTICE_ROLES = {
 	customer: ['customerName', 'customerEmail'],
 	device: ['designation', 'idBarcode', 'department', 'location', 'nextTestDate'],
-} as const satisfies Record<'customer' | 'device', readonly PropertyRole[]>;
-
-/**
- * Each list's `enabled` for the notices, from one read of the account's property keys; a list
- * whose roles the keys do not all name (see enabledFor), an account without the key list (its
- * path is ASSUMED: not found) or a token that may not read it (413), reads every property, as before.
- */
-export async function noticeEnabled(client: ServiceClient): Promise<{ customer?: number[]; device?: number[] }> {
-	const keys: PropertyKeyRow[] = [];
-	try {
-		for await (const raw of client.items('propertyKey.list', {}, wholeList(client))) if (raw && typeof raw === 'object') keys.push(raw as PropertyKeyRow);
-	} catch (error) {
-		// Not there, or the token may not read it (413): the key list only makes the reads smaller.
-		if (error instanceof ServiceError && (error.status === 404 || error.status === 413)) return {};
-		throw error;
-	}
-	return { customer: enabledFor(keys, 'customer', NOTICE_ROLES.customer, client.profile), device: enabledFor(keys, 'device', NOTICE_ROLES.device, client.profile) };
-}
+} as const satisfies ListRoles;
 
 /**
  * `timeZone`: the account's (the e-mails'), whose day the notice's month is: today by the one rule (client/dates.ts, todayOf).
@@ -104,7 +87,7 @@ export async function readNoticeInput(client: ServiceClient, now: () => number, 
 	const WHOLE = wholeList(client);
 	const today = todayOf(now(), timeZone);
 	let skippedRecords = 0;
-	const enabled = await noticeEnabled(client);
+	const enabled = await enabledLists(client, NOTICE_ROLES);
 	const customers = new Map<number, NoticeCustomer>();
 	for await (const raw of client.items('customer.list', { enabled: enabled.customer }, WHOLE)) {
 		const c = noticeCustomerOf(raw, client.profile);

@@ -3,13 +3,13 @@
  * the same: every field, every device and customer, as a read of every property would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Pacer, SERVICE_RATE, ServiceClient, parseBaseUrl, resolveProfile, type HttpRequest, type ServiceProfile } from '../../client';
+import { resolveProfile, type ServiceProfile } from '../../client';
 import { noticeCustomerOf, noticeDeviceOf, readNoticeInput, type NoticeCustomer, type NoticeDevice } from '../../client/noticesRead';
 import { composeNotices, listedIn } from '../../email/notices';
-import { systemClock, undiciRequestFn } from '../../lambdas/adapters/undiciService';
 import { CUSTOMER, DEVICE } from '../../sandbox/properties';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { monthFrom } from '../../nodes/TestEquipmentCloud/actions/email/common';
+import { enabledOf, recordingClient as recording } from '../support/recordingClient';
 
 const RATE = 200;
 let sandbox: Sandbox;
@@ -18,32 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.stop());
 
-/** A client whose every request is written down (method and URL). */
-function recordingClient(profile?: ServiceProfile) {
-	const seen: HttpRequest[] = [];
-	const send = undiciRequestFn(sandbox.sandboxToken);
-	const client = new ServiceClient({
-		baseUrl: parseBaseUrl(sandbox.url),
-		request: (request) => {
-			seen.push(request);
-			return send(request);
-		},
-		clock: systemClock,
-		pacer: new Pacer(systemClock, { ...SERVICE_RATE, maxRequests: RATE }),
-		profile,
-	});
-	return { client, seen };
-}
-
-/** The `enabled` of each request to a path: its key ids, or null when the request has none. */
-function enabledOf(seen: HttpRequest[], path: string): Array<number[] | null> {
-	return seen
-		.filter((r) => new URL(r.url).pathname.endsWith(path))
-		.map((r) => {
-			const raw = new URL(r.url).searchParams.get('enabled');
-			return raw === null ? null : (JSON.parse(raw) as number[]);
-		});
-}
+const recordingClient = (profile?: ServiceProfile) => recording(sandbox, RATE, profile);
 
 /** Today's read, every property of every record: what the notices read before `enabled`. */
 async function everyProperty(profile?: ServiceProfile): Promise<{ customers: NoticeCustomer[]; devices: NoticeDevice[] }> {

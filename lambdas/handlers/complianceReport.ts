@@ -11,7 +11,7 @@ import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powert
 import { readEvent } from './readEvent';
 
 /**
- * EventBridge Scheduler target on the first of each month at the digest hour: the compliance
+ * EventBridge Scheduler target on the first and second of each month at the digest hour: the compliance
  * report of the month before (lambdas/email/complianceRun.ts), each recipient's once however often
  * this runs (Powertools Idempotency in the SES mailer); each account's to its own recipients.
  * Input: `{"scheduledTime": "…"}`, read as the digest reads it (a retry still means that day).
@@ -33,9 +33,11 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
-	const month = reportMonthOn(day);
+	// The 2nd too: a daylight-saving gap can leave the 1st's hour out (the schedule then skips it);
+	// the 1st's sends are kept per recipient for three days, so the 2nd sends only what it did not.
+	const month = reportMonthOn(day) ?? (day.endsWith('-02') ? reportMonthOn(`${day.slice(0, 8)}01`) : undefined);
 	if (month === undefined) {
-		logger.info('No compliance report on this day: it goes out on the first of a month', { day });
+		logger.info('No compliance report on this day: it goes out on the first of a month (the second sends what the first did not)', { day });
 		return undefined;
 	}
 	const report = await runComplianceReport(deps, month);

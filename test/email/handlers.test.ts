@@ -86,11 +86,21 @@ describe('the deployed e-mail handlers', () => {
 		const lines = jsonLines(first.lines);
 		expect(lines.find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-10', sent: 1, function_request_id: 'r-1' });
 		expect(lines.filter((l) => l.EmailsSent === 1)).toHaveLength(1);
-		// The next day: no report.
+		// The 2nd (scheduled too, for a 1st whose hour a daylight-saving gap left out): the 1st's went out, nothing twice.
 		const count = ses.sent.length;
 		await digest({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-3'));
-		await expect(report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-4'))).resolves.toBeUndefined();
+		await report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-4'));
 		expect(subjects(count).some((s) => s.startsWith('Calibration compliance'))).toBe(false);
+		// The 3rd: no report.
+		await expect(report({ scheduledTime: '2026-11-03T06:00:00Z' }, context('r-5'))).resolves.toBeUndefined();
+		expect(subjects(count).some((s) => s.startsWith('Calibration compliance'))).toBe(false);
+	});
+
+	it("a 1st whose run never came (the digest hour in a daylight-saving gap: 2:00 on 1 October 2028 in Sydney): the 2nd makes the month's report (the first test: it sends nothing the 1st sent)", async () => {
+		// 2 December 2026, the 1st's run missing: November's report is made (the preview's devices have nothing due in November).
+		const run = await captureOutput(() => report({ scheduledTime: '2026-12-02T06:00:00Z' }, context('g-1')));
+		expect(run.result).toMatchObject({ sent: [], nothingToSay: [expect.anything()] });
+		expect(jsonLines(run.lines).find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-11', function_request_id: 'g-1' });
 	});
 
 	it('a failed test is e-mailed at once, once, however often the event comes', async () => {

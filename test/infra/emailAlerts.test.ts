@@ -45,7 +45,7 @@ describe('the alert e-mails construct', () => {
 
 	it('the monthly report has a function of its own, on the first of each month at the digest hour, told the time it was scheduled for; more time and memory than the digest', () => {
 		s.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-			ScheduleExpression: 'cron(0 6 1 * ? *)',
+			ScheduleExpression: 'cron(0 6 1-2 * ? *)',
 			ScheduleExpressionTimezone: 'Europe/Berlin',
 			Target: { Arn: getAtt(report), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(s.id(s.stack.schedulerDlq)) } },
 		});

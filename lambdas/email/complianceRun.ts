@@ -33,7 +33,7 @@ export interface ComplianceRunReport {
 }
 
 /** The warning a run logs for interval settings' department rows that match no device. */
-export const UNMATCHED_DEPARTMENTS = 'The e-mail settings’ intervals.departments name departments no device has (names match whatever their case and spacing): their limits set nothing';
+export const UNMATCHED_DEPARTMENTS = 'intervals.departments: no device has these departments; they set nothing';
 
 /**
  * Reads the histories once, then sends each recipient's report once (keyed by month and
@@ -58,7 +58,8 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
 		// A row matched by any account's devices sets something.
-		if (unmatched.length > 0) unmatched = unmatchedDepartments(Object.fromEntries(unmatched.map((n) => [n, departments[n]])), history.devices.values());
+		const none = new Set(unmatchedDepartments(departments, history.devices.values()));
+		unmatched = unmatched.filter((n) => none.has(n));
 		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read, not counted (and said why).
 		const bin = await readKeptBin(deps.view, where);
 		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).

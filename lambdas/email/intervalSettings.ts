@@ -13,28 +13,24 @@ import { once } from '../once';
 const KEYS = ['reliabilityTarget', 'confidence', 'defaultEnvironment', 'minMonths', 'departments'];
 const DEPARTMENT_KEYS = ['environment', 'minMonths', 'maxMonths'];
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function unknownKeys(where: string, v: Record<string, unknown>, valid: string[]): string | undefined {
-	const extra = Object.keys(v).filter((k) => !valid.includes(k));
-	return extra.length === 0 ? undefined : `${where}: unknown ${extra.map((k) => `"${k}"`).join(', ')}; valid keys are ${valid.join(', ')}`;
+/** Not an object with only these keys: what is wrong, said for `where`. */
+function shapeProblem(where: string, v: unknown, keys: string[]): string | undefined {
+	if (typeof v !== 'object' || v === null || Array.isArray(v)) return `${where}: expected an object with ${keys.join(', ')} (each optional)`;
+	const extra = Object.keys(v).filter((k) => !keys.includes(k));
+	return extra.length > 0 ? `${where}: unknown ${extra.map((k) => `"${k}"`).join(', ')}; valid keys are ${keys.join(', ')}` : undefined;
 }
 
 /** The first problem of the settings as given, or undefined. */
 function problemOf(v: unknown): string | undefined {
-	if (!isObject(v)) return `intervals: expected an object with ${KEYS.join(', ')} (each optional), got ${JSON.stringify(v)?.slice(0, 40)}`;
-	const keys = unknownKeys('intervals', v, KEYS);
-	if (keys) return keys;
-	if (v.departments !== undefined) {
-		if (!isObject(v.departments)) return `intervals.departments: expected an object of department name → {${DEPARTMENT_KEYS.join(', ')}}`;
-		for (const [name, d] of Object.entries(v.departments)) {
-			if (!isObject(d)) return `intervals.departments[${name}]: expected an object with ${DEPARTMENT_KEYS.join(', ')} (each optional)`;
-			const extra = unknownKeys(`intervals.departments[${name}]`, d, DEPARTMENT_KEYS);
-			if (extra) return extra;
-		}
+	let p = shapeProblem('intervals', v, KEYS);
+	const departments = (v as IntervalSettingsInput | undefined)?.departments;
+	if (p === undefined && departments !== undefined) {
+		if (typeof departments !== 'object' || departments === null || Array.isArray(departments)) return 'intervals.departments: expected an object of department name → settings';
+		for (const [name, d] of Object.entries(departments)) p ??= shapeProblem(`intervals.departments[${name}]`, d, DEPARTMENT_KEYS);
 	}
-	const p = intervalSettingsProblem(withIntervalDefaults(v as IntervalSettingsInput));
-	return p ? `intervals.${p.setting}: ${p.message}` : undefined;
+	if (p !== undefined) return p;
+	const q = intervalSettingsProblem(withIntervalDefaults(v as IntervalSettingsInput));
+	return q && `intervals.${q.setting}: ${q.message}`;
 }
 
 export const intervalSettingsSchema = once(() =>

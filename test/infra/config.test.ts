@@ -55,6 +55,8 @@ describe('stack settings (context or props)', () => {
 		expect(problems({ ...minimal, intervals: { maxMonths: 24 } })).toContain('intervals: unknown "maxMonths"; valid keys are reliabilityTarget, confidence, defaultEnvironment, minMonths, departments');
 		expect(problems({ ...minimal, intervals: { departments: { IT: { max: 24 } } } })).toContain('intervals.departments[IT]: unknown "max"; valid keys are environment, minMonths, maxMonths');
 		expect(problems({ ...minimal, intervals: '{"minMonths": ' })).toContain('intervals: expected an object');
+		expect(problems({ ...minimal, intervals: { departments: ['IT'] } })).toContain('intervals.departments: expected an object of department name → settings');
+		expect(parseConfig({ ...minimal, intervals: '' }).email.intervals).toBeUndefined();
 	});
 
 	it('reads command-line strings (-c key=value) and cdk.json numbers and lists alike', () => {

@@ -40,3 +40,4 @@ export * from './measurementSeries';
 export * from './measurementAlertsRead';
 export * from './measurementWarningRows';
 export * from './sharePacing';
+export * from './names';

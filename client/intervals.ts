@@ -2,6 +2,7 @@ import { binomialCdf, lowerBound, upperBound } from './binomial';
 import { addMonths, epochDay } from './dates';
 import { confidencePercent, exactPercent, percentBeside } from './percent';
 import { ValidationError } from './errors';
+import { normalName } from './names';
 import { compareGroups, INTERVAL_DECISION_NOTE, type RateDevice, type RateTestResult } from './failureRates';
 import { MAX_INTERVAL_MONTHS, usableInterval } from './rebuild';
 
@@ -112,6 +113,26 @@ export interface IntervalSettings {
 
 export const DEFAULT_INTERVAL_SETTINGS: IntervalSettings = { reliabilityTarget: 0.98, confidence: 0.5, defaultEnvironment: 'workshop', minMonths: 1, departments: {} };
 
+/** The settings as a face takes them (the e-mail settings' `intervals`): every part optional. */
+export type IntervalSettingsInput = Partial<IntervalSettings>;
+
+/** The settings given, the defaults (DEFAULT_INTERVAL_SETTINGS) for the parts not given. */
+export function withIntervalDefaults(input: IntervalSettingsInput | undefined): IntervalSettings {
+	if (input === undefined) return DEFAULT_INTERVAL_SETTINGS;
+	const out = { ...DEFAULT_INTERVAL_SETTINGS };
+	for (const key of Object.keys(out) as Array<keyof IntervalSettings>) if (input[key] !== undefined) (out as Record<string, unknown>)[key] = input[key];
+	return out;
+}
+
+/** The department rows whose name (matched as the routing matches names) is no device's department, in the settings' order. */
+export function unmatchedDepartments(departments: IntervalSettings['departments'], devices: Iterable<{ department: string | null }>): string[] {
+	const names = Object.keys(departments);
+	if (names.length === 0) return [];
+	const seen = new Set<string>();
+	for (const d of devices) if (d.department !== null) seen.add(normalName(d.department));
+	return names.filter((n) => !seen.has(normalName(n)));
+}
+
 /** `consistent`: the target lies within the limits; `tooLong`: above them; `tooShort`: below them. */
 export type IntervalTest = 'consistent' | 'tooLong' | 'tooShort';
 export type IntervalChange = 'lengthen' | 'shorten' | 'keep';
@@ -172,6 +193,8 @@ export interface IntervalRecommendations {
 	from: string;
 	settings: IntervalSettings;
 	groups: IntervalRecommendation[];
+	/** The settings' department rows that match no device's department (they set nothing). */
+	unmatchedDepartments: string[];
 	totals: {
 		devicesWithoutInterval: number;
 		resultsOfDevicesWithoutInterval: number;
@@ -216,6 +239,12 @@ export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingPro
 	if (s.minMonths > envMax) {
 		return { setting: 'minMonths', message: `must be at most ${envMax} months, the DGUV V3 maximum of the environment ${s.defaultEnvironment} (set a department's own limits for a longer one), got ${s.minMonths}` };
 	}
+	const byNormal = new Map<string, string>();
+	for (const name of Object.keys(s.departments)) {
+		const other = byNormal.get(normalName(name));
+		if (other !== undefined) return { setting: 'departments', message: `${JSON.stringify(other)} and ${JSON.stringify(name)} name the same department (names match whatever their case and spacing); keep one` };
+		byNormal.set(normalName(name), name);
+	}
 	for (const [name, d] of Object.entries(s.departments)) {
 		if (d.environment !== undefined && !DGUV_ENVIRONMENTS.includes(d.environment)) {
 			return { setting: `departments[${name}].environment`, message: `must be one of ${DGUV_ENVIRONMENTS.join(', ')}, got ${JSON.stringify(d.environment)}` };
@@ -235,9 +264,19 @@ export function validateIntervalSettings(s: IntervalSettings): void {
 	if (p) throw new ValidationError(p.setting, p.message);
 }
 
+const normalised = new WeakMap<object, Map<string, DepartmentIntervalLimits>>();
+
+/** The department rows by their normal name, made once per settings object (not per group). */
+function byNormalName(departments: IntervalSettings['departments']): Map<string, DepartmentIntervalLimits> {
+	let m = normalised.get(departments);
+	if (m === undefined) normalised.set(departments, (m = new Map(Object.entries(departments).map(([k, v]) => [normalName(k), v]))));
+	return m;
+}
+
 /** A department's limits and environment, as set (or the defaults). */
 export function departmentLimits(department: string | null, s: IntervalSettings): { environment: DguvEnvironment; minMonths: number; maxMonths: number } {
-	const d = (department !== null && Object.prototype.hasOwnProperty.call(s.departments, department) ? s.departments[department] : undefined) ?? {};
+	// Matched as the e-mail routing matches names: "verwaltung " sets the limits of "Verwaltung".
+	const d = (department === null ? undefined : byNormalName(s.departments).get(normalName(department))) ?? {};
 	const environment = d.environment ?? s.defaultEnvironment;
 	return { environment, minMonths: d.minMonths ?? s.minMonths, maxMonths: d.maxMonths ?? DGUV_MAX_MONTHS[environment] };
 }
@@ -620,5 +659,5 @@ export function intervalRecommendations(
 			compareGroups({ id: a.department, name: a.department }, { id: b.department, name: b.department }) ||
 			a.currentIntervalMonths - b.currentIntervalMonths,
 	);
-	return { groupBy, today, from, settings, groups: out, totals: { ...totals } };
+	return { groupBy, today, from, settings, groups: out, unmatchedDepartments: unmatchedDepartments(settings.departments, devices), totals: { ...totals } };
 }

@@ -2,6 +2,7 @@ import { daysLate, figuresAsOf, monthBefore, monthDays, monthFigures, outcomeOn,
 import { addDays, daysBetween } from '../client/dates';
 import { allFailureRates, type FailureRateGroupBy, type FailureRateMonths, type FailureRates, type RateDevice, type RateScrappedDevice, type RateTestResult } from '../client/failureRates';
 import { allForecasts, type Forecast, type ForecastDevice } from '../client/forecast';
+import type { IntervalSettingsInput } from '../client/intervals';
 import { reportIntervals, reportOutliers, type ReportIntervals, type ReportOutliers } from './intervalsReport';
 import { byWarning, type MeasurementWarningItem } from '../client/measurementWarningRows';
 import { route, type Recipients } from './routing';
@@ -131,7 +132,8 @@ export interface ReportHistory {
 
 /** Who the report is for, and the facts about the deployment it states. */
 export interface ReportContext {
-	settings: { recipients: Recipients };
+	/** `intervals`: the interval recommendations' settings (each part not given, its default). */
+	settings: { recipients: Recipients; intervals?: IntervalSettingsInput };
 	timeZone: string;
 	environment: 'sandbox' | 'production';
 }
@@ -289,7 +291,7 @@ export function composeComplianceReport(
 		rated = inBin.size === 0 ? own : withBin;
 	}
 	const failureRates = allFailureRates(rated, covered, addDays(asOf, -1), binned);
-	const intervals = reportIntervals(mine, covered, addDays(asOf, -1));
+	const intervals = reportIntervals(mine, covered, addDays(asOf, -1), deps.settings.intervals);
 	const outliers = reportOutliers(mine, covered, addDays(asOf, -1));
 	const forecast = allForecasts(covered, asOf);
 	const since = entries.reduce<string | null>((min, e) => (min === null || e.openedOn < min ? e.openedOn : min), null);

@@ -1,6 +1,5 @@
 import { failureRateWindow, type RateDevice, type RateTestResult } from '../client/failureRates';
 import {
-	DEFAULT_INTERVAL_SETTINGS,
 	intervalDeviceCounts,
 	intervalRecommendations,
 	longestInterval,
@@ -9,6 +8,8 @@ import {
 	type IntervalRecommendation,
 	type IntervalRecommendations,
 	type IntervalSettings,
+	type IntervalSettingsInput,
+	withIntervalDefaults,
 } from '../client/intervals';
 import { outlierDevices, type OutlierDevice } from '../client/measurementOutliers';
 import { usableInterval } from '../client/rebuild';
@@ -19,9 +20,9 @@ import { usableInterval } from '../client/rebuild';
  * recipient). The period is the failure rates' 24-month window; results before it serve only as
  * the previous test of the window's first ones (client/intervals.ts), and only from
  * previousTestsFrom on (`previousFrom`): both faces hold every result from there (n8n reads from
- * there, the pollers keep their test records that long), so both count the same. The report uses the
- * method's defaults (DEFAULT_INTERVAL_SETTINGS: 98 %, 0.5, workshop); n8n's Compliance → Get
- * Interval Recommendations sets them.
+ * there, the pollers keep their test records that long), so both count the same. The settings are
+ * the e-mail settings' `intervals` (Lambdas, `npm start`) or the node's Interval Recommendations
+ * options, each part not given the method's default (DEFAULT_INTERVAL_SETTINGS: 98 %, 0.5, workshop).
  */
 
 export interface ReportIntervals {
@@ -53,15 +54,16 @@ export interface ReportOutliers {
 }
 
 /** `today`: the report's last day (the failure rates' too). */
-export function reportIntervals(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string): ReportIntervals {
+export function reportIntervals(tests: readonly RateTestResult[], devices: readonly RateDevice[], today: string, intervals?: IntervalSettingsInput): ReportIntervals {
+	const settings = withIntervalDefaults(intervals);
 	const { from, to } = failureRateWindow(today, 24);
 	const previousFrom = previousTestsFrom(from, longestInterval(devices));
 	const read = tests.filter((t) => typeof t.testDate !== 'string' || t.testDate.slice(0, 10) >= previousFrom);
 	// The devices' counts are the same in both groupings: made once.
 	const counted = intervalDeviceCounts(read, devices, to, from);
-	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, DEFAULT_INTERVAL_SETTINGS, counted);
+	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, settings, counted);
 	const byType = per('designation');
-	return { from, previousFrom, to, settings: DEFAULT_INTERVAL_SETTINGS, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
+	return { from, previousFrom, to, settings, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
 }
 
 /**

@@ -24,10 +24,10 @@ export function hasAsciiLocalPart(address: string): boolean {
 	return !/[^\x20-\x7e]/.test(address.slice(0, address.lastIndexOf('@')));
 }
 
-/** Names match whatever their case and surrounding or doubled spaces. */
-export function normalName(name: string): string {
-	return name.trim().replace(/\s+/g, ' ').toLowerCase();
-}
+import { normalName } from '../client/names';
+
+/** Names match whatever their case and surrounding or doubled spaces (one rule with the interval settings' departments). */
+export { normalName };
 
 /** The routing rules, as checked (addresses trimmed and lower-cased, lists without repeats). */
 export interface Recipients {

@@ -46,8 +46,8 @@ export interface AlertsConfig {
 	/** The share of the token's requests the first run's backfill of measured values may take (0 = off, else from MIN_BACKFILL_SHARE to 1). */
 	backfillShare: number;
 	/**
-	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests, locale;
-	 * lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
+	 * The alert e-mails (context keys mailFrom, recipients, digestHour, immediateFailedTests, locale,
+	 * customerNotices, intervals; lambdas/email/settings.ts). Without recipients, everything goes to alertEmails.
 	 */
 	email: EmailSettings;
 	/** The service profile (context `serviceProfile`: a JSON file), checked at synth; unset = the defaults. */
@@ -75,6 +75,7 @@ export const CONTEXT_KEYS = [
 	'immediateFailedTests',
 	'locale',
 	'customerNotices',
+	'intervals',
 	'accounts',
 	'serviceProfile',
 	'stateTableName',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { monthBefore } from '../../client/compliance';
 import type { RateTestResult } from '../../client/failureRates';
-import { longestInterval, previousTestsFrom } from '../../client/intervals';
+import { longestInterval, previousTestsFrom, unmatchedDepartments } from '../../client/intervals';
 import { composeComplianceReport, type ComplianceReportContent, type ReportDevice, type ReportHistory } from '../../email/compliance';
 import { complianceAttachments, renderComplianceReport } from '../../email/complianceRender';
 import { readKeptBin } from '../pollers/scrappedBin';
@@ -28,14 +28,21 @@ export interface ComplianceRunReport {
 	sent: Array<{ recipient: string; messageId: string }>;
 	nothingToSay: string[];
 	failed: Array<{ recipient: string; error: string }>;
+	/** The interval settings' department rows that match no device's department of any account (they set nothing; the caller warns). */
+	unmatchedDepartments: string[];
 }
+
+/** The warning a run logs for interval settings' department rows that match no device. */
+export const UNMATCHED_DEPARTMENTS = 'intervals.departments: no device has these departments; they set nothing';
 
 /**
  * Reads the histories once, then sends each recipient's report once (keyed by month and
  * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
  */
 export async function runComplianceReport(deps: DigestDeps, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
-	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [] };
+	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [], unmatchedDepartments: [] };
+	const departments = deps.settings.intervals?.departments ?? {};
+	let unmatched = Object.keys(departments);
 	// One account, or each account of several: its own history and test records (where its pollers
 	// keep them) to its own recipients, one report per account.
 	for (const a of deps.accounts ?? [undefined]) {
@@ -50,6 +57,9 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 		const tests: RateTestResult[] = [];
 		for await (const item of deps.view.list<TestRecord>(NS.tests(where))) if (item.value.on >= previousFrom) tests.push({ id: Number(item.key), deviceId: item.value.device, testDate: item.value.on, failed: item.value.failed });
 		const history = reportHistory(histories);
+		// A row matched by any account's devices sets something.
+		const none = new Set(unmatchedDepartments(departments, history.devices.values()));
+		unmatched = unmatched.filter((n) => none.has(n));
 		// The scrapped devices the due-date poller last read from the recycle bin (pollers/scrapped.ts); none read, not counted (and said why).
 		const bin = await readKeptBin(deps.view, where);
 		// The measured-value warnings the results poller announced and still keeps (pollers/measuredAlerts.ts, WARNING_KEEP_DAYS).
@@ -69,6 +79,7 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 			}
 		}
 	}
+	report.unmatchedDepartments = unmatched;
 	if (report.failed.length > 0) {
 		throw new Error(`The compliance report of ${month} could not be sent to ${report.failed.length} recipient(s): ${report.failed.map((f) => `${f.recipient} (${f.error})`).join('; ')}`);
 	}

@@ -7,7 +7,7 @@ import { OutboxMailer } from '../adapters/outboxMailer';
 import type { TecEvent } from '../events/event';
 import type { Log, Publisher } from '../ports';
 import { reportMonthOn } from '../../email/compliance';
-import { runComplianceReport } from './complianceRun';
+import { runComplianceReport, UNMATCHED_DEPARTMENTS, type ComplianceRunReport } from './complianceRun';
 import { localHour, onEvent, runDigest, type DigestDeps } from './digest';
 import { readEmailEvent } from './events';
 import { noticeMonthOf, recordNoticesSummary, runNotices, type NoticeSent } from './notices';
@@ -106,6 +106,12 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 	let reported = 0;
 	const auditPath = join(dirname(resolve(options.statePath)), NOTICES_LOG);
 
+	/** Interval settings' department rows no device has: named in the log (they set nothing). */
+	function warnUnmatched(report: ComplianceRunReport): ComplianceRunReport {
+		if (report.unmatchedDepartments.length > 0) options.log.warn(UNMATCHED_DEPARTMENTS, { departments: report.unmatchedDepartments });
+		return report;
+	}
+
 	/**
 	 * The customer re-test notices: at the digest hour of a month's first day, or now when asked;
 	 * either way for the month after today's, once per customer (a repeat sends only what is missing).
@@ -163,10 +169,10 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 		if (reportNow) {
 			const month = reportMonthOn(`${day.slice(0, 7)}-01`)!;
 			// A preview: the month before, with what the history knows today.
-			const report = await runComplianceReport(deps, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day);
+			const report = warnUnmatched(await runComplianceReport(deps, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day));
 			if (report.sent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
 		} else if (due && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastComplianceReport')) !== due) {
-			await runComplianceReport(deps, due);
+			warnUnmatched(await runComplianceReport(deps, due));
 			await store.putMany('mail:local', [{ key: 'lastComplianceReport', value: due }]);
 		}
 	}

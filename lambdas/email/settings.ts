@@ -1,5 +1,6 @@
 import * as z from 'zod/v4-mini';
 import { preprocess, superRefine } from '../../client/node/zodMini';
+import { intervalSettingsSchema } from './intervalSettings';
 import { customerNoticesSchema } from './noticeSettings';
 import { EMAIL, normalName, recipientsSchema, type Recipients } from './recipients';
 import { DEFAULT_LOCALE, LOCALES } from '../../email/texts';
@@ -54,6 +55,17 @@ export const emailSettingsSchema = once(() =>
 				return v;
 			}
 		}, customerNoticesSchema()),
+		/** The monthly report's interval recommendations (lambdas/email/intervalSettings.ts); unset, the method's defaults. */
+		intervals: z.optional(
+			preprocess((v) => {
+				if (typeof v !== 'string') return v;
+				try {
+					return JSON.parse(v) as unknown;
+				} catch {
+					return v;
+				}
+			}, intervalSettingsSchema()),
+		),
 	}),
 );
 export type EmailSettings = z.infer<ReturnType<typeof emailSettingsSchema>>;

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { reportMonthOn } from '../../email/compliance';
 import type { awsDeps } from '../email/aws';
-import { runComplianceReport, type ComplianceRunReport } from '../email/complianceRun';
+import { runComplianceReport, UNMATCHED_DEPARTMENTS, type ComplianceRunReport } from '../email/complianceRun';
 import { digestDay } from '../email/digest';
 import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
@@ -41,6 +41,7 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		return undefined;
 	}
 	const report = await runComplianceReport(deps, month);
+	if (report.unmatchedDepartments.length > 0) logger.warn(UNMATCHED_DEPARTMENTS, { departments: report.unmatchedDepartments });
 	logger.info('Compliance report sent', { month, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
 	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report.sent.length);
 	return report;

@@ -38,7 +38,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, addMonths } from '../../client/dates';
 import type { RateDevice, RateTestResult } from '../../client/failureRates';
-import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, rejectionConfidence, type IntervalSettings } from '../../client/intervals';
+import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, rejectionConfidence, unmatchedDepartments, withIntervalDefaults, type IntervalSettings } from '../../client/intervals';
 
 const S = DEFAULT_INTERVAL_SETTINGS;
 
@@ -500,6 +500,32 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		const [k] = intervalRecommendations(few.results, few.devices, TODAY, FROM, 'designation').groups;
 		expect(k).toMatchObject({ change: 'keep', rejectionConfidence: 0 });
 		expect(k.reason).toContain('The target 98.0 % lies within the limits, rejection confidence 0.0 % not above the change confidence 50 %: by NCSLI RP-1 method A3');
+	});
+
+	it('department names match as the e-mail routing matches them (case, surrounding and doubled spaces): a row "verwaltung " sets the limits of "Verwaltung"', () => {
+		const office = account(120, 0, { department: 'Verwaltung' }, 1);
+		for (const name of ['verwaltung', 'Verwaltung ', '  VERWALTUNG']) {
+			const r = intervalRecommendations(office.results, office.devices, TODAY, FROM, 'designationDepartment', { ...S, departments: { [name]: { environment: 'office' } } });
+			expect(r.groups[0]).toMatchObject({ department: 'Verwaltung', maxMonths: 24, environments: ['office'], recommendedIntervalMonths: 15 });
+			expect(r.unmatchedDepartments).toEqual([]);
+		}
+		const spaced = account(120, 0, { department: 'Werk  Nord' }, 1000);
+		expect(intervalRecommendations(spaced.results, spaced.devices, TODAY, FROM, 'designation', { ...S, departments: { 'werk nord': { environment: 'office' } } }).groups[0]).toMatchObject({ maxMonths: 24 });
+	});
+
+	it('a department row that matches no device’s department is named; two rows naming one department are refused, naming both', () => {
+		const office = account(10, 0, { department: 'Verwaltung' }, 1);
+		const r = intervalRecommendations(office.results, office.devices, TODAY, FROM, 'designation', { ...S, departments: { Verwaltung: { environment: 'office' }, Vertrieb: { environment: 'office' } } });
+		expect(r.unmatchedDepartments).toEqual(['Vertrieb']);
+		expect(unmatchedDepartments({ Lager: {}, ' verwaltung': {} }, office.devices)).toEqual(['Lager']);
+		expect(() => intervalRecommendations([], [], TODAY, FROM, 'designation', { ...S, departments: { Verwaltung: {}, 'verwaltung ': { environment: 'office' } } })).toThrow(
+			/departments: "Verwaltung" and "verwaltung " name the same department \(names match whatever their case and spacing\); keep one/,
+		);
+	});
+
+	it('settings given in part take the defaults for the rest', () => {
+		expect(withIntervalDefaults(undefined)).toEqual(S);
+		expect(withIntervalDefaults({ defaultEnvironment: 'office', departments: { IT: { maxMonths: 6 } } })).toEqual({ ...S, defaultEnvironment: 'office', departments: { IT: { maxMonths: 6 } } });
 	});
 
 	it('bad settings are refused naming the setting and what would be valid', () => {

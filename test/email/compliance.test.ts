@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { INTERVAL_DECISION_NOTE, monthBefore, monthFigures, rebuildHistory } from '../../client';
+import { DEFAULT_INTERVAL_SETTINGS, INTERVAL_DECISION_NOTE, monthBefore, monthFigures, rebuildHistory } from '../../client';
 import { OutboxMailer } from '../../lambdas/adapters/outboxMailer';
 import { composeComplianceReport, reportEntries, reportMonthOn } from '../../email/compliance';
 import { reportHistory, runComplianceReport } from '../../lambdas/email/complianceRun';
@@ -237,6 +237,20 @@ describe('the compliance report, sent', () => {
 		const plain = toMime({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't', html: '<p>h</p>', messageId: '<x@b.example>', date: new Date(0) });
 		expect(plain).toContain('Content-Type: multipart/alternative;');
 		expect(plain).not.toContain('multipart/mixed');
+	});
+
+	it('with the e-mail settings’ interval settings: the report uses them (parts not given, the defaults); department rows no device has are named for the log', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'tec-compliance-'));
+		const mailer = new OutboxMailer(join(dir, 'outbox'));
+		const store = new FileMailStore(join(dir, 'mail.json'));
+		const intervals = { confidence: 0.8, departments: { 'calibration  lab': { environment: 'office' as const }, Vertrieb: { maxMonths: 6 } } };
+		const d = { ...deps, settings: { ...COMPLIANCE_SETTINGS, intervals }, store, mailer, view: historyStore(previewHistories()), now: () => Date.parse('2026-11-01T06:00:00Z') };
+		const run = await runComplianceReport(d, PREVIEW_MONTH);
+		expect(run.unmatchedDepartments).toEqual(['Vertrieb']);
+		const json = JSON.parse(readFileSync(join(dir, 'outbox', 'compliance_2026-10', 'manager@example.com.json'), 'utf8'));
+		expect(json.content.intervals.settings).toEqual({ ...DEFAULT_INTERVAL_SETTINGS, ...intervals });
+		// Without interval settings: nothing to name.
+		expect((await runComplianceReport({ ...d, settings: COMPLIANCE_SETTINGS, mailer: new OutboxMailer(join(dir, 'outbox3')), store: new FileMailStore(join(dir, 'mail3.json')) }, PREVIEW_MONTH)).unmatchedDepartments).toEqual([]);
 	});
 });
 

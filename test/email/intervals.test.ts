@@ -115,6 +115,27 @@ describe('interval recommendations in the monthly report, composed', () => {
 		expect(CATALOGS.en.intervals.period).toContain('earlier tests, from {previousFrom} on, only as the previous test of the first ones');
 	});
 
+	it('the e-mail settings’ interval settings set the report’s limits: an office department’s type at 24 months without a failure keeps 24, not the workshop’s 12', () => {
+		// 40 monitors in "Verwaltung" at 24 months, each passed 2022-05-10, 2024-05-10 and 2026-05-08.
+		const monitors: RateDevice[] = Array.from({ length: 40 }, (_, k) => ({ id: k + 1, designation: 'Monitor', department: 'Verwaltung', customerId: null, customerName: null, testIntervalMonths: 24 }));
+		const tests: RateTestResult[] = monitors.flatMap((d) => ['2022-05-10', '2024-05-10', '2026-05-08'].map((day, n) => ({ id: d.id * 10 + n, deviceId: d.id, testDate: day, failed: false })));
+		const defaults = reportIntervals(tests, monitors, '2026-05-31');
+		expect(defaults.groups.designation).toEqual([expect.objectContaining({ currentIntervalMonths: 24, recommendedIntervalMonths: 12, limitedBy: 'maximum' })]);
+		// Set per department (matched as the routing matches names), or as the default environment.
+		for (const intervals of [{ departments: { 'verwaltung ': { environment: 'office' as const } } }, { defaultEnvironment: 'office' as const }]) {
+			const r = reportIntervals(tests, monitors, '2026-05-31', intervals);
+			expect(r.settings).toEqual({ ...DEFAULT_INTERVAL_SETTINGS, ...intervals });
+			expect(r.groups.designation).toEqual([expect.objectContaining({ currentIntervalMonths: 24, recommendedIntervalMonths: 24, change: 'keep', maxMonths: 24, environments: ['office'] })]);
+			expect(r.groups.designationDepartment).toEqual([expect.objectContaining({ department: 'Verwaltung', recommendedIntervalMonths: 24, maxMonths: 24 })]);
+		}
+		// Through the composer: the context's e-mail settings carry them, and the e-mail states the default environment set.
+		const history = reportHistory(previewHistories());
+		const settings = { ...COMPLIANCE_SETTINGS, intervals: { defaultEnvironment: 'office' as const, minMonths: 3 } };
+		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, history, undefined, world().tests)!;
+		expect(content.intervals.settings).toEqual({ ...DEFAULT_INTERVAL_SETTINGS, defaultEnvironment: 'office', minMonths: 3 });
+		expect(renderComplianceReport(content, 'en').text).toContain('from a minimum of 3 months to the DGUV V3 Table 1B maximum (office: 24 months)');
+	});
+
 	it('routed as the failure rates: a customer’s list gets the groups of that customer’s devices only', () => {
 		const { content } = report('custodian@acme.example');
 		const types = new Set(content.intervals.groups.designation.map((g) => g.designation));

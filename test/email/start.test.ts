@@ -44,8 +44,9 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 		try {
 			const dir = mkdtempSync(join(tmpdir(), 'tec-outbox-'));
 			const config = join(dir, 'email.json');
-			writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] } }));
-			await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env: { ...env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken, BACKFILL_SHARE: '0' } });
+			// Interval settings of its own (the e-mail settings' intervals), one department row no device has.
+			writeFileSync(config, JSON.stringify({ mailFrom: 'alerts@lab.example.com', timeZone: 'Europe/Berlin', recipients: { default: ['ops@example.com'] }, intervals: { defaultEnvironment: 'office', departments: { Nowhere: { maxMonths: 6 } } } }));
+			const out = await run(process.execPath, [...START, '--once', '--report-now', '--state', join(dir, 'state.json'), '--outbox', join(dir, 'outbox'), '--email-config', config], { cwd, env: { ...env, TEC_BASE_URL: sandbox.url, TEC_TOKEN: sandbox.sandboxToken, BACKFILL_SHARE: '0' } });
 			const folder = readdirSync(join(dir, 'outbox')).find((f) => f.startsWith('compliance_'))!;
 			expect(folder).toMatch(/^compliance_\d{4}-\d{2}-now-\d{6}$/);
 			expect(readdirSync(join(dir, 'outbox', folder)).sort()).toEqual(['ops@example.com.eml', 'ops@example.com.html', 'ops@example.com.json']);
@@ -56,6 +57,9 @@ describe('npm start: the alert e-mails in an outbox folder', () => {
 			const today = sandbox.account.today();
 			const asOf = content.asOf as string;
 			expect([today, addDays(today, 1)]).toContain(asOf);
+			expect(content.intervals.settings).toMatchObject({ defaultEnvironment: 'office', departments: { Nowhere: { maxMonths: 6 } } });
+			const warned = out.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { message: string; departments?: string[] });
+			expect(warned.find((l) => l.message.startsWith('intervals.departments: no device has these departments'))?.departments).toEqual(['Nowhere']);
 
 			// The figures by the rules (docs/compliance.md), counted here from the sandbox's own record.
 			const truth = dueDatesByTheRules(sandbox.account, today);

@@ -42,6 +42,23 @@ describe('stack settings (context or props)', () => {
 		expect(parseConfig({ ...minimal, customerNotices: '{"enabled": true, "optOut": ["Acme GmbH"]}' }).email.customerNotices).toMatchObject({ enabled: true, optOut: ['Acme GmbH'] });
 	});
 
+	it('intervals: the monthly report’s interval settings, each part optional (-c intervals=<JSON> or an object); a bad one refused naming the setting and what would be valid', () => {
+		expect(parseConfig(minimal).email.intervals).toBeUndefined();
+		const given = { defaultEnvironment: 'office', departments: { Werkstatt: { environment: 'workshop', minMonths: 3 } } };
+		expect(parseConfig({ ...minimal, intervals: JSON.stringify(given) }).email.intervals).toEqual(given);
+		expect(parseConfig({ ...minimal, intervals: { reliabilityTarget: 0.95, confidence: 0.8, minMonths: 2 } }).email.intervals).toEqual({ reliabilityTarget: 0.95, confidence: 0.8, minMonths: 2 });
+		expect(problems({ ...minimal, intervals: { reliabilityTarget: 98 } })).toContain('intervals.reliabilityTarget: must be a share above 0.5 and below 1 (0.98 for 98 %), got 98');
+		expect(problems({ ...minimal, intervals: { minMonths: 30 } })).toContain('intervals.minMonths: must be at most 12 months, the DGUV V3 maximum of the environment workshop');
+		expect(problems({ ...minimal, intervals: { departments: { IT: { environment: 'garden' } } } })).toContain('intervals.departments[IT].environment: must be one of office, workshop, constructionSite, got "garden"');
+		expect(problems({ ...minimal, intervals: { departments: { IT: { maxMonths: 0 } } } })).toContain('intervals.departments[IT].maxMonths: must be a whole number of months from 1 to 120, got 0');
+		expect(problems({ ...minimal, intervals: { departments: { Verwaltung: {}, ' verwaltung': { environment: 'office' } } } })).toContain('intervals.departments: "Verwaltung" and " verwaltung" name the same department');
+		expect(problems({ ...minimal, intervals: { maxMonths: 24 } })).toContain('intervals: unknown "maxMonths"; valid keys are reliabilityTarget, confidence, defaultEnvironment, minMonths, departments');
+		expect(problems({ ...minimal, intervals: { departments: { IT: { max: 24 } } } })).toContain('intervals.departments[IT]: unknown "max"; valid keys are environment, minMonths, maxMonths');
+		expect(problems({ ...minimal, intervals: '{"minMonths": ' })).toContain('intervals: expected an object');
+		expect(problems({ ...minimal, intervals: { departments: ['IT'] } })).toContain('intervals.departments: expected an object of department name → settings');
+		expect(parseConfig({ ...minimal, intervals: '' }).email.intervals).toBeUndefined();
+	});
+
 	it('reads command-line strings (-c key=value) and cdk.json numbers and lists alike', () => {
 		const fromCli = parseConfig({
 			...minimal,

@@ -28,7 +28,7 @@ import { pollerClient } from '../reliability/support';
 import { readCsv } from '../support/csv';
 import { LocalAws } from '../support/localAws';
 import { getBinaryBuffer, loadPackage, runNode } from '../support/n8n';
-import { credentialsFor, run, useSandbox } from './helpers';
+import { credentialsFor, hintsOf, run, useSandbox } from './helpers';
 
 // At a raised rate: these tests are of what the node reads and builds, not of pacing.
 const sandbox = useSandbox({ ratePerSecond: 200 });
@@ -244,7 +244,7 @@ describe('E-mail › Build Customer Re-Test Notices', () => {
 
 describe('E-mail › Build Monthly Compliance Report', () => {
 	/** The Lambdas' report from the same history (the one the node rebuilt, held as the pollers hold theirs). */
-	async function lambdaReports(month: string, recipients: unknown, locale = 'en', warnings?: WarningStore) {
+	async function lambdaReports(month: string, recipients: unknown, locale = 'en', warnings?: WarningStore, intervals?: unknown) {
 		const client = pollerClient(sandbox, sandbox.sandboxToken);
 		// The node's cut-off: the later of the workflow's day (Europe/Berlin) and the service's.
 		const today = laterDay(todayOf(Date.now(), 'Europe/Berlin'), await readServiceDay(client))!;
@@ -261,7 +261,7 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 				if (ns === NS.scrapped('sandbox')) yield { key: SCRAPPED_KEY, value: { readOn: today, from: scrappedFrom(today), devices: input.scrapped } satisfies ScrappedBin as T };
 			},
 		};
-		const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients }, 'test');
+		const settings = parseEmailSettings({ mailFrom: 'alerts@lab.example.com', locale, recipients, ...(intervals === undefined ? {} : { intervals }) }, 'test');
 		const mailer = keepingMailer();
 		const deps = { mailer, view, settings, timeZone: 'Europe/Berlin', environment: 'sandbox', now: () => sandbox.account.now() } as unknown as DigestDeps;
 		await runComplianceReport(deps, month);
@@ -297,6 +297,32 @@ describe('E-mail › Build Monthly Compliance Report', () => {
 			expect(files[3].text.split('\r\n').length - 2).toBe(content.intervals.groups.designation.length + content.intervals.groups.designationDepartment.length);
 			expect(files[4].text.split('\r\n').length - 2).toBe(content.outliers.devices.length);
 		}
+	});
+
+	it('with interval settings (Interval Recommendations options; the e-mail settings’ intervals): the same bytes as the Lambdas’ report with the same settings, a department matched whatever its case and spacing, a row no device has named in a hint', async () => {
+		const month = monthBefore(sandbox.account.today().slice(0, 7));
+		const departments = [...new Set([...sandbox.account.data.devices.values()].map((d) => d.values[DEVICE.department]).filter((d): d is string => typeof d === 'string'))];
+		expect(departments.length).toBeGreaterThan(1);
+		const loose = ` ${departments[0].toUpperCase()} `;
+		const options = { reliabilityTarget: 0.95, confidence: 0.8, defaultEnvironment: 'office', minMonths: 2, departmentLimits: { department: [{ name: loose, environment: 'workshop', minMonths: 3, maxMonths: 0 }, { name: 'Nowhere', environment: 'office', minMonths: 0, maxMonths: 0 }] } };
+		const result = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', language: 'en', measurementWarnings: false, intervalRecommendations: options }, { workflowSettings: { timezone: 'Europe/Berlin' } });
+		const { items, error } = result;
+		expect(error).toBeUndefined();
+		const intervals = { reliabilityTarget: 0.95, confidence: 0.8, defaultEnvironment: 'office', minMonths: 2, departments: { [loose]: { environment: 'workshop', minMonths: 3 }, Nowhere: { environment: 'office' } } };
+		const sent = await lambdaReports(month, { default: ['quality@lab.example.com'] }, 'en', undefined, intervals);
+		expect(items).toHaveLength(1);
+		expect(items[0].json.html).toBe(sent[0].html);
+		expect(items[0].json.text).toBe(sent[0].text);
+		expect(items[0].json.content).toEqual(JSON.parse(JSON.stringify(sent[0].data)));
+		const content = items[0].json.content as { intervals: { settings: unknown; groups: { designationDepartment: Array<{ department: string | null; minMonths: number; environments: string[] }> } } };
+		expect(content.intervals.settings).toEqual(intervals);
+		// Not the defaults: the department set as a workshop with its own minimum, the rest offices.
+		const groups = content.intervals.groups.designationDepartment;
+		expect(groups.filter((g) => g.department === departments[0]).every((g) => g.environments.join() === 'workshop' && g.minMonths === 3)).toBe(true);
+		expect(groups.filter((g) => g.department !== departments[0]).every((g) => g.environments.join() === 'office')).toBe(true);
+		expect(hintsOf(result)).toContain('Department Limits "Nowhere" matches no device’s department (names match whatever their case and spacing): its limits set nothing');
+		const bad = await run(sandbox, { resource: 'email', operation: 'complianceReport', month, to: 'quality@lab.example.com', intervalRecommendations: { reliabilityTarget: 98 } });
+		expect(bad.error?.message).toMatch(/Interval Recommendations › Reliability Target: must be a share above 0.5 and below 1/);
 	});
 
 	it('a recipient at a domain with umlauts: the same address (Punycode, as SES takes it), bytes and dedupeKey as the Lambdas’ report', async () => {

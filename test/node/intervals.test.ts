@@ -94,6 +94,12 @@ describe('Compliance → Get Interval Recommendations', () => {
 		expect(office.reason).toContain('rejection confidence 90.3 % above the change confidence 50 %');
 		expect(office.reason).toContain('Recommended: 19 months (NCSLI RP-1 method A3: current × 10^((R0 − R*)/(1 − Q)), whole months rounded down)');
 		expect(JSON.stringify([...sandbox.account.data.devices.values()])).toBe(before);
+		// Department Limits match names as the e-mail routing does (case, surrounding and doubled spaces); a row no device has is named in a hint.
+		const loose = await runUtc(sandbox, { ...params, onlyChanges: false, departmentLimits: { department: [{ name: ' front  OFFICE ', environment: 'office', minMonths: 0, maxMonths: 0 }, { name: 'Nowhere', environment: 'office', minMonths: 0, maxMonths: 0 }] } });
+		expect(loose.error).toBeUndefined();
+		expect(jsonOf(loose.items).find((g) => g.designation === 'Interval check')).toMatchObject({ department: 'Front office', recommendedIntervalMonths: 19, maxMonths: 24, environments: ['office'] });
+		expect(hintsOf(loose)).toContain('Department Limits "Nowhere" matches no device’s department (names match whatever their case and spacing): its limits set nothing');
+		expect(hintsOf(loose).join('\n')).not.toContain('front  OFFICE');
 	});
 
 	it('what was skipped is named with its counts in an execution hint, also when no item is left: no device with a usable interval, or Only Changes removing every group', async () => {
@@ -156,6 +162,10 @@ describe('Compliance → Get Interval Recommendations', () => {
 		const workshop = await run(sandbox, { ...p, minMonths: 30 });
 		expect(workshop.items).toEqual([]);
 		expect(workshop.error?.message).toMatch(/Minimum Interval \(Months\): must be at most 12 months, the DGUV V3 maximum of the environment workshop .*got 30/);
+		const twice = await run(sandbox, { ...p, departmentLimits: { department: [{ name: 'Verwaltung', environment: 'office' }, { name: 'verwaltung ', environment: 'workshop' }] } });
+		expect(twice.error?.message).toMatch(/Department Limits: "Verwaltung" and "verwaltung " name the same department \(names match whatever their case and spacing\); keep one/);
+		const same = await run(sandbox, { ...p, departmentLimits: { department: [{ name: 'IT', environment: 'office' }, { name: 'IT', environment: 'workshop' }] } });
+		expect(same.error?.message).toMatch(/Department Limits: "IT" and "IT" name the same department/);
 		const office = await run(sandbox, { ...p, minMonths: 30, defaultEnvironment: 'office' });
 		expect(office.error?.message).toMatch(/Minimum Interval \(Months\): must be at most 24 months, the DGUV V3 maximum of the environment office .*got 30/);
 	});

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { checkThreshold, laterDay, monthDays, readComplianceReportInput, readResultWarnings, readServiceDay, todayOf, ValidationError, warningRows, type MeasurementWarningItem, type RateTestResult } from '../../../../client';
 import { composeComplianceReport, reportEntries, type ReportDevice, type ReportHistory } from '../../../../email/compliance';
@@ -6,6 +6,7 @@ import { complianceAttachments, renderComplianceReport } from '../../../../email
 import { allRecipients, localeOf, type Recipients } from '../../../../email/routing';
 import { requestOptions } from '../common/list.description';
 import { clientFor } from '../common/utils';
+import { hintUnmatchedDepartments, intervalSettingsOf, intervalSettingProperties } from '../common/intervalSettings';
 import { emailItem, environmentOf, languageOf, languageParameter, monthFrom, monthOf, recipientsOf, recipientsParameter, requireToForUnrouted, timeZoneOf, toParameter } from './common';
 
 const properties: INodeProperties[] = [
@@ -37,6 +38,15 @@ const properties: INodeProperties[] = [
 		description: 'Share of the limit at or above which a measured value is listed (0.8 = 80 %, as the results poller’s nearLimitThreshold)',
 		displayOptions: { show: { measurementWarnings: [true] } },
 	},
+	{
+		displayName: 'Interval Recommendations',
+		name: 'intervalRecommendations',
+		type: 'collection',
+		placeholder: 'Add Setting',
+		default: {},
+		description: 'The settings of the section’s interval recommendations, as Compliance › Get Interval Recommendations takes them (the Lambdas’ report: the e-mail settings’ intervals); each one not set, its default',
+		options: intervalSettingProperties,
+	},
 	...requestOptions(),
 ];
 
@@ -58,8 +68,11 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<INode
 	// "future" results is the later of it and the service's day.
 	const today = todayOf(Date.now(), timeZone);
 	if (month >= today.slice(0, 7)) throw new ValidationError('Month', `must be a month that has ended (before ${today.slice(0, 7)}, the current month in the workflow’s time zone), got "${month}"`);
+	const options = this.getNodeParameter('intervalRecommendations', i, {}) as IDataObject;
+	const intervals = intervalSettingsOf((name, fallback) => options[name] ?? fallback, 'Interval Recommendations › ');
 	let held: Held | undefined = await readHeld(this, i, client, month, laterDay(today, await readServiceDay(client))!, recipients);
-	const context = { settings: { recipients }, timeZone, environment };
+	hintUnmatchedDepartments(this, intervals, held.history.devices.values());
+	const context = { settings: { recipients, intervals }, timeZone, environment };
 	const items: INodeExecutionData[] = [];
 	const all = allRecipients(recipients);
 	for (const [n, recipient] of all.entries()) {

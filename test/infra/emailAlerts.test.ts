@@ -1,8 +1,10 @@
+import { App } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
 import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES, REPORT_TIMEOUT } from '../../infra/constructs/emailAlerts';
 import { detailTypesRead } from '../../lambdas/email/events';
+import { TestEquipmentCloudAlerts } from '../../infra/stack';
 import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
 
 // Synthesised with cdk-nag's checks registered (synth() throws on an unacknowledged finding).
@@ -23,6 +25,14 @@ describe('the alert e-mails construct', () => {
 	const collector = s.id(s.stack.email.collector);
 	const digest = s.id(s.stack.email.digest);
 	const report = s.id(s.stack.email.report);
+
+	it('e-mail settings past the functions\' 4 KB of environment are refused, naming what takes most of it: the interval settings\' department rows, or the routing', () => {
+		const rows = Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`Abteilung Nummer ${i}`, { environment: 'office', maxMonths: 18 }]));
+		const build = (input: Record<string, unknown>) => () => new TestEquipmentCloudAlerts(new App(), 'EnvTooLarge', { config: parseConfig({ ...BASE_CONFIG, ...input }) });
+		expect(build({ intervals: JSON.stringify({ departments: rows }) })).toThrow(/^intervals: the e-mail settings take \d+ bytes, \d+ of them the interval settings, .*give fewer intervals\.departments rows/);
+		const many = { default: ['ops@example.com'], customers: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`Customer number ${i}`, [`c${i}@example.com`]])) };
+		expect(build({ recipients: JSON.stringify(many) })).toThrow(/^recipients: the e-mail settings \(recipients, customer notices, intervals: 0 bytes\)/);
+	});
 
 	it('a rule sends the overdue, resolved, due-soon and failed-test events to the collector, with retries and a DLQ', () => {
 		s.template.hasResourceProperties('AWS::Events::Rule', {

@@ -117,7 +117,9 @@ export class EmailAlerts extends Construct {
 			timeout: REPORT_TIMEOUT,
 			memorySize: REPORT_MEMORY_MB,
 			serviceName: EMAIL_SERVICE,
-			environment,
+			// Its sends keyed under the digest function's name, as when the digest sent the report (a deployment
+			// between the 1st and the 2nd: the 2nd finds what the 1st sent). The digest's keys (digest:<day>) are others.
+			environment: { ...environment, SEND_KEY_PREFIX: digest.function.functionName },
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});

@@ -77,6 +77,9 @@ describe('the alert e-mails construct', () => {
 			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } });
 			expect(vars).not.toHaveProperty('ALERT_TOPIC_ARN');
 		}
+		// The report's sends keyed under the digest function's name (it sent them before the report had a function of its own).
+		expect(props(report).Environment.Variables.SEND_KEY_PREFIX).toEqual(ref(digest));
+		expect(props(digest).Environment.Variables).not.toHaveProperty('SEND_KEY_PREFIX');
 	});
 
 	it('least privilege: the state table, and SES only as the configured sender', () => {

@@ -47,7 +47,8 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		return undefined;
 	}
 	const report = await runComplianceReport(deps, month);
-	logger.info('Compliance report sent', { month, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
+	// Only this run's sends count: what the 1st (or an earlier try) sent is already sent.
+	logger.info('Compliance report sent', { month, sent: report.sent.length, alreadySent: report.alreadySent.length, nothingToSay: report.nothingToSay.length });
 	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report.sent.length);
 	return report;
 });

@@ -53,8 +53,9 @@ describe("the compliance report's sends", () => {
 		expect(reportsSent().slice(before)).toHaveLength(1);
 		// The report's own function, as infra/ deploys it: its own name, the digest's as its sends' key prefix.
 		Object.assign(process.env, { AWS_LAMBDA_FUNCTION_NAME: 'tec-EmailReport', SEND_KEY_PREFIX: 'tec-EmailDigest' });
-		await report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('p-1'));
+		const second = await report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('p-1'));
 		expect(reportsSent().slice(before)).toHaveLength(1);
+		expect(second).toMatchObject({ month: '2026-10', sent: [], alreadySent: ['maintenance@example.com'] });
 	});
 
 	it("a redrive of the 2nd's run on the 5th (after the 1st's records of a digest day would have expired) sends nothing the 1st sent", async () => {

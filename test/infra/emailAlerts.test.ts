@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
@@ -57,6 +59,15 @@ describe('the alert e-mails construct', () => {
 		// Its failed invocations go to the scheduler's dead-letter queue, as the digest's do.
 		expect(props(report).DeadLetterConfig).toEqual({ TargetArn: getAtt(s.id(s.stack.schedulerDlq)) });
 		s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(report), MaximumRetryAttempts: 2 });
+	});
+
+	it("the cost table's EventBridge Scheduler line counts the report's invocations as its schedule makes them", () => {
+		const schedules = Object.values(s.template.findResources('AWS::Scheduler::Schedule')) as Json[];
+		const expression = schedules.find((r) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(getAtt(report))).Properties.ScheduleExpression as string;
+		// cron(minutes hours day-of-month …): the days a month it runs, a range or a list.
+		const days = expression.slice(5, -1).split(' ')[2].split(',').reduce((n, part) => n + (part.includes('-') ? Number(part.split('-')[1]) - Number(part.split('-')[0]) + 1 : 1), 0);
+		const line = readFileSync(join(__dirname, '../../docs/aws-deployment.md'), 'utf8').split('\n').find((l) => l.startsWith('| EventBridge Scheduler |'));
+		expect(line).toContain(`+ ${days} report invocations`);
 	});
 
 	it("the report reads the pollers' partitions and writes none; it reads the SES sending rate, as the digest does", () => {

@@ -123,7 +123,9 @@ export class EmailAlerts extends Construct {
 			timeout: REPORT_TIMEOUT,
 			memorySize: REPORT_MEMORY_MB,
 			serviceName: EMAIL_SERVICE,
-			environment,
+			// Its sends keyed under the digest function's name, as when the digest sent the report (a deployment
+			// between the 1st and the 2nd: the 2nd finds what the 1st sent). The digest's keys (digest:<day>) are others.
+			environment: { ...environment, SEND_KEY_PREFIX: digest.function.functionName },
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});
@@ -244,8 +246,9 @@ export class EmailAlerts extends Construct {
 	}
 
 	/**
-	 * The report on the first of each month at the digest hour, in the stack's time zone (as the digest
-	 * sent it before: a daylight-saving gap that leaves that hour out skips it, as it skipped the digest).
+	 * The report on the first of each month at the digest hour, in the stack's time zone, and again on
+	 * the second: a daylight-saving gap that leaves the hour out skips the 1st's run (EventBridge
+	 * Scheduler skips a local time that does not exist); the 2nd sends only what the 1st did not.
 	 */
 	private scheduleReport(fn: lambda.Function, config: AlertsConfig, props: EmailAlertsProps): scheduler.Schedule {
 		const stack = Stack.of(this);
@@ -258,8 +261,8 @@ export class EmailAlerts extends Construct {
 			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
 		});
 		return new scheduler.Schedule(this, 'ReportSchedule', {
-			description: `Monthly compliance report on the 1st at ${config.email.digestHour}:00 (${config.timeZone})`,
-			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1', timeZone: TimeZone.of(config.timeZone) }),
+			description: `Monthly compliance report on the 1st at ${config.email.digestHour}:00 (${config.timeZone}); the 2nd sends what the 1st did not`,
+			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1-2', timeZone: TimeZone.of(config.timeZone) }),
 			target: new LambdaInvoke(fn, {
 				role,
 				// The day it is for (the month before it): a retry or a late delivery still means that day.

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -55,7 +57,7 @@ describe('the alert e-mails construct', () => {
 
 	it('the monthly report has a function of its own, on the first of each month at the digest hour, told the time it was scheduled for; more time and memory than the digest', () => {
 		s.template.hasResourceProperties('AWS::Scheduler::Schedule', {
-			ScheduleExpression: 'cron(0 6 1 * ? *)',
+			ScheduleExpression: 'cron(0 6 1-2 * ? *)',
 			ScheduleExpressionTimezone: 'Europe/Berlin',
 			Target: { Arn: getAtt(report), Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }), RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: getAtt(s.id(s.stack.schedulerDlq)) } },
 		});
@@ -67,6 +69,15 @@ describe('the alert e-mails construct', () => {
 		// Its failed invocations go to the scheduler's dead-letter queue, as the digest's do.
 		expect(props(report).DeadLetterConfig).toEqual({ TargetArn: getAtt(s.id(s.stack.schedulerDlq)) });
 		s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(report), MaximumRetryAttempts: 2 });
+	});
+
+	it("the cost table's EventBridge Scheduler line counts the report's invocations as its schedule makes them", () => {
+		const schedules = Object.values(s.template.findResources('AWS::Scheduler::Schedule')) as Json[];
+		const expression = schedules.find((r) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(getAtt(report))).Properties.ScheduleExpression as string;
+		// cron(minutes hours day-of-month …): the days a month it runs, a range or a list.
+		const days = expression.slice(5, -1).split(' ')[2].split(',').reduce((n, part) => n + (part.includes('-') ? Number(part.split('-')[1]) - Number(part.split('-')[0]) + 1 : 1), 0);
+		const line = readFileSync(join(__dirname, '../../docs/aws-deployment.md'), 'utf8').split('\n').find((l) => l.startsWith('| EventBridge Scheduler |'));
+		expect(line).toContain(`+ ${days} report invocations`);
 	});
 
 	it("the report reads the pollers' partitions and writes none; it reads the SES sending rate, as the digest does", () => {
@@ -87,6 +98,9 @@ describe('the alert e-mails construct', () => {
 			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } });
 			expect(vars).not.toHaveProperty('ALERT_TOPIC_ARN');
 		}
+		// The report's sends keyed under the digest function's name (it sent them before the report had a function of its own).
+		expect(props(report).Environment.Variables.SEND_KEY_PREFIX).toEqual(ref(digest));
+		expect(props(digest).Environment.Variables).not.toHaveProperty('SEND_KEY_PREFIX');
 	});
 
 	it('least privilege: the state table, and SES only as the configured sender', () => {

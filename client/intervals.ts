@@ -241,6 +241,8 @@ export function intervalSettingsProblem(s: IntervalSettings): IntervalSettingPro
 	}
 	const byNormal = new Map<string, string>();
 	for (const name of Object.keys(s.departments)) {
+		// As the e-mail routing refuses one: a row without a name limits no department.
+		if (normalName(name) === '') return { setting: 'departments', message: `a department name is empty (${JSON.stringify(name)}); name the department as the service holds it` };
 		const other = byNormal.get(normalName(name));
 		if (other !== undefined) return { setting: 'departments', message: `${JSON.stringify(other)} and ${JSON.stringify(name)} name the same department (names match whatever their case and spacing); keep one` };
 		byNormal.set(normalName(name), name);

@@ -1,5 +1,4 @@
 import type { Catalog } from './en';
-import { NOTICES_DE } from './notices';
 
 /** Die deutschen Texte jeder E-Mail: dieselben Schlüssel wie en.ts. */
 export const de: Catalog = {
@@ -167,7 +166,6 @@ export const de: Catalog = {
 		failed12: '12 Mon. nicht bestanden',
 		failed24: '24 Mon. nicht bestanden',
 	},
-	notices: NOTICES_DE,
 	forecast: {
 		heading: 'Prüfungen in den nächsten 12 Monaten',
 		textHeading: 'PRÜFUNGEN IN DEN NÄCHSTEN 12 MONATEN (Fälligkeiten je Monat)',

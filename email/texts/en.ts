@@ -1,4 +1,3 @@
-import { NOTICES_EN } from './notices';
 
 /**
  * The English texts of every e-mail. Placeholders are written {name}; a text with a count has a
@@ -167,7 +166,6 @@ export const en = {
 		failed12: '12 mo. failed',
 		failed24: '24 mo. failed',
 	},
-	notices: NOTICES_EN,
 	forecast: {
 		heading: 'The next 12 months',
 		textHeading: 'THE NEXT 12 MONTHS (due dates per month)',
@@ -266,4 +264,4 @@ export const en = {
 
 /** Every text of one language: the English catalogue's keys, each a string (de.ts is one). */
 export type Catalog = Strings<typeof en>;
-type Strings<T> = { readonly [K in keyof T]: T[K] extends string ? string : Strings<T[K]> };
+export type Strings<T> = { readonly [K in keyof T]: T[K] extends string ? string : Strings<T[K]> };

@@ -1,9 +1,11 @@
-import type { Catalog, Locale } from './index';
+import type { Strings } from './en';
+import type { Locale } from './index';
 
 /**
- * The customer re-test notices' texts, in a module of their own (part of each language's catalogue,
- * texts/en.ts and de.ts, under `notices`): the notices' function then bundles these, not every
- * e-mail's texts in both languages (its bundle stays under bench/bundles.ts's TARGET_KIB, test/lambdas/bundle.test.ts).
+ * The customer re-test notices' texts, in a module of their own, apart from the other e-mails'
+ * catalogues (texts/en.ts and de.ts): the notices' function bundles these, not every e-mail's texts
+ * in both languages, and the other functions not these (each bundle under bench/bundles.ts's
+ * TARGET_KIB, test/lambdas/bundle.test.ts). Checked with the catalogues (test/email/texts.test.ts).
  */
 export const NOTICES_EN = {
 	subject: { one: 'Re-test due in {month}: {count} device at {customerName}', other: 'Re-test due in {month}: {count} devices at {customerName}' },
@@ -27,7 +29,10 @@ export const NOTICES_EN = {
 	digestLate: 'These notices were due on {day}; that run did not take place, so they went out at the next chance.',
 } as const;
 
-export const NOTICES_DE: Catalog['notices'] = {
+/** The notices' texts of one language: the English keys, each a string. */
+export type NoticesTexts = Strings<typeof NOTICES_EN>;
+
+export const NOTICES_DE: NoticesTexts = {
 	subject: { one: 'Wiederholungsprüfung im {month}: {count} Gerät bei {customerName}', other: 'Wiederholungsprüfung im {month}: {count} Geräte bei {customerName}' },
 	introduction: 'Sehr geehrte Damen und Herren, für die unten aufgeführten Geräte von {customerName} ist im {month} die Wiederholungsprüfung fällig. Antworten Sie einfach auf diese E-Mail, um einen Prüftermin zu vereinbaren.',
 	closingText: 'Vielen Dank, dass Sie die Sicherheit Ihrer Geräte in unsere Hände legen.',
@@ -50,4 +55,4 @@ export const NOTICES_DE: Catalog['notices'] = {
 };
 
 /** The notices' texts in one language. */
-export const noticesTextsFor = (locale: Locale): Catalog['notices'] => (locale === 'de' ? NOTICES_DE : NOTICES_EN);
+export const noticesTextsFor = (locale: Locale): NoticesTexts => (locale === 'de' ? NOTICES_DE : NOTICES_EN);

@@ -88,7 +88,13 @@ export class EmailAlerts extends Construct {
 		const noticesEnv = config.email.customerNotices.enabled ? props.accounts.environment : {};
 		const envBytes = Object.entries({ ...environment, ...noticesEnv }).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
 		if (envBytes > 3800) {
-			throw new Error(`recipients: the e-mail settings and the accounts' own recipients take ${envBytes} bytes, more than the e-mail functions' environment holds (4 KB); give fewer accounts recipients of their own, or use mailing lists (docs/scale.md)`);
+			// Named by what takes most of it: the routing, or the interval settings' department rows.
+			const intervalBytes = config.email.intervals === undefined ? 0 : Buffer.byteLength(JSON.stringify(config.email.intervals));
+			throw new Error(
+				intervalBytes * 2 > envBytes
+					? `intervals: the e-mail settings take ${envBytes} bytes, ${intervalBytes} of them the interval settings, more than the e-mail functions' environment holds (4 KB); give fewer intervals.departments rows (docs/scale.md)`
+					: `recipients: the e-mail settings (recipients, customer notices, intervals: ${intervalBytes} bytes) and the accounts' own recipients take ${envBytes} bytes, more than the e-mail functions' environment holds (4 KB); give fewer accounts recipients of their own, use mailing lists, or fewer intervals.departments rows (docs/scale.md)`,
+			);
 		}
 		this.eventsDlq = deadLetterQueue(this, 'EventsDlq', 'events the e-mail collector could not file within the retries');
 		const collector = new NodeFunction(this, 'Collector', {
@@ -117,7 +123,9 @@ export class EmailAlerts extends Construct {
 			timeout: REPORT_TIMEOUT,
 			memorySize: REPORT_MEMORY_MB,
 			serviceName: EMAIL_SERVICE,
-			environment,
+			// Its sends keyed under the digest function's name, as when the digest sent the report (a deployment
+			// between the 1st and the 2nd: the 2nd finds what the 1st sent). The digest's keys (digest:<day>) are others.
+			environment: { ...environment, SEND_KEY_PREFIX: digest.function.functionName },
 			retryAttempts: 2,
 			deadLetterQueue: props.schedulerDlq,
 		});

@@ -21,9 +21,9 @@ export class SesMailer implements Mailer {
 	constructor(
 		persistenceStore: BasePersistenceLayer,
 		private readonly ses: SESv2Client = new SESv2Client({}),
-		options: { configurationSetName?: string; budget?: SendBudget } = {},
+		options: { configurationSetName?: string; budget?: SendBudget; expiresAfterSeconds?: number; keyPrefix?: string } = {},
 	) {
-		this.config = new IdempotencyConfig({ expiresAfterSeconds: SENT_RECORD_SECONDS });
+		this.config = new IdempotencyConfig({ expiresAfterSeconds: options.expiresAfterSeconds ?? SENT_RECORD_SECONDS });
 		// Keyed by [key, recipient], selected here (the first argument, hashed as Powertools hashed the
 		// JMESPath selection '[key, recipient]' before: the records stay found); no JMESPath in the bundle.
 		this.send = makeIdempotent(
@@ -40,7 +40,9 @@ export class SesMailer implements Mailer {
 				// Stored with the idempotency record: a run that finds it later records when the e-mail really went out.
 				return { messageId: out.MessageId ?? '', factKeys: request.factKeys, sentAt: new Date().toISOString() };
 			},
-			{ persistenceStore, config: this.config, dataIndexArgument: 0 },
+			// keyPrefix: the records' prefix when not this function's name (Powertools' default): the report's sends stay
+			// under the digest's, which sent them before the report had a function of its own.
+			{ persistenceStore, config: this.config, dataIndexArgument: 0, ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}) },
 		);
 	}
 

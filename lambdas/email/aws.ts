@@ -42,11 +42,12 @@ export async function sesSendingRate(ses: SESv2Client, log: { warn: (m: string, 
 
 /**
  * `clock` times the sending budget's slots (the system clock when left out; a simulated month
- * passes its own, so a send's wait for its slot is simulated time too).
+ * passes its own, so a send's wait for its slot is simulated time too). `sentRecordSeconds`: how long
+ * a send is remembered, where longer than a digest day's (SENT_RECORD_SECONDS).
  */
 export function awsDeps(
 	env: EmailEnv,
-	clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number; clock?: Clock } = {},
+	clients: { dynamo?: DynamoDBClient; ses?: SESv2Client; maxSendRate?: number; clock?: Clock; sentRecordSeconds?: number } = {},
 ): DigestDeps & { mailer: SesMailer; persistence: DynamoDBPersistenceLayer; budget: DynamoSendBudget; leases: DynamoMailStore } {
 	const dynamo = clients.dynamo ?? new DynamoDBClient({});
 	const store = new DynamoMailStore(env.table, dynamo);
@@ -60,7 +61,7 @@ export function awsDeps(
 		leases: store,
 		// One persistence layer per idempotent function: each layer takes its function's key path.
 		// Every e-mail function sends through the deployment's one SES budget; one that read the rate records it there.
-		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet, budget }),
+		mailer: new SesMailer(idempotencyStore(env.table, dynamo), clients.ses ?? new SESv2Client({}), { configurationSetName: env.configurationSet, budget, expiresAfterSeconds: clients.sentRecordSeconds, keyPrefix: env.sendKeyPrefix }),
 		budget,
 		persistence: idempotencyStore(env.table, dynamo),
 		settings: env.settings,

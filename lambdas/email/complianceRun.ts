@@ -25,7 +25,10 @@ export function reportHistory(histories: ReadonlyArray<{ key: string; value: Due
 
 export interface ComplianceRunReport {
 	month: string;
+	/** Sent by this run. */
 	sent: Array<{ recipient: string; messageId: string }>;
+	/** Sent before (a rerun, or the 2nd after the 1st): the mailer answered with the earlier send's receipt. */
+	alreadySent: string[];
 	nothingToSay: string[];
 	failed: Array<{ recipient: string; error: string }>;
 	/** The interval settings' department rows that match no device's department of any account (they set nothing; the caller warns). */
@@ -40,7 +43,8 @@ export const UNMATCHED_DEPARTMENTS = 'intervals.departments: no device has these
  * recipient). `asOf` is for previews (`npm start --report-now`): what the history knows that day.
  */
 export async function runComplianceReport(deps: DigestDeps, month: string, key = `compliance:${month}`, asOf?: string): Promise<ComplianceRunReport> {
-	const report: ComplianceRunReport = { month, sent: [], nothingToSay: [], failed: [], unmatchedDepartments: [] };
+	const report: ComplianceRunReport = { month, sent: [], alreadySent: [], nothingToSay: [], failed: [], unmatchedDepartments: [] };
+	const startedAt = deps.now();
 	const departments = deps.settings.intervals?.departments ?? {};
 	let unmatched = Object.keys(departments);
 	// One account, or each account of several: its own history and test records (where its pollers
@@ -73,7 +77,9 @@ export async function runComplianceReport(deps: DigestDeps, month: string, key =
 					continue;
 				}
 				const receipt = await deps.mailer.sendOnce({ key: sendKey, recipient, factKeys: [], email: envelope(scoped, recipient, sendKey, content, a?.account) });
-				report.sent.push({ recipient, messageId: receipt.messageId });
+				// A receipt from before this run is the earlier send's (receipts of earlier versions have no time: earlier too).
+				if (receipt.sentAt === undefined || Date.parse(receipt.sentAt) < startedAt) report.alreadySent.push(recipient);
+				else report.sent.push({ recipient, messageId: receipt.messageId });
 			} catch (error) {
 				report.failed.push({ recipient, error: (error as Error).message });
 			}

@@ -13,6 +13,8 @@ const envSchema = once(() =>
 		SES_CONFIGURATION_SET: z.optional(z.string()),
 		/** Several accounts: [{"account", "recipients"?}] (lambdas/email/accounts.ts), set by the CDK app. */
 		ACCOUNTS_ROUTING: z.optional(z.string()),
+		/** The report function: its sends' idempotency key prefix, the digest function's name (set by the CDK app). */
+		SEND_KEY_PREFIX: z.optional(z.string()),
 	}),
 );
 
@@ -23,6 +25,8 @@ export interface EmailEnv {
 	environment: 'sandbox' | 'production';
 	configurationSet?: string;
 	accounts?: AccountRouting[];
+	/** Where the sends' idempotency records are keyed under another function's name (lambdas/adapters/sesMailer.ts). */
+	sendKeyPrefix?: string;
 }
 
 const routingSchema = once(() =>
@@ -45,6 +49,7 @@ export function readEmailEnv(env: Record<string, string | undefined>): EmailEnv 
 		environment: parsed.data.TEC_ENVIRONMENT,
 		configurationSet: parsed.data.SES_CONFIGURATION_SET || undefined,
 		accounts: parsed.data.ACCOUNTS_ROUTING ? readRouting(parsed.data.ACCOUNTS_ROUTING) : undefined,
+		sendKeyPrefix: parsed.data.SEND_KEY_PREFIX?.trim() || undefined,
 	};
 }
 

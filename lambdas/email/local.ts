@@ -170,7 +170,7 @@ export function createLocalMail(options: LocalMailOptions): LocalMail {
 			const month = reportMonthOn(`${day.slice(0, 7)}-01`)!;
 			// A preview: the month before, with what the history knows today.
 			const report = warnUnmatched(await runComplianceReport(deps, month, `compliance:${month}-now-${new Date(t).toISOString().slice(11, 19).replaceAll(':', '')}`, day));
-			if (report.sent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
+			if (report.sent.length + report.alreadySent.length === 0) options.log.info('The compliance report had nothing to say (no due date in the month): no e-mail', { month });
 		} else if (due && localHour(t, timeZone) >= settings.digestHour && (await store.get<string>('mail:local', 'lastComplianceReport')) !== due) {
 			warnUnmatched(await runComplianceReport(deps, due));
 			await store.putMany('mail:local', [{ key: 'lastComplianceReport', value: due }]);

@@ -4,6 +4,7 @@ import { composeNotices, noticeData } from '../../email/notices';
 import { SendInProgressError, type MailStore, type Mailer } from './ports';
 import type { EmailSettings } from './settings';
 import { fill, formatLongDay, formatNumber, plural, textsFor, type Locale } from '../../email/texts';
+import { noticesTextsFor } from '../../email/texts/notices';
 
 /**
  * The customer re-test notices of one month: each customer with devices due in the month gets
@@ -169,11 +170,12 @@ export function noticesSummary(report: NoticesReport): NoticesSummary {
 /** The lines the company's digest carries on the day notices went out (in the settings' language). */
 export function noticesDigestLines(summary: NoticesSummary, locale: Locale): string[] {
 	const t = textsFor(locale);
+	const x = noticesTextsFor(locale);
 	const form = (n: number, forms: { one: string; other: string }) => (n === 1 ? forms.one : forms.other);
-	const lines = [fill(form(summary.customers, t.notices.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
+	const lines = [fill(form(summary.customers, x.digestSent), { count: formatNumber(summary.customers, locale), devices: plural(summary.devices, t.common.devices, locale) })];
 	const missing = summary.noAddress.length;
-	if (missing > 0) lines.push(fill(form(missing, t.notices.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
-	if (summary.lateFrom) lines.push(fill(t.notices.digestLate, { day: formatLongDay(summary.lateFrom, locale) }));
+	if (missing > 0) lines.push(fill(form(missing, x.digestNoAddress), { count: formatNumber(missing, locale), names: summary.noAddress.join(', ') }));
+	if (summary.lateFrom) lines.push(fill(x.digestLate, { day: formatLongDay(summary.lateFrom, locale) }));
 	return lines;
 }
 

@@ -17,6 +17,12 @@ import { readEvent } from './readEvent';
  * Input: `{"scheduledTime": "…"}`, read as the digest reads it (a retry still means that day).
  * A function of its own: the report beside the digest took the digest's bundle past its budget.
  */
+/**
+ * How long a report's send is remembered: the month (a digest day's three days would let a redrive
+ * of the 2nd's run on the 4th or later send what the 1st sent).
+ */
+const REPORT_RECORD_SECONDS = 35 * 86_400;
+
 let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
 
 export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<ComplianceRunReport | undefined> => {
@@ -28,13 +34,13 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 		const clients = await tracedClients(captureAWSv3Client);
 		// Its sends are paced to the SES account's rate, as the digest's are.
 		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
-		wired ??= { env, deps: awsDeps(env, { ...clients, maxSendRate }) };
+		wired ??= { env, deps: awsDeps(env, { ...clients, maxSendRate, sentRecordSeconds: REPORT_RECORD_SECONDS }) };
 	}
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);
 	// The 2nd too: a daylight-saving gap can leave the 1st's hour out (the schedule then skips it);
-	// the 1st's sends are kept per recipient for three days, so the 2nd sends only what it did not.
+	// the 1st's sends are kept per recipient for the month, so the 2nd sends only what it did not.
 	const month = reportMonthOn(day) ?? (day.endsWith('-02') ? reportMonthOn(`${day.slice(0, 8)}01`) : undefined);
 	if (month === undefined) {
 		logger.info('No compliance report on this day: it goes out on the first of a month (the second sends what the first did not)', { day });
@@ -42,7 +48,8 @@ export const handler = powertoolsHandler(async (invocation: unknown, context: Co
 	}
 	const report = await runComplianceReport(deps, month);
 	if (report.unmatchedDepartments.length > 0) logger.warn(UNMATCHED_DEPARTMENTS, { departments: report.unmatchedDepartments });
-	logger.info('Compliance report sent', { month, sent: report.sent.length, nothingToSay: report.nothingToSay.length });
+	// Only this run's sends count: what the 1st (or an earlier try) sent is already sent.
+	logger.info('Compliance report sent', { month, sent: report.sent.length, alreadySent: report.alreadySent.length, nothingToSay: report.nothingToSay.length });
 	metrics.addMetric(EMAILS_SENT_METRIC, MetricUnit.Count, report.sent.length);
 	return report;
 });

@@ -38,7 +38,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, addMonths } from '../../client/dates';
 import type { RateDevice, RateTestResult } from '../../client/failureRates';
-import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalRecommendations, intervalTest, rejectionConfidence, unmatchedDepartments, withIntervalDefaults, type IntervalSettings } from '../../client/intervals';
+import { a3AdjustmentFactor, DEFAULT_INTERVAL_SETTINGS, intervalSettingsProblem, intervalRecommendations, intervalTest, rejectionConfidence, unmatchedDepartments, withIntervalDefaults, type IntervalSettings } from '../../client/intervals';
 
 const S = DEFAULT_INTERVAL_SETTINGS;
 
@@ -511,6 +511,13 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		}
 		const spaced = account(120, 0, { department: 'Werk  Nord' }, 1000);
 		expect(intervalRecommendations(spaced.results, spaced.devices, TODAY, FROM, 'designation', { ...S, departments: { 'werk nord': { environment: 'office' } } }).groups[0]).toMatchObject({ maxMonths: 24 });
+	});
+
+	it('a department row without a name is refused, as the e-mail routing refuses one', () => {
+		for (const name of ['', '  ']) {
+			expect(intervalSettingsProblem({ ...S, departments: { [name]: { environment: 'office' } } })).toEqual({ setting: 'departments', message: `a department name is empty (${JSON.stringify(name)}); name the department as the service holds it` });
+		}
+		expect(intervalSettingsProblem({ ...S, departments: { Lager: { environment: 'office' } } })).toBeUndefined();
 	});
 
 	it('a department row that matches no device’s department is named; two rows naming one department are refused, naming both', () => {

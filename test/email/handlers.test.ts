@@ -74,9 +74,12 @@ describe('the deployed e-mail handlers', () => {
 		await digest({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-0'));
 		expect(subjects(before).filter((s) => s.startsWith('Calibration compliance'))).toEqual([]);
 		process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-		const first = await captureOutput(() => report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1'))).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
-		const again = await report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-2'));
-		expect(again).toEqual(first.result);
+		const first = await captureOutput(() => report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-1')));
+		const again = await captureOutput(() => report({ scheduledTime: '2026-11-01T06:00:00Z' }, context('r-2'))).finally(() => delete process.env.POWERTOOLS_METRICS_DISABLED);
+		// The rerun finds the first run's send: already sent, not sent again (nor counted as sent).
+		expect(again.result).toEqual({ ...first.result, sent: [], alreadySent: ['maintenance@example.com'] });
+		expect(jsonLines(again.lines).find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-10', sent: 0, alreadySent: 1 });
+		expect(jsonLines(again.lines).filter((l) => 'EmailsSent' in l).map((l) => l.EmailsSent)).toEqual([0]);
 		const reports = ses.sent.slice(before).map((m) => mimeParts(m.raw)).filter((m) => m.headers.subject.startsWith('Calibration compliance'));
 		expect(reports).toHaveLength(1);
 		expect(reports[0].headers.to).toBe('maintenance@example.com');
@@ -84,12 +87,12 @@ describe('the deployed e-mail handlers', () => {
 		expect(reports[0].attachments.map((a) => a.filename)).toEqual(['calibration-compliance-2026-10.csv', 'failure-rates-2026-10.csv', 'forecast-2026-10.csv', 'interval-recommendations-2026-10.csv', 'devices-out-of-line-2026-10.csv']);
 		// What it did, in its log and its e-mails metric.
 		const lines = jsonLines(first.lines);
-		expect(lines.find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-10', sent: 1, function_request_id: 'r-1' });
+		expect(lines.find((l) => l.message === 'Compliance report sent')).toMatchObject({ month: '2026-10', sent: 1, alreadySent: 0, function_request_id: 'r-1' });
 		expect(lines.filter((l) => l.EmailsSent === 1)).toHaveLength(1);
 		// The 2nd (scheduled too, for a 1st whose hour a daylight-saving gap left out): the 1st's went out, nothing twice.
 		const count = ses.sent.length;
 		await digest({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-3'));
-		await report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-4'));
+		await expect(report({ scheduledTime: '2026-11-02T06:00:00Z' }, context('r-4'))).resolves.toMatchObject({ sent: [], alreadySent: ['maintenance@example.com'] });
 		expect(subjects(count).some((s) => s.startsWith('Calibration compliance'))).toBe(false);
 		// The 3rd: no report.
 		await expect(report({ scheduledTime: '2026-11-03T06:00:00Z' }, context('r-5'))).resolves.toBeUndefined();

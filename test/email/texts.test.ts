@@ -1,6 +1,7 @@
 /** The e-mails' catalogues: every key in every language, the same placeholders, and the forms of dates and numbers. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { noticesTextsFor } from '../../email/texts/notices';
 import { CATALOGS, LOCALES, checkTemplate, fill, formatDay, formatMonth, formatNumber, formatPercent, placeholdersOf, plural } from '../../email/texts';
 
 /** Every text of a catalogue by its path (common.devices.one …). */
@@ -12,9 +13,11 @@ function leaves(node: unknown, path = ''): Map<string, string> {
 }
 
 describe('catalogues', () => {
-	const english = leaves(CATALOGS.en);
+	// The notices' texts live apart (email/texts/notices.ts) and are checked with the rest.
+	const catalogue = (locale: (typeof LOCALES)[number]) => ({ ...CATALOGS[locale], notices: noticesTextsFor(locale) });
+	const english = leaves(catalogue('en'));
 	it.each(LOCALES.filter((l) => l !== 'en'))('%s has every English key, no other, each with the same placeholders and none empty', (locale) => {
-		const other = leaves(CATALOGS[locale]);
+		const other = leaves(catalogue(locale));
 		expect([...other.keys()].sort()).toEqual([...english.keys()].sort());
 		for (const [path, text] of english) {
 			expect(placeholdersOf(other.get(path)!).sort(), path).toEqual(placeholdersOf(text).sort());
@@ -23,7 +26,7 @@ describe('catalogues', () => {
 	});
 
 	it('every text fills: no stray braces', () => {
-		for (const locale of LOCALES) for (const [path, text] of leaves(CATALOGS[locale])) expect(checkTemplate(text, placeholdersOf(text)), `${locale} ${path}`).toBeUndefined();
+		for (const locale of LOCALES) for (const [path, text] of leaves(catalogue(locale))) expect(checkTemplate(text, placeholdersOf(text)), `${locale} ${path}`).toBeUndefined();
 	});
 });
 

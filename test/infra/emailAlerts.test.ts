@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../infra/config';
 import { DIGEST_TIMEOUT, EMAIL_DETAIL_TYPES, REPORT_TIMEOUT } from '../../infra/constructs/emailAlerts';
 import { detailTypesRead } from '../../lambdas/email/events';
+import { TestEquipmentCloudAlerts } from '../../infra/stack';
 import { BASE_CONFIG, getAtt, ref, synth, type Synth } from './synth';
 
 // Synthesised with cdk-nag's checks registered (synth() throws on an unacknowledged finding).
@@ -23,6 +27,14 @@ describe('the alert e-mails construct', () => {
 	const collector = s.id(s.stack.email.collector);
 	const digest = s.id(s.stack.email.digest);
 	const report = s.id(s.stack.email.report);
+
+	it('e-mail settings past the functions\' 4 KB of environment are refused, naming what takes most of it: the interval settings\' department rows, or the routing', () => {
+		const rows = Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`Abteilung Nummer ${i}`, { environment: 'office', maxMonths: 18 }]));
+		const build = (input: Record<string, unknown>) => () => new TestEquipmentCloudAlerts(new App(), 'EnvTooLarge', { config: parseConfig({ ...BASE_CONFIG, ...input }) });
+		expect(build({ intervals: JSON.stringify({ departments: rows }) })).toThrow(/^intervals: the e-mail settings take \d+ bytes, \d+ of them the interval settings, .*give fewer intervals\.departments rows/);
+		const many = { default: ['ops@example.com'], customers: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`Customer number ${i}`, [`c${i}@example.com`]])) };
+		expect(build({ recipients: JSON.stringify(many) })).toThrow(/^recipients: the e-mail settings \(recipients, customer notices, intervals: 0 bytes\)/);
+	});
 
 	it('a rule sends the overdue, resolved, due-soon and failed-test events to the collector, with retries and a DLQ', () => {
 		s.template.hasResourceProperties('AWS::Events::Rule', {
@@ -59,6 +71,15 @@ describe('the alert e-mails construct', () => {
 		s.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: ref(report), MaximumRetryAttempts: 2 });
 	});
 
+	it("the cost table's EventBridge Scheduler line counts the report's invocations as its schedule makes them", () => {
+		const schedules = Object.values(s.template.findResources('AWS::Scheduler::Schedule')) as Json[];
+		const expression = schedules.find((r) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(getAtt(report))).Properties.ScheduleExpression as string;
+		// cron(minutes hours day-of-month …): the days a month it runs, a range or a list.
+		const days = expression.slice(5, -1).split(' ')[2].split(',').reduce((n, part) => n + (part.includes('-') ? Number(part.split('-')[1]) - Number(part.split('-')[0]) + 1 : 1), 0);
+		const line = readFileSync(join(__dirname, '../../docs/aws-deployment.md'), 'utf8').split('\n').find((l) => l.startsWith('| EventBridge Scheduler |'));
+		expect(line).toContain(`+ ${days} report invocations`);
+	});
+
 	it("the report reads the pollers' partitions and writes none; it reads the SES sending rate, as the digest does", () => {
 		const st = statements(report);
 		expect(st.map((x: Json) => x.Sid)).not.toContain('StateWrite');
@@ -77,6 +98,9 @@ describe('the alert e-mails construct', () => {
 			expect(JSON.parse(vars.EMAIL_SETTINGS)).toEqual({ mailFrom: BASE_CONFIG.mailFrom, digestHour: 6, immediateFailedTests: true, locale: 'en', recipients: { ...recipients, departments: {} }, customerNotices: { enabled: false, addresses: {}, optOut: [], locales: {}, maxRows: 100 } });
 			expect(vars).not.toHaveProperty('ALERT_TOPIC_ARN');
 		}
+		// The report's sends keyed under the digest function's name (it sent them before the report had a function of its own).
+		expect(props(report).Environment.Variables.SEND_KEY_PREFIX).toEqual(ref(digest));
+		expect(props(digest).Environment.Variables).not.toHaveProperty('SEND_KEY_PREFIX');
 	});
 
 	it('least privilege: the state table, and SES only as the configured sender', () => {

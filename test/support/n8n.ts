@@ -23,6 +23,7 @@ import {
 	getExecutePollFunctions,
 } from 'n8n-core';
 import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow, deepCopy } from 'n8n-workflow';
+import { usePatientRegexEngine } from './n8nRegex';
 import { paceFaster } from './pacing';
 import type {
 	INodeCredentialTestResult,
@@ -122,6 +123,7 @@ export function loadPackage(): Promise<LoadedPackage> {
 	// A file before in this process may have dropped the built node (test/support/sharedProcess.ts): load it anew.
 	if (loaded && loadedModule && requireCache[realpathSync(BUILT_NODE)] !== loadedModule) loaded = loadedModule = undefined;
 	loaded ??= (async () => {
+		await usePatientRegexEngine();
 		const loader = new PackageDirectoryLoader(PACKAGE_DIR);
 		await loader.loadAll();
 		// The app registers community types as `<package name>.<node name>`.

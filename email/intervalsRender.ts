@@ -1,7 +1,7 @@
 import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
 import { OUTLIER_TAIL } from '../client/measurementOutliers';
 import { confidencePercent, exactPercent, percentBeside } from '../client/percent';
-import { DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
+import { departmentLimits, DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
 import { C, esc } from './render';
@@ -75,9 +75,17 @@ function notes(iv: ReportIntervals, locale: Locale): string[] {
 	const s = iv.settings;
 	const environment = x.environments[s.defaultEnvironment];
 	const max = DGUV_MAX_MONTHS[s.defaultEnvironment];
+	// A department's own limits, as set: the rule above names only the defaults.
+	const own = Object.keys(s.departments)
+		.sort()
+		.map((name) => {
+			const d = departmentLimits(name, s);
+			return fill(x.department, { name, environment: x.environments[d.environment], min: formatCount(d.minMonths, locale), max: formatCount(d.maxMonths, locale) });
+		});
 	return [
 		fill(x.period, { from: formatDay(iv.from, locale), to: formatDay(iv.to, locale), previousFrom: formatDay(iv.previousFrom, locale) }),
 		fill(x.rule, { target: targetPct(s.reliabilityTarget, locale), confidence: confidenceText(s.confidence, locale), min: plural(s.minMonths, x.minMonths, locale), environment, max: formatCount(max, locale) }),
+		...(own.length > 0 ? [fill(x.departments, { list: own.join(', ') })] : []),
 	];
 }
 

@@ -189,6 +189,8 @@ export const de: Catalog = {
 		rule: 'Je Gerätetyp sowie Gerätetyp innerhalb einer Abteilung und aktuellem Prüfintervall: Eine Prüfung zählt, wenn sie 0,75 bis 1,25 Intervalle nach der vorigen Prüfung des Geräts liegt. Der Intervalltest vergleicht das Zuverlässigkeitsziel ({target}) mit den zweiseitigen {confidence}-Vertrauensgrenzen der beobachteten Zuverlässigkeit: Liegt das Ziel darüber, wird das Intervall verkürzt, liegt es darunter, verlängert, sonst beibehalten; das neue Intervall ist die Anpassung nach NCSLI RP-1, Methode A3 (aktuelles × 10^((R0 − R*)·Q) zum Verkürzen, × 10^((R0 − R*)/(1 − Q)) zum Verlängern, Q die Ablehnungskonfidenz), auf ganze Monate abgerundet, höchstens das Doppelte oder die Hälfte des aktuellen, von einem Minimum von {min} bis zum Höchstwert der DGUV V3 Tabelle 1B ({environment}: {max} Monate).',
 		decision: 'Nichts davon wird im Dienst übernommen: Das Prüfintervall festzulegen ist Entscheidung des Arbeitgebers, getroffen in seiner Gefährdungsbeurteilung (DGUV Vorschrift 3, BetrSichV); diese Empfehlungen sind Nachweise dafür.',
 		minMonths: { one: '{count} Monat', other: '{count} Monaten' },
+		departments: 'Abteilungen mit eigenen Grenzen (sie gehen dem Obigen vor): {list}.',
+		department: '{name} ({environment}: {min} bis {max} Monate)',
 		perDeviceType: 'Nach Gerätetyp',
 		perTypeInDepartment: 'Nach Gerätetyp innerhalb der Abteilung',
 		noDesignation: 'Ohne Bezeichnung',

@@ -134,6 +134,22 @@ describe('interval recommendations in the monthly report, composed', () => {
 		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, history, undefined, world().tests)!;
 		expect(content.intervals.settings).toEqual({ ...DEFAULT_INTERVAL_SETTINGS, defaultEnvironment: 'office', minMonths: 3 });
 		expect(renderComplianceReport(content, 'en').text).toContain('from a minimum of 3 months to the DGUV V3 Table 1B maximum (office: 24 months)');
+		expect(renderComplianceReport(content, 'en').text).not.toContain('Departments with limits of their own');
+	});
+
+	it('a department’s own limits are stated beside the rule (the rule names the defaults only), in text and HTML, English and German', () => {
+		const history = reportHistory(previewHistories());
+		const settings = { ...COMPLIANCE_SETTINGS, intervals: { departments: { 'Werk <B>': { minMonths: 3, maxMonths: 6 }, Verwaltung: { environment: 'office' as const } } } };
+		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, history, undefined, world().tests)!;
+		const en = renderComplianceReport(content, 'en');
+		const de = renderComplianceReport(content, 'de');
+		const enLine = 'Departments with limits of their own (they win over the above): Verwaltung (office: 1 to 24 months), Werk <B> (workshop: 3 to 6 months).';
+		expect(en.text).toContain('from a minimum of 1 month to the DGUV V3 Table 1B maximum (workshop: 12 months)');
+		expect(en.text).toContain(enLine);
+		expect(en.html).toContain(esc(enLine));
+		expect(de.text).toContain('Abteilungen mit eigenen Grenzen (sie gehen dem Obigen vor): Verwaltung (');
+		expect(de.text).toContain('Werk <B> (');
+		expect(de.html).not.toContain('Werk <B>');
 	});
 
 	it('routed as the failure rates: a customer’s list gets the groups of that customer’s devices only', () => {

@@ -123,7 +123,7 @@ export function loadPackage(): Promise<LoadedPackage> {
 	// A file before in this process may have dropped the built node (test/support/sharedProcess.ts): load it anew.
 	if (loaded && loadedModule && requireCache[realpathSync(BUILT_NODE)] !== loadedModule) loaded = loadedModule = undefined;
 	loaded ??= (async () => {
-		await usePatientRegexEngine();
+		usePatientRegexEngine();
 		const loader = new PackageDirectoryLoader(PACKAGE_DIR);
 		await loader.loadAll();
 		// The app registers community types as `<package name>.<node name>`.

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
+import * as imported from 'n8n-workflow';
 
 /**
  * n8n checks a resource locator's regular expressions (and others) in a `vm` context under a 250 ms
@@ -46,11 +47,12 @@ function patientEngine(timeoutMs: number): RegexEngine {
 }
 
 /** Sets the patient engine on every copy of n8n-workflow a test process loads. */
-export async function usePatientRegexEngine(): Promise<void> {
+export function usePatientRegexEngine(): void {
 	const engine = patientEngine(TEST_REGEX_TIMEOUT_MS);
-	const fromCore = createRequire(createRequire(__filename).resolve('n8n-core'))('n8n-workflow') as { setSafeRegexEngine?: (e: RegexEngine) => void };
-	const imported = (await import('n8n-workflow')) as { setSafeRegexEngine?: (e: RegexEngine) => void };
-	for (const copy of [fromCore, imported]) {
+	type Copy = { setSafeRegexEngine?: (e: RegexEngine) => void };
+	const fromCore = createRequire(createRequire(__filename).resolve('n8n-core'))('n8n-workflow') as Copy;
+	// The copy this process imports as the harness does (under vitest its ES build, under tsx the same CommonJS one).
+	for (const copy of new Set<Copy>([fromCore, imported as Copy])) {
 		if (typeof copy.setSafeRegexEngine !== 'function') throw new Error('n8n-workflow no longer exports setSafeRegexEngine: see test/support/n8nRegex.ts');
 		copy.setSafeRegexEngine(engine);
 	}

@@ -395,7 +395,10 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 				: r.recommendedIntervalMonths > r.currentIntervalMonths
 					? ` (the minimum set for the group, ${r.minMonths} months, is more than twice the current interval: a change is at most twice it)`
 					: ` (the minimum set for the group, ${r.minMonths} months, is above the current interval: a minimum never lengthens it)`,
-		maximum: ` (the maximum for the group: ${r.maxMonths} months, DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`,
+		maximum:
+			r.environments.length > 1
+				? ` (the maximum for the group: ${r.maxMonths} months, the shortest of its departments’ maxima: DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`
+				: ` (the maximum for the group: ${r.maxMonths} months, DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`,
 	};
 	const recommended =
 		r.change === 'keep' ? `Recommended: keep ${r.currentIntervalMonths} months${how[r.limitedBy]}` : `Recommended: ${r.recommendedIntervalMonths} months${how[r.limitedBy]}`;

@@ -50,7 +50,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 	const rejection = fill(r.intervalTest === 'consistent' ? x.noRejection : x.rejection, { rejection: form(percentBeside(r.rejectionConfidence, r.confidence), locale), confidence: form(confidencePercent(r.confidence), locale) });
 	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale), rejection });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
-	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
+	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(r.environments.length > 1 ? x.maximumOfSeveral : x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
 	const caution = r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget ? fill(x.caution, { lower95: p(r.reliabilityLowerBound95) }) : '';
 	const e = r.excluded;
@@ -75,8 +75,8 @@ function notes(iv: ReportIntervals, locale: Locale): string[] {
 	const s = iv.settings;
 	const environment = x.environments[s.defaultEnvironment];
 	const max = DGUV_MAX_MONTHS[s.defaultEnvironment];
-	// A department's own limits, as set: the rule above names only the defaults.
-	const own = Object.keys(s.departments)
+	// The departments of this report with limits of their own, as set: the rule above names only the defaults.
+	const own = [...iv.ownLimits]
 		.sort()
 		.map((name) => {
 			const d = departmentLimits(name, s);

@@ -9,6 +9,7 @@ import {
 	type IntervalRecommendations,
 	type IntervalSettings,
 	type IntervalSettingsInput,
+	unmatchedDepartments,
 	withIntervalDefaults,
 } from '../client/intervals';
 import { outlierDevices, type OutlierDevice } from '../client/measurementOutliers';
@@ -31,6 +32,8 @@ export interface ReportIntervals {
 	previousFrom: string;
 	to: string;
 	settings: IntervalSettings;
+	/** The settings' department rows that match a department of this report's devices (the others set nothing here). */
+	ownLimits: string[];
 	/** Per device type, then per device type within department (each with its current interval). */
 	groups: Record<IntervalGroupBy, IntervalRecommendation[]>;
 	/** As the per-type recommendations count them (the same for both groupings). */
@@ -63,7 +66,9 @@ export function reportIntervals(tests: readonly RateTestResult[], devices: reado
 	const counted = intervalDeviceCounts(read, devices, to, from);
 	const per = (by: IntervalGroupBy) => intervalRecommendations(read, devices, to, from, by, settings, counted);
 	const byType = per('designation');
-	return { from, previousFrom, to, settings, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
+	const unmatched = new Set(unmatchedDepartments(settings.departments, devices));
+	const ownLimits = Object.keys(settings.departments).filter((name) => !unmatched.has(name));
+	return { from, previousFrom, to, settings, ownLimits, groups: { designation: byType.groups, designationDepartment: per('designationDepartment').groups }, totals: byType.totals };
 }
 
 /**

@@ -513,6 +513,18 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		expect(intervalRecommendations(spaced.results, spaced.devices, TODAY, FROM, 'designation', { ...S, departments: { 'werk nord': { environment: 'office' } } }).groups[0]).toMatchObject({ maxMonths: 24 });
 	});
 
+	it('a device type across departments with different maxima: the reason says its maximum is the shortest of its departments’', () => {
+		const devices: RateDevice[] = Array.from({ length: 80 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: i < 40 ? 'Office' : 'Plant', customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.flatMap((d) => ['2022-01-10', '2023-01-10', '2024-01-10', '2025-01-10', '2026-01-10'].map((day, n) => ({ id: d.id * 10 + n, deviceId: d.id, testDate: day, failed: false })));
+		const settings = { ...S, departments: { Office: { environment: 'office' as const } } };
+		const [type] = intervalRecommendations(results, devices, '2026-10-31', '2024-11-01', 'designation', settings).groups;
+		expect(type).toMatchObject({ limitedBy: 'maximum', maxMonths: 12, environments: ['office', 'workshop'] });
+		expect(type.reason).toContain('(the maximum for the group: 12 months, the shortest of its departments’ maxima: DGUV V3 Table 1B for office, workshop unless set otherwise)');
+		const office = intervalRecommendations(results, devices, '2026-10-31', '2024-11-01', 'designationDepartment', settings).groups.find((g) => g.department === 'Office')!;
+		expect(office.maxMonths).toBe(24);
+		expect(office.reason).not.toContain('shortest of its departments');
+	});
+
 	it('a department row without a name is refused, as the e-mail routing refuses one', () => {
 		for (const name of ['', '  ']) {
 			expect(intervalSettingsProblem({ ...S, departments: { [name]: { environment: 'office' } } })).toEqual({ setting: 'departments', message: `a department name is empty (${JSON.stringify(name)}); name the department as the service holds it` });

@@ -137,19 +137,25 @@ describe('interval recommendations in the monthly report, composed', () => {
 		expect(renderComplianceReport(content, 'en').text).not.toContain('Departments with limits of their own');
 	});
 
-	it('a department’s own limits are stated beside the rule (the rule names the defaults only), in text and HTML, English and German', () => {
+	it('a department’s own limits are stated beside the rule (the rule names the defaults only), with how a device type across departments takes them; only the rows of the report’s own devices; text and HTML, English and German', () => {
 		const history = reportHistory(previewHistories());
-		const settings = { ...COMPLIANCE_SETTINGS, intervals: { departments: { 'Werk <B>': { minMonths: 3, maxMonths: 6 }, Verwaltung: { environment: 'office' as const } } } };
-		const content = composeComplianceReport({ ...deps, settings }, 'manager@example.com', PREVIEW_MONTH, history, undefined, world().tests)!;
-		const en = renderComplianceReport(content, 'en');
-		const de = renderComplianceReport(content, 'de');
-		const enLine = 'Departments with limits of their own (they win over the above): Verwaltung (office: 1 to 24 months), Werk <B> (workshop: 3 to 6 months).';
+		const departments = { 'calibration lab': { minMonths: 3, maxMonths: 6 }, 'Biomedical Engineering': { environment: 'office' as const }, Nowhere: { environment: 'office' as const } };
+		const settings = { ...COMPLIANCE_SETTINGS, intervals: { departments } };
+		const compose = (recipient: string) => composeComplianceReport({ ...deps, settings }, recipient, PREVIEW_MONTH, history, undefined, world().tests)!;
+		const all = compose('manager@example.com');
+		const en = renderComplianceReport(all, 'en');
+		const de = renderComplianceReport(all, 'de');
+		const enLine =
+			'Departments with limits of their own: Biomedical Engineering (office: 1 to 24 months), calibration lab (workshop: 3 to 6 months). They apply per device type within department; a device type across departments (per device type) takes the strictest of its departments’ limits (the shortest maximum, the longest minimum).';
 		expect(en.text).toContain('from a minimum of 1 month to the DGUV V3 Table 1B maximum (workshop: 12 months)');
 		expect(en.text).toContain(enLine);
 		expect(en.html).toContain(esc(enLine));
-		expect(de.text).toContain('Abteilungen mit eigenen Grenzen (sie gehen dem Obigen vor): Verwaltung (');
-		expect(de.text).toContain('Werk <B> (');
-		expect(de.html).not.toContain('Werk <B>');
+		expect(en.text).not.toContain('Nowhere');
+		expect(de.text).toContain('Abteilungen mit eigenen Grenzen: Biomedical Engineering (');
+		// A customer's report names the rows of its own departments only.
+		const acme = renderComplianceReport(compose('custodian@acme.example'), 'en').text;
+		expect(acme).toContain('Departments with limits of their own: calibration lab (workshop: 3 to 6 months).');
+		expect(acme).not.toContain('Biomedical Engineering');
 	});
 
 	it('routed as the failure rates: a customer’s list gets the groups of that customer’s devices only', () => {

@@ -368,6 +368,13 @@ export function intervalTest(tests: number, failed: number, currentMonths: numbe
 }
 
 
+/**
+ * Whether a type's maximum is the shortest of several departments' (their environments differ, or
+ * one sets its own): the reason says so rather than read as one environment's DGUV V3 maximum.
+ */
+export const maximumOfSeveral = (r: Pick<IntervalRecommendation, 'group' | 'environments' | 'maxMonths'>): boolean =>
+	r.group === 'designation' && (r.environments.length > 1 || r.maxMonths !== DGUV_MAX_MONTHS[r.environments[0]]);
+
 /** The reason in words, for a risk assessment to quote. */
 export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 	// Each figure beside the target it is read against: never shown equal to it when it is not.
@@ -396,7 +403,7 @@ export function reasonOf(r: Omit<IntervalRecommendation, 'reason'>): string {
 					? ` (the minimum set for the group, ${r.minMonths} months, is more than twice the current interval: a change is at most twice it)`
 					: ` (the minimum set for the group, ${r.minMonths} months, is above the current interval: a minimum never lengthens it)`,
 		maximum:
-			r.environments.length > 1
+			maximumOfSeveral(r)
 				? ` (the maximum for the group: ${r.maxMonths} months, the shortest of its departments’ maxima: DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`
 				: ` (the maximum for the group: ${r.maxMonths} months, DGUV V3 Table 1B for ${r.environments.join(', ')} unless set otherwise)`,
 	};
@@ -622,9 +629,10 @@ export function intervalRecommendations(
 
 	const out = groups.map((g): IntervalRecommendation => {
 		const depts = [...new Set(g.devices.map((d) => d.department))].map((d) => departmentLimits(d, settings));
-		// Several departments: the strictest of their limits (the shortest maximum, the longest minimum).
+		// Several departments: the shortest of their maxima and of their minima (no department's limits
+		// hold another's devices at a longer interval; each minimum is at most its own maximum, validated).
 		const maxMonths = Math.min(...depts.map((d) => d.maxMonths));
-		const minMonths = Math.min(Math.max(...depts.map((d) => d.minMonths)), maxMonths);
+		const minMonths = Math.min(...depts.map((d) => d.minMonths));
 		const environments = DGUV_ENVIRONMENTS.filter((e) => depts.some((d) => d.environment === e));
 		const t = intervalTest(g.tests, g.failed, g.interval, settings, minMonths, maxMonths);
 		const change: IntervalChange = t.recommendedIntervalMonths > g.interval ? 'lengthen' : t.recommendedIntervalMonths < g.interval ? 'shorten' : 'keep';

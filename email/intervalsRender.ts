@@ -1,7 +1,7 @@
 import { INTERVAL_DECISION_NOTE } from '../client/failureRates';
 import { OUTLIER_TAIL } from '../client/measurementOutliers';
 import { confidencePercent, exactPercent, percentBeside } from '../client/percent';
-import { departmentLimits, DGUV_MAX_MONTHS, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
+import { departmentLimits, DGUV_MAX_MONTHS, maximumOfSeveral, INTERVAL_GROUP_BY, type IntervalGroupBy, type IntervalRecommendation } from '../client/intervals';
 import { csvFile } from './csv';
 import type { ReportIntervals, ReportOutlier, ReportOutliers } from './intervalsReport';
 import { C, esc } from './render';
@@ -50,7 +50,7 @@ export function reasonText(r: IntervalRecommendation, locale: Locale = DEFAULT_L
 	const rejection = fill(r.intervalTest === 'consistent' ? x.noRejection : x.rejection, { rejection: form(percentBeside(r.rejectionConfidence, r.confidence), locale), confidence: form(confidencePercent(r.confidence), locale) });
 	const verdict = fill(x[r.intervalTest], { target: targetPct(r.reliabilityTarget, locale), rejection });
 	const environments = r.environments.map((e) => textsFor(locale).intervals.environments[e]).join(', ');
-	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(r.environments.length > 1 ? x.maximumOfSeveral : x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
+	const how = { none: '', model: r.intervalTest === 'tooShort' ? x.modelLengthen : x.model, doubling: x.doubling, halving: x.halving, minimum: fill(r.minMonths <= r.recommendedIntervalMonths ? x.minimum : r.recommendedIntervalMonths > r.currentIntervalMonths ? x.minimumDoubling : x.minimumAbove, { months: n(r.minMonths) }), maximum: fill(maximumOfSeveral(r) ? x.maximumOfSeveral : x.maximum, { months: n(r.maxMonths), environments }) }[r.limitedBy];
 	const recommended = r.change === 'keep' ? fill(x.keep, { months: n(r.currentIntervalMonths), how }) : fill(x.change, { months: n(r.recommendedIntervalMonths), how });
 	const caution = r.change === 'lengthen' && r.reliabilityLowerBound95 < r.reliabilityTarget ? fill(x.caution, { lower95: p(r.reliabilityLowerBound95) }) : '';
 	const e = r.excluded;

@@ -189,7 +189,7 @@ export const en = {
 		rule: 'Per device type, and device type within department, and current interval: a test counts when it lies 0.75 to 1.25 intervals after the device’s previous test. The interval test compares the reliability target ({target}) with the observed reliability’s two-sided {confidence} confidence limits: a target above them shortens the interval, one below them lengthens it, else it is kept; the new interval is NCSLI RP-1’s A3 adjustment (current × 10^((R0 − R*)·Q) to shorten, × 10^((R0 − R*)/(1 − Q)) to lengthen, Q the rejection confidence), whole months rounded down, at most twice or half the current one, from a minimum of {min} to the DGUV V3 Table 1B maximum ({environment}: {max} months).',
 		decision: 'Nothing here is applied to the service: setting a test interval is the employer’s decision, made in its risk assessment (DGUV Vorschrift 3, BetrSichV); these recommendations are evidence for it.',
 		minMonths: { one: '{count} month', other: '{count} months' },
-		departments: 'Departments with limits of their own: {list}. They apply per device type within department; a device type across departments (per device type) takes the strictest of its departments’ limits (the shortest maximum, the longest minimum).',
+		departments: 'Departments with limits of their own: {list}. They apply per device type within department; a device type across departments (per device type) takes the shortest of its departments’ maxima and of their minima (no department’s limits hold another’s devices at a longer interval).',
 		department: '{name} ({environment}: {min} to {max} months)',
 		perDeviceType: 'Per device type',
 		perTypeInDepartment: 'Per device type within department',

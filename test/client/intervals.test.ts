@@ -525,6 +525,23 @@ describe('intervalRecommendations: groups, limits, reason', () => {
 		expect(office.reason).not.toContain('shortest of its departments');
 	});
 
+	it('a device type across departments takes the shortest of their minima: one department’s minimum never holds another’s failing devices (Office 18 to 24 months, Shop the defaults)', () => {
+		const devices: RateDevice[] = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, designation: 'Drill', department: i < 10 ? 'Office' : 'Shop', customerId: null, customerName: null, testIntervalMonths: 12 }));
+		const results: RateTestResult[] = devices.flatMap((d) => [
+			{ id: d.id * 10, deviceId: d.id, testDate: '2024-03-10', failed: false },
+			{ id: d.id * 10 + 1, deviceId: d.id, testDate: '2025-03-10', failed: d.id >= 11 && d.id <= 16 },
+		]);
+		const settings = { ...S, departments: { Office: { environment: 'office' as const, minMonths: 18 } } };
+		const [type] = intervalRecommendations(results, devices, '2025-06-30', '2024-07-01', 'designation', settings).groups;
+		expect(type).toMatchObject({ minMonths: 1, maxMonths: 12, intervalTest: 'tooLong', change: 'shorten', recommendedIntervalMonths: 6 });
+		// One department setting its own maximum (the same environment): the type's reason names it as the departments'.
+		const lamps: RateDevice[] = devices.map((d) => ({ ...d, designation: 'Lamp', department: d.id <= 10 ? 'A' : 'B' }));
+		const passed = results.map((r) => ({ ...r, failed: false }));
+		const [lamp] = intervalRecommendations(passed, lamps, '2025-06-30', '2024-07-01', 'designation', { ...S, defaultEnvironment: 'office', departments: { B: { maxMonths: 6 } } }).groups;
+		expect(lamp).toMatchObject({ maxMonths: 6, limitedBy: 'maximum', environments: ['office'] });
+		expect(lamp.reason).toContain('the shortest of its departments’ maxima');
+	});
+
 	it('a department row without a name is refused, as the e-mail routing refuses one', () => {
 		for (const name of ['', '  ']) {
 			expect(intervalSettingsProblem({ ...S, departments: { [name]: { environment: 'office' } } })).toEqual({ setting: 'departments', message: `a department name is empty (${JSON.stringify(name)}); name the department as the service holds it` });

@@ -146,7 +146,7 @@ describe('interval recommendations in the monthly report, composed', () => {
 		const en = renderComplianceReport(all, 'en');
 		const de = renderComplianceReport(all, 'de');
 		const enLine =
-			'Departments with limits of their own: Biomedical Engineering (office: 1 to 24 months), calibration lab (workshop: 3 to 6 months). They apply per device type within department; a device type across departments (per device type) takes the strictest of its departments’ limits (the shortest maximum, the longest minimum).';
+			'Departments with limits of their own: Biomedical Engineering (office: 1 to 24 months), calibration lab (workshop: 3 to 6 months). They apply per device type within department; a device type across departments (per device type) takes the shortest of its departments’ maxima and of their minima (no department’s limits hold another’s devices at a longer interval).';
 		expect(en.text).toContain('from a minimum of 1 month to the DGUV V3 Table 1B maximum (workshop: 12 months)');
 		expect(en.text).toContain(enLine);
 		expect(en.html).toContain(esc(enLine));

@@ -1,13 +1,12 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { reportMonthOn } from '../../email/compliance';
-import type { awsDeps } from '../email/aws';
 import { runComplianceReport, UNMATCHED_DEPARTMENTS, type ComplianceRunReport } from '../email/complianceRun';
 import { digestDay } from '../email/digest';
-import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
 import { EMAILS_SENT_METRIC } from './metricNames';
-import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
+import { wireEmail, type EmailWiring } from './emailWiring';
+import { logger, metrics, powertoolsHandler } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -23,19 +22,11 @@ import { readEvent } from './readEvent';
  */
 const REPORT_RECORD_SECONDS = 35 * 86_400;
 
-let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
+let wired: EmailWiring | undefined;
 
 export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<ComplianceRunReport | undefined> => {
 	const input = readEvent(() => readDigestInvocation(invocation));
-	if (!wired) {
-		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
-		const env = readEmailEnv(process.env);
-		const { awsDeps, sesSendingRate, tracedClients } = await import('../email/aws.js');
-		const clients = await tracedClients(captureAWSv3Client);
-		// Its sends are paced to the SES account's rate, as the digest's are.
-		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
-		wired ??= { env, deps: awsDeps(env, { ...clients, maxSendRate, sentRecordSeconds: REPORT_RECORD_SECONDS }) };
-	}
+	wired ??= await wireEmail({ sentRecordSeconds: REPORT_RECORD_SECONDS });
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);
 	const day = digestDay(input, Date.now(), env.timeZone);

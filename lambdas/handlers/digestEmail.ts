@@ -1,12 +1,11 @@
 import type { Context } from 'aws-lambda';
-import type { awsDeps } from '../email/aws';
 import { DigestError, digestDay, runDigest, type DigestReport } from '../email/digest';
-import { readEmailEnv, type EmailEnv } from '../email/env';
 import { readDigestInvocation } from '../email/events';
 import { awaitNoticesSummaries, NOTICES_WAIT_MS, noticesPending } from '../email/notices';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EMAILS_SENT_METRIC, RUN_COMPLETED_METRIC } from './metricNames';
-import { captureAWSv3Client, logger, metrics, powertoolsHandler } from './powertools';
+import { wireEmail, type EmailWiring } from './emailWiring';
+import { logger, metrics, powertoolsHandler } from './powertools';
 import { readEvent } from './readEvent';
 
 /**
@@ -16,20 +15,15 @@ import { readEvent } from './readEvent';
  * Input: `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`, read with Powertools Parser (a
  * scheduledTime that is no ISO 8601 time is refused: a digest for a guessed day would be wrong).
  */
-let wired: { env: EmailEnv; deps: ReturnType<typeof awsDeps> } | undefined;
+let wired: EmailWiring | undefined;
 
 export const handler = powertoolsHandler(async (invocation: unknown, context: Context): Promise<DigestReport> => {
 	const input = readEvent(() => readDigestInvocation(invocation));
 	if (!wired) {
-		// The AWS SDK is loaded by the first run, not by the module (bench/bundles.ts).
-		const env = readEmailEnv(process.env);
-		const { awsDeps, sesSendingRate, tracedClients } = await import('../email/aws.js');
-		const clients = await tracedClients(captureAWSv3Client);
+		const first = await wireEmail();
 		// Daily in every deployment (the notices may be off): records the SES account's rate in the sending budget, for the collector.
-		const maxSendRate = await sesSendingRate(clients.ses, { warn: (m, x) => logger.warn(m, x) });
-		const deps = awsDeps(env, { ...clients, maxSendRate });
-		await deps.budget.record();
-		wired ??= { env, deps };
+		await first.deps.budget.record();
+		wired ??= first;
 	}
 	const { env, deps } = wired;
 	deps.mailer.registerLambdaContext(context);

@@ -12,6 +12,7 @@ import { DETAIL_TYPES, EVENT_SOURCE } from '../../lambdas/events/names';
 import { isPlaceholderHost, type AlertsConfig } from '../config';
 import type { Alarms } from './alarms';
 import { deadLetterQueue } from './deadLetterQueue';
+import { schedulerRole } from './schedulerRole';
 import { NodeFunction } from './nodeFunction';
 import { EMAIL_PARTITIONS, grantStatePartitions } from './stateAccess';
 import { accountSecretName, type AccountAccess } from './pollers';
@@ -212,15 +213,7 @@ export class EmailAlerts extends Construct {
 			targets: [new targets.LambdaFunction(this.collector, { deadLetterQueue: this.eventsDlq, retryAttempts: EMAIL_EVENT_RETRY.attempts, maxEventAge: EMAIL_EVENT_RETRY.maxEventAge })],
 		});
 
-		const role = new iam.Role(this, 'DigestScheduleRole', {
-			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
-			description: 'EventBridge Scheduler: the daily e-mail digest',
-		});
-		const fnLogicalId = stack.resolve((this.digest.node.defaultChild as lambda.CfnFunction).logicalId) as string;
-		Validations.of(role).acknowledge({
-			id: `AwsSolutions-IAM5[Resource::<${fnLogicalId}.Arn>:*]`,
-			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
-		});
+		const role = schedulerRole(this, 'DigestScheduleRole', 'the daily e-mail digest', [this.digest]);
 		this.schedule = new scheduler.Schedule(this, 'DigestSchedule', {
 			description: `Daily e-mail digest at ${config.email.digestHour}:00 (${config.timeZone})`,
 			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), timeZone: TimeZone.of(config.timeZone) }),
@@ -251,15 +244,7 @@ export class EmailAlerts extends Construct {
 	 * Scheduler skips a local time that does not exist); the 2nd sends only what the 1st did not.
 	 */
 	private scheduleReport(fn: lambda.Function, config: AlertsConfig, props: EmailAlertsProps): scheduler.Schedule {
-		const stack = Stack.of(this);
-		const role = new iam.Role(this, 'ReportScheduleRole', {
-			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
-			description: 'EventBridge Scheduler: the monthly compliance report',
-		});
-		Validations.of(role).acknowledge({
-			id: `AwsSolutions-IAM5[Resource::<${stack.resolve((fn.node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
-			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
-		});
+		const role = schedulerRole(this, 'ReportScheduleRole', 'the monthly compliance report', [fn]);
 		return new scheduler.Schedule(this, 'ReportSchedule', {
 			description: `Monthly compliance report on the 1st at ${config.email.digestHour}:00 (${config.timeZone}); the 2nd sends what the 1st did not`,
 			schedule: scheduler.ScheduleExpression.cron({ minute: '0', hour: String(config.email.digestHour), day: '1-2', timeZone: TimeZone.of(config.timeZone) }),
@@ -279,15 +264,7 @@ export class EmailAlerts extends Construct {
 	 * waits for their summary): one schedule, or one per account naming it, as the pollers' schedules do.
 	 */
 	private scheduleNotices(fn: lambda.Function, config: AlertsConfig, props: EmailAlertsProps): void {
-		const stack = Stack.of(this);
-		const role = new iam.Role(this, 'NoticesScheduleRole', {
-			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
-			description: 'EventBridge Scheduler: the customer re-test notices',
-		});
-		Validations.of(role).acknowledge({
-			id: `AwsSolutions-IAM5[Resource::<${stack.resolve((fn.node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
-			reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
-		});
+		const role = schedulerRole(this, 'NoticesScheduleRole', 'the customer re-test notices', [fn]);
 		const accounts = props.accounts.inputs.length > 0 ? props.accounts.inputs : [undefined];
 		for (const a of accounts) {
 			const input = { scheduledTime: scheduler.ContextAttribute.scheduledTime, ...(a ? { account: a.account } : {}) };

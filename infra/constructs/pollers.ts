@@ -12,6 +12,7 @@ import { profileDifferences } from '../../client';
 import type { AccountSettings, ScheduledAccount } from '../../lambdas/accounts';
 import type { AlertsConfig } from '../config';
 import { deadLetterQueue } from './deadLetterQueue';
+import { schedulerRole } from './schedulerRole';
 import { NodeFunction } from './nodeFunction';
 import { POLLER_PARTITIONS, grantStatePartitions } from './stateAccess';
 
@@ -169,15 +170,7 @@ export class Pollers extends Construct {
 		const minutes = (offset: number) => (rate === 60 ? String(offset) : `${offset}/${rate}`);
 		const schedule = (scheduleId: string, fn: lambda.Function, offset: number, description: string, minute = minutes(offset)) => {
 			// One role per schedule: it may invoke this one function and write to the scheduler DLQ.
-			const role = new iam.Role(this, `${scheduleId}Role`, {
-				assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }),
-				description: `EventBridge Scheduler: ${scheduleId}`,
-			});
-			const fnLogicalId = Stack.of(this).resolve((fn.node.defaultChild as lambda.CfnFunction).logicalId) as string;
-			Validations.of(role).acknowledge({
-				id: `AwsSolutions-IAM5[Resource::<${fnLogicalId}.Arn>:*]`,
-				reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only this one function.",
-			});
+			const role = schedulerRole(this, `${scheduleId}Role`, scheduleId, [fn]);
 			return new scheduler.Schedule(this, scheduleId, {
 				description,
 				schedule: scheduler.ScheduleExpression.cron({ minute, hour, timeZone: TimeZone.of(config.timeZone) }),
@@ -204,17 +197,8 @@ export class Pollers extends Construct {
 		// the three pollers and write to the scheduler DLQ). A failed, slow or throttled account is its
 		// own invocation: it never holds up another's. A flexible window of a quarter period spreads
 		// the accounts' runs over it (Lambda concurrency), never into the next poller's quarter.
-		const role = new iam.Role(this, 'AccountSchedulesRole', {
-			assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
-			description: 'EventBridge Scheduler: the pollers of every account',
-		});
 		const all: PollerName[] = [...POLLER_NAMES, 'dueDates'];
-		Validations.of(role).acknowledge(
-			...all.map((p) => ({
-				id: `AwsSolutions-IAM5[Resource::<${stack.resolve((this.functions[p].node.defaultChild as lambda.CfnFunction).logicalId) as string}.Arn>:*]`,
-				reason: "CDK's grantInvoke also covers the function's versions and aliases (its ARN followed by :*); the role can invoke only the pollers.",
-			})),
-		);
+		const role = schedulerRole(this, 'AccountSchedulesRole', 'the pollers of every account', all.map((p) => this.functions[p]), 'the pollers');
 		const window = Math.floor(rate / 4);
 		for (const a of config.accounts) {
 			for (const p of all) {

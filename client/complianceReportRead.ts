@@ -71,23 +71,26 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 		kept.set(s, s);
 		return s;
 	};
-	for await (const raw of client.items('device.list', { enabled: enabled.device }, wholeList(client))) {
-		const values = roleValues(raw, client.profile);
-		const d = historyDeviceOf(raw, names, client.profile, values);
-		if (!d) continue;
-		const due = values.nextTestDate;
-		// One object of one shape per device (every field written at once, none added later).
-		devices.set(d.id, {
-			id: d.id,
-			customerId: d.customerId,
-			customerName: d.customerName,
-			department: once(d.department),
-			testIntervalMonths: d.testIntervalMonths,
-			createdOn: once(d.createdOn),
-			designation: once(text(values.designation)),
-			idBarcode: text(values.idBarcode),
-			nextTestDate: once(typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null),
-		});
+	// Page by page (client/client.ts, pages): not one step of an async generator, a promise, per record.
+	for await (const page of client.pages('device.list', { enabled: enabled.device }, wholeList(client))) {
+		for (const raw of page) {
+			const values = roleValues(raw, client.profile);
+			const d = historyDeviceOf(raw, names, client.profile, values);
+			if (!d) continue;
+			const due = values.nextTestDate;
+			// One object of one shape per device (every field written at once, none added later).
+			devices.set(d.id, {
+				id: d.id,
+				customerId: d.customerId,
+				customerName: d.customerName,
+				department: once(d.department),
+				testIntervalMonths: d.testIntervalMonths,
+				createdOn: once(d.createdOn),
+				designation: once(text(values.designation)),
+				idBarcode: text(values.idBarcode),
+				nextTestDate: once(typeof due === 'string' && /^\d{4}-\d{2}-\d{2}/.test(due) ? due.slice(0, 10) : null),
+			});
+		}
 	}
 	// The trend's first month needs the rebuild's reach; the failure rates 24 months before the report's
 	// day; the interval recommendations the previous tests of those 24 months' first ones (the rule the pollers keep their test records by).
@@ -98,13 +101,12 @@ export async function readComplianceReportInput(client: ServiceClient, month: st
 	const query: ListQuery = { filters: [{ key: 'test_date', conditions: [{ keyword: 'newerOrSame', value: since }] }], ordering: { key: 'id', direction: 'asc' } };
 	const skips = noHistorySkips();
 	const tests = new TestsById();
-	for await (const raw of client.items('testResult.list', query, wholeList(client))) {
-		const test = rateTestResultOf(raw);
-		if (!test) {
-			skips.unreadableResults++;
-			continue;
+	for await (const page of client.pages('testResult.list', query, wholeList(client))) {
+		for (const raw of page) {
+			const test = rateTestResultOf(raw);
+			if (test) tests.set(test);
+			else skips.unreadableResults++;
 		}
-		tests.set(test);
 	}
 	const list = [...devices.values()];
 	devices.clear();

@@ -47,10 +47,12 @@ export async function readServiceDay(client: ServiceClient): Promise<string | un
 /** Customer id → name, the whole customer list; `enabled`: the properties asked for (client/enabledLists.ts), else every one. */
 export async function readCustomerNames(client: ServiceClient, enabled?: number[]): Promise<Map<number, string>> {
 	const names = new Map<number, string>();
-	for await (const raw of client.items('customer.list', { enabled }, wholeList(client))) {
-		const id = Number((raw as { id?: unknown } | null)?.id);
-		const name = roleValue(raw, 'customerName', client.profile);
-		if (Number.isSafeInteger(id) && typeof name === 'string') names.set(id, name);
+	for await (const page of client.pages('customer.list', { enabled }, wholeList(client))) {
+		for (const raw of page) {
+			const id = Number((raw as { id?: unknown } | null)?.id);
+			const name = roleValue(raw, 'customerName', client.profile);
+			if (Number.isSafeInteger(id) && typeof name === 'string') names.set(id, name);
+		}
 	}
 	return names;
 }

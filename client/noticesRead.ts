@@ -89,18 +89,23 @@ export async function readNoticeInput(client: ServiceClient, now: () => number, 
 	let skippedRecords = 0;
 	const enabled = await enabledLists(client, NOTICE_ROLES);
 	const customers = new Map<number, NoticeCustomer>();
-	for await (const raw of client.items('customer.list', { enabled: enabled.customer }, WHOLE)) {
-		const c = noticeCustomerOf(raw, client.profile);
-		if (c) customers.set(c.id, c);
-		else skippedRecords++;
+	for await (const page of client.pages('customer.list', { enabled: enabled.customer }, WHOLE)) {
+		for (const raw of page) {
+			const c = noticeCustomerOf(raw, client.profile);
+			if (c) customers.set(c.id, c);
+			else skippedRecords++;
+		}
 	}
 	const devices = new Map<number, NoticeDevice>();
-	for await (const raw of client.items('device.list', { enabled: enabled.device }, WHOLE)) {
-		const d = noticeDeviceOf(raw, client.profile);
-		if (!d) skippedRecords++;
-		else if (!keep || keep(d, today)) devices.set(d.id, d);
-		// A device read again (pages overlap) and no longer kept: as a map of every device would end.
-		else devices.delete(d.id);
+	// Page by page (client/client.ts, pages): not 100,000 steps of an async generator, each a promise.
+	for await (const page of client.pages('device.list', { enabled: enabled.device }, WHOLE)) {
+		for (const raw of page) {
+			const d = noticeDeviceOf(raw, client.profile);
+			if (!d) skippedRecords++;
+			else if (!keep || keep(d, today)) devices.set(d.id, d);
+			// A device read again (pages overlap) and no longer kept: as a map of every device would end.
+			else devices.delete(d.id);
+		}
 	}
 	return { today, customers: [...customers.values()], devices: [...devices.values()], skippedRecords };
 }

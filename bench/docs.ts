@@ -13,6 +13,8 @@ export interface BenchResults {
 	machineAtStart: string;
 	machineAtEnd: string;
 	rows: BenchRow[];
+	/** Benches measured again on their own since the full run, their rows replacing its rows (ISO 8601 UTC). */
+	reruns?: Array<{ bench: string; started: string }>;
 }
 
 export const RESULTS_JSON = join(__dirname, 'results.json');
@@ -31,6 +33,9 @@ const load = (machine: string) => /load average ([\d.]+)/.exec(machine)?.[1] ?? 
 /** The machine without its load: "linux x64, 2 cores (AMD EPYC), Node v20.20.2". */
 const host = (machine: string) => machine.replace(/, load average .*$/, '');
 
+/** " Rows measured again on their own since: e-mails 2026-11-29 22:22 UTC, …" (empty without). */
+const rerunsNote = (r: BenchResults) => (r.reruns?.length ? ` Rows measured again on their own since: ${r.reruns.map((x) => `${x.bench} ${minute(x.started)} UTC`).join(', ')}.` : '');
+
 /** bench/results.md. */
 export function resultsMarkdown(r: BenchResults): string {
 	return [
@@ -38,7 +43,7 @@ export function resultsMarkdown(r: BenchResults): string {
 		'',
 		`Limit: ${LIMIT.ratePerSecond} requests/s per token, pages of up to ${LIMIT.largestPage} items (the default service profile's largest page); ideal = ceil(N / ${LIMIT.largestPage}) / ${LIMIT.ratePerSecond} s. ` +
 			`The sandbox's limiter admits a burst of ${LIMIT.burst} requests in any ${LIMIT.windowMs} ms (measured on the limiter), so a run can end up to one window before the ideal ("burst floor").`,
-		`Run ${minute(r.started)} UTC.`,
+		`Run ${minute(r.started)} UTC.${rerunsNote(r)}`,
 		`Machine at the start: ${r.machineAtStart}.`,
 		`Machine at the end: ${r.machineAtEnd}.`,
 		'',
@@ -49,7 +54,7 @@ export function resultsMarkdown(r: BenchResults): string {
 export function tableBlock(r: BenchResults): string {
 	return [
 		TABLE_START,
-		`Figures of the last full \`npm run bench\`, ${minute(r.started)} UTC on ${host(r.machineAtStart)}, load average ${load(r.machineAtStart)} at the start and ${load(r.machineAtEnd)} at the end ([bench/results.md](../bench/results.md)):`,
+		`Figures of the last full \`npm run bench\`, ${minute(r.started)} UTC on ${host(r.machineAtStart)}, load average ${load(r.machineAtStart)} at the start and ${load(r.machineAtEnd)} at the end ([bench/results.md](../bench/results.md)).${rerunsNote(r)}`,
 		'',
 		table(r.rows),
 		TABLE_END,

@@ -12,7 +12,7 @@ import setup from '../test/support/globalSetup';
 
 /**
  * One process = one measurement of an E-mail operation on a large account, so its CPU and heap are
- * its own (the sandbox runs in the parent). Two contenders, each at the service's 5 requests/s:
+ * its own (the sandbox runs in the parent). Three contenders, each at the service's 5 requests/s:
  *   - `node`: the operation through n8n's real engine (n8n-core, the built package), warmed up;
  *   - `read`: the baseline, the client reading the same lists at the largest page and keeping nothing;
  *   - `n8nRead`: the same read in an n8n-core process (its heap loaded, warmed up) through n8n's own
